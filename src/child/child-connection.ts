@@ -1,0 +1,409 @@
+// One child server across its generations: spawns it, shakes hands, lists its tools,
+// forwards calls, watches for a crash, and stops it with confirmed death. Each start is a
+// new generation; events of an older generation's process are ignored.
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import {
+  ErrorCode,
+  ListToolsResultSchema,
+  McpError,
+  ToolListChangedNotificationSchema,
+  type CallToolRequest,
+  type CallToolResult,
+  type ClientCapabilities,
+  type Progress,
+  type Tool,
+} from '@modelcontextprotocol/sdk/types.js';
+import { z } from 'zod';
+import { MuxError, messageOf } from '../errors.js';
+import type { Logger } from '../log.js';
+import type { ServerSpec } from '../server-spec.js';
+import { ChildProcess, type ExitInfo, type StopTimings } from './child-process.js';
+import { transition, type ChildState } from './child-state.js';
+import { StderrTail } from './stderr-tail.js';
+import { StdioChildTransport } from './stdio-child-transport.js';
+
+export type ChildEvent =
+  | { type: 'crashed'; name: string; generation: number; error: string }
+  | { type: 'tools-changed'; name: string; generation: number; tools: readonly Tool[] };
+
+export type StopReason = 'removed' | 'reloading' | 'shutdown';
+
+export interface ChildConnectionOptions {
+  name: string;
+  spec: ServerSpec;
+  /** Environment every local child starts from; the spec's env is added on top. */
+  baseEnv: Readonly<Record<string, string>>;
+  logger: Logger;
+  /** Start-up timeout when the spec gives none. Default 60 000 ms (a cold `npx` takes 20–60 s). */
+  startupTimeoutMs?: number;
+  /** Per-call timeout, restarted by each progress notification. Default 300 000 ms. */
+  callTimeoutMs?: number;
+  /** Grace periods of the stop ladder (see child-process.ts for defaults). */
+  stopTimings?: StopTimings;
+  /** What the child is told its client can do. Default: nothing beyond tools. */
+  capabilities?: ClientCapabilities;
+  /** Lines of stderr kept for status and errors. Default 50. */
+  stderrLines?: number;
+  /** Told about crashes and tool list changes of the current generation. */
+  onEvent?: (event: ChildEvent) => void;
+}
+
+export interface CallOptions {
+  /** The caller's cancellation; aborting it sends notifications/cancelled to the child. */
+  signal?: AbortSignal;
+  /** Receives the child's progress notifications for this call. */
+  onprogress?: (progress: Progress) => void;
+}
+
+/** The status of a child as list_servers shows it (secrets are never included). */
+export interface ChildStatus {
+  name: string;
+  status: 'starting' | 'running' | 'stopping' | 'crashed';
+  transport: ServerSpec['transport'];
+  command?: string;
+  args?: string[];
+  url?: string;
+  cwd?: string;
+  env?: string[];
+  headers?: string[];
+  pid?: number;
+  tools: string[];
+  uptime_seconds?: number;
+  exit?: ExitInfo;
+  stderr_tail?: string[];
+  last_error?: string;
+}
+
+// The upstream client validates results itself; checking them here too would double the cost.
+const UncheckedCallToolResult = z.custom<CallToolResult>((v) => typeof v === 'object' && v !== null);
+const CLIENT_INFO = { name: 'mcpmux', version: '0.1.0' };
+const DRAIN_AFTER_EXIT_MS = 250;
+
+interface Generation {
+  readonly number: number;
+  readonly tail: StderrTail;
+  readonly startup: AbortController;
+  process?: ChildProcess;
+  client?: Client;
+  transportClosed?: Promise<void>;
+  cleanup?: Promise<unknown>;
+}
+
+export class ChildConnection {
+  readonly name: string;
+  readonly spec: ServerSpec;
+  readonly #options: ChildConnectionOptions;
+  readonly #log: Logger;
+  #state: ChildState = { kind: 'idle' };
+  #gen: Generation | undefined;
+  #generationCounter = 0;
+  #starting: Promise<readonly Tool[]> | undefined;
+  #stopping: Promise<void> | undefined;
+  readonly #inFlight = new Set<AbortController>();
+
+  constructor(options: ChildConnectionOptions) {
+    this.name = options.name;
+    this.spec = options.spec;
+    this.#options = options;
+    this.#log = options.logger;
+  }
+
+  get state(): ChildState {
+    return this.#state;
+  }
+
+  get generation(): number {
+    return this.#gen?.number ?? 0;
+  }
+
+  /** Tools of the running generation (empty otherwise). */
+  get tools(): readonly Tool[] {
+    return this.#state.kind === 'running' ? this.#state.tools : [];
+  }
+
+  /** Starts a new generation; resolves with its tools once it answered initialize and tools/list. */
+  start(): Promise<readonly Tool[]> {
+    this.#starting ??= this.#start().finally(() => (this.#starting = undefined));
+    return this.#starting;
+  }
+
+  /** Stops the current generation; in-flight calls fail at once. Joins a stop under way. */
+  stop(reason: StopReason): Promise<void> {
+    this.#stopping ??= this.#stop(reason).finally(() => (this.#stopping = undefined));
+    return this.#stopping;
+  }
+
+  /** Forwards a tools/call with the caller's cancellation and progress. */
+  async callTool(params: CallToolRequest['params'], options: CallOptions = {}): Promise<CallToolResult> {
+    const gen = this.#gen;
+    if (this.#state.kind !== 'running' || !gen?.client) throw this.#notRunningError();
+    const controller = new AbortController();
+    const onCallerAbort = () => controller.abort(options.signal?.reason);
+    options.signal?.addEventListener('abort', onCallerAbort, { once: true });
+    this.#inFlight.add(controller);
+    try {
+      return await gen.client.request({ method: 'tools/call', params }, UncheckedCallToolResult, {
+        signal: controller.signal,
+        timeout: this.#options.callTimeoutMs ?? 300_000,
+        resetTimeoutOnProgress: true,
+        ...(options.onprogress && { onprogress: options.onprogress }),
+      });
+    } catch (error) {
+      // An abort by us carries the reason (removed, crashed, reloading) as a MuxError.
+      if (controller.signal.reason instanceof MuxError) throw controller.signal.reason;
+      if (error instanceof McpError && error.code === ErrorCode.ConnectionClosed) throw this.#notRunningError();
+      if (error instanceof McpError && error.code === ErrorCode.RequestTimeout && !options.signal?.aborted) {
+        const seconds = (this.#options.callTimeoutMs ?? 300_000) / 1000;
+        throw new MuxError('CALL_TIMEOUT', `server '${this.name}' did not answer tool '${params.name}' within ${seconds} s (no progress either); the call was cancelled`);
+      }
+      throw error;
+    } finally {
+      options.signal?.removeEventListener('abort', onCallerAbort);
+      this.#inFlight.delete(controller);
+    }
+  }
+
+  /** A snapshot of this child for list_servers. */
+  status(now = Date.now()): ChildStatus {
+    const s = this.#state;
+    const spec = this.spec;
+    const out: ChildStatus = {
+      name: this.name,
+      // 'stopped' is only seen between the two halves of a reload.
+      status: s.kind === 'idle' ? 'starting' : s.kind === 'stopped' ? 'stopping' : s.kind,
+      transport: spec.transport,
+      tools: [],
+    };
+    if (spec.transport === 'stdio') {
+      out.command = spec.command;
+      out.args = [...spec.args];
+      if (spec.cwd !== undefined) out.cwd = spec.cwd;
+      const envNames = Object.keys(spec.env);
+      if (envNames.length > 0) out.env = envNames;
+    } else {
+      out.url = spec.url;
+      const headerNames = Object.keys(spec.headers);
+      if (headerNames.length > 0) out.headers = headerNames;
+    }
+    const pid = this.#gen?.process?.pid;
+    if (pid !== undefined && (s.kind === 'running' || s.kind === 'starting' || s.kind === 'stopping')) out.pid = pid;
+    if (s.kind === 'running') {
+      out.tools = s.tools.map((t) => t.name);
+      out.uptime_seconds = Math.round((now - s.since) / 100) / 10;
+    }
+    if (s.kind === 'crashed') {
+      if (s.exit) out.exit = s.exit;
+      out.last_error = s.error;
+    }
+    if (s.kind === 'stopped' && s.exit) out.exit = s.exit;
+    const tail = this.#gen?.tail.lines(s.kind === 'crashed' ? undefined : 10) ?? [];
+    if (tail.length > 0) out.stderr_tail = tail;
+    return out;
+  }
+
+  #setState(next: ChildState): void {
+    this.#state = transition(this.#state, next);
+  }
+
+  #notRunningError(): MuxError {
+    const s = this.#state;
+    const reload = `call reload_server {"name":"${this.name}"}`;
+    switch (s.kind) {
+      case 'crashed':
+        return new MuxError('SERVER_CRASHED', `server '${this.name}' crashed (${describeEnd(s.exit, s.error)}); ${reload}`);
+      case 'starting':
+        return new MuxError('SERVER_BUSY', `server '${this.name}' is starting; try again when it is running`);
+      case 'stopping':
+        return new MuxError('SERVER_STOPPED', `server '${this.name}' is stopping`);
+      default:
+        return new MuxError('SERVER_STOPPED', `server '${this.name}' is not running; ${reload}`);
+    }
+  }
+
+  async #start(): Promise<readonly Tool[]> {
+    await this.#gen?.cleanup; // a crashed generation's group must be gone first
+    const spec = this.spec;
+    if (spec.transport !== 'stdio') {
+      throw new MuxError('NOT_SUPPORTED', `server '${this.name}': remote servers (url) are not supported by this version of mcpmux; start the server as a local command instead`);
+    }
+    const gen: Generation = {
+      number: ++this.#generationCounter,
+      tail: new StderrTail({
+        maxLines: this.#options.stderrLines ?? 50,
+        onLine: (line) => this.#log.info(`[${this.name}] ${line}`),
+      }),
+      startup: new AbortController(),
+    };
+    this.#gen = gen;
+    this.#setState({ kind: 'starting', since: Date.now() });
+    const timeoutMs = spec.startupTimeoutMs ?? this.#options.startupTimeoutMs ?? 60_000;
+    const timer = setTimeout(
+      () => gen.startup.abort(new MuxError('STARTUP_TIMEOUT', `server '${this.name}' did not finish start-up (initialize and tools/list) within ${timeoutMs / 1000} s`)),
+      timeoutMs,
+    );
+    try {
+      const tools = await this.#handshake(gen, spec);
+      if (this.#gen !== gen || this.#state.kind !== 'starting') throw gen.startup.signal.reason ?? this.#notRunningError();
+      this.#setState({ kind: 'running', since: Date.now(), pid: gen.process!.pid, tools });
+      return tools;
+    } catch (error) {
+      const failure = await this.#startFailure(gen, error);
+      if (this.#gen === gen && this.#state.kind === 'starting') {
+        this.#setState({ kind: 'crashed', at: Date.now(), error: failure.message, ...(gen.process?.exit && { exit: gen.process.exit }) });
+        gen.cleanup = this.#release(gen);
+      }
+      throw failure;
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  async #handshake(gen: Generation, spec: Extract<ServerSpec, { transport: 'stdio' }>): Promise<Tool[]> {
+    const signal = gen.startup.signal;
+    const proc = await ChildProcess.spawn({
+      command: spec.command,
+      args: spec.args,
+      env: { ...this.#options.baseEnv, ...spec.env },
+      ...(spec.cwd !== undefined && { cwd: spec.cwd }),
+    });
+    gen.process = proc;
+    gen.tail.follow(proc.stderr);
+    if (signal.aborted) throw signal.reason;
+    const transport = new StdioChildTransport(proc, {
+      onSkippedLine: (line) => this.#log.warn(`[${this.name}] skipped a non-JSON line on stdout: ${line.slice(0, 200)}`),
+    });
+    const client = new Client(CLIENT_INFO, { capabilities: this.#options.capabilities ?? {} });
+    gen.client = client;
+    gen.transportClosed = new Promise<void>((resolve) => {
+      client.onclose = () => {
+        resolve();
+        void this.#onUnexpectedEnd(gen);
+      };
+    });
+    client.onerror = (error) => this.#log.debug(() => `[${this.name}] protocol: ${messageOf(error)}`);
+    client.setNotificationHandler(ToolListChangedNotificationSchema, () => this.#refreshTools(gen));
+    void proc.exited.then(() => this.#onUnexpectedEnd(gen));
+    // An exit during start-up must fail the start at once, not wait for the timeout.
+    const exitedEarly = proc.exited.then(() => Promise.reject(new MuxError('STARTUP_FAILED', 'exited')));
+    exitedEarly.catch(() => {});
+    const options = { signal, timeout: 2 ** 31 - 1 };
+    await Promise.race([client.connect(transport, options), exitedEarly]);
+    if (!client.getServerCapabilities()?.tools) return [];
+    return await Promise.race([this.#listAllTools(client, options), exitedEarly]);
+  }
+
+  async #listAllTools(client: Client, options: { signal: AbortSignal; timeout: number }): Promise<Tool[]> {
+    const tools: Tool[] = [];
+    let cursor: string | undefined;
+    do {
+      const page = await client.request({ method: 'tools/list', params: cursor === undefined ? {} : { cursor } }, ListToolsResultSchema, options);
+      tools.push(...page.tools);
+      cursor = page.nextCursor;
+    } while (cursor !== undefined);
+    return tools;
+  }
+
+  /** Builds the error a failed start reports: why, the exit, and the last stderr lines. */
+  async #startFailure(gen: Generation, error: unknown): Promise<MuxError> {
+    const signal = gen.startup.signal;
+    if (signal.aborted && signal.reason instanceof MuxError && signal.reason.code !== 'STARTUP_TIMEOUT') return signal.reason;
+    if (error instanceof MuxError && (error.code === 'SPAWN_FAILED' || error.code === 'NOT_SUPPORTED')) return error;
+    const proc = gen.process;
+    // Give a dying process a moment so the report has its exit code and last words.
+    if (proc && !proc.exit) await Promise.race([proc.exited, delay(200)]);
+    await Promise.race([gen.transportClosed, delay(50)]);
+    let why: string;
+    if (signal.aborted && signal.reason instanceof MuxError) why = signal.reason.message;
+    else if (proc?.exit) {
+      why = `server '${this.name}' exited (${describeEnd(proc.exit)}) before it finished the MCP handshake; is '${this.#commandLine()}' an MCP server speaking JSON-RPC on stdio?`;
+    } else why = `server '${this.name}' failed during start-up: ${messageOf(error)}`;
+    const tail = gen.tail.lines(20);
+    const message = tail.length > 0 ? `${why}\nlast stderr lines:\n${tail.join('\n')}` : `${why} (it wrote nothing on stderr)`;
+    return new MuxError(signal.reason instanceof MuxError ? signal.reason.code : 'STARTUP_FAILED', message, { cause: error });
+  }
+
+  #commandLine(): string {
+    const spec = this.spec;
+    return spec.transport === 'stdio' ? [spec.command, ...spec.args].join(' ') : spec.url;
+  }
+
+  #refreshTools(gen: Generation): void {
+    const client = gen.client;
+    if (!client || this.#gen !== gen || this.#state.kind !== 'running') return;
+    this.#listAllTools(client, { signal: gen.startup.signal, timeout: this.#options.callTimeoutMs ?? 300_000 }).then(
+      (tools) => {
+        if (this.#gen !== gen || this.#state.kind !== 'running') return;
+        this.#setState({ ...this.#state, tools });
+        this.#options.onEvent?.({ type: 'tools-changed', name: this.name, generation: gen.number, tools });
+      },
+      (error) => this.#log.warn(`[${this.name}] re-listing tools after list_changed failed: ${messageOf(error)}`),
+    );
+  }
+
+  /** The process exited or the connection closed without being asked: a crash. */
+  async #onUnexpectedEnd(gen: Generation): Promise<void> {
+    if (this.#gen !== gen || this.#state.kind !== 'running') return;
+    // Let the last messages on stdout arrive before failing what is in flight.
+    await Promise.race([gen.transportClosed, delay(DRAIN_AFTER_EXIT_MS)]);
+    if (gen.process && !gen.process.exit) await Promise.race([gen.process.exited, delay(DRAIN_AFTER_EXIT_MS)]);
+    if (this.#gen !== gen || this.#state.kind !== 'running') return;
+    const exit = gen.process?.exit;
+    const error = exit ? `exited unexpectedly (${describeEnd(exit)})` : 'closed its connection unexpectedly';
+    this.#setState({ kind: 'crashed', at: Date.now(), error, ...(exit && { exit }) });
+    this.#log.warn(`server '${this.name}' ${error}; its tools are withdrawn until reload_server`);
+    this.#abortInFlight(this.#notRunningError());
+    gen.cleanup = this.#release(gen);
+    this.#options.onEvent?.({ type: 'crashed', name: this.name, generation: gen.number, error });
+  }
+
+  async #stop(reason: StopReason): Promise<void> {
+    const s = this.#state.kind;
+    if (s === 'idle' || s === 'stopped') {
+      if (s === 'idle') this.#setState({ kind: 'stopped' });
+      return;
+    }
+    const gen = this.#gen!;
+    const why = {
+      removed: `server '${this.name}' was removed while the call was in flight`,
+      reloading: `server '${this.name}' was reloaded while the call was in flight; call the tool again`,
+      shutdown: `mcpmux is shutting down`,
+    }[reason];
+    const stopError = new MuxError('SERVER_STOPPED', why);
+    if (s !== 'crashed') this.#setState({ kind: 'stopping', since: Date.now() });
+    const verb = { removed: 'removed', reloading: 'reloaded', shutdown: 'shut down' }[reason];
+    gen.startup.abort(new MuxError('SERVER_STOPPED', `server '${this.name}' was ${verb} while it was starting`));
+    this.#abortInFlight(stopError);
+    // The stop ladder and the wait for a start under way run in parallel: killing the process ends the start.
+    gen.cleanup ??= this.#release(gen);
+    await Promise.all([gen.cleanup, this.#starting?.catch(() => {})]);
+    if (this.#state.kind === 'stopping') this.#setState({ kind: 'stopped', ...(gen.process?.exit && { exit: gen.process.exit }) });
+    else if (this.#state.kind === 'crashed') this.#setState({ kind: 'stopped', ...(gen.process?.exit && { exit: gen.process.exit }) });
+  }
+
+  /** Closes the client and stops the process group; resolves once the group is dead. */
+  async #release(gen: Generation): Promise<void> {
+    const proc = gen.process;
+    // Wait for the process to be assigned if the spawn is still under way.
+    if (!proc) {
+      await this.#starting?.catch(() => {});
+      if (!gen.process) return;
+      return this.#release(gen);
+    }
+    const exit = await proc.stop(this.#options.stopTimings);
+    await gen.client?.close().catch(() => {});
+    this.#log.debug(() => `[${this.name}] process ${proc.pid} ended (${describeEnd(exit)})`);
+  }
+
+  #abortInFlight(error: MuxError): void {
+    for (const controller of this.#inFlight) controller.abort(error);
+    this.#inFlight.clear();
+  }
+}
+
+export function describeEnd(exit?: ExitInfo, fallback = 'unknown cause'): string {
+  if (!exit) return fallback;
+  if (exit.signal) return `killed by ${exit.signal}`;
+  return `exit ${exit.code}`;
+}
+
+const delay = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms).unref());

@@ -1,0 +1,180 @@
+// The one module that spawns and kills processes (the only importer of execa).
+// Every child leads its own process group, so a stop reaches its whole tree (an `npx`
+// chain, a grandchild it forked), and death is confirmed, not assumed.
+import { existsSync, statSync } from 'node:fs';
+import type { Readable, Writable } from 'node:stream';
+import { execa } from 'execa';
+import { MuxError } from '../errors.js';
+import { isGroupAlive } from './process-table.js';
+
+export interface SpawnSpec {
+  command: string;
+  args: readonly string[];
+  /** The complete environment of the child (nothing is inherited implicitly). */
+  env: Readonly<Record<string, string>>;
+  cwd?: string;
+}
+
+export interface ExitInfo {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+}
+
+export interface StopTimings {
+  /** How long a child may take to exit after its stdin closes. Default 1000 ms. */
+  stdinGraceMs?: number;
+  /** How long the group may take to exit after SIGTERM. Default 2000 ms. */
+  termGraceMs?: number;
+  /** How long to wait for the kernel to reap the group after SIGKILL. Default 3000 ms. */
+  killWaitMs?: number;
+}
+
+const DEFAULT_TIMINGS: Required<StopTimings> = { stdinGraceMs: 1000, termGraceMs: 2000, killWaitMs: 3000 };
+const POLL_MS = 15;
+
+/** Groups that may still have members; the exit hook kills these when mcpmux dies. */
+const liveGroups = new Set<number>();
+
+/** SIGKILLs every group we spawned. Synchronous, for `process.on('exit')` and fatal errors. */
+export function killAllProcessGroupsSync(): number {
+  let killed = 0;
+  for (const pgid of liveGroups) {
+    try {
+      process.kill(-pgid, 'SIGKILL');
+      killed++;
+    } catch {
+      // already gone
+    }
+  }
+  liveGroups.clear();
+  return killed;
+}
+
+/** Process groups spawned by this process that have not been confirmed dead. */
+export const liveProcessGroups = (): readonly number[] => [...liveGroups];
+
+export class ChildProcess {
+  readonly pid: number;
+  readonly stdin: Writable;
+  readonly stdout: Readable;
+  readonly stderr: Readable;
+  /** Settles when the direct child exits (never rejects). */
+  readonly exited: Promise<ExitInfo>;
+  #exit: ExitInfo | undefined;
+  #stopping: Promise<ExitInfo> | undefined;
+
+  private constructor(pid: number, streams: { stdin: Writable; stdout: Readable; stderr: Readable }, exited: Promise<ExitInfo>) {
+    this.pid = pid;
+    this.stdin = streams.stdin;
+    this.stdout = streams.stdout;
+    this.stderr = streams.stderr;
+    this.exited = exited.then((exit) => (this.#exit = exit));
+  }
+
+  /** Spawns `spec` as the leader of a new process group; rejects with SPAWN_FAILED. */
+  static async spawn(spec: SpawnSpec): Promise<ChildProcess> {
+    if (spec.cwd !== undefined && !isDirectory(spec.cwd)) {
+      throw new MuxError('SPAWN_FAILED', `cannot start '${spec.command}': cwd '${spec.cwd}' is not an existing directory`);
+    }
+    // execa's `cleanup` is off with `detached`, so groups are tracked in liveGroups instead.
+    const subprocess = execa(spec.command, [...spec.args], {
+      detached: true,
+      cleanup: false,
+      buffer: false,
+      reject: false,
+      extendEnv: false,
+      env: spec.env,
+      ...(spec.cwd !== undefined && { cwd: spec.cwd }),
+      stdin: 'pipe',
+      stdout: 'pipe',
+      stderr: 'pipe',
+      stripFinalNewline: false,
+    });
+    // A failed spawn (ENOENT, EACCES) emits 'error' instead of 'spawn'.
+    await new Promise<void>((resolve, reject) => {
+      subprocess.once('spawn', () => resolve());
+      subprocess.once('error', (error: NodeJS.ErrnoException) => reject(spawnError(spec, error)));
+    });
+    const pid = subprocess.pid;
+    if (pid === undefined) throw new MuxError('SPAWN_FAILED', `cannot start '${spec.command}': no pid was assigned`);
+    liveGroups.add(pid);
+    // Settle on 'exit' (not on the stdio streams closing: a grandchild may hold them open).
+    const exited = new Promise<ExitInfo>((resolve) => {
+      subprocess.once('exit', (code, signal) => resolve({ code, signal }));
+    });
+    // execa's own promise is not used; keep it from reporting an unhandled rejection.
+    subprocess.catch(() => {});
+    return new ChildProcess(pid, { stdin: subprocess.stdin, stdout: subprocess.stdout, stderr: subprocess.stderr }, exited);
+  }
+
+  /** The direct child's exit, once it has exited. */
+  get exit(): ExitInfo | undefined {
+    return this.#exit;
+  }
+
+  /**
+   * Stops the whole group: close stdin → grace → SIGTERM → grace → SIGKILL, then waits
+   * until no member but zombies is left. Memoized: a second call joins the first.
+   */
+  stop(timings: StopTimings = {}): Promise<ExitInfo> {
+    this.#stopping ??= this.#stopLadder({ ...DEFAULT_TIMINGS, ...definedOnly(timings) });
+    return this.#stopping;
+  }
+
+  async #stopLadder(t: Required<StopTimings>): Promise<ExitInfo> {
+    const pgid = this.pid;
+    const done = () => this.#exit !== undefined && !isGroupAlive(pgid);
+    if (this.#exit === undefined) {
+      this.stdin.end();
+      await waitUntil(() => this.#exit !== undefined, t.stdinGraceMs);
+    }
+    if (!done()) {
+      signalGroup(pgid, 'SIGTERM');
+      await waitUntil(done, t.termGraceMs);
+    }
+    if (!done()) {
+      signalGroup(pgid, 'SIGKILL');
+      await waitUntil(done, t.killWaitMs);
+    }
+    const exit = await this.exited;
+    if (!isGroupAlive(pgid)) liveGroups.delete(pgid);
+    this.stdout.destroy();
+    this.stderr.destroy();
+    return exit;
+  }
+}
+
+function signalGroup(pgid: number, signal: NodeJS.Signals): void {
+  try {
+    process.kill(-pgid, signal);
+  } catch {
+    // ESRCH: the group is already gone.
+  }
+}
+
+async function waitUntil(condition: () => boolean, ms: number): Promise<boolean> {
+  const deadline = Date.now() + ms;
+  while (!condition()) {
+    if (Date.now() >= deadline) return false;
+    await new Promise((resolve) => setTimeout(resolve, POLL_MS));
+  }
+  return true;
+}
+
+function isDirectory(path: string): boolean {
+  return existsSync(path) && statSync(path).isDirectory();
+}
+
+function spawnError(spec: SpawnSpec, error: NodeJS.ErrnoException): MuxError {
+  const reason =
+    error.code === 'ENOENT'
+      ? `command not found (ENOENT): check that '${spec.command}' is installed and on PATH, or give an absolute path`
+      : error.code === 'EACCES'
+        ? `permission denied (EACCES): '${spec.command}' is not executable`
+        : `${error.code ?? 'error'}: ${error.message}`;
+  return new MuxError('SPAWN_FAILED', `cannot start '${spec.command}': ${reason}`, { cause: error });
+}
+
+function definedOnly<T extends object>(value: T): Partial<T> {
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>;
+}

@@ -1,0 +1,39 @@
+// The lifecycle of one child server as an explicit state machine. A crash is not a stop:
+// `crashed` keeps why (exit, stderr) until the agent reloads or removes the server.
+// States change only through `transition`, which refuses moves that make no sense.
+import type { Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { ExitInfo } from './child-process.js';
+
+export type ChildState =
+  | { readonly kind: 'idle' }
+  | { readonly kind: 'starting'; readonly since: number }
+  | { readonly kind: 'running'; readonly since: number; readonly pid: number; readonly tools: readonly Tool[] }
+  | { readonly kind: 'stopping'; readonly since: number }
+  | { readonly kind: 'stopped'; readonly exit?: ExitInfo }
+  | { readonly kind: 'crashed'; readonly at: number; readonly error: string; readonly exit?: ExitInfo };
+
+export type ChildStateKind = ChildState['kind'];
+
+const ALLOWED: Readonly<Record<ChildStateKind, readonly ChildStateKind[]>> = {
+  idle: ['starting', 'stopped'],
+  starting: ['running', 'crashed', 'stopping'],
+  // running → running replaces the tool list after the child's own list_changed.
+  running: ['running', 'stopping', 'crashed'],
+  stopping: ['stopped'],
+  stopped: ['starting'],
+  crashed: ['starting', 'stopping', 'stopped'],
+};
+
+export class IllegalTransitionError extends Error {
+  override readonly name = 'IllegalTransitionError';
+}
+
+/** Returns `next` if the move from `current` is allowed; throws otherwise. */
+export function transition(current: ChildState, next: ChildState): ChildState {
+  if (!ALLOWED[current.kind].includes(next.kind)) {
+    throw new IllegalTransitionError(`illegal child state transition ${current.kind} → ${next.kind}`);
+  }
+  return next;
+}
+
+export const canTransition = (from: ChildStateKind, to: ChildStateKind): boolean => ALLOWED[from].includes(to);

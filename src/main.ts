@@ -1,0 +1,140 @@
+#!/usr/bin/env node
+// The only impure entry: reads argv and env, serves MCP on stdio, and owns the process's
+// fate (signals, stdin EOF, fatal errors, exit codes). Whatever way mcpmux ends, every
+// child process group it started is killed first.
+import { createRequire } from 'node:module';
+import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import { killAllProcessGroupsSync } from './child/child-process.js';
+import { CliError, helpText, parseCli, type CliOptions } from './cli/parse-cli.js';
+import { ConfigError, loadConfigFile, type ConfiguredServer } from './config/load-config.js';
+import { messageOf } from './errors.js';
+import { createLogger, type Logger } from './log.js';
+import { MuxServer } from './proxy/mux-server.js';
+import { Registry } from './registry/registry.js';
+import { serverNameProblem } from './router/tool-names.js';
+import { ToolRouter } from './router/tool-router.js';
+
+const EXIT_USAGE = 2;
+/** Longest a graceful shutdown may take before the remaining groups are SIGKILLed. */
+const SHUTDOWN_DEADLINE_MS = 10_000;
+const version: string = createRequire(import.meta.url)('../package.json').version;
+
+async function main(): Promise<void> {
+  const options = readOptions();
+  const servers = await readServers(options);
+  const log = createLogger({ level: options.logLevel });
+  const registry = new Registry({
+    logger: log,
+    validateName: (name) => serverNameProblem(name, options.maxToolName),
+    connection: {
+      baseEnv: inheritedEnv(),
+      startupTimeoutMs: options.startupTimeoutMs,
+      callTimeoutMs: options.callTimeoutMs,
+    },
+  });
+  const router = new ToolRouter({ maxToolName: options.maxToolName, logger: log });
+  const mux = new MuxServer({ registry, router, logger: log, version });
+  installExitHandlers(log, async () => {
+    await registry.close();
+    await mux.close();
+  });
+  await mux.connect(new StdioServerTransport());
+  log.info(`mcpmux ${version} serving MCP on stdio${servers.length ? `; starting ${servers.length} server(s)` : ''}`);
+  // Configured servers start in the background: initialize is answered at once, and one
+  // server that fails is reported (log, list_servers) without stopping the others.
+  for (const { name, spec } of servers) {
+    registry.add(name, spec, { keepOnFailure: true }).then(
+      ({ tools }) => log.info(`server '${name}' is running with ${tools.length} tool(s)`),
+      (error) => log.error(`server '${name}' failed to start: ${messageOf(error)}`),
+    );
+  }
+}
+
+function readOptions(): CliOptions {
+  try {
+    const options = parseCli(process.argv.slice(2), process.env);
+    if (options.help) exitWith(0, helpText(version), process.stdout);
+    if (options.version) exitWith(0, version, process.stdout);
+    return options;
+  } catch (error) {
+    if (error instanceof CliError) exitWith(EXIT_USAGE, `mcpmux: ${error.message}\nRun 'mcpmux --help' for usage.`);
+    throw error;
+  }
+}
+
+async function readServers(options: CliOptions): Promise<ConfiguredServer[]> {
+  const validate = (name: string) => serverNameProblem(name, options.maxToolName);
+  let configured: ConfiguredServer[] = [];
+  if (options.configPath !== undefined) {
+    try {
+      configured = await loadConfigFile(options.configPath, process.env, validate);
+    } catch (error) {
+      if (error instanceof ConfigError) exitWith(EXIT_USAGE, `mcpmux: ${error.message}`);
+      throw error;
+    }
+  }
+  const all = [...configured, ...options.inline];
+  const names = new Set<string>();
+  for (const { name } of all) {
+    if (names.has(name)) exitWith(EXIT_USAGE, `mcpmux: server '${name}' is defined both in the config file and inline`);
+    names.add(name);
+  }
+  return all;
+}
+
+/** Children inherit mcpmux's environment (a spawn policy narrowing this comes later). */
+function inheritedEnv(): Record<string, string> {
+  return Object.fromEntries(Object.entries(process.env).filter((e): e is [string, string] => e[1] !== undefined));
+}
+
+function installExitHandlers(log: Logger, close: () => Promise<void>): void {
+  let shuttingDown = false;
+  const shutdown = (why: string, code: number) => {
+    if (shuttingDown) {
+      // A second signal while shutting down: stop waiting.
+      killAllProcessGroupsSync();
+      process.exit(code);
+    }
+    shuttingDown = true;
+    log.info(`shutting down (${why})`);
+    const deadline = setTimeout(() => {
+      log.warn('shutdown took too long; killing the remaining servers');
+      killAllProcessGroupsSync();
+      process.exit(code);
+    }, SHUTDOWN_DEADLINE_MS);
+    close()
+      .catch((error) => log.error(`error while shutting down: ${messageOf(error)}`))
+      .finally(() => {
+        clearTimeout(deadline);
+        killAllProcessGroupsSync();
+        process.exit(code);
+      });
+  };
+  // The client closing our stdin is the normal end of a stdio session.
+  process.stdin.once('end', () => shutdown('stdin closed', 0));
+  process.stdin.once('close', () => shutdown('stdin closed', 0));
+  process.stdout.on('error', () => shutdown('stdout closed', 0));
+  for (const [signal, number] of [['SIGINT', 2], ['SIGTERM', 15], ['SIGHUP', 1]] as const) {
+    process.on(signal, () => shutdown(signal, 128 + number));
+  }
+  const fatal = (kind: string) => (error: unknown) => {
+    log.error(`${kind}: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+    killAllProcessGroupsSync();
+    process.exit(1);
+  };
+  process.on('uncaughtException', fatal('uncaught exception'));
+  process.on('unhandledRejection', fatal('unhandled rejection'));
+  // Last line of defence: whatever path leads to exit, no group outlives us.
+  process.on('exit', () => killAllProcessGroupsSync());
+}
+
+function exitWith(code: number, text: string, stream: NodeJS.WriteStream = process.stderr): never {
+  stream.write(text + '\n');
+  process.exit(code);
+}
+
+main().catch((error) => {
+  process.stderr.write(`mcpmux: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  killAllProcessGroupsSync();
+  process.exit(1);
+});

@@ -1,0 +1,204 @@
+// The management tools an agent uses to change the set of servers while it stays
+// connected: add_server, remove_server, reload_server, list_servers, and call_tool for
+// clients that ignore list_changed. Arguments are validated here, at the edge, with zod.
+import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
+import { z } from 'zod';
+import type { ChildStatus } from '../child/child-connection.js';
+import { MuxError } from '../errors.js';
+import type { Registry } from '../registry/registry.js';
+import type { ToolDiff } from '../registry/tool-diff.js';
+import type { ToolRouter } from '../router/tool-router.js';
+import { envRecord, specFromWire } from '../server-spec.js';
+import { jsonResult } from './tool-result.js';
+
+export interface ManagementContext {
+  registry: Registry;
+  router: ToolRouter;
+  /** Calls any exposed tool by name (call_tool delegates here). */
+  callTool: (name: string, args: Record<string, unknown> | undefined) => Promise<CallToolResult>;
+}
+
+interface ManagementTool {
+  definition: Tool;
+  handle: (args: Record<string, unknown> | undefined, ctx: ManagementContext) => Promise<CallToolResult>;
+}
+
+const serverName = z.string().describe('The server name: letters, digits, "_" and "-"; no "__"; must not end with "_".');
+
+const addServerInput = z
+  .object({
+    name: serverName,
+    command: z.string().min(1, 'command must not be empty').describe('Executable that runs the MCP server over stdio, e.g. "npx" or "/usr/bin/node".'),
+    args: z.array(z.string()).optional().describe('Arguments, e.g. ["-y", "@modelcontextprotocol/server-memory"].'),
+    env: envRecord.optional().describe('Extra environment variables for the server. Values are never echoed back.'),
+    cwd: z.string().min(1).optional().describe('Working directory of the server process.'),
+    startup_timeout_seconds: z
+      .number()
+      .positive()
+      .max(3600)
+      .optional()
+      .describe('How long start-up (spawn, initialize, tools/list) may take. Default 60; a cold npx download can take that long.'),
+  })
+  .strict();
+
+const nameOnlyInput = z.object({ name: serverName }).strict();
+const emptyInput = z.object({}).strict();
+const callToolInput = z
+  .object({
+    name: z.string().min(1).describe('Exposed tool name, e.g. "memory__read_graph" (as returned by add_server).'),
+    arguments: z.record(z.string(), z.unknown()).optional().describe('The tool arguments, an object.'),
+  })
+  .strict();
+
+const exitSchema = z.object({ code: z.number().nullable(), signal: z.string().nullable() });
+const statusSchema = z.object({
+  name: z.string(),
+  status: z.enum(['starting', 'running', 'stopping', 'crashed']),
+  transport: z.enum(['stdio', 'http']),
+  command: z.string().optional(),
+  args: z.array(z.string()).optional(),
+  url: z.string().optional(),
+  cwd: z.string().optional(),
+  env: z.array(z.string()).optional().describe('Names of the extra environment variables (values are never shown).'),
+  headers: z.array(z.string()).optional(),
+  pid: z.number().optional(),
+  tools: z.array(z.string()).describe('Exposed tool names.'),
+  uptime_seconds: z.number().optional(),
+  exit: exitSchema.optional(),
+  stderr_tail: z.array(z.string()).optional(),
+  last_error: z.string().optional(),
+});
+const toolSummary = z.object({ name: z.string(), description: z.string().optional(), inputSchema: z.record(z.string(), z.unknown()) });
+const startedOutput = z.object({ server: statusSchema, tools: z.array(toolSummary) });
+const diffSchema = z.object({ added: z.array(z.string()), removed: z.array(z.string()), changed: z.array(z.string()) });
+
+export const MANAGEMENT_TOOL_NAMES = ['add_server', 'remove_server', 'reload_server', 'list_servers', 'call_tool'] as const;
+
+export function createManagementTools(): ReadonlyMap<string, ManagementTool> {
+  const tools: ManagementTool[] = [
+    {
+      definition: define(
+        'add_server',
+        'Start an MCP server (a local command speaking MCP over stdio) and expose its tools as <name>__<tool>. ' +
+          'Returns once the server is ready, with the exposed names and input schemas of its tools, so they can be called at once ' +
+          '(directly, or through call_tool if your tool list has not refreshed). On failure nothing is left running, and the error says why ' +
+          '(command not found, exit code and stderr, or start-up timeout).',
+        addServerInput,
+        startedOutput,
+      ),
+      handle: async (raw, { registry, router }) => {
+        const args = parse('add_server', addServerInput, raw);
+        const spec = specFromWire(args);
+        if (typeof spec === 'string') throw new MuxError('INVALID_ARGUMENTS', `add_server: ${spec}`);
+        const timeout = args.startup_timeout_seconds;
+        const started = await registry.add(args.name, timeout === undefined ? spec : { ...spec, startupTimeoutMs: timeout * 1000 });
+        return jsonResult({ server: exposeStatus(started.status, router), tools: summarize(args.name, started.tools, router) });
+      },
+    },
+    {
+      definition: define(
+        'remove_server',
+        'Stop a server and withdraw its tools. Calls in flight to it fail at once; the process (and any process it started) is confirmed dead before this returns.',
+        nameOnlyInput,
+        z.object({ removed: z.string(), tools_removed: z.array(z.string()), exit: exitSchema.optional() }),
+      ),
+      handle: async (raw, { registry, router }) => {
+        const { name } = parse('remove_server', nameOnlyInput, raw);
+        const removed = await registry.remove(name);
+        return jsonResult({
+          removed: removed.name,
+          tools_removed: removed.tools.map((t) => router.exposedName(name, t)),
+          ...(removed.exit && { exit: removed.exit }),
+        });
+      },
+    },
+    {
+      definition: define(
+        'reload_server',
+        'Restart a server as a new process with the same command (picks up rebuilt code; brings a crashed server back). ' +
+          'Returns its tools and what changed: tools added, removed, and changed (schema or description).',
+        nameOnlyInput,
+        startedOutput.extend({ changes: diffSchema }),
+      ),
+      handle: async (raw, { registry, router }) => {
+        const { name } = parse('reload_server', nameOnlyInput, raw);
+        const reloaded = await registry.reload(name);
+        return jsonResult({
+          server: exposeStatus(reloaded.status, router),
+          tools: summarize(name, reloaded.tools, router),
+          changes: exposeDiff(name, reloaded.changes, router),
+        });
+      },
+    },
+    {
+      definition: define(
+        'list_servers',
+        'List every server with its status (starting, running, stopping, crashed), pid, exposed tool names, uptime, and for a crashed server its exit and last stderr lines.',
+        emptyInput,
+        z.object({ servers: z.array(statusSchema) }),
+      ),
+      handle: async (raw, { registry, router }) => {
+        parse('list_servers', emptyInput, raw ?? {});
+        return jsonResult({ servers: registry.list().map((s) => exposeStatus(s, router)) });
+      },
+    },
+    {
+      definition: define(
+        'call_tool',
+        'Call any exposed tool by its name, e.g. {"name": "memory__read_graph", "arguments": {}}. ' +
+          'Use it for tools that add_server just returned when your client has not refreshed its tool list.',
+        callToolInput,
+      ),
+      handle: async (raw, ctx) => {
+        const args = parse('call_tool', callToolInput, raw);
+        if (args.name === 'call_tool') throw new MuxError('INVALID_ARGUMENTS', 'call_tool cannot call itself; give the name of the tool to call');
+        return ctx.callTool(args.name, args.arguments);
+      },
+    },
+  ];
+  return new Map(tools.map((t) => [t.definition.name, t]));
+}
+
+function define(name: string, description: string, input: z.ZodType, output?: z.ZodType): Tool {
+  const tool: Tool = { name, description, inputSchema: jsonSchema(input) as Tool['inputSchema'] };
+  if (output) tool.outputSchema = jsonSchema(output) as NonNullable<Tool['outputSchema']>;
+  return tool;
+}
+
+function jsonSchema(schema: z.ZodType): Record<string, unknown> {
+  const { $schema: _drop, ...rest } = z.toJSONSchema(schema, { io: 'input' }) as Record<string, unknown>;
+  return rest;
+}
+
+/** Validates tool arguments; the error names each offending field and what was expected. */
+function parse<T extends z.ZodType>(tool: string, schema: T, raw: unknown): z.infer<T> {
+  const result = schema.safeParse(raw ?? {});
+  if (result.success) return result.data;
+  const problems = result.error.issues.map((issue) => {
+    const path = issue.path.join('.') || '(arguments)';
+    if (issue.code === 'unrecognized_keys') {
+      const remote = issue.keys.filter((k) => k === 'url' || k === 'headers');
+      if (remote.length > 0) return `remote servers (${remote.join(', ')}) are not supported by this version of mcpmux; give a command instead`;
+      return `unknown field(s) ${issue.keys.map((k) => `'${k}'`).join(', ')}`;
+    }
+    return `${path}: ${issue.message}`;
+  });
+  throw new MuxError('INVALID_ARGUMENTS', `invalid arguments for ${tool}: ${problems.join('; ')}`);
+}
+
+function exposeStatus(status: ChildStatus, router: ToolRouter): ChildStatus {
+  return { ...status, tools: status.tools.map((t) => router.exposedName(status.name, t)) };
+}
+
+function summarize(server: string, tools: readonly Tool[], router: ToolRouter) {
+  return tools.map((t) => ({
+    name: router.exposedName(server, t.name),
+    ...(t.description !== undefined && { description: t.description }),
+    inputSchema: t.inputSchema,
+  }));
+}
+
+function exposeDiff(server: string, diff: ToolDiff, router: ToolRouter): ToolDiff {
+  const map = (names: string[]) => names.map((n) => router.exposedName(server, n));
+  return { added: map(diff.added), removed: map(diff.removed), changed: map(diff.changed) };
+}

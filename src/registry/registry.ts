@@ -1,0 +1,236 @@
+// The set of children. Every mutation (add, remove, reload, crash, a child's own tool
+// change) runs through one serialized section; calls read an immutable snapshot and never
+// wait on it. Slow work (spawn, handshake, stop) runs outside the lock: a name is reserved
+// under the lock, the child starts outside it, and the result is committed under it again.
+import PQueue from 'p-queue';
+import type { Tool } from '@modelcontextprotocol/sdk/types.js';
+import { ChildConnection, type ChildConnectionOptions, type ChildEvent, type ChildStatus } from '../child/child-connection.js';
+import { MuxError } from '../errors.js';
+import type { Logger } from '../log.js';
+import type { ServerSpec } from '../server-spec.js';
+import { diffTools, sameTools, type ToolDiff } from './tool-diff.js';
+
+/** One server as calls see it: its connection and the tools it had when the snapshot was taken. */
+export interface ServerView {
+  readonly name: string;
+  readonly connection: ChildConnection;
+  /** Tools of a running child; empty while it starts, stops or is crashed. */
+  readonly tools: readonly Tool[];
+}
+
+export interface RegistrySnapshot {
+  /** Grows by one with every published change. */
+  readonly version: number;
+  /** In the order the servers were added. */
+  readonly servers: ReadonlyMap<string, ServerView>;
+}
+
+export type RegistryChange = { type: 'tools' };
+
+export interface StartedServer {
+  status: ChildStatus;
+  tools: readonly Tool[];
+}
+
+export interface ReloadedServer extends StartedServer {
+  changes: ToolDiff;
+}
+
+export interface RemovedServer {
+  name: string;
+  /** Child tool names that were withdrawn. */
+  tools: string[];
+  exit?: ChildStatus['exit'];
+}
+
+export interface RegistryOptions {
+  logger: Logger;
+  /** Checks a server name before anything is spawned; returns why it is not acceptable. */
+  validateName?: (name: string) => string | undefined;
+  /** Options shared by every child connection. */
+  connection: Omit<ChildConnectionOptions, 'name' | 'spec' | 'onEvent' | 'logger'>;
+}
+
+interface Entry {
+  readonly connection: ChildConnection;
+  /** Tools of the last running generation, for the diff a reload reports. */
+  lastTools: readonly Tool[];
+  reloading?: Promise<ReloadedServer> | undefined;
+}
+
+export class Registry {
+  readonly #lock = new PQueue({ concurrency: 1 });
+  readonly #entries = new Map<string, Entry>();
+  readonly #listeners = new Set<(change: RegistryChange) => void>();
+  readonly #options: RegistryOptions;
+  readonly #log: Logger;
+  #snapshot: RegistrySnapshot = { version: 0, servers: new Map() };
+  #closed = false;
+
+  constructor(options: RegistryOptions) {
+    this.#options = options;
+    this.#log = options.logger;
+  }
+
+  /** The current immutable view; never waits. */
+  get snapshot(): RegistrySnapshot {
+    return this.#snapshot;
+  }
+
+  /** Subscribes to published changes of the exposed tool set; returns an unsubscribe function. */
+  onChange(listener: (change: RegistryChange) => void): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
+
+  /** Status of every server, in the order they were added. */
+  list(): ChildStatus[] {
+    const now = Date.now();
+    return [...this.#snapshot.servers.values()].map((s) => s.connection.status(now));
+  }
+
+  /**
+   * Starts a server and registers it. Resolves once the child answered initialize and
+   * tools/list. On failure nothing stays registered or running, unless `keepOnFailure`
+   * (config servers), which keeps it as `crashed` so reload_server can retry it.
+   */
+  async add(name: string, spec: ServerSpec, options: { keepOnFailure?: boolean } = {}): Promise<StartedServer> {
+    const connection = await this.#mutate(() => {
+      this.#assertOpen();
+      const problem = this.#options.validateName?.(name);
+      if (problem) throw new MuxError('INVALID_NAME', problem);
+      if (this.#entries.has(name)) {
+        throw new MuxError('NAME_TAKEN', `a server named '${name}' already exists; remove it first or pick another name (reload_server restarts it)`);
+      }
+      const conn = new ChildConnection({
+        ...this.#options.connection,
+        name,
+        spec,
+        logger: this.#log,
+        onEvent: (event) => this.#onChildEvent(conn, event),
+      });
+      this.#entries.set(name, { connection: conn, lastTools: [] });
+      this.#publish();
+      return conn;
+    });
+    try {
+      await connection.start();
+    } catch (error) {
+      await this.#mutate(() => {
+        if (this.#entries.get(name)?.connection !== connection) return;
+        if (!options.keepOnFailure) this.#entries.delete(name);
+        this.#publish();
+      });
+      throw error;
+    }
+    return this.#mutate(() => {
+      const entry = this.#entries.get(name);
+      if (entry?.connection !== connection) {
+        throw new MuxError('SERVER_STOPPED', `server '${name}' was removed while it was starting`);
+      }
+      entry.lastTools = connection.tools;
+      this.#publish();
+      return { status: connection.status(), tools: connection.tools };
+    });
+  }
+
+  /** Withdraws a server's tools at once, then stops it (confirmed dead) before resolving. */
+  async remove(name: string): Promise<RemovedServer> {
+    const entry = await this.#mutate(() => {
+      const found = this.#entries.get(name);
+      if (!found) throw this.#notFound(name);
+      this.#entries.delete(name);
+      this.#publish();
+      return found;
+    });
+    const tools = entry.connection.tools.map((t) => t.name);
+    await entry.connection.stop('removed');
+    const exit = entry.connection.status().exit;
+    return { name, tools, ...(exit && { exit }) };
+  }
+
+  /** Restarts a server with the same spec as a new process; joins a reload under way. */
+  reload(name: string): Promise<ReloadedServer> {
+    return this.#mutate(() => {
+      const entry = this.#entries.get(name);
+      if (!entry) throw this.#notFound(name);
+      entry.reloading ??= this.#reload(name, entry).finally(() => {
+        entry.reloading = undefined;
+      });
+      return { pending: entry.reloading };
+    }).then(({ pending }) => pending);
+  }
+
+  async #reload(name: string, entry: Entry): Promise<ReloadedServer> {
+    const { connection } = entry;
+    const before = connection.state.kind === 'running' ? connection.tools : entry.lastTools;
+    await connection.stop('reloading');
+    await this.#mutate(() => this.#publish());
+    try {
+      await connection.start();
+    } finally {
+      await this.#mutate(() => {
+        if (this.#entries.get(name) === entry && connection.state.kind === 'running') entry.lastTools = connection.tools;
+        this.#publish();
+      });
+    }
+    if (this.#entries.get(name) !== entry) {
+      throw new MuxError('SERVER_STOPPED', `server '${name}' was removed while it was reloading`);
+    }
+    return { status: connection.status(), tools: connection.tools, changes: diffTools(before, connection.tools) };
+  }
+
+  /** Stops every child (in parallel) and refuses further additions. */
+  async close(): Promise<void> {
+    const entries = await this.#mutate(() => {
+      this.#closed = true;
+      const all = [...this.#entries.values()];
+      this.#entries.clear();
+      this.#publish();
+      return all;
+    });
+    await Promise.all(entries.map((e) => e.connection.stop('shutdown')));
+  }
+
+  #onChildEvent(connection: ChildConnection, event: ChildEvent): void {
+    void this.#mutate(() => {
+      const entry = this.#entries.get(event.name);
+      // A late event of a removed server or of an older generation changes nothing.
+      if (entry?.connection !== connection || event.generation !== connection.generation) return;
+      if (event.type === 'tools-changed') entry.lastTools = event.tools;
+      this.#publish();
+    });
+  }
+
+  /** Runs `fn` in the one serialized section. Locked functions never call #mutate. */
+  #mutate<T>(fn: () => T): Promise<T> {
+    return this.#lock.add(fn) as Promise<T>;
+  }
+
+  /** Replaces the snapshot; tells listeners when the tools a client sees have changed. */
+  #publish(): void {
+    const previous = this.#snapshot;
+    const servers = new Map<string, ServerView>();
+    for (const [name, { connection }] of this.#entries) servers.set(name, { name, connection, tools: connection.tools });
+    this.#snapshot = { version: previous.version + 1, servers };
+    if (toolsDiffer(previous.servers, servers)) for (const listener of this.#listeners) listener({ type: 'tools' });
+  }
+
+  #assertOpen(): void {
+    if (this.#closed) throw new MuxError('SERVER_STOPPED', 'mcpmux is shutting down; no server can be added');
+  }
+
+  #notFound(name: string): MuxError {
+    const known = [...this.#entries.keys()];
+    const hint = known.length > 0 ? `known servers: ${known.join(', ')}` : 'no server is registered; add one with add_server';
+    return new MuxError('SERVER_NOT_FOUND', `no server named '${name}'; ${hint}`);
+  }
+}
+
+function toolsDiffer(a: ReadonlyMap<string, ServerView>, b: ReadonlyMap<string, ServerView>): boolean {
+  const withTools = (m: ReadonlyMap<string, ServerView>) => [...m.values()].filter((s) => s.tools.length > 0);
+  const x = withTools(a);
+  const y = withTools(b);
+  if (x.length !== y.length) return true;
+  return x.some((s, i) => s.name !== y[i]!.name || !sameTools(s.tools, y[i]!.tools));
+}

@@ -1,0 +1,68 @@
+// What it takes to start one child server, as given by add_server, a config file or
+// the command line. Validated once, at those edges; everything inside trusts the type.
+import { z } from 'zod';
+
+export const SERVER_NAME_PATTERN = /^[a-zA-Z0-9][a-zA-Z0-9_-]*$/;
+
+export interface StdioServerSpec {
+  readonly transport: 'stdio';
+  readonly command: string;
+  readonly args: readonly string[];
+  /** Variables added to the child's environment (values are secrets: never echoed). */
+  readonly env: Readonly<Record<string, string>>;
+  readonly cwd?: string;
+}
+
+export interface RemoteServerSpec {
+  readonly transport: 'http';
+  readonly url: string;
+  /** Header values are secrets: never echoed. */
+  readonly headers: Readonly<Record<string, string>>;
+}
+
+export type ServerSpec = (StdioServerSpec | RemoteServerSpec) & {
+  /** How long start-up (spawn, initialize, tools/list) may take. */
+  readonly startupTimeoutMs?: number;
+};
+
+export const envRecord = z.record(z.string(), z.string());
+
+/** A spec's shape on the wire (add_server and config entries use the same field names). */
+export const wireServerFields = {
+  command: z.string().min(1, 'command must not be empty').optional(),
+  args: z.array(z.string()).optional(),
+  env: envRecord.optional(),
+  cwd: z.string().min(1).optional(),
+  url: z.string().min(1, 'url must not be empty').optional(),
+  headers: envRecord.optional(),
+};
+
+export type WireServerFields = {
+  command?: string | undefined;
+  args?: string[] | undefined;
+  env?: Record<string, string> | undefined;
+  cwd?: string | undefined;
+  url?: string | undefined;
+  headers?: Record<string, string> | undefined;
+};
+
+/** Turns validated wire fields into a spec; returns an error message when they do not fit. */
+export function specFromWire(fields: WireServerFields): ServerSpec | string {
+  if (fields.command !== undefined && fields.url !== undefined) {
+    return 'give either command (a local server) or url (a remote server), not both';
+  }
+  if (fields.url !== undefined) {
+    if (fields.args || fields.env || fields.cwd) return 'args, env and cwd apply to a command, not to a url';
+    if (!/^https?:\/\//.test(fields.url) || !URL.canParse(fields.url)) return `url '${fields.url}' is not an absolute http(s) URL`;
+    return { transport: 'http', url: fields.url, headers: fields.headers ?? {} };
+  }
+  if (fields.command === undefined) return 'command is required (or url, for a remote server)';
+  if (fields.headers) return 'headers apply to a url, not to a command';
+  return {
+    transport: 'stdio',
+    command: fields.command,
+    args: fields.args ?? [],
+    env: fields.env ?? {},
+    ...(fields.cwd !== undefined && { cwd: fields.cwd }),
+  };
+}
