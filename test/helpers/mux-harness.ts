@@ -1,0 +1,96 @@
+// An in-process mcpmux (registry, router, server) connected to a real SDK Client over the
+// SDK's linked in-memory transports. Children are real processes. `close` stops them all
+// and checks that none is left.
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import { ToolListChangedNotificationSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { Test } from 'tap';
+import type { ChildConnectionOptions } from '../../src/child/child-connection.js';
+import { createLogger } from '../../src/log.js';
+import { MuxServer } from '../../src/proxy/mux-server.js';
+import { Registry } from '../../src/registry/registry.js';
+import { serverNameProblem } from '../../src/router/tool-names.js';
+import { ToolRouter } from '../../src/router/tool-router.js';
+import { assertNoLeaks, killTaggedProcesses, taggedEnv } from './processes.js';
+
+export interface Harness {
+  client: Client;
+  registry: Registry;
+  router: ToolRouter;
+  /** Count of notifications/tools/list_changed received. */
+  listChanged: () => number;
+  /** Lines mcpmux logged. */
+  logs: string[];
+  call: (name: string, args?: Record<string, unknown>) => Promise<CallToolResult>;
+  /** structuredContent of a successful management call; fails the test otherwise. */
+  callJson: (name: string, args?: Record<string, unknown>) => Promise<any>;
+  toolNames: () => Promise<string[]>;
+  /** Closes client and mcpmux (stopping every child) and asserts no process is left. */
+  close: () => Promise<void>;
+}
+
+export interface HarnessOptions {
+  maxToolName?: number;
+  connection?: Partial<Omit<ChildConnectionOptions, 'name' | 'spec' | 'onEvent' | 'logger'>>;
+}
+
+export async function startHarness(t: Test, options: HarnessOptions = {}): Promise<Harness> {
+  const logs: string[] = [];
+  const logger = createLogger({ level: 'debug', sink: (line) => logs.push(line) });
+  const maxToolName = options.maxToolName ?? 64;
+  const registry = new Registry({
+    logger,
+    validateName: (name) => serverNameProblem(name, maxToolName),
+    connection: {
+      baseEnv: taggedEnv(),
+      stopTimings: { stdinGraceMs: 300, termGraceMs: 500, killWaitMs: 3000 },
+      ...options.connection,
+    },
+  });
+  const router = new ToolRouter({ maxToolName, logger });
+  const mux = new MuxServer({ registry, router, logger, version: 'test', listChangedDebounceMs: 5 });
+  const client = new Client({ name: 'test-client', version: '1.0.0' });
+  let listChanged = 0;
+  client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
+    listChanged++;
+  });
+  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+  await mux.connect(serverSide);
+  await client.connect(clientSide);
+  let closed = false;
+  const shutdown = async () => {
+    if (closed) return;
+    closed = true;
+    await client.close();
+    await registry.close();
+    await mux.close();
+  };
+  // Safety net for a test that failed before close(): nothing may outlive the file.
+  t.teardown(async () => {
+    await shutdown();
+    killTaggedProcesses();
+  });
+  const call = (name: string, args: Record<string, unknown> = {}) =>
+    client.callTool({ name, arguments: args }) as Promise<CallToolResult>;
+  return {
+    client,
+    registry,
+    router,
+    logs,
+    listChanged: () => listChanged,
+    call,
+    callJson: async (name, args) => {
+      const result = await call(name, args);
+      if (result.isError) throw new Error(`${name} failed: ${JSON.stringify(result.content)}`);
+      return result.structuredContent;
+    },
+    toolNames: async () => (await client.listTools()).tools.map((tool) => tool.name),
+    close: async () => {
+      await shutdown();
+      await assertNoLeaks(t);
+    },
+  };
+}
+
+export const textOf = (result: CallToolResult): string =>
+  result.content.map((c) => (c.type === 'text' ? c.text : '')).join('\n');

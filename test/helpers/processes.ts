@@ -1,0 +1,77 @@
+// Finds processes this test file started, however deep (grandchildren that were reparented
+// to init included): every child gets a tag in its environment, which its own children
+// inherit. `assertNoLeaks` fails the test while any tagged process is still alive.
+import { randomUUID } from 'node:crypto';
+import { readdirSync, readFileSync } from 'node:fs';
+import type { Test } from 'tap';
+
+export const LEAK_TAG_VAR = 'MCPMUX_TEST_LEAK_TAG';
+/** Unique per test process. */
+export const LEAK_TAG = randomUUID();
+
+/** The environment a child of a test should get: ours plus the tag. */
+export function taggedEnv(extra: Record<string, string> = {}): Record<string, string> {
+  const env = Object.fromEntries(Object.entries(process.env).filter((e): e is [string, string] => e[1] !== undefined));
+  return { ...env, [LEAK_TAG_VAR]: LEAK_TAG, ...extra };
+}
+
+/** Living (non-zombie) processes other than this one that carry our tag. */
+export function taggedProcesses(): number[] {
+  const needle = `${LEAK_TAG_VAR}=${LEAK_TAG}`;
+  const found: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    const pid = Number(entry);
+    if (!Number.isInteger(pid) || pid === process.pid) continue;
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      if (stat.slice(stat.lastIndexOf(')') + 2).startsWith('Z')) continue;
+      if (readFileSync(`/proc/${pid}/environ`, 'latin1').split('\0').includes(needle)) found.push(pid);
+    } catch {
+      // exited meanwhile, or not readable
+    }
+  }
+  return found;
+}
+
+export function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+  } catch {
+    return false;
+  }
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return !stat.slice(stat.lastIndexOf(')') + 2).startsWith('Z');
+  } catch {
+    return false;
+  }
+}
+
+/** Polls `condition` every `every` ms until it holds or `timeout` ms pass. */
+export async function waitFor(condition: () => boolean | Promise<boolean>, timeout = 5000, every = 20): Promise<boolean> {
+  const deadline = Date.now() + timeout;
+  for (;;) {
+    if (await condition()) return true;
+    if (Date.now() >= deadline) return false;
+    await new Promise((resolve) => setTimeout(resolve, every));
+  }
+}
+
+/** Fails `t` when a tagged process is still alive `graceMs` after the call. */
+export async function assertNoLeaks(t: Test, graceMs = 5000): Promise<void> {
+  await waitFor(() => taggedProcesses().length === 0, graceMs);
+  const left = taggedProcesses();
+  t.same(left, [], 'no process started by this test is left running');
+  killTaggedProcesses();
+}
+
+/** SIGKILLs every tagged process (cleanup after a failed test). */
+export function killTaggedProcesses(): void {
+  for (const pid of taggedProcesses()) {
+    try {
+      process.kill(pid, 'SIGKILL');
+    } catch {
+      // gone
+    }
+  }
+}

@@ -1,0 +1,15 @@
+// @ts-check
+// Simulates: a server that starts a long-lived process of its own (like an `npx` chain or
+// a language server). Tool `grandchild_pid` returns that process's pid, so a test can
+// check it dies with the server.
+import { spawn } from 'node:child_process';
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+
+const grandchild = spawn(process.execPath, ['-e', 'process.on("SIGTERM", () => {}); setInterval(() => {}, 1 << 30)'], { stdio: 'ignore' });
+const server = new McpServer({ name: 'grandchild', version: '1.0.0' });
+server.registerTool('grandchild_pid', { description: 'The pid of the long-lived child process' }, () => ({
+  content: [{ type: 'text', text: String(grandchild.pid) }],
+  structuredContent: { pid: grandchild.pid },
+}));
+await server.connect(new StdioServerTransport());
