@@ -87,6 +87,8 @@ interface Generation {
   client?: Client;
   transportClosed?: Promise<void>;
   cleanup?: Promise<unknown>;
+  /** Settles once an unexpected end has been judged (crash recorded), for calls that saw the close first. */
+  ended?: Promise<void>;
 }
 
 export class ChildConnection {
@@ -151,7 +153,11 @@ export class ChildConnection {
     } catch (error) {
       // An abort by us carries the reason (removed, crashed, reloading) as a MuxError.
       if (controller.signal.reason instanceof MuxError) throw controller.signal.reason;
-      if (error instanceof McpError && error.code === ErrorCode.ConnectionClosed) throw this.#notRunningError();
+      if (error instanceof McpError && error.code === ErrorCode.ConnectionClosed) {
+        // The close is seen here before the crash is recorded; wait for the verdict so the error says why.
+        await Promise.race([gen.ended, delay(2 * DRAIN_AFTER_EXIT_MS + 100)]);
+        throw this.#notRunningError();
+      }
       if (error instanceof McpError && error.code === ErrorCode.RequestTimeout && !options.signal?.aborted) {
         const seconds = (this.#options.callTimeoutMs ?? 300_000) / 1000;
         throw new MuxError('CALL_TIMEOUT', `server '${this.name}' did not answer tool '${params.name}' within ${seconds} s (no progress either); the call was cancelled`);
@@ -277,12 +283,12 @@ export class ChildConnection {
     gen.transportClosed = new Promise<void>((resolve) => {
       client.onclose = () => {
         resolve();
-        void this.#onUnexpectedEnd(gen);
+        this.#noticeEnd(gen);
       };
     });
     client.onerror = (error) => this.#log.debug(() => `[${this.name}] protocol: ${messageOf(error)}`);
     client.setNotificationHandler(ToolListChangedNotificationSchema, () => this.#refreshTools(gen));
-    void proc.exited.then(() => this.#onUnexpectedEnd(gen));
+    void proc.exited.then(() => this.#noticeEnd(gen));
     // An exit during start-up must fail the start at once, not wait for the timeout.
     const exitedEarly = proc.exited.then(() => Promise.reject(new MuxError('STARTUP_FAILED', 'exited')));
     exitedEarly.catch(() => {});
@@ -338,6 +344,11 @@ export class ChildConnection {
       },
       (error) => this.#log.warn(`[${this.name}] re-listing tools after list_changed failed: ${messageOf(error)}`),
     );
+  }
+
+  /** Called on both signs of an end (exit, close); the first one while running is judged. */
+  #noticeEnd(gen: Generation): void {
+    if (this.#gen === gen && this.#state.kind === 'running') gen.ended ??= this.#onUnexpectedEnd(gen);
   }
 
   /** The process exited or the connection closed without being asked: a crash. */

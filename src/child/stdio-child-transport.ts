@@ -25,6 +25,9 @@ export class StdioChildTransport implements Transport {
   #pending: Buffer[] = [];
   #pendingBytes = 0;
   #closed = false;
+  /** Messages parsed but not yet handed to the SDK, in arrival order. */
+  readonly #queue: JSONRPCMessage[] = [];
+  #draining = false;
 
   constructor(process: ChildProcess, options: StdioChildTransportOptions = {}) {
     this.#process = process;
@@ -100,7 +103,25 @@ export class StdioChildTransport implements Transport {
       return;
     }
     // Message bodies are validated by the SDK where they are consumed; the envelope check is enough here.
-    this.onmessage?.(message);
+    this.#queue.push(message);
+    if (!this.#draining) void this.#drain();
+  }
+
+  /**
+   * Hands messages over one microtask apart. The SDK handles a notification one microtask
+   * after it arrives but a response at once, so a progress notification and the result
+   * that follows it in the same chunk would otherwise be handled out of order (and the
+   * progress dropped as belonging to an unknown request).
+   */
+  async #drain(): Promise<void> {
+    this.#draining = true;
+    let message: JSONRPCMessage | undefined;
+    while ((message = this.#queue.shift()) !== undefined) {
+      this.onmessage?.(message);
+      // Yield even when the queue is empty: the next line of this chunk is queued right after.
+      await Promise.resolve();
+    }
+    this.#draining = false;
   }
 }
 

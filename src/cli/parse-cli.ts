@@ -83,7 +83,7 @@ export function parseCli(argv: readonly string[], env: Readonly<Record<string, s
   const options: CliOptions = {
     help: values['help'] === true,
     version: values['version'] === true,
-    inline: parseInlineServers(inlineArgs, maxToolName),
+    inline: split === -1 ? [] : parseInlineServers(inlineArgs, maxToolName),
     logLevel,
     maxToolName,
     startupTimeoutMs: startupTimeout * 1000,
@@ -95,7 +95,6 @@ export function parseCli(argv: readonly string[], env: Readonly<Record<string, s
 
 /** `NAME CMD ARGS… -- NAME2 CMD2 …` → servers; `--` always separates servers. */
 function parseInlineServers(args: readonly string[], maxToolName: number): InlineServer[] {
-  if (args.length === 0) return [];
   const groups: string[][] = [[]];
   for (const arg of args) {
     if (arg === '--') groups.push([]);

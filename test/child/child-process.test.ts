@@ -1,0 +1,56 @@
+// The stop ladder against real processes: a polite child ends at stdin EOF, a stubborn one
+// at SIGKILL, and death (of the whole group) is confirmed before stop() resolves.
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import t from 'tap';
+import { ChildProcess, killAllProcessGroupsSync, liveProcessGroups } from '../../src/child/child-process.js';
+import { isGroupAlive, isProcessAlive } from '../../src/child/process-table.js';
+import { fixtureSpec } from '../helpers/fixtures.js';
+import { assertNoLeaks, taggedEnv, waitFor } from '../helpers/processes.js';
+
+const spawnFixture = (name: Parameters<typeof fixtureSpec>[0]) => {
+  const spec = fixtureSpec(name);
+  return ChildProcess.spawn({ command: spec.command, args: spec.args, env: taggedEnv() });
+};
+
+t.test('a child that exits on stdin EOF stops at the first step', async (t) => {
+  const child = await spawnFixture('echo-v1');
+  t.ok(liveProcessGroups().includes(child.pid), 'its group is tracked');
+  const exit = await child.stop({ stdinGraceMs: 3000, termGraceMs: 100 });
+  t.same(exit, { code: 0, signal: null }, 'exited by itself with code 0');
+  t.notOk(isGroupAlive(child.pid));
+  t.notOk(liveProcessGroups().includes(child.pid), 'no longer tracked');
+  await assertNoLeaks(t);
+});
+
+t.test('a child that ignores stdin EOF and SIGTERM is SIGKILLed within the grace periods', async (t) => {
+  const child = await spawnFixture('hang-on-shutdown');
+  let stderr = '';
+  child.stderr.on('data', (d) => (stderr += d));
+  t.ok(await waitFor(() => stderr.includes('ready')), 'its handlers are installed');
+  const first = child.stop({ stdinGraceMs: 200, termGraceMs: 300, killWaitMs: 3000 });
+  t.equal(child.stop(), first, 'a second stop joins the first');
+  const exit = await first;
+  t.equal(exit.signal, 'SIGKILL');
+  t.notOk(isProcessAlive(child.pid));
+  await assertNoLeaks(t);
+});
+
+t.test('killAllProcessGroupsSync kills every tracked group at once', async (t) => {
+  const a = await spawnFixture('hang-on-shutdown');
+  const b = await spawnFixture('echo-v1');
+  t.ok(killAllProcessGroupsSync() >= 2);
+  t.same(await a.exited, { code: null, signal: 'SIGKILL' });
+  t.same(await b.exited, { code: null, signal: 'SIGKILL' });
+  await assertNoLeaks(t);
+});
+
+t.test('spawn failures are SPAWN_FAILED errors that say what to fix', async (t) => {
+  await t.rejects(ChildProcess.spawn({ command: '/nonexistent/cmd', args: [], env: {} }), { code: 'SPAWN_FAILED', message: /command not found \(ENOENT\)/ });
+  const dir = mkdtempSync(join(tmpdir(), 'mcpmux-spawn-'));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  writeFileSync(join(dir, 'not-executable'), '#!/bin/sh\n', { mode: 0o644 });
+  await t.rejects(ChildProcess.spawn({ command: join(dir, 'not-executable'), args: [], env: {} }), { code: 'SPAWN_FAILED', message: /EACCES/ });
+  await t.rejects(ChildProcess.spawn({ command: 'node', args: [], env: {}, cwd: '/nonexistent' }), { message: /cwd '\/nonexistent' is not an existing directory/ });
+});

@@ -1,0 +1,46 @@
+// Flags and inline servers; every mistake is a CliError with a clear message.
+import t from 'tap';
+import { CliError, helpText, parseCli, FLAG_HELP } from '../../src/cli/parse-cli.js';
+
+t.test('defaults', async (t) => {
+  t.match(parseCli([], {}), { help: false, version: false, inline: [], logLevel: 'info', maxToolName: 64, startupTimeoutMs: 60_000, callTimeoutMs: 300_000 });
+  t.equal(parseCli([], { MCPMUX_LOG_LEVEL: 'debug' }).logLevel, 'debug');
+  t.equal(parseCli(['--log-level', 'warn'], { MCPMUX_LOG_LEVEL: 'debug' }).logLevel, 'warn', 'the flag wins over the env');
+});
+
+t.test('flags', async (t) => {
+  const o = parseCli(['-c', 'cfg.json', '--max-tool-name', '51', '--startup-timeout', '90', '--call-timeout', '1.5'], {});
+  t.match(o, { configPath: 'cfg.json', maxToolName: 51, startupTimeoutMs: 90_000, callTimeoutMs: 1500 });
+});
+
+t.test('inline servers after --, separated by --', async (t) => {
+  const o = parseCli(['--log-level', 'error', '--', 'mem', 'npx', '-y', 'server-memory', '--', 'ev', 'node', 'ev.js', '--flag'], {});
+  t.same(o.inline, [
+    { name: 'mem', spec: { transport: 'stdio', command: 'npx', args: ['-y', 'server-memory'], env: {} } },
+    { name: 'ev', spec: { transport: 'stdio', command: 'node', args: ['ev.js', '--flag'], env: {} } },
+  ]);
+});
+
+t.test('mistakes', async (t) => {
+  const cases: Array<[string[], RegExp]> = [
+    [['--nope'], /Unknown option '--nope'/],
+    [['stray'], /Unexpected argument 'stray'/],
+    [['--log-level', 'loud'], /--log-level must be one of error, warn, info, debug/],
+    [['--max-tool-name', 'ten'], /--max-tool-name must be a whole number/],
+    [['--max-tool-name', '8'], /at least 16/],
+    [['--startup-timeout=-1'], /--startup-timeout must be positive/],
+    [['--startup-timeout', '-1'], /argument is ambiguous/],
+    [['--'], /needs a name and a command/],
+    [['--', 'onlyname'], /needs a name and a command/],
+    [['--', 'a__b', 'cmd'], /contains '__'/],
+    [['--', 'a', 'x', '--', 'a', 'y'], /'a' is given twice/],
+  ];
+  for (const [argv, message] of cases) t.throws(() => parseCli(argv, {}), { name: 'CliError', message }, argv.join(' '));
+  t.type(new CliError('x'), Error);
+});
+
+t.test('help lists every flag', async (t) => {
+  const help = helpText('1.2.3');
+  t.match(help, /mcpmux 1\.2\.3/);
+  for (const [flag] of FLAG_HELP) t.ok(help.includes(flag), flag);
+});
