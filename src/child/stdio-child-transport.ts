@@ -53,7 +53,9 @@ export class StdioChildTransport implements Transport {
     });
   }
 
+  /** Closes our side: the child sees EOF on stdin. Ending the process is child-process.ts's job. */
   async close(): Promise<void> {
+    this.#process.stdin.end();
     this.#markClosed();
   }
 

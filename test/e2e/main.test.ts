@@ -1,0 +1,179 @@
+// The built mcpmux (dist/main.js) started as a user's client starts it, driven by the SDK
+// client over its real stdio, with real servers from npm as children. Every byte it
+// writes on stdout must be JSON-RPC, and nothing it started may outlive it.
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { ToolListChangedNotificationSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import t from 'tap';
+import { ChildProcess } from '../../src/child/child-process.js';
+import { StdioChildTransport } from '../../src/child/stdio-child-transport.js';
+import { DIST_MAIN, fixture, npmServerPath } from '../helpers/fixtures.js';
+import { assertNoLeaks, isAlive, killTaggedProcesses, taggedEnv, waitFor } from '../helpers/processes.js';
+
+interface Session {
+  client: Client;
+  process: ChildProcess;
+  /** Raw stdout lines of mcpmux. */
+  stdoutLines: string[];
+  stderr: () => string;
+  listChanged: () => number;
+  call: (name: string, args?: Record<string, unknown>) => Promise<CallToolResult>;
+  json: (name: string, args?: Record<string, unknown>) => Promise<any>;
+}
+
+const scratch = mkdtempSync(join(tmpdir(), 'mcpmux-e2e-'));
+t.teardown(() => {
+  killTaggedProcesses();
+  rmSync(scratch, { recursive: true, force: true });
+});
+
+async function startMcpmux(args: string[] = []): Promise<Session> {
+  const proc = await ChildProcess.spawn({ command: process.execPath, args: [DIST_MAIN, ...args], env: taggedEnv() });
+  const stdoutLines: string[] = [];
+  let partial = '';
+  proc.stdout.on('data', (chunk: Buffer) => {
+    const parts = (partial + chunk.toString('utf8')).split('\n');
+    partial = parts.pop() ?? '';
+    stdoutLines.push(...parts);
+  });
+  let stderr = '';
+  proc.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
+  const client = new Client({ name: 'e2e', version: '1.0.0' });
+  let listChanged = 0;
+  client.setNotificationHandler(ToolListChangedNotificationSchema, () => void listChanged++);
+  await client.connect(new StdioChildTransport(proc));
+  const call = (name: string, args: Record<string, unknown> = {}) => client.callTool({ name, arguments: args }) as Promise<CallToolResult>;
+  return {
+    client,
+    process: proc,
+    stdoutLines,
+    stderr: () => stderr,
+    listChanged: () => listChanged,
+    call,
+    json: async (name, args) => {
+      const result = await call(name, args);
+      if (result.isError) throw new Error(`${name}: ${JSON.stringify(result.content)}`);
+      return result.structuredContent;
+    },
+  };
+}
+
+const text = (r: CallToolResult) => r.content.map((c) => (c.type === 'text' ? c.text : '')).join('');
+const serverStatus = async (s: Session, name: string) => ((await s.json('list_servers')).servers as any[]).find((x) => x.name === name);
+
+t.test('a session with server-memory and server-everything added at run time', async (t) => {
+  const s = await startMcpmux();
+  const memory = await s.json('add_server', {
+    name: 'memory',
+    command: process.execPath,
+    args: [npmServerPath('@modelcontextprotocol/server-memory')],
+    env: { MEMORY_FILE_PATH: join(scratch, 'memory.jsonl') },
+  });
+  t.ok(memory.tools.some((x: { name: string }) => x.name === 'memory__create_entities'));
+  await s.json('add_server', { name: 'everything', command: process.execPath, args: [npmServerPath('@modelcontextprotocol/server-everything'), 'stdio'] });
+  t.ok(await waitFor(() => s.listChanged() > 0), 'list_changed arrived');
+
+  await s.call('memory__create_entities', { entities: [{ name: 'mux', entityType: 'project', observations: ['multiplexes'] }] });
+  t.match(text(await s.call('memory__read_graph')), /multiplexes/);
+  t.match(text(await s.call('everything__echo', { message: 'side by side' })), /side by side/);
+
+  const memPid = (await serverStatus(s, 'memory')).pid;
+  process.kill(memPid, 'SIGKILL');
+  t.ok(await waitFor(async () => (await serverStatus(s, 'memory'))?.status === 'crashed'), 'a killed child is reported crashed');
+  t.match(text(await s.call('everything__echo', { message: 'still' })), /still/, 'the other child is unaffected');
+  const reloaded = await s.json('reload_server', { name: 'memory' });
+  t.not(reloaded.server.pid, memPid);
+  t.match(text(await s.call('memory__read_graph')), /multiplexes/, 'state persisted by the server survives its reload');
+
+  const evPid = (await serverStatus(s, 'everything')).pid;
+  await s.json('remove_server', { name: 'everything' });
+  t.notOk(isAlive(evPid), 'the removed child is gone');
+
+  const lastPid = reloaded.server.pid;
+  await s.client.close(); // closes mcpmux's stdin
+  t.same(await s.process.exited, { code: 0, signal: null }, 'mcpmux exits 0 when its stdin closes');
+  t.notOk(isAlive(lastPid), 'its children died with it');
+  const notJson = s.stdoutLines.filter((line) => {
+    try {
+      return JSON.parse(line).jsonrpc !== '2.0';
+    } catch {
+      return true;
+    }
+  });
+  t.same(notJson, [], 'every stdout line is a JSON-RPC message');
+  t.ok(s.stdoutLines.length > 10);
+  await assertNoLeaks(t);
+});
+
+t.test('SIGTERM to mcpmux kills every child group, grandchildren included', async (t) => {
+  const s = await startMcpmux(['--', 'tree', ...Object.values(fixture('grandchild')).flat()]);
+  t.ok(await waitFor(async () => (await serverStatus(s, 'tree'))?.status === 'running'));
+  const grandchild = Number(text(await s.call('tree__grandchild_pid')));
+  const childPid = (await serverStatus(s, 'tree')).pid;
+  process.kill(s.process.pid, 'SIGTERM');
+  const exit = await s.process.exited;
+  t.equal(exit.code, 143, 'exit status 128 + SIGTERM');
+  t.notOk(isAlive(childPid), 'child dead');
+  t.notOk(isAlive(grandchild), 'grandchild dead');
+  await assertNoLeaks(t);
+});
+
+t.test('a config file: initialize is answered at once, a failing server is reported, the others run', async (t) => {
+  const config = join(scratch, 'mcp.json');
+  writeFileSync(
+    config,
+    JSON.stringify({
+      mcpServers: {
+        slow: { ...fixture('slow-start'), env: { SLOW_START_MS: '1500' } },
+        broken: fixture('exit-on-start'),
+        echo: fixture('echo-v1'),
+      },
+    }),
+  );
+  const started = Date.now();
+  const s = await startMcpmux(['--config', config]);
+  t.ok(Date.now() - started < 1500, 'connected before the slow server finished starting');
+  t.equal((await serverStatus(s, 'slow')).status, 'starting');
+  t.ok(await waitFor(async () => (await serverStatus(s, 'slow'))?.status === 'running', 10_000), 'the slow server comes up');
+  const broken = await serverStatus(s, 'broken');
+  t.match(broken, { status: 'crashed', last_error: /exited \(exit 3\)[\s\S]*missing API key DEMO_KEY/ });
+  t.match(s.stderr(), /server 'broken' failed to start/);
+  t.match(text(await s.call('echo__echo', { message: 'configured' })), 'configured');
+  await s.client.close();
+  await s.process.exited;
+  await assertNoLeaks(t);
+});
+
+const execFileAsync = promisify(execFile);
+async function runMcpmux(args: string[]) {
+  try {
+    const { stdout, stderr } = await execFileAsync(process.execPath, [DIST_MAIN, ...args], { env: taggedEnv(), timeout: 10_000 });
+    return { code: 0, stdout, stderr };
+  } catch (error) {
+    const e = error as { code: number; stdout: string; stderr: string };
+    return { code: e.code, stdout: e.stdout, stderr: e.stderr };
+  }
+}
+
+t.test('bad flags and bad config exit 2 with one clear message, before anything is spawned', async (t) => {
+  const unknown = await runMcpmux(['--frobnicate']);
+  t.equal(unknown.code, 2);
+  t.match(unknown.stderr, /Unknown option '--frobnicate'[\s\S]*mcpmux --help/);
+  t.equal(unknown.stdout, '', 'nothing on stdout');
+  const missing = await runMcpmux(['--config', join(scratch, 'nope.json')]);
+  t.equal(missing.code, 2);
+  t.match(missing.stderr, /cannot read config file .*no such file/);
+  const unset = join(scratch, 'unset.json');
+  writeFileSync(unset, JSON.stringify({ mcpServers: { gh: { command: 'x', env: { T: '${MCPMUX_SURELY_UNSET_VAR}' } } } }));
+  const unsetRun = await runMcpmux(['--config', unset]);
+  t.equal(unsetRun.code, 2);
+  t.match(unsetRun.stderr, /mcpServers\.gh\.env\.T: \$\{MCPMUX_SURELY_UNSET_VAR\} is not set/);
+  const help = await runMcpmux(['--help']);
+  t.equal(help.code, 0);
+  t.match(help.stdout, /--config FILE[\s\S]*--max-tool-name/);
+  await assertNoLeaks(t);
+});
