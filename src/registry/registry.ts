@@ -197,7 +197,10 @@ export class Registry {
       const entry = this.#entries.get(event.name);
       // A late event of a removed server or of an older generation changes nothing.
       if (entry?.connection !== connection || event.generation !== connection.generation) return;
-      if (event.type === 'tools-changed') entry.lastTools = event.tools;
+      if (event.type === 'tools-changed') {
+        if (sameTools(entry.lastTools, event.tools)) this.#log.debug(`server '${event.name}' sent list_changed; its tools did not change`);
+        entry.lastTools = event.tools;
+      }
       this.#publish();
     });
   }

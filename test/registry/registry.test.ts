@@ -73,15 +73,17 @@ t.test("a child's own list_changed: re-listed, and the client is told only when 
   t.equal(textOf(await h.call('dyn__fresh')), 'fresh');
   const afterFresh = h.listChanged();
   await h.call('dyn__touch');
-  // Wait until the re-list has certainly happened: the debug log records each published change.
-  await new Promise((resolve) => setTimeout(resolve, 300));
+  t.ok(await waitFor(() => h.logs.some((l) => l.includes("server 'dyn' sent list_changed; its tools did not change"))), 're-listed');
+  // Give a (wrong) notification the debounce window and a round trip to arrive.
+  await h.callJson('list_servers');
+  await waitFor(() => h.listChanged() > afterFresh, 100);
   t.equal(h.listChanged(), afterFresh, 'a list_changed without a content change is not forwarded');
   await h.close();
 });
 
 t.test('remove while starting: the add fails, nothing is registered or left running', async (t) => {
   const h = await startHarness(t);
-  const adding = h.call('add_server', { name: 'late', ...fixture('slow-start') });
+  const adding = h.call('add_server', { name: 'late', ...fixture('slow-start'), env: { SLOW_START_MS: '60000' } });
   t.ok(await waitFor(async () => (await statusOf(h, 'late'))?.status === 'starting'), 'listed as starting');
   await h.callJson('remove_server', { name: 'late' });
   const result = await adding;
