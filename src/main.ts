@@ -3,7 +3,6 @@
 // fate (signals, stdin EOF, fatal errors, exit codes). Whatever way mcpmux ends, every
 // child process group it started is killed first.
 import { createRequire } from 'node:module';
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { killAllProcessGroupsSync } from './child/child-process.js';
 import { CliError, helpText, parseCli, type CliOptions } from './cli/parse-cli.js';
 import { ConfigError, loadConfigFile, type ConfiguredServer } from './config/load-config.js';
@@ -13,6 +12,7 @@ import { MuxServer } from './proxy/mux-server.js';
 import { Registry } from './registry/registry.js';
 import { serverNameProblem } from './router/tool-names.js';
 import { ToolRouter } from './router/tool-router.js';
+import { StdioServerTransport } from './transport/stdio-server-transport.js';
 
 const EXIT_USAGE = 2;
 /** Longest a graceful shutdown may take before the remaining groups are SIGKILLed. */
@@ -38,7 +38,9 @@ async function main(): Promise<void> {
     await registry.close();
     await mux.close();
   });
-  await mux.connect(new StdioServerTransport());
+  await mux.connect(
+    new StdioServerTransport({ onSkippedLine: (line) => log.warn(`skipped a line from the client that is not JSON-RPC: ${line.slice(0, 200)}`) }),
+  );
   log.info(`mcpmux ${version} serving MCP on stdio${servers.length ? `; starting ${servers.length} server(s)` : ''}`);
   // Configured servers start in the background: initialize is answered at once, and one
   // server that fails is reported (log, list_servers) without stopping the others.

@@ -20,7 +20,7 @@ import type { ServerSpec } from '../server-spec.js';
 import { ChildProcess, type ExitInfo, type StopTimings } from './child-process.js';
 import { transition, type ChildState } from './child-state.js';
 import { StderrTail } from './stderr-tail.js';
-import { StdioChildTransport } from './stdio-child-transport.js';
+import { StdioChildTransport } from '../transport/stdio-child-transport.js';
 
 export type ChildEvent =
   | { type: 'crashed'; name: string; generation: number; error: string }
@@ -89,6 +89,8 @@ interface Generation {
   cleanup?: Promise<unknown>;
   /** Settles once an unexpected end has been judged (crash recorded), for calls that saw the close first. */
   ended?: Promise<void>;
+  /** Why the calls of this generation were ended, once they were (the error each in-flight call gets). */
+  callsEnded?: MuxError;
 }
 
 export class ChildConnection {
@@ -101,7 +103,6 @@ export class ChildConnection {
   #generationCounter = 0;
   #starting: Promise<readonly Tool[]> | undefined;
   #stopping: Promise<void> | undefined;
-  readonly #inFlight = new Set<AbortController>();
 
   constructor(options: ChildConnectionOptions) {
     this.name = options.name;
@@ -139,33 +140,26 @@ export class ChildConnection {
   async callTool(params: CallToolRequest['params'], options: CallOptions = {}): Promise<CallToolResult> {
     const gen = this.#gen;
     if (this.#state.kind !== 'running' || !gen?.client) throw this.#notRunningError();
-    const controller = new AbortController();
-    const onCallerAbort = () => controller.abort(options.signal?.reason);
-    options.signal?.addEventListener('abort', onCallerAbort, { once: true });
-    this.#inFlight.add(controller);
     try {
       return await gen.client.request({ method: 'tools/call', params }, UncheckedCallToolResult, {
-        signal: controller.signal,
+        ...(options.signal && { signal: options.signal }),
         timeout: this.#options.callTimeoutMs ?? 300_000,
         resetTimeoutOnProgress: true,
         ...(options.onprogress && { onprogress: options.onprogress }),
       });
     } catch (error) {
-      // An abort by us carries the reason (removed, crashed, reloading) as a MuxError.
-      if (controller.signal.reason instanceof MuxError) throw controller.signal.reason;
+      // The generation's calls were ended by us (removed, reloaded, crashed): say why.
+      if (gen.callsEnded) throw gen.callsEnded;
       if (error instanceof McpError && error.code === ErrorCode.ConnectionClosed) {
         // The close is seen here before the crash is recorded; wait for the verdict so the error says why.
         await Promise.race([gen.ended, delay(2 * DRAIN_AFTER_EXIT_MS + 100)]);
-        throw this.#notRunningError();
+        throw gen.callsEnded ?? this.#notRunningError();
       }
       if (error instanceof McpError && error.code === ErrorCode.RequestTimeout && !options.signal?.aborted) {
         const seconds = (this.#options.callTimeoutMs ?? 300_000) / 1000;
         throw new MuxError('CALL_TIMEOUT', `server '${this.name}' did not answer tool '${params.name}' within ${seconds} s (no progress either); the call was cancelled`);
       }
       throw error;
-    } finally {
-      options.signal?.removeEventListener('abort', onCallerAbort);
-      this.#inFlight.delete(controller);
     }
   }
 
@@ -362,7 +356,7 @@ export class ChildConnection {
     const error = exit ? `exited unexpectedly (${describeEnd(exit)})` : 'closed its connection unexpectedly';
     this.#setState({ kind: 'crashed', at: Date.now(), error, ...(exit && { exit }) });
     this.#log.warn(`server '${this.name}' ${error}; its tools are withdrawn until reload_server`);
-    this.#abortInFlight(this.#notRunningError());
+    this.#endCalls(gen, this.#notRunningError());
     gen.cleanup = this.#release(gen);
     this.#options.onEvent?.({ type: 'crashed', name: this.name, generation: gen.number, error });
   }
@@ -383,7 +377,7 @@ export class ChildConnection {
     if (s !== 'crashed') this.#setState({ kind: 'stopping', since: Date.now() });
     const verb = { removed: 'removed', reloading: 'reloaded', shutdown: 'shut down' }[reason];
     gen.startup.abort(new MuxError('SERVER_STOPPED', `server '${this.name}' was ${verb} while it was starting`));
-    this.#abortInFlight(stopError);
+    this.#endCalls(gen, stopError);
     // The stop ladder and the wait for a start under way run in parallel: killing the process ends the start.
     gen.cleanup ??= this.#release(gen);
     await Promise.all([gen.cleanup, this.#starting?.catch(() => {})]);
@@ -405,9 +399,14 @@ export class ChildConnection {
     this.#log.debug(() => `[${this.name}] process ${proc.pid} ended (${describeEnd(exit)})`);
   }
 
-  #abortInFlight(error: MuxError): void {
-    for (const controller of this.#inFlight) controller.abort(error);
-    this.#inFlight.clear();
+  /**
+   * Fails every call in flight at once with `error`. Closing the client rejects its pending
+   * requests (and ends the child's stdin, the first step of the stop ladder anyway), so no
+   * per-call abort controller is needed on the hot path.
+   */
+  #endCalls(gen: Generation, error: MuxError): void {
+    gen.callsEnded ??= error;
+    void gen.client?.close().catch(() => {});
   }
 }
 

@@ -4,12 +4,14 @@
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import {
-  CallToolRequestSchema,
+  ErrorCode,
   ListToolsRequestSchema,
+  McpError,
   type CallToolRequest,
   type CallToolResult,
   type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
+import { z } from 'zod';
 import type { CallOptions } from '../child/child-connection.js';
 import { messageOf } from '../errors.js';
 import type { Logger } from '../log.js';
@@ -33,6 +35,13 @@ const INSTRUCTIONS =
   'mcpmux runs MCP servers behind this one connection. add_server starts a server and returns its tools, named ' +
   '<server>__<tool>; reload_server restarts one (after a rebuild, or when list_servers shows it crashed); ' +
   'remove_server stops one. If your tool list has not refreshed after add_server, call the new tools through call_tool.';
+
+/** What tools/call needs of its params; the rest (task, other _meta) travels on unchecked. */
+const CallToolParams = z.looseObject({
+  name: z.string(),
+  arguments: z.record(z.string(), z.unknown()).optional(),
+  _meta: z.looseObject({ progressToken: z.union([z.string(), z.number()]).optional() }).optional(),
+});
 
 export class MuxServer {
   readonly server: Server;
@@ -58,12 +67,16 @@ export class MuxServer {
     this.server.oninitialized = () => this.#notifier.ready();
     this.#unsubscribe = options.registry.onChange(() => this.#notifier.changed());
     this.server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: this.#listTools() }));
-    this.server.setRequestHandler(CallToolRequestSchema, (request, extra) =>
-      this.#callTool(request.params, {
-        signal: extra.signal,
-        ...progressForwarder(request.params, extra.sendNotification),
-      }),
-    );
+    // tools/call is the hot path. The Server class wraps a tools/call handler so that it
+    // parses the request twice and the result once with zod; the client validates the
+    // result anyway, so the call is taken as an unhandled method and its params checked once.
+    this.server.fallbackRequestHandler = async (request, extra) => {
+      if (request.method !== 'tools/call') throw new McpError(ErrorCode.MethodNotFound, `Method not found: ${request.method}`);
+      const parsed = CallToolParams.safeParse(request.params);
+      if (!parsed.success) throw new McpError(ErrorCode.InvalidParams, `Invalid tools/call request: ${z.prettifyError(parsed.error)}`);
+      const params = parsed.data as CallToolRequest['params'];
+      return this.#callTool(params, { signal: extra.signal, ...progressForwarder(params, extra.sendNotification) });
+    };
   }
 
   connect(transport: Transport): Promise<void> {

@@ -10,7 +10,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { ToolListChangedNotificationSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import t from 'tap';
 import { ChildProcess } from '../../src/child/child-process.js';
-import { StdioChildTransport } from '../../src/child/stdio-child-transport.js';
+import { StdioChildTransport } from '../../src/transport/stdio-child-transport.js';
 import { DIST_MAIN, fixture, npmServerPath } from '../helpers/fixtures.js';
 import { assertNoLeaks, isAlive, killTaggedProcesses, taggedEnv, waitFor } from '../helpers/processes.js';
 
@@ -139,6 +139,8 @@ t.test('a config file: initialize is answered at once, a failing server is repor
   t.equal((await serverStatus(s, 'slow')).status, 'starting', 'initialize was answered while a child is still starting');
   writeFileSync(gate, '');
   t.ok(await waitFor(async () => (await serverStatus(s, 'slow'))?.status === 'running', 10_000), 'the slow server comes up');
+  t.ok(await waitFor(async () => (await serverStatus(s, 'echo'))?.status === 'running', 10_000), 'so does echo');
+  t.ok(await waitFor(async () => (await serverStatus(s, 'broken'))?.status === 'crashed', 10_000), 'the broken one is reported');
   const broken = await serverStatus(s, 'broken');
   t.match(broken, { status: 'crashed', last_error: /exited \(exit 3\)[\s\S]*missing API key DEMO_KEY/ });
   t.match(s.stderr(), /server 'broken' failed to start/);

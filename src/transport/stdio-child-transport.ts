@@ -1,0 +1,62 @@
+// An SDK Transport over a spawned child's stdin/stdout. Unlike the SDK's stdio client
+// transport it does not own the process (child/child-process.ts does), and it skips
+// non-JSON lines a server prints on stdout instead of failing.
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import type { ChildProcess } from '../child/child-process.js';
+import { JsonLineReader, JsonLineWriter } from './json-lines.js';
+
+export interface StdioChildTransportOptions {
+  /** Called with each stdout line that is not a JSON-RPC message. */
+  onSkippedLine?: (line: string) => void;
+  /** Largest message accepted, in bytes. Default 256 MiB. */
+  maxMessageBytes?: number;
+}
+
+export class StdioChildTransport implements Transport {
+  onclose?: () => void;
+  onerror?: (error: Error) => void;
+  onmessage?: (message: JSONRPCMessage) => void;
+
+  readonly #process: ChildProcess;
+  readonly #reader: JsonLineReader;
+  readonly #writer: JsonLineWriter;
+  #closed = false;
+
+  constructor(process: ChildProcess, options: StdioChildTransportOptions = {}) {
+    this.#process = process;
+    this.#writer = new JsonLineWriter(process.stdin);
+    this.#reader = new JsonLineReader({
+      onMessage: (message) => this.onmessage?.(message),
+      onSkippedLine: options.onSkippedLine ?? (() => {}),
+      onOversize: (bytes) => this.onerror?.(new Error(`a message of more than ${bytes} bytes from the child was dropped`)),
+      ...(options.maxMessageBytes !== undefined && { maxMessageBytes: options.maxMessageBytes }),
+    });
+  }
+
+  async start(): Promise<void> {
+    const { stdout, stdin } = this.#process;
+    stdout.on('data', (chunk: Buffer) => this.#reader.push(chunk));
+    stdout.once('close', () => this.#markClosed());
+    // Writing to a child that died raises EPIPE on stdin; the exit is reported elsewhere.
+    stdin.on('error', (error) => this.onerror?.(error));
+  }
+
+  send(message: JSONRPCMessage): Promise<void> {
+    if (this.#closed) return Promise.reject(new Error('transport closed'));
+    return this.#writer.write(message);
+  }
+
+  /** Closes our side: the child sees EOF on stdin. Ending the process is child-process.ts's job. */
+  async close(): Promise<void> {
+    this.#process.stdin.end();
+    this.#markClosed();
+  }
+
+  #markClosed(): void {
+    if (this.#closed) return;
+    this.#closed = true;
+    this.#reader.clear();
+    this.onclose?.();
+  }
+}

@@ -1,0 +1,61 @@
+// The client's side of mcpmux: JSON-RPC lines on our stdin and stdout. It replaces the
+// SDK's StdioServerTransport, which validates every incoming message against the whole
+// JSON-RPC union schema (the SDK checks each body again where it is handled) and makes
+// one write per message; here a non-JSON line is logged and skipped, not fatal.
+import type { Readable, Writable } from 'node:stream';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { JsonLineReader, JsonLineWriter } from './json-lines.js';
+
+export interface StdioServerTransportOptions {
+  stdin?: Readable;
+  stdout?: Writable;
+  /** Called with each line that is not a JSON-RPC message. */
+  onSkippedLine?: (line: string) => void;
+}
+
+export class StdioServerTransport implements Transport {
+  onclose?: () => void;
+  onerror?: (error: Error) => void;
+  onmessage?: (message: JSONRPCMessage) => void;
+
+  readonly #stdin: Readable;
+  readonly #stdout: Writable;
+  readonly #reader: JsonLineReader;
+  readonly #writer: JsonLineWriter;
+  #closed = false;
+  readonly #onData = (chunk: Buffer) => this.#reader.push(chunk);
+  readonly #onError = (error: Error) => this.onerror?.(error);
+
+  constructor(options: StdioServerTransportOptions = {}) {
+    this.#stdin = options.stdin ?? process.stdin;
+    this.#stdout = options.stdout ?? process.stdout;
+    this.#writer = new JsonLineWriter(this.#stdout);
+    this.#reader = new JsonLineReader({
+      onMessage: (message) => this.onmessage?.(message),
+      onSkippedLine: options.onSkippedLine ?? (() => {}),
+      onOversize: (bytes) => this.onerror?.(new Error(`a message of more than ${bytes} bytes from the client was dropped`)),
+    });
+  }
+
+  async start(): Promise<void> {
+    this.#stdin.on('data', this.#onData);
+    this.#stdin.on('error', this.#onError);
+    this.#stdout.on('error', this.#onError);
+  }
+
+  send(message: JSONRPCMessage): Promise<void> {
+    if (this.#closed) return Promise.reject(new Error('transport closed'));
+    return this.#writer.write(message);
+  }
+
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    this.#stdin.off('data', this.#onData);
+    this.#stdin.off('error', this.#onError);
+    this.#stdout.off('error', this.#onError);
+    this.#reader.clear();
+    this.onclose?.();
+  }
+}
