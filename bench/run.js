@@ -1,28 +1,31 @@
 #!/usr/bin/env node
 // @ts-check
 // What mcpmux adds, measured side by side in one run: server-everything's `echo` called
-// directly and through the built mcpmux (median, p99, a 200-call burst), add_server against
-// a direct connect, tools/list with 50 children × 100 tools, and mcpmux's RSS with them.
-// Prints a table and writes bench/results/core.json. Run with `npm run bench`.
+// directly, through a bare byte relay (the floor: the two extra pipe hops and nothing
+// else) and through the built mcpmux (median, p99, a 200-call burst); add_server against
+// a direct connect; tools/list with 50 children × 100 tools; mcpmux's RSS with them.
+// Prints the results and writes bench/results/core.json. Run with `npm run bench`.
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { spawn } from 'node:child_process';
+import { StdioClientTransport, getDefaultEnvironment } from '@modelcontextprotocol/sdk/client/stdio.js';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const require = createRequire(import.meta.url);
 const everything = join(dirname(require.resolve('@modelcontextprotocol/server-everything/package.json')), 'dist/index.js');
 const manyTools = join(root, 'testservers/many-tools.js');
 const mcpmux = join(root, 'dist/main.js');
+const byteRelay = join(root, 'bench/byte-relay.js');
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 const CALLS_PER_ROUND = Number(process.env.BENCH_CALLS ?? 200);
 
-/** @param {string[]} args */
-async function connect(args) {
+/** @param {string[]} args @param {Record<string, string>} [env] */
+async function connect(args, env) {
   const client = new Client({ name: 'bench', version: '1.0.0' });
-  const transport = new StdioClientTransport({ command: process.execPath, args, stderr: 'ignore' });
+  const transport = new StdioClientTransport({ command: process.execPath, args, stderr: 'ignore', ...(env && { env: { ...getDefaultEnvironment(), ...env } }) });
   await client.connect(transport);
   return { client, transport };
 }
@@ -36,7 +39,7 @@ const ms = (/** @type {bigint} */ ns) => Number(ns) / 1e6;
 const round = (/** @type {number} */ x, d = 3) => Math.round(x * 10 ** d) / 10 ** d;
 
 /** @param {Client} client @param {string} tool */
-async function sequential(client, tool, n) {
+async function sequential(client, tool, /** @type {number} */ n) {
   const times = [];
   for (let i = 0; i < n; i++) {
     const t0 = process.hrtime.bigint();
@@ -47,48 +50,102 @@ async function sequential(client, tool, n) {
 }
 
 /** @param {Client} client @param {string} tool */
-async function burst(client, tool, n) {
+async function burst(client, tool, /** @type {number} */ n) {
   const t0 = process.hrtime.bigint();
   await Promise.all(Array.from({ length: n }, (_, i) => client.callTool({ name: tool, arguments: { message: `b${i}` } })));
   return ms(process.hrtime.bigint() - t0);
 }
 
+/**
+ * A stdio client transport that notes when the last complete line arrived, before any
+ * parsing, so a response's delivery can be told apart from the client's work on it.
+ */
+class TimedStdioTransport {
+  /** @type {((message: any) => void) | undefined} */ onmessage;
+  /** @type {(() => void) | undefined} */ onclose;
+  /** @type {((error: Error) => void) | undefined} */ onerror;
+  lastLineAt = 0n;
+  lastLineBytes = 0;
+  /** @param {string} command @param {string[]} args */
+  constructor(command, args) {
+    this.child = spawn(command, args, { stdio: ['pipe', 'pipe', 'ignore'] });
+    this.pid = /** @type {number} */ (this.child.pid);
+  }
+  async start() {
+    /** @type {Buffer[]} */
+    let parts = [];
+    this.child.stdout.on('data', (/** @type {Buffer} */ chunk) => {
+      let start = 0;
+      let newline;
+      while ((newline = chunk.indexOf(10, start)) !== -1) {
+        const line = Buffer.concat([...parts, chunk.subarray(start, newline)]);
+        this.lastLineAt = process.hrtime.bigint();
+        this.lastLineBytes = line.length;
+        parts = [];
+        start = newline + 1;
+        this.onmessage?.(JSON.parse(line.toString('utf8')));
+      }
+      if (start < chunk.length) parts.push(chunk.subarray(start));
+    });
+    this.child.on('exit', () => this.onclose?.());
+  }
+  /** @param {unknown} message */
+  async send(message) {
+    this.child.stdin.write(JSON.stringify(message) + '\n');
+  }
+  async close() {
+    this.child.stdin.end();
+    await new Promise((resolve) => this.child.once('exit', resolve));
+  }
+}
+
+/** @param {number} pid */
 function rssMb(pid) {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
   const kb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? NaN);
   return kb / 1024;
 }
 
+/** @type {Record<string, unknown>} */
 const results = { date: new Date().toISOString(), node: process.version, rounds: ROUNDS, calls_per_round: CALLS_PER_ROUND };
 
-// 1. Latency and burst: direct and proxied, alternating rounds so both see the same machine load.
+// 1. Latency and burst: direct, relayed and proxied, in alternating rounds so all three see the same machine load.
 {
   const direct = await connect([everything, 'stdio']);
+  const relayed = await connect([byteRelay, 'everything__', process.execPath, everything, 'stdio']);
   const proxied = await connect([mcpmux, '--log-level', 'error']);
   await proxied.client.callTool({ name: 'add_server', arguments: { name: 'everything', command: process.execPath, args: [everything, 'stdio'] } });
-  // Warm up both paths (JIT, caches).
-  await sequential(direct.client, 'echo', 100);
-  await sequential(proxied.client, 'everything__echo', 100);
-  const d = [], p = [], db = [], pb = [];
+  const paths = [
+    { name: 'direct', client: direct.client, tool: 'echo', calls: /** @type {number[]} */ ([]), bursts: /** @type {number[]} */ ([]) },
+    { name: 'relay', client: relayed.client, tool: 'everything__echo', calls: [], bursts: [] },
+    { name: 'mcpmux', client: proxied.client, tool: 'everything__echo', calls: [], bursts: [] },
+  ];
+  // Warm up every path (JIT, caches).
+  for (const p of paths) await sequential(p.client, p.tool, 100);
   for (let r = 0; r < ROUNDS; r++) {
-    d.push(...(await sequential(direct.client, 'echo', CALLS_PER_ROUND)));
-    p.push(...(await sequential(proxied.client, 'everything__echo', CALLS_PER_ROUND)));
-    db.push(await burst(direct.client, 'echo', 200));
-    pb.push(await burst(proxied.client, 'everything__echo', 200));
+    for (const p of paths) p.calls.push(...(await sequential(p.client, p.tool, CALLS_PER_ROUND)));
+    for (const p of paths) p.bursts.push(await burst(p.client, p.tool, 200));
   }
+  const [d, relay, mux] = paths.map((p) => ({ median: quantile(p.calls, 0.5), p99: quantile(p.calls, 0.99), burst: quantile(p.bursts, 0.5) }));
+  if (!d || !relay || !mux) throw new Error('unreachable');
   results.latency = {
-    direct_median_ms: round(quantile(d, 0.5)),
-    proxied_median_ms: round(quantile(p, 0.5)),
-    median_ratio: round(quantile(p, 0.5) / quantile(d, 0.5), 2),
-    direct_p99_ms: round(quantile(d, 0.99)),
-    proxied_p99_ms: round(quantile(p, 0.99)),
-    p99_ratio: round(quantile(p, 0.99) / quantile(d, 0.99), 2),
+    direct_median_ms: round(d.median),
+    relay_median_ms: round(relay.median),
+    proxied_median_ms: round(mux.median),
+    median_ratio: round(mux.median / d.median, 2),
+    relay_median_ratio: round(relay.median / d.median, 2),
+    direct_p99_ms: round(d.p99),
+    proxied_p99_ms: round(mux.p99),
+    p99_ratio: round(mux.p99 / d.p99, 2),
   };
   results.burst_200 = {
-    direct_median_ms: round(quantile(db, 0.5), 1),
-    proxied_median_ms: round(quantile(pb, 0.5), 1),
-    ratio: round(quantile(pb, 0.5) / quantile(db, 0.5), 2),
+    direct_median_ms: round(d.burst, 1),
+    relay_median_ms: round(relay.burst, 1),
+    proxied_median_ms: round(mux.burst, 1),
+    ratio: round(mux.burst / d.burst, 2),
+    relay_ratio: round(relay.burst / d.burst, 2),
   };
+  await relayed.client.close();
   await direct.client.close();
 
   // 2. add_server (spawn, initialize, tools/list) against a direct connect of the same server.
@@ -112,24 +169,43 @@ const results = { date: new Date().toISOString(), node: process.version, rounds:
   await proxied.client.close();
 }
 
-// 3. tools/list at scale and memory: 50 children × 100 tools.
+// 3. tools/list at scale and memory: 50 children × 100 tools. The time to the last byte of
+// the response is what mcpmux costs; the SDK client's own parse of 5,000 tools comes on top
+// (measured on its own against one child that lists 5,000 tools directly).
 {
-  const proxied = await connect([mcpmux, '--log-level', 'error']);
-  const pid = proxied.transport.pid;
-  const rssEmpty = pid ? rssMb(pid) : NaN;
+  const transport = new TimedStdioTransport(process.execPath, [mcpmux, '--log-level', 'error']);
+  const proxied = new Client({ name: 'bench', version: '1.0.0' });
+  await proxied.connect(transport);
+  const rssEmpty = rssMb(transport.pid);
   for (let i = 0; i < 50; i++) {
-    await proxied.client.callTool({ name: 'add_server', arguments: { name: `many${i}`, command: process.execPath, args: [manyTools], env: { TOOL_COUNT: '100' } } });
+    await proxied.callTool({ name: 'add_server', arguments: { name: `many${i}`, command: process.execPath, args: [manyTools], env: { TOOL_COUNT: '100' } } });
   }
-  const lists = [];
+  const received = [], parsed = [];
   let count = 0;
-  for (let r = 0; r < 20; r++) {
+  for (let r = 0; r < 30; r++) {
     const t0 = process.hrtime.bigint();
-    count = (await proxied.client.listTools()).tools.length;
-    lists.push(ms(process.hrtime.bigint() - t0));
+    count = (await proxied.listTools()).tools.length;
+    parsed.push(ms(process.hrtime.bigint() - t0));
+    received.push(ms(transport.lastLineAt - t0));
   }
-  results.tools_list = { tools: count, median_ms: round(quantile(lists, 0.5), 2), p99_ms: round(quantile(lists, 0.99), 2) };
-  results.memory = { rss_empty_mb: round(rssEmpty, 1), rss_50_children_mb: pid ? round(rssMb(pid), 1) : NaN };
-  await proxied.client.close();
+  const big = await connect([manyTools], { TOOL_COUNT: String(count) });
+  const directParsed = [];
+  for (let r = 0; r < 30; r++) {
+    const t0 = process.hrtime.bigint();
+    await big.client.listTools();
+    directParsed.push(ms(process.hrtime.bigint() - t0));
+  }
+  await big.client.close();
+  results.tools_list = {
+    tools: count,
+    response_bytes: transport.lastLineBytes,
+    received_median_ms: round(quantile(received, 0.5), 2),
+    received_p99_ms: round(quantile(received, 0.99), 2),
+    sdk_client_median_ms: round(quantile(parsed, 0.5), 2),
+    sdk_client_direct_median_ms: round(quantile(directParsed, 0.5), 2),
+  };
+  results.memory = { rss_empty_mb: round(rssEmpty, 1), rss_50_children_mb: round(rssMb(transport.pid), 1) };
+  await proxied.close();
 }
 
 mkdirSync(join(root, 'bench/results'), { recursive: true });

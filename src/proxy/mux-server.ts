@@ -17,6 +17,7 @@ import { messageOf } from '../errors.js';
 import type { Logger } from '../log.js';
 import type { Registry } from '../registry/registry.js';
 import type { ToolRouter } from '../router/tool-router.js';
+import { reuseSerialization } from '../transport/json-lines.js';
 import { ListChangedNotifier } from './list-changed-notifier.js';
 import { createManagementTools, type ManagementContext } from './management-tools.js';
 import { toToolResult } from './tool-result.js';
@@ -50,7 +51,7 @@ export class MuxServer {
   readonly #managementDefinitions: Tool[];
   readonly #notifier: ListChangedNotifier;
   readonly #unsubscribe: () => void;
-  #listed: { version: number; tools: Tool[] } | undefined;
+  #listed: { version: number; result: { tools: Tool[] } } | undefined;
 
   constructor(options: MuxServerOptions) {
     this.#options = options;
@@ -66,7 +67,7 @@ export class MuxServer {
     });
     this.server.oninitialized = () => this.#notifier.ready();
     this.#unsubscribe = options.registry.onChange(() => this.#notifier.changed());
-    this.server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: this.#listTools() }));
+    this.server.setRequestHandler(ListToolsRequestSchema, () => this.#listTools());
     // tools/call is the hot path. The Server class wraps a tools/call handler so that it
     // parses the request twice and the result once with zod; the client validates the
     // result anyway, so the call is taken as an unhandled method and its params checked once.
@@ -89,13 +90,15 @@ export class MuxServer {
     await this.server.close();
   }
 
-  #listTools(): Tool[] {
+  /** The tools/list result, built and serialized once per registry version. */
+  #listTools(): { tools: Tool[] } {
     const snapshot = this.#options.registry.snapshot;
     if (this.#listed?.version !== snapshot.version) {
       const children = this.#options.router.table(snapshot).tools;
-      this.#listed = { version: snapshot.version, tools: [...this.#managementDefinitions, ...children] };
+      const result = reuseSerialization({ tools: [...this.#managementDefinitions, ...children] });
+      this.#listed = { version: snapshot.version, result };
     }
-    return this.#listed.tools;
+    return this.#listed.result;
   }
 
   async #callTool(params: CallToolRequest['params'], options: CallOptions): Promise<CallToolResult> {

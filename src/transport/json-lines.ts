@@ -111,6 +111,30 @@ export function isJsonRpcMessage(value: unknown): value is JSONRPCMessage {
   return typeof message.method === 'string' || 'id' in message;
 }
 
+/** Results sent many times unchanged, with their JSON once it has been made. */
+const reusedResults = new WeakMap<object, string | null>();
+
+/**
+ * Marks a result that will be sent again unchanged (the aggregated tool list: 5,000 tools
+ * are a megabyte of JSON), so it is serialized once. The caller must not mutate it.
+ */
+export function reuseSerialization<T extends object>(result: T): T {
+  reusedResults.set(result, null);
+  return result;
+}
+
+function serializeMessage(message: JSONRPCMessage): string {
+  const result = (message as { result?: unknown }).result;
+  if (typeof result !== 'object' || result === null || !reusedResults.has(result)) return JSON.stringify(message);
+  let json = reusedResults.get(result);
+  if (json == null) {
+    json = JSON.stringify(result);
+    reusedResults.set(result, json);
+  }
+  const { id } = message as { id: string | number };
+  return `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":${json}}`;
+}
+
 /**
  * Writes messages as lines. Messages sent in the same tick go out in one write: a burst
  * of 200 responses costs one system call and one wake-up of the reader, not 200.
@@ -131,7 +155,7 @@ export class JsonLineWriter {
 
   /** Resolves once the stream accepted the line (at once unless it is backed up). */
   write(message: JSONRPCMessage): Promise<void> {
-    this.#batch.push(JSON.stringify(message) + '\n');
+    this.#batch.push(serializeMessage(message) + '\n');
     if (this.#batchAccepted === undefined) {
       this.#batchAccepted = new Promise<void>((resolve, reject) => {
         this.#settleBatch = (error) => (error ? reject(error) : resolve());
