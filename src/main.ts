@@ -3,7 +3,8 @@
 // fate (signals, stdin EOF, fatal errors, exit codes). Whatever way mcpmux ends, every
 // child process group it started is killed first.
 import { createRequire } from 'node:module';
-import { killAllProcessGroupsSync } from './child/child-process.js';
+import { killAllProcessGroupsSync, setProcessGroupObserver } from './child/child-process.js';
+import { startOrphanReaper } from './child/orphan-reaper.js';
 import { CliError, helpText, parseCli, type CliOptions } from './cli/parse-cli.js';
 import { ConfigError, loadConfigFile, type ConfiguredServer } from './config/load-config.js';
 import { messageOf } from './errors.js';
@@ -23,6 +24,10 @@ async function main(): Promise<void> {
   const options = readOptions();
   const servers = await readServers(options);
   const log = createLogger({ level: options.logLevel });
+  // The exit hooks below cover every end but SIGKILL; the reaper covers that one too.
+  setProcessGroupObserver(
+    startOrphanReaper((error) => log.warn(`the orphan reaper failed (${messageOf(error)}); children may outlive a SIGKILL of mcpmux`)),
+  );
   const registry = new Registry({
     logger: log,
     validateName: (name) => serverNameProblem(name, options.maxToolName),

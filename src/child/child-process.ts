@@ -35,6 +35,18 @@ const POLL_MS = 15;
 /** Groups that may still have members; the exit hook kills these when mcpmux dies. */
 const liveGroups = new Set<number>();
 
+/** Told of each group as it is created and once it is confirmed dead (the orphan reaper). */
+export interface ProcessGroupObserver {
+  added(pgid: number): void;
+  removed(pgid: number): void;
+}
+
+let groupObserver: ProcessGroupObserver | undefined;
+
+export function setProcessGroupObserver(observer: ProcessGroupObserver | undefined): void {
+  groupObserver = observer;
+}
+
 /** SIGKILLs every group we spawned. Synchronous, for `process.on('exit')` and fatal errors. */
 export function killAllProcessGroupsSync(): number {
   let killed = 0;
@@ -98,6 +110,7 @@ export class ChildProcess {
     const pid = subprocess.pid;
     if (pid === undefined) throw new MuxError('SPAWN_FAILED', `cannot start '${spec.command}': no pid was assigned`);
     liveGroups.add(pid);
+    groupObserver?.added(pid);
     // Settle on 'exit' (not on the stdio streams closing: a grandchild may hold them open).
     const exited = new Promise<ExitInfo>((resolve) => {
       subprocess.once('exit', (code, signal) => resolve({ code, signal }));
@@ -137,7 +150,10 @@ export class ChildProcess {
       await waitUntil(done, t.killWaitMs);
     }
     const exit = await this.exited;
-    if (!isGroupAlive(pgid)) liveGroups.delete(pgid);
+    if (!isGroupAlive(pgid)) {
+      liveGroups.delete(pgid);
+      groupObserver?.removed(pgid);
+    }
     this.stdout.destroy();
     this.stderr.destroy();
     return exit;

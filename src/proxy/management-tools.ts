@@ -68,7 +68,12 @@ const statusSchema = z.object({
   stderr_tail: z.array(z.string()).optional(),
   last_error: z.string().optional(),
 });
-const toolSummary = z.object({ name: z.string(), description: z.string().optional(), inputSchema: z.record(z.string(), z.unknown()) });
+const toolSummary = z.object({
+  name: z.string(),
+  description: z.string().optional(),
+  inputSchema: z.record(z.string(), z.unknown()),
+  outputSchema: z.record(z.string(), z.unknown()).optional(),
+});
 const startedOutput = z.object({ server: statusSchema, tools: z.array(toolSummary) });
 const diffSchema = z.object({ added: z.array(z.string()), removed: z.array(z.string()), changed: z.array(z.string()) });
 
@@ -187,14 +192,17 @@ function parse<T extends z.ZodType>(tool: string, schema: T, raw: unknown): z.in
 }
 
 function exposeStatus(status: ChildStatus, router: ToolRouter): ChildStatus {
-  return { ...status, tools: status.tools.map((t) => router.exposedName(status.name, t)) };
+  // Two child tools that map to one exposed name are one tool to the client (the first).
+  return { ...status, tools: [...new Set(status.tools.map((t) => router.exposedName(status.name, t)))] };
 }
 
+/** The tools as the client can call them now: exposed name, description and schemas. */
 function summarize(server: string, tools: readonly Tool[], router: ToolRouter) {
-  return tools.map((t) => ({
-    name: router.exposedName(server, t.name),
+  return router.exposedTools(server, tools).map((t) => ({
+    name: t.name,
     ...(t.description !== undefined && { description: t.description }),
     inputSchema: t.inputSchema,
+    ...(t.outputSchema !== undefined && { outputSchema: t.outputSchema }),
   }));
 }
 

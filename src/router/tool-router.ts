@@ -28,9 +28,10 @@ export interface ToolRouterOptions {
   logger: Logger;
 }
 
+/** A child's tools under their exposed names; a tool whose name is taken is left out. */
 interface ServerExposure {
   readonly tools: Tool[];
-  readonly routes: RoutedTool[];
+  readonly routes: Omit<RoutedTool, 'connection'>[];
 }
 
 export class ToolRouter {
@@ -57,13 +58,9 @@ export class ToolRouter {
     const byName = new Map<string, RoutedTool>();
     for (const view of snapshot.servers.values()) {
       if (view.tools.length === 0) continue;
-      let exposure = this.#exposures.get(view.tools);
-      if (!exposure) {
-        exposure = this.#expose(view.name, view.tools, view.connection);
-        this.#exposures.set(view.tools, exposure);
-      }
+      const exposure = this.#exposure(view.name, view.tools);
       tools.push(...exposure.tools);
-      for (const route of exposure.routes) byName.set(route.exposedName, route);
+      for (const route of exposure.routes) byName.set(route.exposedName, { ...route, connection: view.connection });
     }
     const table = { tools, byName };
     this.#table = { version: snapshot.version, table };
@@ -82,9 +79,24 @@ export class ToolRouter {
     return route.connection.callTool(forwarded, options);
   }
 
-  #expose(server: string, childTools: readonly Tool[], connection: ChildConnection): ServerExposure {
+  /** The tools of `server` exactly as the client is shown them (exposed names, collisions left out). */
+  exposedTools(server: string, childTools: readonly Tool[]): readonly Tool[] {
+    return this.#exposure(server, childTools).tools;
+  }
+
+  /** Child tool lists are immutable, so each is exposed (and a collision logged) once. */
+  #exposure(server: string, childTools: readonly Tool[]): ServerExposure {
+    let exposure = this.#exposures.get(childTools);
+    if (!exposure) {
+      exposure = this.#expose(server, childTools);
+      this.#exposures.set(childTools, exposure);
+    }
+    return exposure;
+  }
+
+  #expose(server: string, childTools: readonly Tool[]): ServerExposure {
     const tools: Tool[] = [];
-    const routes: RoutedTool[] = [];
+    const routes: Omit<RoutedTool, 'connection'>[] = [];
     const taken = new Map<string, string>();
     for (const childTool of childTools) {
       const exposedName = this.exposedName(server, childTool.name);
@@ -100,7 +112,7 @@ export class ToolRouter {
       }
       taken.set(exposedName, childTool.name);
       tools.push({ ...childTool, name: exposedName });
-      routes.push({ exposedName, server, childTool, connection });
+      routes.push({ exposedName, server, childTool });
     }
     return { tools, routes };
   }

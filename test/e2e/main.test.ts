@@ -122,6 +122,19 @@ t.test('SIGTERM to mcpmux kills every child group, grandchildren included', asyn
   await assertNoLeaks(t);
 });
 
+t.test('SIGKILL of mcpmux: the orphan reaper still ends every child group', async (t) => {
+  const s = await startMcpmux([]);
+  await s.json('add_server', { name: 'tree', ...fixture('grandchild') });
+  await s.json('add_server', { name: 'stubborn', ...fixture('hang-on-shutdown') });
+  const grandchild = Number(text(await s.call('tree__grandchild_pid')));
+  const children = [(await serverStatus(s, 'tree')).pid, (await serverStatus(s, 'stubborn')).pid];
+  process.kill(s.process.pid, 'SIGKILL');
+  await s.process.exited;
+  // No exit hook runs on SIGKILL: only the reaper can end these (the stubborn one ignores EOF and SIGTERM).
+  t.ok(await waitFor(() => [...children, grandchild].every((pid) => !isAlive(pid)), 10_000), 'children and grandchild dead');
+  await assertNoLeaks(t);
+});
+
 t.test('a config file: initialize is answered at once, a failing server is reported, the others run', async (t) => {
   const config = join(scratch, 'mcp.json');
   const gate = join(scratch, 'slow-may-start');

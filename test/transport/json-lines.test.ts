@@ -1,0 +1,164 @@
+// Newline-delimited JSON-RPC framing, read and write, over real Node streams.
+import { PassThrough, Writable } from 'node:stream';
+import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import t from 'tap';
+import { JsonLineReader, JsonLineWriter, isJsonRpcMessage, reuseSerialization } from '../../src/transport/json-lines.js';
+import { StdioServerTransport } from '../../src/transport/stdio-server-transport.js';
+
+function collectingReader(maxMessageBytes?: number) {
+  const messages: JSONRPCMessage[] = [];
+  const skipped: string[] = [];
+  const oversize: number[] = [];
+  const reader = new JsonLineReader({
+    onMessage: (m) => messages.push(m),
+    onSkippedLine: (l) => skipped.push(l),
+    onOversize: (b) => oversize.push(b),
+    ...(maxMessageBytes !== undefined && { maxMessageBytes }),
+  });
+  return { reader, messages, skipped, oversize };
+}
+
+const settle = () => new Promise((resolve) => setImmediate(resolve));
+
+t.test('lines split anywhere across chunks, CRLF, and multi-byte characters come out whole and in order', async (t) => {
+  const { reader, messages, skipped } = collectingReader();
+  const text = JSON.stringify({ jsonrpc: '2.0', id: 1, result: { text: 'héllo → 世界' } }) + '\r\n' + JSON.stringify({ jsonrpc: '2.0', method: 'n' }) + '\n';
+  const bytes = Buffer.from(text, 'utf8');
+  // Every split point, including inside a multi-byte character.
+  for (let cut = 1; cut < bytes.length; cut++) {
+    reader.push(bytes.subarray(0, cut));
+    reader.push(bytes.subarray(cut));
+  }
+  await settle();
+  t.equal(messages.length, 2 * (bytes.length - 1));
+  t.ok(messages.every((m, i) => (i % 2 === 0 ? 'result' in m && (m.result as { text: string }).text === 'héllo → 世界' : 'method' in m)));
+  t.same(skipped, []);
+});
+
+t.test('lines that are not JSON-RPC are skipped and reported; blank lines are ignored', async (t) => {
+  const { reader, messages, skipped } = collectingReader();
+  reader.push(Buffer.from('Server started on stdio\n\n   \n{"not":"jsonrpc"}\n[1,2]\n{"jsonrpc":"1.0","id":1}\n{"jsonrpc":"2.0","id":7,"result":{}}\n'));
+  await settle();
+  t.same(messages, [{ jsonrpc: '2.0', id: 7, result: {} }]);
+  t.same(skipped, ['Server started on stdio', '{"not":"jsonrpc"}', '[1,2]', '{"jsonrpc":"1.0","id":1}']);
+});
+
+t.test('an oversize line is dropped and reported; the next line is read normally', async (t) => {
+  const { reader, messages, oversize } = collectingReader(64);
+  reader.push(Buffer.from('{"jsonrpc":"2.0","id":1,"result":{"big":"' + 'x'.repeat(40)));
+  reader.push(Buffer.from('x'.repeat(40)));
+  t.equal(oversize.length, 1);
+  reader.push(Buffer.from('"}}\n{"jsonrpc":"2.0","id":2,"result":{}}\n'));
+  await settle();
+  // The tail of the dropped line is not JSON on its own and is skipped; message 2 gets through.
+  t.same(messages, [{ jsonrpc: '2.0', id: 2, result: {} }]);
+});
+
+t.test('messages reach the consumer one microtask apart, in order', async (t) => {
+  const order: string[] = [];
+  const reader = new JsonLineReader({
+    onMessage: (m) => {
+      order.push(String((m as { id: number }).id));
+      void Promise.resolve().then(() => order.push(`after ${(m as { id: number }).id}`));
+    },
+    onSkippedLine: () => {},
+    onOversize: () => {},
+  });
+  reader.push(Buffer.from('{"jsonrpc":"2.0","id":1,"result":{}}\n{"jsonrpc":"2.0","id":2,"result":{}}\n'));
+  await settle();
+  t.same(order, ['1', 'after 1', '2', 'after 2'], "work queued by one message runs before the next is handed over");
+});
+
+t.test('the envelope check', async (t) => {
+  t.ok(isJsonRpcMessage({ jsonrpc: '2.0', method: 'x' }));
+  t.ok(isJsonRpcMessage({ jsonrpc: '2.0', id: 1, result: {} }));
+  t.notOk(isJsonRpcMessage({ jsonrpc: '2.0' }), 'neither method nor id');
+  t.notOk(isJsonRpcMessage([{ jsonrpc: '2.0', method: 'x' }]), 'batches are not MCP');
+  t.notOk(isJsonRpcMessage(null));
+});
+
+/** A writable that records each write call it gets (after Node's own batching). */
+function recordingStream(highWaterMark = 16384) {
+  const writes: string[] = [];
+  let release: (() => void) | undefined;
+  let hold = false;
+  const stream = new Writable({
+    highWaterMark,
+    write(chunk: Buffer, _enc, callback) {
+      writes.push(chunk.toString());
+      if (hold) release = callback;
+      else callback();
+    },
+    writev(chunks, callback) {
+      writes.push(chunks.map((c) => String(c.chunk)).join(''));
+      callback();
+    },
+  });
+  return { stream, writes, holdWrites: () => (hold = true), releaseWrites: () => ((hold = false), release?.()) };
+}
+
+t.test('messages sent in one tick leave in one write', async (t) => {
+  const { stream, writes } = recordingStream();
+  const writer = new JsonLineWriter(stream);
+  const sent = Array.from({ length: 200 }, (_, i) => writer.write({ jsonrpc: '2.0', id: i, result: {} }));
+  await Promise.all(sent);
+  t.equal(writes.length, 1, 'one write for 200 messages');
+  const lines = writes[0]!.split('\n');
+  t.equal(lines.pop(), '', 'ends with a newline');
+  t.same(lines.map((l) => JSON.parse(l).id), Array.from({ length: 200 }, (_, i) => i));
+  await writer.write({ jsonrpc: '2.0', method: 'later' });
+  t.equal(writes.length, 2, 'a later tick is a new write');
+});
+
+t.test('a backed-up stream: sends resolve only once it drains, and nothing is lost or reordered', async (t) => {
+  const { stream, writes, holdWrites, releaseWrites } = recordingStream(16);
+  const writer = new JsonLineWriter(stream);
+  holdWrites();
+  let firstDone = false;
+  const first = writer.write({ jsonrpc: '2.0', id: 1, result: { pad: 'x'.repeat(100) } }).then(() => (firstDone = true));
+  await settle();
+  t.notOk(firstDone, 'not accepted while the stream is full');
+  let secondDone = false;
+  const second = writer.write({ jsonrpc: '2.0', id: 2, result: {} }).then(() => (secondDone = true));
+  await settle();
+  t.notOk(secondDone, 'the next batch waits for the drain too');
+  releaseWrites();
+  await Promise.all([first, second]);
+  t.same(writes.join('').trim().split('\n').map((l) => JSON.parse(l).id), [1, 2]);
+});
+
+t.test('a reused result is serialized once and framed correctly for each request', async (t) => {
+  const { stream, writes } = recordingStream();
+  const writer = new JsonLineWriter(stream);
+  const result = reuseSerialization({ tools: [{ name: 'a', inputSchema: { type: 'object' } }] });
+  await writer.write({ jsonrpc: '2.0', id: 1, result });
+  await writer.write({ jsonrpc: '2.0', id: 'req-2', result });
+  t.same(writes.map((w) => JSON.parse(w)), [
+    { jsonrpc: '2.0', id: 1, result },
+    { jsonrpc: '2.0', id: 'req-2', result },
+  ]);
+});
+
+t.test('the stdio server transport skips and reports a non-JSON line from the client', async (t) => {
+  const stdin = new PassThrough();
+  const stdout = new PassThrough();
+  const skipped: string[] = [];
+  const transport = new StdioServerTransport({ stdin, stdout, onSkippedLine: (l) => skipped.push(l) });
+  const received: JSONRPCMessage[] = [];
+  transport.onmessage = (m) => received.push(m);
+  let closed = false;
+  transport.onclose = () => (closed = true);
+  await transport.start();
+  stdin.write('hello\n{"jsonrpc":"2.0","id":1,"method":"ping"}\n');
+  await settle();
+  t.same(received, [{ jsonrpc: '2.0', id: 1, method: 'ping' }]);
+  t.same(skipped, ['hello']);
+  await transport.send({ jsonrpc: '2.0', id: 1, result: {} });
+  t.equal(String(stdout.read()), '{"jsonrpc":"2.0","id":1,"result":{}}\n');
+  await transport.close();
+  t.ok(closed);
+  await t.rejects(transport.send({ jsonrpc: '2.0', method: 'x' }), /closed/);
+  stdin.write('{"jsonrpc":"2.0","id":2,"method":"ping"}\n');
+  await settle();
+  t.equal(received.length, 1, 'nothing is read after close');
+});
