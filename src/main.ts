@@ -10,9 +10,10 @@ import { ConfigError, loadConfigFile, type ConfiguredServer } from './config/loa
 import { messageOf } from './errors.js';
 import { createLogger, type Logger } from './log.js';
 import { MuxServer } from './proxy/mux-server.js';
+import { UpstreamLink } from './proxy/upstream-link.js';
 import { Registry } from './registry/registry.js';
 import { serverNameProblem } from './router/tool-names.js';
-import { ToolRouter } from './router/tool-router.js';
+import { CatalogRouter } from './router/catalog-router.js';
 import { StdioServerTransport } from './transport/stdio-server-transport.js';
 
 const EXIT_USAGE = 2;
@@ -28,6 +29,8 @@ async function main(): Promise<void> {
   setProcessGroupObserver(
     startOrphanReaper((error) => log.warn(`the orphan reaper failed (${messageOf(error)}); children may outlive a SIGKILL of mcpmux`)),
   );
+  const router = new CatalogRouter({ maxToolName: options.maxToolName, logger: log });
+  const upstream = new UpstreamLink({ router, logger: log });
   const registry = new Registry({
     logger: log,
     validateName: (name) => serverNameProblem(name, options.maxToolName),
@@ -35,10 +38,10 @@ async function main(): Promise<void> {
       baseEnv: inheritedEnv(),
       startupTimeoutMs: options.startupTimeoutMs,
       callTimeoutMs: options.callTimeoutMs,
+      upstream,
     },
   });
-  const router = new ToolRouter({ maxToolName: options.maxToolName, logger: log });
-  const mux = new MuxServer({ registry, router, logger: log, version });
+  const mux = new MuxServer({ registry, router, upstream, logger: log, version });
   installExitHandlers(log, async () => {
     await registry.close();
     await mux.close();
@@ -47,10 +50,11 @@ async function main(): Promise<void> {
     new StdioServerTransport({ onSkippedLine: (line) => log.warn(`skipped a line from the client that is not JSON-RPC: ${line.slice(0, 200)}`) }),
   );
   log.info(`mcpmux ${version} serving MCP on stdio${servers.length ? `; starting ${servers.length} server(s)` : ''}`);
-  // Configured servers start in the background: initialize is answered at once, and one
-  // server that fails is reported (log, list_servers) without stopping the others.
+  // Configured servers are registered now and start in the background once the client has
+  // initialized (each child is told what the client can do): initialize is answered at
+  // once, and one server that fails is reported (log, list_servers) without stopping the others.
   for (const { name, spec } of servers) {
-    registry.add(name, spec, { keepOnFailure: true }).then(
+    registry.add(name, spec, { keepOnFailure: true, startAfter: mux.initialized }).then(
       ({ tools }) => log.info(`server '${name}' is running with ${tools.length} tool(s)`),
       (error) => log.error(`server '${name}' failed to start: ${messageOf(error)}`),
     );

@@ -1,16 +1,21 @@
-// One child server across its generations: spawns it, shakes hands, lists its tools,
-// forwards calls, watches for a crash, and stops it with confirmed death. Each start is a
+// One child server across its generations: spawns it, shakes hands, lists its catalog
+// (tools, prompts, resources, templates), forwards requests, watches for a crash, and
+// stops it with confirmed death. Each start is a
 // new generation; events of an older generation's process are ignored.
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import {
+  CreateMessageRequestSchema,
+  ElicitRequestSchema,
   ErrorCode,
-  ListToolsResultSchema,
+  ListRootsRequestSchema,
+  LoggingMessageNotificationSchema,
   McpError,
-  ToolListChangedNotificationSchema,
+  ResourceUpdatedNotificationSchema,
   type CallToolRequest,
   type CallToolResult,
   type ClientCapabilities,
   type Progress,
+  type ServerCapabilities,
   type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
@@ -20,11 +25,12 @@ import type { ServerSpec } from '../server-spec.js';
 import { ChildProcess, type ExitInfo, type StopTimings } from './child-process.js';
 import { transition, type ChildState } from './child-state.js';
 import { StderrTail } from './stderr-tail.js';
+import { CAPABILITY_ROWS, EMPTY_CATALOG, rowsChangedBy, type CapabilityRow, type Catalog, type CatalogKind } from '../router/capabilities.js';
 import { StdioChildTransport } from '../transport/stdio-child-transport.js';
 
 export type ChildEvent =
   | { type: 'crashed'; name: string; generation: number; error: string }
-  | { type: 'tools-changed'; name: string; generation: number; tools: readonly Tool[] };
+  | { type: 'catalog-changed'; name: string; generation: number; catalog: Catalog };
 
 export type StopReason = 'removed' | 'reloading' | 'shutdown';
 
@@ -40,12 +46,31 @@ export interface ChildConnectionOptions {
   callTimeoutMs?: number;
   /** Grace periods of the stop ladder (see child-process.ts for defaults). */
   stopTimings?: StopTimings;
-  /** What the child is told its client can do. Default: nothing beyond tools. */
-  capabilities?: ClientCapabilities;
+  /** The client on the other side of mcpmux, for what a child sends up. Default: none (nothing is relayed). */
+  upstream?: ChildUpstream;
   /** Lines of stderr kept for status and errors. Default 50. */
   stderrLines?: number;
-  /** Told about crashes and tool list changes of the current generation. */
+  /** Told about crashes and catalog changes of the current generation. */
   onEvent?: (event: ChildEvent) => void;
+}
+
+/** What a child can reach of the client connected to mcpmux. */
+export interface ChildUpstream {
+  /** What the client can do; each child is told exactly this (sampling, elicitation, roots) when it starts. */
+  clientCapabilities(): ClientCapabilities;
+  /** A request of the child for the client (sampling, elicitation, roots). */
+  request(server: string, request: JSONRPCRequestLike, signal: AbortSignal): Promise<Record<string, unknown>>;
+  /** A notification of the child for the client (log messages, resource updates). */
+  notify(server: string, notification: JSONRPCRequestLike): void;
+  /** Called once a generation runs, before start() resolves, to bring it up to date (log level, subscriptions). */
+  started?(server: string, connection: ChildConnection): Promise<void>;
+  /** Called when a running generation ends: it crashed, or it is being stopped. */
+  ended?(server: string, reason: 'crashed' | StopReason): void;
+}
+
+export interface JSONRPCRequestLike {
+  method: string;
+  params?: Record<string, unknown> | undefined;
 }
 
 export interface CallOptions {
@@ -68,6 +93,10 @@ export interface ChildStatus {
   headers?: string[];
   pid?: number;
   tools: string[];
+  /** Prompt names, and how many resources and resource templates it lists (only when it has any). */
+  prompts?: string[];
+  resources?: number;
+  resource_templates?: number;
   uptime_seconds?: number;
   exit?: ExitInfo;
   stderr_tail?: string[];
@@ -75,7 +104,7 @@ export interface ChildStatus {
 }
 
 // The upstream client validates results itself; checking them here too would double the cost.
-const UncheckedCallToolResult = z.custom<CallToolResult>((v) => typeof v === 'object' && v !== null);
+const UncheckedResult = z.custom<Record<string, unknown>>((v) => typeof v === 'object' && v !== null);
 const CLIENT_INFO = { name: 'mcpmux', version: '0.1.0' };
 const DRAIN_AFTER_EXIT_MS = 250;
 
@@ -119,12 +148,22 @@ export class ChildConnection {
     return this.#gen?.number ?? 0;
   }
 
-  /** Tools of the running generation (empty otherwise). */
-  get tools(): readonly Tool[] {
-    return this.#state.kind === 'running' ? this.#state.tools : [];
+  /** What the running generation publishes (empty otherwise). */
+  get catalog(): Catalog {
+    return this.#state.kind === 'running' ? this.#state.catalog : EMPTY_CATALOG;
   }
 
-  /** Starts a new generation; resolves with its tools once it answered initialize and tools/list. */
+  /** Tools of the running generation (empty otherwise). */
+  get tools(): readonly Tool[] {
+    return this.catalog.tools;
+  }
+
+  /** What the running generation said it can do at initialize. */
+  get capabilities(): ServerCapabilities | undefined {
+    return this.#state.kind === 'running' ? this.#gen?.client?.getServerCapabilities() : undefined;
+  }
+
+  /** Starts a new generation; resolves with its tools once it answered initialize and listed its catalog. */
   start(): Promise<readonly Tool[]> {
     this.#starting ??= this.#start().finally(() => (this.#starting = undefined));
     return this.#starting;
@@ -137,11 +176,20 @@ export class ChildConnection {
   }
 
   /** Forwards a tools/call with the caller's cancellation and progress. */
-  async callTool(params: CallToolRequest['params'], options: CallOptions = {}): Promise<CallToolResult> {
+  callTool(params: CallToolRequest['params'], options: CallOptions = {}): Promise<CallToolResult> {
+    return this.request('tools/call', params, options) as Promise<CallToolResult>;
+  }
+
+  /**
+   * Forwards one request to the running generation with the caller's cancellation and
+   * progress, and returns the child's result unchecked (the client checks it). Errors say
+   * what happened to the child: removed, reloaded, crashed, timed out.
+   */
+  async request(method: string, params: Record<string, unknown> | undefined, options: CallOptions = {}): Promise<Record<string, unknown>> {
     const gen = this.#gen;
     if (this.#state.kind !== 'running' || !gen?.client) throw this.#notRunningError();
     try {
-      return await gen.client.request({ method: 'tools/call', params }, UncheckedCallToolResult, {
+      return await gen.client.request({ method, ...(params !== undefined && { params }) }, UncheckedResult, {
         ...(options.signal && { signal: options.signal }),
         timeout: this.#options.callTimeoutMs ?? 300_000,
         resetTimeoutOnProgress: true,
@@ -157,10 +205,17 @@ export class ChildConnection {
       }
       if (error instanceof McpError && error.code === ErrorCode.RequestTimeout && !options.signal?.aborted) {
         const seconds = (this.#options.callTimeoutMs ?? 300_000) / 1000;
-        throw new MuxError('CALL_TIMEOUT', `server '${this.name}' did not answer tool '${params.name}' within ${seconds} s (no progress either); the call was cancelled`);
+        const what = method === 'tools/call' ? `tool '${String(params?.['name'])}'` : method;
+        throw new MuxError('CALL_TIMEOUT', `server '${this.name}' did not answer ${what} within ${seconds} s (no progress either); the request was cancelled`);
       }
       throw error;
     }
+  }
+
+  /** Sends a notification to the running generation (dropped when none runs: a new one starts up to date). */
+  async notify(method: string, params?: Record<string, unknown>): Promise<void> {
+    const client = this.#state.kind === 'running' ? this.#gen?.client : undefined;
+    await client?.notification({ method, ...(params !== undefined && { params }) });
   }
 
   /** A snapshot of this child for list_servers. */
@@ -188,7 +243,10 @@ export class ChildConnection {
     const pid = this.#gen?.process?.pid;
     if (pid !== undefined && (s.kind === 'running' || s.kind === 'starting' || s.kind === 'stopping')) out.pid = pid;
     if (s.kind === 'running') {
-      out.tools = s.tools.map((t) => t.name);
+      out.tools = s.catalog.tools.map((t) => t.name);
+      if (s.catalog.prompts.length > 0) out.prompts = s.catalog.prompts.map((p) => p.name);
+      if (s.catalog.resources.length > 0) out.resources = s.catalog.resources.length;
+      if (s.catalog.resourceTemplates.length > 0) out.resource_templates = s.catalog.resourceTemplates.length;
       out.uptime_seconds = Math.round((now - s.since) / 100) / 10;
     }
     if (s.kind === 'crashed') {
@@ -242,10 +300,13 @@ export class ChildConnection {
       timeoutMs,
     );
     try {
-      const tools = await this.#handshake(gen, spec);
+      const catalog = await this.#handshake(gen, spec);
       if (this.#gen !== gen || this.#state.kind !== 'starting') throw gen.startup.signal.reason ?? this.#notRunningError();
-      this.#setState({ kind: 'running', since: Date.now(), pid: gen.process!.pid, tools });
-      return tools;
+      this.#setState({ kind: 'running', since: Date.now(), pid: gen.process!.pid, catalog });
+      await this.#options.upstream?.started?.(this.name, this).catch((error: unknown) => {
+        this.#log.warn(`[${this.name}] bringing the new process up to date (log level, subscriptions) failed: ${messageOf(error)}`);
+      });
+      return catalog.tools;
     } catch (error) {
       const failure = await this.#startFailure(gen, error);
       if (this.#gen === gen && this.#state.kind === 'starting') {
@@ -258,7 +319,7 @@ export class ChildConnection {
     }
   }
 
-  async #handshake(gen: Generation, spec: Extract<ServerSpec, { transport: 'stdio' }>): Promise<Tool[]> {
+  async #handshake(gen: Generation, spec: Extract<ServerSpec, { transport: 'stdio' }>): Promise<Catalog> {
     const signal = gen.startup.signal;
     const proc = await ChildProcess.spawn({
       command: spec.command,
@@ -272,8 +333,11 @@ export class ChildConnection {
     const transport = new StdioChildTransport(proc, {
       onSkippedLine: (line) => this.#log.warn(`[${this.name}] skipped a non-JSON line on stdout: ${line.slice(0, 200)}`),
     });
-    const client = new Client(CLIENT_INFO, { capabilities: this.#options.capabilities ?? {} });
+    const upstream = this.#options.upstream;
+    const declared = upstream ? childCapabilities(upstream.clientCapabilities()) : {};
+    const client = new Client(CLIENT_INFO, { capabilities: declared });
     gen.client = client;
+    if (upstream) this.#relayToUpstream(client, upstream, declared);
     gen.transportClosed = new Promise<void>((resolve) => {
       client.onclose = () => {
         resolve();
@@ -281,26 +345,53 @@ export class ChildConnection {
       };
     });
     client.onerror = (error) => this.#log.debug(() => `[${this.name}] protocol: ${messageOf(error)}`);
-    client.setNotificationHandler(ToolListChangedNotificationSchema, () => this.#refreshTools(gen));
+    for (const row of CAPABILITY_ROWS) {
+      client.setNotificationHandler(row.listChangedSchema, () => this.#refresh(gen, rowsChangedBy(row.listChanged)));
+    }
     void proc.exited.then(() => this.#noticeEnd(gen));
     // An exit during start-up must fail the start at once, not wait for the timeout.
     const exitedEarly = proc.exited.then(() => Promise.reject(new MuxError('STARTUP_FAILED', 'exited')));
     exitedEarly.catch(() => {});
     const options = { signal, timeout: 2 ** 31 - 1 };
     await Promise.race([client.connect(transport, options), exitedEarly]);
-    if (!client.getServerCapabilities()?.tools) return [];
-    return await Promise.race([this.#listAllTools(client, options), exitedEarly]);
+    return await Promise.race([this.#listCatalog(client, CAPABILITY_ROWS, EMPTY_CATALOG, options), exitedEarly]);
   }
 
-  async #listAllTools(client: Client, options: { signal: AbortSignal; timeout: number }): Promise<Tool[]> {
-    const tools: Tool[] = [];
+  /**
+   * Requests of the child for what the client declared go up and their answers come back;
+   * anything else gets an error that says the client cannot do it. Log messages and
+   * resource updates go up as they come.
+   */
+  #relayToUpstream(client: Client, upstream: ChildUpstream, declared: ClientCapabilities): void {
+    const relay = (request: JSONRPCRequestLike, extra: { signal: AbortSignal }) => upstream.request(this.name, request, extra.signal) as Promise<never>;
+    if (declared.sampling) client.setRequestHandler(CreateMessageRequestSchema, relay);
+    if (declared.elicitation) client.setRequestHandler(ElicitRequestSchema, relay);
+    if (declared.roots) client.setRequestHandler(ListRootsRequestSchema, relay);
+    client.fallbackRequestHandler = async (request) => {
+      throw new McpError(ErrorCode.MethodNotFound, undeclaredRequestMessage(request.method));
+    };
+    client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => upstream.notify(this.name, n));
+    client.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => upstream.notify(this.name, n));
+  }
+
+  /** Lists `rows` (those the child declared) on top of `base`, every page of each. */
+  async #listCatalog(client: Client, rows: readonly CapabilityRow[], base: Catalog, options: { signal: AbortSignal; timeout: number }): Promise<Catalog> {
+    const capabilities = client.getServerCapabilities() ?? {};
+    const lists = await Promise.all(
+      rows.map(async (row) => [row.kind, capabilities[row.capability] ? await this.#listAll(client, row, options) : []] as const),
+    );
+    return Object.freeze({ ...base, ...Object.fromEntries(lists) }) as Catalog;
+  }
+
+  async #listAll<K extends CatalogKind>(client: Client, row: CapabilityRow<K>, options: { signal: AbortSignal; timeout: number }) {
+    const items: unknown[] = [];
     let cursor: string | undefined;
     do {
-      const page = await client.request({ method: 'tools/list', params: cursor === undefined ? {} : { cursor } }, ListToolsResultSchema, options);
-      tools.push(...page.tools);
+      const page = await client.request({ method: row.listMethod, params: cursor === undefined ? {} : { cursor } }, row.listResultSchema, options);
+      items.push(...(page[row.kind] as unknown[]));
       cursor = page.nextCursor;
     } while (cursor !== undefined);
-    return tools;
+    return Object.freeze(items);
   }
 
   /** Builds the error a failed start reports: why, the exit, and the last stderr lines. */
@@ -327,16 +418,20 @@ export class ChildConnection {
     return spec.transport === 'stdio' ? [spec.command, ...spec.args].join(' ') : spec.url;
   }
 
-  #refreshTools(gen: Generation): void {
+  /** Re-lists what a list_changed of the child says changed, and reports the new catalog. */
+  #refresh(gen: Generation, rows: readonly CapabilityRow[]): void {
     const client = gen.client;
     if (!client || this.#gen !== gen || this.#state.kind !== 'running') return;
-    this.#listAllTools(client, { signal: gen.startup.signal, timeout: this.#options.callTimeoutMs ?? 300_000 }).then(
-      (tools) => {
+    const options = { signal: gen.startup.signal, timeout: this.#options.callTimeoutMs ?? 300_000 };
+    this.#listCatalog(client, rows, this.#state.catalog, options).then(
+      (listed) => {
         if (this.#gen !== gen || this.#state.kind !== 'running') return;
-        this.#setState({ ...this.#state, tools });
-        this.#options.onEvent?.({ type: 'tools-changed', name: this.name, generation: gen.number, tools });
+        // Only the re-listed rows are taken: another refresh may have replaced the others meanwhile.
+        const catalog = Object.freeze({ ...this.#state.catalog, ...Object.fromEntries(rows.map((row) => [row.kind, listed[row.kind]])) }) as Catalog;
+        this.#setState({ ...this.#state, catalog });
+        this.#options.onEvent?.({ type: 'catalog-changed', name: this.name, generation: gen.number, catalog });
       },
-      (error) => this.#log.warn(`[${this.name}] re-listing tools after list_changed failed: ${messageOf(error)}`),
+      (error) => this.#log.warn(`[${this.name}] re-listing ${rows.map((r) => r.kind).join(' and ')} after list_changed failed: ${messageOf(error)}`),
     );
   }
 
@@ -358,6 +453,7 @@ export class ChildConnection {
     this.#log.warn(`server '${this.name}' ${error}; its tools are withdrawn until reload_server`);
     this.#endCalls(gen, this.#notRunningError());
     gen.cleanup = this.#release(gen);
+    this.#options.upstream?.ended?.(this.name, 'crashed');
     this.#options.onEvent?.({ type: 'crashed', name: this.name, generation: gen.number, error });
   }
 
@@ -375,6 +471,7 @@ export class ChildConnection {
     }[reason];
     const stopError = new MuxError('SERVER_STOPPED', why);
     if (s !== 'crashed') this.#setState({ kind: 'stopping', since: Date.now() });
+    if (s === 'running' || reason === 'removed') this.#options.upstream?.ended?.(this.name, reason);
     const verb = { removed: 'removed', reloading: 'reloaded', shutdown: 'shut down' }[reason];
     gen.startup.abort(new MuxError('SERVER_STOPPED', `server '${this.name}' was ${verb} while it was starting`));
     this.#endCalls(gen, stopError);
@@ -408,6 +505,23 @@ export class ChildConnection {
     gen.callsEnded ??= error;
     void gen.client?.close().catch(() => {});
   }
+}
+
+/** What a child is told its client can do: what mcpmux's own client declared, for the requests mcpmux relays. */
+export function childCapabilities(upstream: ClientCapabilities): ClientCapabilities {
+  const declared: ClientCapabilities = {};
+  if (upstream.sampling) declared.sampling = upstream.sampling;
+  if (upstream.elicitation) declared.elicitation = upstream.elicitation;
+  // mcpmux forwards the client's roots/list_changed, so a child may rely on it when the client sends it.
+  if (upstream.roots) declared.roots = upstream.roots;
+  return declared;
+}
+
+function undeclaredRequestMessage(method: string): string {
+  const capability = { 'sampling/createMessage': 'sampling', 'elicitation/create': 'elicitation', 'roots/list': 'roots' }[method];
+  return capability
+    ? `the client connected to mcpmux did not declare the '${capability}' capability, so mcpmux cannot forward ${method}`
+    : `mcpmux does not forward ${method} from a server to its client`;
 }
 
 export function describeEnd(exit?: ExitInfo, fallback = 'unknown cause'): string {

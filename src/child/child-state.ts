@@ -1,13 +1,13 @@
 // The lifecycle of one child server as an explicit state machine. A crash is not a stop:
 // `crashed` keeps why (exit, stderr) until the agent reloads or removes the server.
 // States change only through `transition`, which refuses moves that make no sense.
-import type { Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { Catalog } from '../router/capabilities.js';
 import type { ExitInfo } from './child-process.js';
 
 export type ChildState =
   | { readonly kind: 'idle' }
   | { readonly kind: 'starting'; readonly since: number }
-  | { readonly kind: 'running'; readonly since: number; readonly pid: number; readonly tools: readonly Tool[] }
+  | { readonly kind: 'running'; readonly since: number; readonly pid: number; readonly catalog: Catalog }
   | { readonly kind: 'stopping'; readonly since: number }
   | { readonly kind: 'stopped'; readonly exit?: ExitInfo }
   | { readonly kind: 'crashed'; readonly at: number; readonly error: string; readonly exit?: ExitInfo };
@@ -17,7 +17,7 @@ export type ChildStateKind = ChildState['kind'];
 const ALLOWED: Readonly<Record<ChildStateKind, readonly ChildStateKind[]>> = {
   idle: ['starting', 'stopped'],
   starting: ['running', 'crashed', 'stopping'],
-  // running → running replaces the tool list after the child's own list_changed.
+  // running → running replaces the catalog after the child's own list_changed.
   running: ['running', 'stopping', 'crashed'],
   stopping: ['stopped'],
   stopped: ['starting'],

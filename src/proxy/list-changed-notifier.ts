@@ -1,6 +1,6 @@
 // Coalesces bursts of changes (a reload is a stop and a start; a config starts many
-// servers) into one `notifications/tools/list_changed`, and holds it back until the client
-// has finished initialization, when notifications are allowed.
+// servers) into one list_changed notification (one notifier per list), and holds it back
+// until the client has finished initialization, when notifications are allowed.
 
 export interface ListChangedNotifierOptions {
   /** Sends the notification. */

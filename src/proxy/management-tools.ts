@@ -6,14 +6,14 @@ import { z } from 'zod';
 import type { ChildStatus } from '../child/child-connection.js';
 import { MuxError } from '../errors.js';
 import type { Registry } from '../registry/registry.js';
-import type { ToolDiff } from '../registry/tool-diff.js';
-import type { ToolRouter } from '../router/tool-router.js';
+import type { ToolDiff } from '../registry/catalog-diff.js';
+import type { CatalogRouter } from '../router/catalog-router.js';
 import { envRecord, specFromWire } from '../server-spec.js';
-import { jsonResult } from './tool-result.js';
+import { jsonResult } from './results.js';
 
 export interface ManagementContext {
   registry: Registry;
-  router: ToolRouter;
+  router: CatalogRouter;
   /** Calls any exposed tool by name (call_tool delegates here). */
   callTool: (name: string, args: Record<string, unknown> | undefined) => Promise<CallToolResult>;
 }
@@ -191,14 +191,14 @@ function parse<T extends z.ZodType>(tool: string, schema: T, raw: unknown): z.in
   throw new MuxError('INVALID_ARGUMENTS', `invalid arguments for ${tool}: ${problems.join('; ')}`);
 }
 
-function exposeStatus(status: ChildStatus, router: ToolRouter): ChildStatus {
+function exposeStatus(status: ChildStatus, router: CatalogRouter): ChildStatus {
   // Two child tools that map to one exposed name are one tool to the client (the first).
   return { ...status, tools: [...new Set(status.tools.map((t) => router.exposedName(status.name, t)))] };
 }
 
 /** The tools as the client can call them now: exposed name, description and schemas. */
-function summarize(server: string, tools: readonly Tool[], router: ToolRouter) {
-  return router.exposedTools(server, tools).map((t) => ({
+function summarize(server: string, tools: readonly Tool[], router: CatalogRouter) {
+  return router.exposedItems('tools', server, tools).map((t) => ({
     name: t.name,
     ...(t.description !== undefined && { description: t.description }),
     inputSchema: t.inputSchema,
@@ -206,7 +206,7 @@ function summarize(server: string, tools: readonly Tool[], router: ToolRouter) {
   }));
 }
 
-function exposeDiff(server: string, diff: ToolDiff, router: ToolRouter): ToolDiff {
+function exposeDiff(server: string, diff: ToolDiff, router: CatalogRouter): ToolDiff {
   const map = (names: string[]) => names.map((n) => router.exposedName(server, n));
   return { added: map(diff.added), removed: map(diff.removed), changed: map(diff.changed) };
 }

@@ -1,30 +1,36 @@
 // What the client sees: one MCP server (the SDK's low-level Server) whose tools are the
-// management tools plus every child tool under its exposed name. Registry changes become
-// one debounced notifications/tools/list_changed.
+// management tools plus every child tool under its exposed name, with the children's
+// prompts, resources, templates, completions and logging behind it. Registry changes
+// become debounced list_changed notifications, one per list that changed.
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import {
   ErrorCode,
   ListToolsRequestSchema,
   McpError,
+  RootsListChangedNotificationSchema,
   type CallToolRequest,
   type CallToolResult,
-  type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import type { CallOptions } from '../child/child-connection.js';
 import { messageOf } from '../errors.js';
 import type { Logger } from '../log.js';
 import type { Registry } from '../registry/registry.js';
-import type { ToolRouter } from '../router/tool-router.js';
-import { reuseSerialization } from '../transport/json-lines.js';
+import type { CatalogRouter } from '../router/catalog-router.js';
+import { CAPABILITY_ROWS, CAPABILITY_TABLE, type ListChangedMethod } from '../router/capabilities.js';
+import { CatalogHandlers } from './catalog-handlers.js';
+import { ClientSettings } from './client-settings.js';
 import { ListChangedNotifier } from './list-changed-notifier.js';
 import { createManagementTools, type ManagementContext } from './management-tools.js';
-import { toToolResult } from './tool-result.js';
+import { toToolResult } from './results.js';
+import type { UpstreamLink } from './upstream-link.js';
 
 export interface MuxServerOptions {
   registry: Registry;
-  router: ToolRouter;
+  router: CatalogRouter;
+  /** The registry's children reach the client through it; the server attaches it. */
+  upstream: UpstreamLink;
   logger: Logger;
   /** Reported to the client in serverInfo. */
   version: string;
@@ -48,26 +54,58 @@ export class MuxServer {
   readonly server: Server;
   readonly #options: MuxServerOptions;
   readonly #management = createManagementTools();
-  readonly #managementDefinitions: Tool[];
-  readonly #notifier: ListChangedNotifier;
+  readonly #catalogs: CatalogHandlers;
+  readonly #notifiers = new Map<ListChangedMethod, ListChangedNotifier>();
   readonly #unsubscribe: () => void;
-  #listed: { version: number; result: { tools: Tool[] } } | undefined;
+  readonly #initialized: Promise<void>;
 
   constructor(options: MuxServerOptions) {
     this.#options = options;
-    this.#managementDefinitions = [...this.#management.values()].map((t) => t.definition);
+    // Children come and go while the client stays, so every list and feature a child could
+    // bring is declared up front; with no child behind it, a list is simply empty.
     this.server = new Server(
       { name: 'mcpmux', version: options.version },
-      { capabilities: { tools: { listChanged: true } }, instructions: INSTRUCTIONS },
+      {
+        capabilities: {
+          tools: { listChanged: true },
+          prompts: { listChanged: true },
+          resources: { subscribe: true, listChanged: true },
+          completions: {},
+          logging: {},
+        },
+        instructions: INSTRUCTIONS,
+      },
     );
-    this.#notifier = new ListChangedNotifier({
-      send: () => this.server.sendToolListChanged(),
-      debounceMs: options.listChangedDebounceMs ?? 10,
-      onError: (error) => options.logger.debug(() => `list_changed not sent: ${messageOf(error)}`),
+    for (const { listChanged: method } of CAPABILITY_ROWS) {
+      this.#notifiers.set(
+        method,
+        new ListChangedNotifier({
+          send: () => this.server.notification({ method }),
+          debounceMs: options.listChangedDebounceMs ?? 10,
+          onError: (error) => options.logger.debug(() => `${method} not sent: ${messageOf(error)}`),
+        }),
+      );
+    }
+    this.#initialized = new Promise((resolve) => {
+      this.server.oninitialized = () => {
+        for (const notifier of this.#notifiers.values()) notifier.ready();
+        resolve();
+      };
     });
-    this.server.oninitialized = () => this.#notifier.ready();
-    this.#unsubscribe = options.registry.onChange(() => this.#notifier.changed());
-    this.server.setRequestHandler(ListToolsRequestSchema, () => this.#listTools());
+    this.#unsubscribe = options.registry.onChange((change) => {
+      for (const kind of change.kinds) this.#notifiers.get(CAPABILITY_TABLE[kind].listChanged)?.changed();
+    });
+    const settings = new ClientSettings({ registry: options.registry, router: options.router, logger: options.logger });
+    settings.install(this.server);
+    options.upstream.attach({ server: this.server, registry: options.registry, settings });
+    this.#catalogs = new CatalogHandlers({
+      registry: options.registry,
+      router: options.router,
+      ownTools: [...this.#management.values()].map((t) => t.definition),
+    });
+    this.#catalogs.install(this.server);
+    this.server.setRequestHandler(ListToolsRequestSchema, () => this.#catalogs.list('tools'));
+    this.server.setNotificationHandler(RootsListChangedNotificationSchema, () => this.#fanOutRootsChanged());
     // tools/call is the hot path. The Server class wraps a tools/call handler so that it
     // parses the request twice and the result once with zod; the client validates the
     // result anyway, so the call is taken as an unhandled method and its params checked once.
@@ -86,26 +124,29 @@ export class MuxServer {
 
   async close(): Promise<void> {
     this.#unsubscribe();
-    this.#notifier.close();
+    for (const notifier of this.#notifiers.values()) notifier.close();
     await this.server.close();
   }
 
-  /** The tools/list result, built and serialized once per registry version. */
-  #listTools(): { tools: Tool[] } {
-    const snapshot = this.#options.registry.snapshot;
-    if (this.#listed?.version !== snapshot.version) {
-      const children = this.#options.router.table(snapshot).tools;
-      const result = reuseSerialization({ tools: [...this.#managementDefinitions, ...children] });
-      this.#listed = { version: snapshot.version, result };
+  /** Settles once the client has finished initialization (its capabilities are known). */
+  get initialized(): Promise<void> {
+    return this.#initialized;
+  }
+
+  /** The client's roots changed: every running child that was told about roots hears it. */
+  #fanOutRootsChanged(): void {
+    for (const { connection } of this.#options.registry.snapshot.servers.values()) {
+      connection.notify('notifications/roots/list_changed').catch((error: unknown) => {
+        this.#options.logger.debug(() => `[${connection.name}] roots/list_changed not forwarded: ${messageOf(error)}`);
+      });
     }
-    return this.#listed.result;
   }
 
   async #callTool(params: CallToolRequest['params'], options: CallOptions): Promise<CallToolResult> {
     try {
       const management = this.#management.get(params.name);
       if (management) return await management.handle(params.arguments, this.#context(options));
-      return await this.#options.router.call(this.#options.registry.snapshot, params, options);
+      return await this.#options.router.callTool(this.#options.registry.snapshot, params, options);
     } catch (error) {
       return toToolResult(error);
     }

@@ -8,13 +8,16 @@ import { ChildConnection, type ChildConnectionOptions, type ChildEvent, type Chi
 import { MuxError } from '../errors.js';
 import type { Logger } from '../log.js';
 import type { ServerSpec } from '../server-spec.js';
-import { diffTools, sameTools, type ToolDiff } from './tool-diff.js';
+import { CATALOG_KINDS, type Catalog, type CatalogKind } from '../router/capabilities.js';
+import { diffTools, sameItems, type ToolDiff } from './catalog-diff.js';
 
-/** One server as calls see it: its connection and the tools it had when the snapshot was taken. */
+/** One server as calls see it: its connection and what it published when the snapshot was taken. */
 export interface ServerView {
   readonly name: string;
   readonly connection: ChildConnection;
-  /** Tools of a running child; empty while it starts, stops or is crashed. */
+  /** The catalog of a running child; empty while it starts, stops or is crashed. */
+  readonly catalog: Catalog;
+  /** `catalog.tools`. */
   readonly tools: readonly Tool[];
 }
 
@@ -25,7 +28,8 @@ export interface RegistrySnapshot {
   readonly servers: ReadonlyMap<string, ServerView>;
 }
 
-export type RegistryChange = { type: 'tools' };
+/** Which lists the client sees have changed (one change may touch several). */
+export type RegistryChange = { type: 'catalog'; kinds: readonly CatalogKind[] };
 
 export interface StartedServer {
   status: ChildStatus;
@@ -92,9 +96,10 @@ export class Registry {
   /**
    * Starts a server and registers it. Resolves once the child answered initialize and
    * tools/list. On failure nothing stays registered or running, unless `keepOnFailure`
-   * (config servers), which keeps it as `crashed` so reload_server can retry it.
+   * (config servers), which keeps it as `crashed` so reload_server can retry it. With
+   * `startAfter`, the child is spawned only once that settles.
    */
-  async add(name: string, spec: ServerSpec, options: { keepOnFailure?: boolean } = {}): Promise<StartedServer> {
+  async add(name: string, spec: ServerSpec, options: { keepOnFailure?: boolean; startAfter?: Promise<void> } = {}): Promise<StartedServer> {
     const connection = await this.#mutate(() => {
       this.#assertOpen();
       const problem = this.#options.validateName?.(name);
@@ -114,6 +119,8 @@ export class Registry {
       return conn;
     });
     try {
+      // Registered (and listed as starting) at once; spawned when the caller says so.
+      await options.startAfter;
       await connection.start();
     } catch (error) {
       await this.#mutate(() => {
@@ -197,9 +204,9 @@ export class Registry {
       const entry = this.#entries.get(event.name);
       // A late event of a removed server or of an older generation changes nothing.
       if (entry?.connection !== connection || event.generation !== connection.generation) return;
-      if (event.type === 'tools-changed') {
-        if (sameTools(entry.lastTools, event.tools)) this.#log.debug(`server '${event.name}' sent list_changed; its tools did not change`);
-        entry.lastTools = event.tools;
+      if (event.type === 'catalog-changed') {
+        if (sameItems(entry.lastTools, event.catalog.tools)) this.#log.debug(`server '${event.name}' sent list_changed; its tools did not change`);
+        entry.lastTools = event.catalog.tools;
       }
       this.#publish();
     });
@@ -210,13 +217,17 @@ export class Registry {
     return this.#lock.add(fn) as Promise<T>;
   }
 
-  /** Replaces the snapshot; tells listeners when the tools a client sees have changed. */
+  /** Replaces the snapshot; tells listeners which lists the client sees have changed. */
   #publish(): void {
     const previous = this.#snapshot;
     const servers = new Map<string, ServerView>();
-    for (const [name, { connection }] of this.#entries) servers.set(name, { name, connection, tools: connection.tools });
+    for (const [name, { connection }] of this.#entries) {
+      const catalog = connection.catalog;
+      servers.set(name, { name, connection, catalog, tools: catalog.tools });
+    }
     this.#snapshot = { version: previous.version + 1, servers };
-    if (toolsDiffer(previous.servers, servers)) for (const listener of this.#listeners) listener({ type: 'tools' });
+    const kinds = CATALOG_KINDS.filter((kind) => listsDiffer(kind, previous.servers, servers));
+    if (kinds.length > 0) for (const listener of this.#listeners) listener({ type: 'catalog', kinds });
   }
 
   #assertOpen(): void {
@@ -230,10 +241,11 @@ export class Registry {
   }
 }
 
-function toolsDiffer(a: ReadonlyMap<string, ServerView>, b: ReadonlyMap<string, ServerView>): boolean {
-  const withTools = (m: ReadonlyMap<string, ServerView>) => [...m.values()].filter((s) => s.tools.length > 0);
-  const x = withTools(a);
-  const y = withTools(b);
+/** Whether the `kind` lists of two snapshots show the client anything different. */
+function listsDiffer(kind: CatalogKind, a: ReadonlyMap<string, ServerView>, b: ReadonlyMap<string, ServerView>): boolean {
+  const withItems = (m: ReadonlyMap<string, ServerView>) => [...m.values()].filter((s) => s.catalog[kind].length > 0);
+  const x = withItems(a);
+  const y = withItems(b);
   if (x.length !== y.length) return true;
-  return x.some((s, i) => s.name !== y[i]!.name || !sameTools(s.tools, y[i]!.tools));
+  return x.some((s, i) => s.name !== y[i]!.name || !sameItems(s.catalog[kind], y[i]!.catalog[kind]));
 }

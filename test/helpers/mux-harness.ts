@@ -3,20 +3,21 @@
 // and checks that none is left.
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
-import { ToolListChangedNotificationSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { ToolListChangedNotificationSchema, type CallToolResult, type ClientCapabilities } from '@modelcontextprotocol/sdk/types.js';
 import type { Test } from 'tap';
 import type { ChildConnectionOptions } from '../../src/child/child-connection.js';
 import { createLogger } from '../../src/log.js';
 import { MuxServer } from '../../src/proxy/mux-server.js';
 import { Registry } from '../../src/registry/registry.js';
 import { serverNameProblem } from '../../src/router/tool-names.js';
-import { ToolRouter } from '../../src/router/tool-router.js';
+import { CatalogRouter } from '../../src/router/catalog-router.js';
+import { UpstreamLink } from '../../src/proxy/upstream-link.js';
 import { assertNoLeaks, killTaggedProcesses, taggedEnv } from './processes.js';
 
 export interface Harness {
   client: Client;
   registry: Registry;
-  router: ToolRouter;
+  router: CatalogRouter;
   /** Count of notifications/tools/list_changed received. */
   listChanged: () => number;
   /** Lines mcpmux logged. */
@@ -31,6 +32,10 @@ export interface Harness {
 
 export interface HarnessOptions {
   maxToolName?: number;
+  /** What the client declares (sampling, elicitation, roots). Default: nothing. */
+  clientCapabilities?: ClientCapabilities;
+  /** Installs the client's handlers (sampling, elicitation, roots, notifications) before it connects. */
+  setupClient?: (client: Client) => void;
   connection?: Partial<Omit<ChildConnectionOptions, 'name' | 'spec' | 'onEvent' | 'logger'>>;
 }
 
@@ -38,18 +43,21 @@ export async function startHarness(t: Test, options: HarnessOptions = {}): Promi
   const logs: string[] = [];
   const logger = createLogger({ level: 'debug', sink: (line) => logs.push(line) });
   const maxToolName = options.maxToolName ?? 64;
+  const router = new CatalogRouter({ maxToolName, logger });
+  const upstream = new UpstreamLink({ router, logger });
   const registry = new Registry({
     logger,
     validateName: (name) => serverNameProblem(name, maxToolName),
     connection: {
       baseEnv: taggedEnv(),
+      upstream,
       stopTimings: { stdinGraceMs: 300, termGraceMs: 500, killWaitMs: 3000 },
       ...options.connection,
     },
   });
-  const router = new ToolRouter({ maxToolName, logger });
-  const mux = new MuxServer({ registry, router, logger, version: 'test', listChangedDebounceMs: 5 });
-  const client = new Client({ name: 'test-client', version: '1.0.0' });
+  const mux = new MuxServer({ registry, router, upstream, logger, version: 'test', listChangedDebounceMs: 5 });
+  const client = new Client({ name: 'test-client', version: '1.0.0' }, { capabilities: options.clientCapabilities ?? {} });
+  options.setupClient?.(client);
   let listChanged = 0;
   client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
     listChanged++;

@@ -1,0 +1,99 @@
+// The client's requests about prompts, resources, resource templates and completions: lists
+// are aggregated from the registry snapshot (built and serialized once per change), and a
+// request about one item goes to the child that owns it under the child's own key.
+import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import {
+  CompleteRequestSchema,
+  GetPromptRequestSchema,
+  ListPromptsRequestSchema,
+  ListResourcesRequestSchema,
+  ListResourceTemplatesRequestSchema,
+  ReadResourceRequestSchema,
+  type Tool,
+} from '@modelcontextprotocol/sdk/types.js';
+import type { Registry } from '../registry/registry.js';
+import { CAPABILITY_TABLE, type CatalogItems, type CatalogKind } from '../router/capabilities.js';
+import { forwardedParams, type CatalogRouter } from '../router/catalog-router.js';
+import { reuseSerialization } from '../transport/json-lines.js';
+import { toJsonRpcError } from './results.js';
+
+export interface CatalogHandlersOptions {
+  registry: Registry;
+  router: CatalogRouter;
+  /** Listed before the children's tools (the management tools). */
+  ownTools: readonly Tool[];
+}
+
+type ListResult<K extends CatalogKind> = { [P in K]: CatalogItems[K][] };
+
+export class CatalogHandlers {
+  readonly #options: CatalogHandlersOptions;
+  readonly #listed = new Map<CatalogKind, { version: number; result: object }>();
+
+  constructor(options: CatalogHandlersOptions) {
+    this.#options = options;
+  }
+
+  /** The list result for `kind`, built and serialized once per registry version. */
+  list<K extends CatalogKind>(kind: K): ListResult<K> {
+    const snapshot = this.#options.registry.snapshot;
+    const cached = this.#listed.get(kind);
+    if (cached?.version === snapshot.version) return cached.result as ListResult<K>;
+    const children = this.#options.router.table(snapshot, kind).items;
+    const items = kind === 'tools' ? [...this.#options.ownTools, ...children] : [...children];
+    const result = reuseSerialization({ [kind]: items } as ListResult<K>);
+    this.#listed.set(kind, { version: snapshot.version, result });
+    return result;
+  }
+
+  install(server: Server): void {
+    const { registry, router } = this.#options;
+    server.setRequestHandler(ListPromptsRequestSchema, () => this.list('prompts'));
+    server.setRequestHandler(ListResourcesRequestSchema, () => this.list('resources'));
+    server.setRequestHandler(ListResourceTemplatesRequestSchema, () => this.list('resourceTemplates'));
+
+    server.setRequestHandler(GetPromptRequestSchema, (request, extra) =>
+      answer(async () => {
+        const route = router.route(registry.snapshot, 'prompts', request.params.name);
+        return route.connection.request(CAPABILITY_TABLE.prompts.useMethod!, forwardedParams(request.params, route.item.name), { signal: extra.signal });
+      }),
+    );
+
+    server.setRequestHandler(ReadResourceRequestSchema, (request, extra) =>
+      answer(async () => {
+        const target = router.resolveResource(registry.snapshot, request.params.uri);
+        const result = await target.connection.request(CAPABILITY_TABLE.resources.useMethod!, { ...request.params, uri: target.uri }, { signal: extra.signal });
+        return withExposedUris(result, target.uri, request.params.uri);
+      }),
+    );
+
+    server.setRequestHandler(CompleteRequestSchema, (request, extra) =>
+      answer(async () => {
+        const { ref } = request.params;
+        const snapshot = registry.snapshot;
+        if (ref.type === 'ref/prompt') {
+          const route = router.route(snapshot, 'prompts', ref.name);
+          return route.connection.request('completion/complete', { ...request.params, ref: { ...ref, name: route.item.name } }, { signal: extra.signal });
+        }
+        const target = router.resolveTemplate(snapshot, ref.uri);
+        return target.connection.request('completion/complete', { ...request.params, ref: { ...ref, uri: target.uri } }, { signal: extra.signal });
+      }),
+    );
+  }
+}
+
+/** Runs a forwarded request; domain errors become JSON-RPC errors that say what to fix. */
+async function answer(run: () => Promise<Record<string, unknown>>): Promise<never> {
+  try {
+    return (await run()) as never;
+  } catch (error) {
+    throw toJsonRpcError(error);
+  }
+}
+
+/** A read of a rewritten URI returns contents under the URI the client asked for. */
+function withExposedUris(result: Record<string, unknown>, childUri: string, exposedUri: string): Record<string, unknown> {
+  const contents = result['contents'];
+  if (childUri === exposedUri || !Array.isArray(contents)) return result;
+  return { ...result, contents: contents.map((c: { uri?: unknown }) => (c.uri === childUri ? { ...c, uri: exposedUri } : c)) };
+}

@@ -1,0 +1,53 @@
+// The single place where outcomes become MCP answers: tool results (JSON data as a text
+// block plus the same object as structuredContent; domain errors as `isError` results whose
+// text tells the agent what to do next) and JSON-RPC errors for every other request.
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
+import { isMuxError, messageOf } from '../errors.js';
+
+export function jsonResult(data: Record<string, unknown>): CallToolResult {
+  return { content: [{ type: 'text', text: JSON.stringify(data, null, 2) }], structuredContent: data };
+}
+
+export function errorResult(message: string): CallToolResult {
+  return { content: [{ type: 'text', text: message }], isError: true };
+}
+
+/**
+ * Domain errors (and anything unexpected) become `isError` results. A JSON-RPC error that
+ * a child returned is rethrown, so the client sees exactly what the child said.
+ */
+export function toToolResult(error: unknown): CallToolResult {
+  if (error instanceof McpError) throw relayed(error);
+  if (isMuxError(error)) return errorResult(`${error.message} [${error.code}]`);
+  return errorResult(`mcpmux failed unexpectedly: ${messageOf(error)}`);
+}
+
+/**
+ * For requests other than tools/call, which answer with JSON-RPC errors: a domain error
+ * becomes an McpError (resource not found is -32002 as the spec says; anything the caller
+ * named wrongly is invalid params), and a child's own JSON-RPC error passes unchanged.
+ */
+export function toJsonRpcError(error: unknown): McpError {
+  if (error instanceof McpError) return relayed(error);
+  if (isMuxError(error)) {
+    const code =
+      error.code === 'RESOURCE_NOT_FOUND' ? RESOURCE_NOT_FOUND : error.code.endsWith('_NOT_FOUND') ? ErrorCode.InvalidParams : ErrorCode.InternalError;
+    return new McpError(code, `${error.message} [${error.code}]`);
+  }
+  return new McpError(ErrorCode.InternalError, `mcpmux failed unexpectedly: ${messageOf(error)}`);
+}
+
+/** The MCP spec's code for an unknown resource. */
+const RESOURCE_NOT_FOUND = -32002;
+
+/**
+ * A child's JSON-RPC error as the client should see it: same code, data and message. The
+ * SDK prefixes an McpError's message with "MCP error <code>: " when it is made and again
+ * when it is received, so relayed as it is, each hop would add one more prefix.
+ */
+function relayed(error: McpError): McpError {
+  const prefix = `MCP error ${error.code}: `;
+  if (!error.message.startsWith(prefix)) return error;
+  return new McpError(error.code, error.message.slice(prefix.length), error.data);
+}

@@ -1,0 +1,84 @@
+// What children send to the one client: requests (sampling, elicitation, roots) go up and
+// their answers come back; log messages go up with the server's name in `logger`; resource
+// updates go up under the URI the client knows. It also tells each child what the client can
+// do, and has a new child brought up to date (log level, subscriptions) before it is used.
+import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import type { ClientCapabilities } from '@modelcontextprotocol/sdk/types.js';
+import { z } from 'zod';
+import type { ChildConnection, ChildUpstream, JSONRPCRequestLike, StopReason } from '../child/child-connection.js';
+import { MuxError, messageOf } from '../errors.js';
+import type { Logger } from '../log.js';
+import type { CatalogRouter } from '../router/catalog-router.js';
+import type { Registry } from '../registry/registry.js';
+import type { ClientSettings } from './client-settings.js';
+
+// The child's SDK client validates the answer; checking it here too would double the work.
+const UncheckedResult = z.custom<Record<string, unknown>>((v) => typeof v === 'object' && v !== null);
+
+interface Attachment {
+  server: Server;
+  registry: Registry;
+  settings: ClientSettings;
+}
+
+export class UpstreamLink implements ChildUpstream {
+  readonly #router: CatalogRouter;
+  readonly #log: Logger;
+  #attached: Attachment | undefined;
+
+  constructor(options: { router: CatalogRouter; logger: Logger }) {
+    this.#router = options.router;
+    this.#log = options.logger;
+  }
+
+  /** Connects the link to the client's server (the registry is built before it, so this comes later). */
+  attach(attachment: Attachment): void {
+    this.#attached = attachment;
+  }
+
+  clientCapabilities(): ClientCapabilities {
+    return this.#attached?.server.getClientCapabilities() ?? {};
+  }
+
+  async request(server: string, request: JSONRPCRequestLike, signal: AbortSignal): Promise<Record<string, unknown>> {
+    const upstream = this.#attached?.server;
+    if (!upstream) throw new MuxError('NOT_SUPPORTED', `no client is connected to mcpmux to answer ${request.method} from server '${server}'`);
+    this.#log.debug(() => `[${server}] ${request.method} → client`);
+    return upstream.request({ method: request.method, ...(request.params && { params: request.params }) }, UncheckedResult, { signal });
+  }
+
+  notify(server: string, notification: JSONRPCRequestLike): void {
+    const attached = this.#attached;
+    if (!attached) return;
+    const params = notification.params ?? {};
+    let forwarded: JSONRPCRequestLike;
+    if (notification.method === 'notifications/message') {
+      // The client's level was passed to every child, which filter their own messages.
+      const logger = typeof params['logger'] === 'string' ? `${server}/${params['logger']}` : server;
+      forwarded = { method: notification.method, params: { ...params, logger } };
+    } else if (notification.method === 'notifications/resources/updated' && typeof params['uri'] === 'string') {
+      forwarded = { method: notification.method, params: { ...params, uri: this.#router.exposedUri(attached.registry.snapshot, server, params['uri']) } };
+    } else return;
+    attached.server.notification(forwarded as Parameters<Server['notification']>[0]).catch((error: unknown) => {
+      this.#log.debug(() => `[${server}] ${notification.method} not relayed: ${messageOf(error)}`);
+    });
+  }
+
+  async started(server: string, connection: ChildConnection): Promise<void> {
+    await this.#attached?.settings.apply(server, connection);
+  }
+
+  ended(server: string, reason: 'crashed' | StopReason): void {
+    const attached = this.#attached;
+    if (!attached) return;
+    if (reason === 'removed') {
+      attached.settings.forget(server);
+      return;
+    }
+    if (reason !== 'crashed') return;
+    // A subscribed resource of a crashed server is gone: say so, so the client re-reads and learns why.
+    for (const uri of attached.settings.subscribedUris(server)) {
+      this.notify(server, { method: 'notifications/resources/updated', params: { uri } });
+    }
+  }
+}

@@ -1,0 +1,257 @@
+// Maps exposed keys (tool and prompt names, resource URIs, URI templates) to (server,
+// item) and back, builds the aggregated lists from a registry snapshot, and routes a
+// request to the right child. Every list goes through the same table code, driven by the
+// capability table; it has no I/O of its own.
+import { UriTemplate } from '@modelcontextprotocol/sdk/shared/uriTemplate.js';
+import type { CallToolRequest, CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { CallOptions, ChildConnection } from '../child/child-connection.js';
+import { MuxError } from '../errors.js';
+import type { Logger } from '../log.js';
+import type { RegistrySnapshot, ServerView } from '../registry/registry.js';
+import { CAPABILITY_TABLE, itemKey, type CatalogItems, type CatalogKind } from './capabilities.js';
+import { DEFAULT_MAX_TOOL_NAME, exposedToolName, splitExposedName } from './tool-names.js';
+import { parseRewrittenUri, rewriteUri } from './uri-names.js';
+
+export interface Route<K extends CatalogKind = CatalogKind> {
+  readonly exposedKey: string;
+  readonly server: string;
+  /** The item as the child declared it (its own key). */
+  readonly item: CatalogItems[K];
+  readonly connection: ChildConnection;
+}
+
+export interface CatalogTable<K extends CatalogKind = CatalogKind> {
+  /** Items as listed to the client: in server order, then the child's order. */
+  readonly items: readonly CatalogItems[K][];
+  readonly byKey: ReadonlyMap<string, Route<K>>;
+}
+
+/** Where a resource URI is read: the child and the URI it knows. */
+export interface ResourceTarget {
+  readonly server: string;
+  readonly uri: string;
+  readonly connection: ChildConnection;
+}
+
+export interface CatalogRouterOptions {
+  /** Longest exposed tool or prompt name. Default 64. */
+  maxToolName?: number;
+  logger: Logger;
+}
+
+/** One child's items under their exposed keys; an item whose key is taken is left out. */
+interface Exposure<K extends CatalogKind> {
+  readonly items: CatalogItems[K][];
+  readonly routes: Omit<Route<K>, 'connection'>[];
+}
+
+type ExposureCache = { [K in CatalogKind]: WeakMap<readonly CatalogItems[K][], Exposure<K>> };
+
+export class CatalogRouter {
+  readonly #maxToolName: number;
+  readonly #log: Logger;
+  /** Prefixed exposures per child list; child lists are immutable, so identity is the key. */
+  readonly #exposures: ExposureCache = { tools: new WeakMap(), prompts: new WeakMap(), resources: new WeakMap(), resourceTemplates: new WeakMap() };
+  readonly #tables = new Map<CatalogKind, { version: number; table: CatalogTable }>();
+  readonly #templates = new WeakMap<object, UriTemplate>();
+
+  constructor(options: CatalogRouterOptions) {
+    this.#maxToolName = options.maxToolName ?? DEFAULT_MAX_TOOL_NAME;
+    this.#log = options.logger;
+  }
+
+  /** The exposed name of a child's tool or prompt (deterministic; the same at any time). */
+  exposedName(server: string, name: string): string {
+    return exposedToolName(server, name, this.#maxToolName);
+  }
+
+  /** A child's tools or prompts exactly as the client is shown them (exposed names, collisions left out). */
+  exposedItems<K extends 'tools' | 'prompts'>(kind: K, server: string, items: readonly CatalogItems[K][]): readonly CatalogItems[K][] {
+    return this.#prefixedExposure(kind, server, items).items;
+  }
+
+  /** The table of one list for a snapshot; rebuilt only when the snapshot changed. */
+  table<K extends CatalogKind>(snapshot: RegistrySnapshot, kind: K): CatalogTable<K> {
+    const cached = this.#tables.get(kind);
+    if (cached?.version === snapshot.version) return cached.table as CatalogTable<K>;
+    const table = CAPABILITY_TABLE[kind].naming === 'prefixed' ? this.#prefixedTable(snapshot, kind) : this.#uriTable(snapshot, kind);
+    this.#tables.set(kind, { version: snapshot.version, table: table as CatalogTable });
+    return table;
+  }
+
+  /** Forwards a call of an exposed tool to its child. */
+  callTool(snapshot: RegistrySnapshot, params: CallToolRequest['params'], options: CallOptions = {}): Promise<CallToolResult> {
+    const route = this.#route(snapshot, 'tools', params.name);
+    return route.connection.callTool(forwardedParams(params, route.item.name), options);
+  }
+
+  /** The route of an exposed tool or prompt name, or a MuxError that says what exists. */
+  route<K extends 'tools' | 'prompts'>(snapshot: RegistrySnapshot, kind: K, name: string): Route<K> {
+    return this.#route(snapshot, kind, name);
+  }
+
+  /**
+   * Where to read a resource URI: a rewritten URI names its server; a listed URI has one
+   * owner; any other URI goes to the first child (in add order) with a template matching it.
+   */
+  resolveResource(snapshot: RegistrySnapshot, uri: string): ResourceTarget {
+    const rewritten = parseRewrittenUri(uri);
+    if (rewritten) {
+      const view = snapshot.servers.get(rewritten.server);
+      if (view) return { server: view.name, uri: rewritten.uri, connection: view.connection };
+    }
+    const listed = this.table(snapshot, 'resources').byKey.get(uri);
+    if (listed) return { server: listed.server, uri: listed.item.uri, connection: listed.connection };
+    for (const route of this.table(snapshot, 'resourceTemplates').byKey.values()) {
+      if (this.#template(route.item).match(uri)) return { server: route.server, uri, connection: route.connection };
+    }
+    const withResources = [...snapshot.servers.values()].filter((v) => v.connection.capabilities?.resources);
+    if (withResources.length === 1) return { server: withResources[0]!.name, uri, connection: withResources[0]!.connection };
+    throw new MuxError(
+      'RESOURCE_NOT_FOUND',
+      `no server lists resource '${uri}' or a template matching it` +
+        (withResources.length ? `; servers with resources: ${withResources.map((v) => v.name).join(', ')}` : '; no running server has resources'),
+    );
+  }
+
+  /** Where a resource template (as exposed) lives, for completions. */
+  resolveTemplate(snapshot: RegistrySnapshot, uriTemplate: string): ResourceTarget {
+    const route = this.table(snapshot, 'resourceTemplates').byKey.get(uriTemplate);
+    if (!route) throw new MuxError('RESOURCE_NOT_FOUND', `no server lists the resource template '${uriTemplate}'; call resources/templates/list`);
+    return { server: route.server, uri: route.item.uriTemplate, connection: route.connection };
+  }
+
+  /** How the client knows a URI of `server` (rewritten when another server lists it too). */
+  exposedUri(snapshot: RegistrySnapshot, server: string, uri: string): string {
+    for (const kind of ['resources', 'resourceTemplates'] as const) {
+      const rewritten = rewriteUri(server, uri);
+      if (this.table(snapshot, kind).byKey.get(rewritten)?.server === server) return rewritten;
+    }
+    return uri;
+  }
+
+  #route<K extends 'tools' | 'prompts'>(snapshot: RegistrySnapshot, kind: K, name: string): Route<K> {
+    const route = this.table(snapshot, kind).byKey.get(name);
+    if (!route) throw this.#unknown(snapshot, kind, name);
+    return route;
+  }
+
+  #prefixedTable<K extends CatalogKind>(snapshot: RegistrySnapshot, kind: K): CatalogTable<K> {
+    const items: CatalogItems[K][] = [];
+    const byKey = new Map<string, Route<K>>();
+    for (const view of snapshot.servers.values()) {
+      const list = view.catalog[kind];
+      if (list.length === 0) continue;
+      const exposure = this.#prefixedExposure(kind, view.name, list);
+      items.push(...exposure.items);
+      for (const route of exposure.routes) byKey.set(route.exposedKey, { ...route, connection: view.connection });
+    }
+    return { items, byKey };
+  }
+
+  /** Child lists are immutable, so each is exposed (and a collision logged) once. */
+  #prefixedExposure<K extends CatalogKind>(kind: K, server: string, list: readonly CatalogItems[K][]): Exposure<K> {
+    const cache = this.#exposures[kind] as WeakMap<readonly CatalogItems[K][], Exposure<K>>;
+    let exposure = cache.get(list);
+    if (!exposure) {
+      exposure = this.#exposePrefixed(kind, server, list);
+      cache.set(list, exposure);
+    }
+    return exposure;
+  }
+
+  #exposePrefixed<K extends CatalogKind>(kind: K, server: string, list: readonly CatalogItems[K][]): Exposure<K> {
+    const noun = kind === 'tools' ? 'tool' : 'prompt';
+    const items: CatalogItems[K][] = [];
+    const routes: Omit<Route<K>, 'connection'>[] = [];
+    const taken = new Map<string, string>();
+    for (const item of list) {
+      const name = itemKey(kind, item);
+      const exposedKey = this.exposedName(server, name);
+      const holder = taken.get(exposedKey);
+      if (holder !== undefined) {
+        // Never overwrite: the first item keeps the name, the other is left out and reported.
+        this.#log.warn(
+          holder === name
+            ? `server '${server}' lists ${noun} '${name}' twice; the second is ignored`
+            : `server '${server}': ${noun}s '${holder}' and '${name}' both map to '${exposedKey}'; '${name}' is not exposed`,
+        );
+        continue;
+      }
+      taken.set(exposedKey, name);
+      items.push({ ...item, name: exposedKey });
+      routes.push({ exposedKey, server, item });
+    }
+    return { items, routes };
+  }
+
+  /** URIs stay as they are unless two servers list the same one; then both are rewritten. */
+  #uriTable<K extends CatalogKind>(snapshot: RegistrySnapshot, kind: K): CatalogTable<K> {
+    const field = CAPABILITY_TABLE[kind].key;
+    const owners = new Map<string, Set<string>>();
+    for (const view of snapshot.servers.values()) {
+      for (const item of view.catalog[kind]) {
+        const key = itemKey(kind, item);
+        owners.set(key, (owners.get(key) ?? new Set()).add(view.name));
+      }
+    }
+    const items: CatalogItems[K][] = [];
+    const byKey = new Map<string, Route<K>>();
+    for (const view of snapshot.servers.values()) {
+      for (const item of view.catalog[kind]) {
+        const key = itemKey(kind, item);
+        const shared = owners.get(key)!.size > 1;
+        const exposedKey = shared ? rewriteUri(view.name, key) : key;
+        if (byKey.has(exposedKey)) continue; // listed twice by one server: the first counts
+        byKey.set(exposedKey, { exposedKey, server: view.name, item, connection: view.connection });
+        items.push(shared ? { ...item, [field]: exposedKey } : item);
+      }
+    }
+    return { items, byKey };
+  }
+
+  #template(item: CatalogItems['resourceTemplates']): UriTemplate {
+    let template = this.#templates.get(item);
+    if (!template) {
+      template = new UriTemplate(item.uriTemplate);
+      this.#templates.set(item, template);
+    }
+    return template;
+  }
+
+  #unknown(snapshot: RegistrySnapshot, kind: 'tools' | 'prompts', name: string): MuxError {
+    const noun = kind === 'tools' ? 'tool' : 'prompt';
+    const code = kind === 'tools' ? 'TOOL_NOT_FOUND' : 'PROMPT_NOT_FOUND';
+    const parts = splitExposedName(name);
+    if (!parts) {
+      const hint = kind === 'tools' ? 'call list_servers to see them' : 'call prompts/list to see them';
+      return new MuxError(code, `unknown ${noun} '${name}'; child ${noun}s are named <server>__<${noun}>: ${hint}`);
+    }
+    const view = snapshot.servers.get(parts.server);
+    if (!view) {
+      const known = [...snapshot.servers.keys()];
+      return new MuxError(code, `unknown ${noun} '${name}': no server named '${parts.server}'${known.length ? ` (servers: ${known.join(', ')})` : ''}`);
+    }
+    if (view.connection.state.kind !== 'running') return notAvailable(view, `${noun} '${name}'`);
+    const available = this.table(snapshot, kind).items.filter((t) => t.name.startsWith(view.name + '__')).map((t) => t.name);
+    return new MuxError(code, `server '${view.name}' has no ${noun} '${name}'; its ${noun}s: ${available.join(', ') || '(none)'}`);
+  }
+}
+
+/** The error for something of a server that is not running now. */
+function notAvailable(view: ServerView, what: string): MuxError {
+  const status = view.connection.status();
+  const why =
+    status.status === 'crashed' ? `crashed (${status.last_error}); call reload_server {"name":"${view.name}"}` : `${status.status}; try again when it is running`;
+  const code = status.status === 'crashed' ? 'SERVER_CRASHED' : 'SERVER_BUSY';
+  return new MuxError(code, `${what} is not available: server '${view.name}' is ${why}`);
+}
+
+/** The caller's params for the child: its own name; our progress token replaces the caller's (the SDK sets it). */
+export function forwardedParams<P extends { name: string; _meta?: Record<string, unknown> | undefined }>(params: P, childName: string): P {
+  const forwarded = { ...params, name: childName };
+  const { progressToken: _ignored, ...meta } = params._meta ?? {};
+  if (Object.keys(meta).length > 0) forwarded._meta = meta;
+  else delete forwarded._meta;
+  return forwarded;
+}
