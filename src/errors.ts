@@ -38,3 +38,29 @@ export function messageOf(error: unknown): string {
   if (error instanceof Error) return error.message;
   return String(error);
 }
+
+/**
+ * A JSON-RPC error to answer a request with. The SDK puts a thrown error's numeric `code`,
+ * `message` and `data` on the wire as they are; its own McpError would not do, because its
+ * message already carries "MCP error <code>: ", which the receiving SDK adds once more.
+ */
+export class WireError extends Error {
+  override readonly name = 'WireError';
+  readonly code: number;
+  readonly data: unknown;
+
+  constructor(code: number, message: string, data?: unknown) {
+    super(message);
+    this.code = code;
+    this.data = data;
+  }
+}
+
+/** A JSON-RPC error received from a child, to pass on unchanged: same code, message and data. */
+export function relayedError(error: { code: number; message: string; data?: unknown }): WireError {
+  let message = error.message;
+  // Each SDK hop prefixed it once; the original text is what the client should read.
+  const prefix = `MCP error ${error.code}: `;
+  while (message.startsWith(prefix)) message = message.slice(prefix.length);
+  return new WireError(error.code, message, error.data);
+}

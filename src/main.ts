@@ -38,6 +38,7 @@ async function main(): Promise<void> {
       baseEnv: inheritedEnv(),
       startupTimeoutMs: options.startupTimeoutMs,
       callTimeoutMs: options.callTimeoutMs,
+      pingIntervalMs: options.pingIntervalMs,
       upstream,
     },
   });

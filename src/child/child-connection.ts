@@ -19,7 +19,7 @@ import {
   type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
-import { MuxError, messageOf } from '../errors.js';
+import { MuxError, WireError, messageOf } from '../errors.js';
 import type { Logger } from '../log.js';
 import type { ServerSpec } from '../server-spec.js';
 import { ChildProcess, type ExitInfo, type StopTimings } from './child-process.js';
@@ -48,6 +48,13 @@ export interface ChildConnectionOptions {
   stopTimings?: StopTimings;
   /** The client on the other side of mcpmux, for what a child sends up. Default: none (nothing is relayed). */
   upstream?: ChildUpstream;
+  /**
+   * How often a running child is pinged to notice that it hangs (shown in list_servers;
+   * a missed ping never marks it crashed: a busy child may answer late). Default 30 000 ms; 0 = never.
+   */
+  pingIntervalMs?: number;
+  /** How long a ping may take. Default 10 000 ms. */
+  pingTimeoutMs?: number;
   /** Lines of stderr kept for status and errors. Default 50. */
   stderrLines?: number;
   /** Told about crashes and catalog changes of the current generation. */
@@ -98,6 +105,9 @@ export interface ChildStatus {
   resources?: number;
   resource_templates?: number;
   uptime_seconds?: number;
+  /** Seconds since the child last answered a ping, and how many pings in a row it has missed since. */
+  last_ping_ok_seconds_ago?: number;
+  missed_pings?: number;
   exit?: ExitInfo;
   stderr_tail?: string[];
   last_error?: string;
@@ -120,6 +130,8 @@ interface Generation {
   ended?: Promise<void>;
   /** Why the calls of this generation were ended, once they were (the error each in-flight call gets). */
   callsEnded?: MuxError;
+  /** The liveness pings of this generation. */
+  ping?: { timer: NodeJS.Timeout; lastOk: number; missed: number; inFlight: boolean };
 }
 
 export class ChildConnection {
@@ -248,6 +260,11 @@ export class ChildConnection {
       if (s.catalog.resources.length > 0) out.resources = s.catalog.resources.length;
       if (s.catalog.resourceTemplates.length > 0) out.resource_templates = s.catalog.resourceTemplates.length;
       out.uptime_seconds = Math.round((now - s.since) / 100) / 10;
+      const ping = this.#gen?.ping;
+      if (ping) {
+        out.last_ping_ok_seconds_ago = Math.round((now - ping.lastOk) / 100) / 10;
+        out.missed_pings = ping.missed;
+      }
     }
     if (s.kind === 'crashed') {
       if (s.exit) out.exit = s.exit;
@@ -303,6 +320,7 @@ export class ChildConnection {
       const catalog = await this.#handshake(gen, spec);
       if (this.#gen !== gen || this.#state.kind !== 'starting') throw gen.startup.signal.reason ?? this.#notRunningError();
       this.#setState({ kind: 'running', since: Date.now(), pid: gen.process!.pid, catalog });
+      this.#startPinging(gen);
       await this.#options.upstream?.started?.(this.name, this).catch((error: unknown) => {
         this.#log.warn(`[${this.name}] bringing the new process up to date (log level, subscriptions) failed: ${messageOf(error)}`);
       });
@@ -368,7 +386,7 @@ export class ChildConnection {
     if (declared.elicitation) client.setRequestHandler(ElicitRequestSchema, relay);
     if (declared.roots) client.setRequestHandler(ListRootsRequestSchema, relay);
     client.fallbackRequestHandler = async (request) => {
-      throw new McpError(ErrorCode.MethodNotFound, undeclaredRequestMessage(request.method));
+      throw new WireError(ErrorCode.MethodNotFound, undeclaredRequestMessage(request.method));
     };
     client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => upstream.notify(this.name, n));
     client.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => upstream.notify(this.name, n));
@@ -482,8 +500,38 @@ export class ChildConnection {
     else if (this.#state.kind === 'crashed') this.#setState({ kind: 'stopped', ...(gen.process?.exit && { exit: gen.process.exit }) });
   }
 
+  /**
+   * Pings the child every interval while it runs. A missed ping is counted and logged, never
+   * judged a crash: under load a healthy child may answer late, and an exit or closed pipe
+   * is what the crash monitor acts on.
+   */
+  #startPinging(gen: Generation): void {
+    const interval = this.#options.pingIntervalMs ?? 30_000;
+    const client = gen.client;
+    if (interval <= 0 || !client) return;
+    const ping = { lastOk: Date.now(), missed: 0, inFlight: false, timer: setInterval(() => tick(), interval).unref() };
+    gen.ping = ping;
+    const tick = () => {
+      if (this.#gen !== gen || this.#state.kind !== 'running') return clearInterval(ping.timer);
+      if (ping.inFlight) return;
+      ping.inFlight = true;
+      client.ping({ timeout: this.#options.pingTimeoutMs ?? 10_000 }).then(
+        () => {
+          if (ping.missed > 0) this.#log.info(`[${this.name}] answers pings again after ${ping.missed} missed`);
+          ping.lastOk = Date.now();
+          ping.missed = 0;
+        },
+        (error: unknown) => {
+          ping.missed++;
+          if (this.#gen === gen && this.#state.kind === 'running') this.#log.warn(`[${this.name}] missed a ping (${ping.missed} in a row): ${messageOf(error)}`);
+        },
+      ).finally(() => (ping.inFlight = false));
+    };
+  }
+
   /** Closes the client and stops the process group; resolves once the group is dead. */
   async #release(gen: Generation): Promise<void> {
+    if (gen.ping) clearInterval(gen.ping.timer);
     const proc = gen.process;
     // Wait for the process to be assigned if the spawn is still under way.
     if (!proc) {

@@ -25,6 +25,8 @@ export interface CliOptions {
   maxToolName: number;
   startupTimeoutMs: number;
   callTimeoutMs: number;
+  /** 0 turns pinging off. */
+  pingIntervalMs: number;
 }
 
 export const FLAG_HELP: ReadonlyArray<[flag: string, help: string]> = [
@@ -34,6 +36,7 @@ export const FLAG_HELP: ReadonlyArray<[flag: string, help: string]> = [
   ['--max-tool-name N', `Longest exposed tool name (default ${DEFAULT_MAX_TOOL_NAME}); lower it by the prefix your client adds.`],
   ['--startup-timeout SECONDS', 'Default time a server may take to start (default 60).'],
   ['--call-timeout SECONDS', 'Time a tool call may go without an answer or progress (default 300).'],
+  ['--ping-interval SECONDS', 'How often each server is pinged to notice a hung one, shown in list_servers (default 30; 0 = never).'],
   ['-h, --help', 'Show this help.'],
   ['-V, --version', 'Show the version.'],
 ];
@@ -47,6 +50,7 @@ const flagsSchema = z.object({
     .max(128, '--max-tool-name must be at most 128'),
   startupTimeout: z.coerce.number({ error: '--startup-timeout must be a number of seconds' }).positive('--startup-timeout must be positive').max(3600),
   callTimeout: z.coerce.number({ error: '--call-timeout must be a number of seconds' }).positive('--call-timeout must be positive').max(86_400),
+  pingInterval: z.coerce.number({ error: '--ping-interval must be a number of seconds' }).min(0, '--ping-interval must be 0 or more').max(86_400),
 });
 
 export function parseCli(argv: readonly string[], env: Readonly<Record<string, string | undefined>>): CliOptions {
@@ -65,6 +69,7 @@ export function parseCli(argv: readonly string[], env: Readonly<Record<string, s
         'max-tool-name': { type: 'string' },
         'startup-timeout': { type: 'string' },
         'call-timeout': { type: 'string' },
+        'ping-interval': { type: 'string' },
         help: { type: 'boolean', short: 'h' },
         version: { type: 'boolean', short: 'V' },
       },
@@ -77,9 +82,10 @@ export function parseCli(argv: readonly string[], env: Readonly<Record<string, s
     maxToolName: values['max-tool-name'] ?? DEFAULT_MAX_TOOL_NAME,
     startupTimeout: values['startup-timeout'] ?? 60,
     callTimeout: values['call-timeout'] ?? 300,
+    pingInterval: values['ping-interval'] ?? 30,
   });
   if (!flags.success) throw new CliError(flags.error.issues.map((i) => i.message).join('; '));
-  const { logLevel, maxToolName, startupTimeout, callTimeout } = flags.data;
+  const { logLevel, maxToolName, startupTimeout, callTimeout, pingInterval } = flags.data;
   const options: CliOptions = {
     help: values['help'] === true,
     version: values['version'] === true,
@@ -88,6 +94,7 @@ export function parseCli(argv: readonly string[], env: Readonly<Record<string, s
     maxToolName,
     startupTimeoutMs: startupTimeout * 1000,
     callTimeoutMs: callTimeout * 1000,
+    pingIntervalMs: pingInterval * 1000,
   };
   if (typeof values['config'] === 'string') options.configPath = values['config'];
   return options;

@@ -63,7 +63,12 @@ const statusSchema = z.object({
   headers: z.array(z.string()).optional(),
   pid: z.number().optional(),
   tools: z.array(z.string()).describe('Exposed tool names.'),
+  prompts: z.array(z.string()).optional().describe('Exposed prompt names.'),
+  resources: z.number().optional().describe('How many resources it lists.'),
+  resource_templates: z.number().optional().describe('How many resource templates it lists.'),
   uptime_seconds: z.number().optional(),
+  last_ping_ok_seconds_ago: z.number().optional().describe('Seconds since it last answered a ping.'),
+  missed_pings: z.number().optional().describe('Pings missed in a row since then (a hung server keeps missing them).'),
   exit: exitSchema.optional(),
   stderr_tail: z.array(z.string()).optional(),
   last_error: z.string().optional(),
@@ -193,7 +198,8 @@ function parse<T extends z.ZodType>(tool: string, schema: T, raw: unknown): z.in
 
 function exposeStatus(status: ChildStatus, router: CatalogRouter): ChildStatus {
   // Two child tools that map to one exposed name are one tool to the client (the first).
-  return { ...status, tools: [...new Set(status.tools.map((t) => router.exposedName(status.name, t)))] };
+  const exposed = (names: string[]) => [...new Set(names.map((n) => router.exposedName(status.name, n)))];
+  return { ...status, tools: exposed(status.tools), ...(status.prompts && { prompts: exposed(status.prompts) }) };
 }
 
 /** The tools as the client can call them now: exposed name, description and schemas. */

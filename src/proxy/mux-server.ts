@@ -7,14 +7,13 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import {
   ErrorCode,
   ListToolsRequestSchema,
-  McpError,
   RootsListChangedNotificationSchema,
   type CallToolRequest,
   type CallToolResult,
 } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import type { CallOptions } from '../child/child-connection.js';
-import { messageOf } from '../errors.js';
+import { WireError, messageOf } from '../errors.js';
 import type { Logger } from '../log.js';
 import type { Registry } from '../registry/registry.js';
 import type { CatalogRouter } from '../router/catalog-router.js';
@@ -42,6 +41,13 @@ const INSTRUCTIONS =
   'mcpmux runs MCP servers behind this one connection. add_server starts a server and returns its tools, named ' +
   '<server>__<tool>; reload_server restarts one (after a rebuild, or when list_servers shows it crashed); ' +
   'remove_server stops one. If your tool list has not refreshed after add_server, call the new tools through call_tool.';
+
+// Task-augmented requests (the SDK's experimental tasks) would need every task id routed
+// to its child across tasks/get, tasks/result, tasks/list and tasks/cancel; mcpmux does not
+// declare the capability (the SDK then refuses a tools/call with `task` itself), and says
+// so plainly when a client calls a tasks/ method anyway.
+const TASKS_NOT_SUPPORTED =
+  'mcpmux does not forward task-augmented requests (experimental MCP tasks) yet; call the tool without "task" to get its result directly';
 
 /** What tools/call needs of its params; the rest (task, other _meta) travels on unchecked. */
 const CallToolParams = z.looseObject({
@@ -110,9 +116,10 @@ export class MuxServer {
     // parses the request twice and the result once with zod; the client validates the
     // result anyway, so the call is taken as an unhandled method and its params checked once.
     this.server.fallbackRequestHandler = async (request, extra) => {
-      if (request.method !== 'tools/call') throw new McpError(ErrorCode.MethodNotFound, `Method not found: ${request.method}`);
+      if (request.method.startsWith('tasks/')) throw new WireError(ErrorCode.MethodNotFound, TASKS_NOT_SUPPORTED);
+      if (request.method !== 'tools/call') throw new WireError(ErrorCode.MethodNotFound, `Method not found: ${request.method}`);
       const parsed = CallToolParams.safeParse(request.params);
-      if (!parsed.success) throw new McpError(ErrorCode.InvalidParams, `Invalid tools/call request: ${z.prettifyError(parsed.error)}`);
+      if (!parsed.success) throw new WireError(ErrorCode.InvalidParams, `Invalid tools/call request: ${z.prettifyError(parsed.error)}`);
       const params = parsed.data as CallToolRequest['params'];
       return this.#callTool(params, { signal: extra.signal, ...progressForwarder(params, extra.sendNotification) });
     };

@@ -3,7 +3,7 @@
 // text tells the agent what to do next) and JSON-RPC errors for every other request.
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
-import { isMuxError, messageOf } from '../errors.js';
+import { WireError, isMuxError, messageOf, relayedError } from '../errors.js';
 
 export function jsonResult(data: Record<string, unknown>): CallToolResult {
   return { content: [{ type: 'text', text: JSON.stringify(data, null, 2) }], structuredContent: data };
@@ -18,36 +18,26 @@ export function errorResult(message: string): CallToolResult {
  * a child returned is rethrown, so the client sees exactly what the child said.
  */
 export function toToolResult(error: unknown): CallToolResult {
-  if (error instanceof McpError) throw relayed(error);
+  if (error instanceof McpError) throw relayedError(error);
   if (isMuxError(error)) return errorResult(`${error.message} [${error.code}]`);
   return errorResult(`mcpmux failed unexpectedly: ${messageOf(error)}`);
 }
 
 /**
  * For requests other than tools/call, which answer with JSON-RPC errors: a domain error
- * becomes an McpError (resource not found is -32002 as the spec says; anything the caller
+ * becomes a JSON-RPC error (resource not found is -32002 as the spec says; anything the caller
  * named wrongly is invalid params), and a child's own JSON-RPC error passes unchanged.
  */
-export function toJsonRpcError(error: unknown): McpError {
-  if (error instanceof McpError) return relayed(error);
+export function toJsonRpcError(error: unknown): WireError {
+  if (error instanceof McpError) return relayedError(error);
   if (isMuxError(error)) {
     const code =
       error.code === 'RESOURCE_NOT_FOUND' ? RESOURCE_NOT_FOUND : error.code.endsWith('_NOT_FOUND') ? ErrorCode.InvalidParams : ErrorCode.InternalError;
-    return new McpError(code, `${error.message} [${error.code}]`);
+    return new WireError(code, `${error.message} [${error.code}]`);
   }
-  return new McpError(ErrorCode.InternalError, `mcpmux failed unexpectedly: ${messageOf(error)}`);
+  return new WireError(ErrorCode.InternalError, `mcpmux failed unexpectedly: ${messageOf(error)}`);
 }
 
 /** The MCP spec's code for an unknown resource. */
 const RESOURCE_NOT_FOUND = -32002;
 
-/**
- * A child's JSON-RPC error as the client should see it: same code, data and message. The
- * SDK prefixes an McpError's message with "MCP error <code>: " when it is made and again
- * when it is received, so relayed as it is, each hop would add one more prefix.
- */
-function relayed(error: McpError): McpError {
-  const prefix = `MCP error ${error.code}: `;
-  if (!error.message.startsWith(prefix)) return error;
-  return new McpError(error.code, error.message.slice(prefix.length), error.data);
-}

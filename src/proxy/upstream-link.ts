@@ -3,10 +3,10 @@
 // updates go up under the URI the client knows. It also tells each child what the client can
 // do, and has a new child brought up to date (log level, subscriptions) before it is used.
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import type { ClientCapabilities } from '@modelcontextprotocol/sdk/types.js';
+import { McpError, type ClientCapabilities } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import type { ChildConnection, ChildUpstream, JSONRPCRequestLike, StopReason } from '../child/child-connection.js';
-import { MuxError, messageOf } from '../errors.js';
+import { MuxError, messageOf, relayedError } from '../errors.js';
 import type { Logger } from '../log.js';
 import type { CatalogRouter } from '../router/catalog-router.js';
 import type { Registry } from '../registry/registry.js';
@@ -44,7 +44,12 @@ export class UpstreamLink implements ChildUpstream {
     const upstream = this.#attached?.server;
     if (!upstream) throw new MuxError('NOT_SUPPORTED', `no client is connected to mcpmux to answer ${request.method} from server '${server}'`);
     this.#log.debug(() => `[${server}] ${request.method} → client`);
-    return upstream.request({ method: request.method, ...(request.params && { params: request.params }) }, UncheckedResult, { signal });
+    try {
+      return await upstream.request({ method: request.method, ...(request.params && { params: request.params }) }, UncheckedResult, { signal });
+    } catch (error) {
+      // The client's refusal goes back to the child as the client said it.
+      throw error instanceof McpError ? relayedError(error) : error;
+    }
   }
 
   notify(server: string, notification: JSONRPCRequestLike): void {

@@ -20,7 +20,9 @@ export type FixtureName =
   | 'slow-call'
   | 'many-tools'
   | 'exit-on-start'
-  | 'silent';
+  | 'silent'
+  | 'freeze'
+  | 'asks-client';
 
 export const fixturePath = (name: FixtureName): string => join(ROOT, 'testservers', `${name}.js`);
 

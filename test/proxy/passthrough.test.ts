@@ -15,6 +15,7 @@ import {
   type LoggingMessageNotification,
 } from '@modelcontextprotocol/sdk/types.js';
 import t, { type Test } from 'tap';
+import { z } from 'zod';
 import { fixture, npmServerPath } from '../helpers/fixtures.js';
 import { startHarness, textOf } from '../helpers/mux-harness.js';
 import { taggedEnv, waitFor } from '../helpers/processes.js';
@@ -90,9 +91,9 @@ t.test('prompts, resources, templates and completions are what server-everything
     'completions of a template argument',
   );
 
-  await t.rejects(h.client.getPrompt({ name: 'ev__nope' }), /server 'ev' has no prompt 'ev__nope'.*PROMPT_NOT_FOUND/);
+  await t.rejects(h.client.getPrompt({ name: 'ev__nope' }), /^MCP error -32602: server 'ev' has no prompt 'ev__nope'; its prompts: .* \[PROMPT_NOT_FOUND\]$/);
   // With one server that has resources, an unknown URI is its to answer; its error comes through once, unchanged.
-  await t.rejects(h.client.readResource({ uri: 'nowhere://x' }), { message: 'MCP error -32602: Resource nowhere://x not found' });
+  await t.rejects(h.client.readResource({ uri: 'nowhere://x' }), /^MCP error -32602: Resource nowhere:\/\/x not found$/);
   await direct.close();
   await h.close();
 });
@@ -122,12 +123,20 @@ t.test('logging: the level is fanned out, and messages come up with the server i
   const client = answeringClient();
   const h = await startHarness(t, { clientCapabilities: CAPABILITIES, setupClient: client.setup });
   await h.callJson('add_server', { name: 'ev', ...everything });
-  await h.client.setLoggingLevel('debug');
-  await h.call('ev__toggle-simulated-logging');
-  t.ok(await eventually(() => client.seen.logs.some((l) => l.level === 'debug')), 'a debug message arrived (the level reached the child)');
+  await h.client.setLoggingLevel('error');
+  // Each switch-on sends one message of a random level at once: 20 of them, filtered by the child
+  // at 'error', leave only error, critical, alert and emergency (unfiltered, a lower one would
+  // show with a chance of 1 - 2^-20).
+  for (let i = 0; i < 20; i++) {
+    await h.call('ev__toggle-simulated-logging');
+    await h.call('ev__toggle-simulated-logging');
+  }
+  // Only the simulated messages count ("Error-level message"…); the child may log other things before the level arrives.
+  const simulated = () => client.seen.logs.filter((l) => typeof l.data === 'string' && /level[ -]message/i.test(l.data));
+  t.ok(await eventually(() => simulated().length > 0), 'messages arrived');
+  const severe = ['error', 'critical', 'alert', 'emergency'];
+  t.same(simulated().filter((l) => !severe.includes(l.level)), [], "only levels at or above the client's level: the child got it");
   t.ok(client.seen.logs.every((l) => l.logger === 'ev' || l.logger?.startsWith('ev/')), 'every message names its server');
-  await h.client.setLoggingLevel('emergency');
-  await h.call('ev__toggle-simulated-logging');
   await h.close();
 });
 
@@ -187,5 +196,35 @@ t.test("a child whose prompts change at run time: re-listed, and the client told
   t.same((await h.client.listPrompts()).prompts.map((p) => p.name), ['lc__hello', 'lc__fresh']);
   t.ok(await eventually(() => client.seen.promptsChanged === 2), 'and the client was told');
   t.match(JSON.stringify(await h.client.getPrompt({ name: 'lc__fresh' })), /prompt fresh/);
+  await h.close();
+});
+
+t.test('a child asking for what the client did not declare gets a clear error; a client that did gets the request', async (t) => {
+  const bare = await startHarness(t);
+  await bare.callJson('add_server', { name: 'asker', ...fixture('asks-client') });
+  const asks = [['sampling/createMessage', 'sampling'], ['elicitation/create', 'elicitation'], ['roots/list', 'roots']] as const;
+  for (const [method, capability] of asks) {
+    t.equal(
+      textOf(await bare.call('asker__ask', { method })),
+      `error: MCP error -32601: the client connected to mcpmux did not declare the '${capability}' capability, so mcpmux cannot forward ${method}`,
+      method,
+    );
+  }
+  await bare.close();
+  const h = await startHarness(t, { clientCapabilities: CAPABILITIES, setupClient: answeringClient().setup });
+  await h.callJson('add_server', { name: 'asker', ...fixture('asks-client') });
+  t.match(textOf(await h.call('asker__ask', { method: 'roots/list' })), /answer: .*file:\/\/\/work\/one/);
+  t.match(textOf(await h.call('asker__ask', { method: 'elicitation/create' })), /answer: .*Ada/);
+  await h.close();
+});
+
+t.test('task-augmented requests are refused with a clear reason', async (t) => {
+  const h = await startHarness(t);
+  await h.callJson('add_server', { name: 'e', ...fixture('echo-v1') });
+  await t.rejects(
+    h.client.request({ method: 'tools/call', params: { name: 'e__echo', arguments: { text: 'x' }, task: { ttl: 1000 } } }, z.any()),
+    /Server does not support task creation \(required for tools\/call\)/,
+  );
+  await t.rejects(h.client.request({ method: 'tasks/list', params: {} }, z.any()), /does not forward task-augmented requests/);
   await h.close();
 });
