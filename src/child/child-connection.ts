@@ -390,6 +390,7 @@ export class ChildConnection {
     };
     client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => upstream.notify(this.name, n));
     client.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => upstream.notify(this.name, n));
+    client.fallbackNotificationHandler = async (n) => this.#log.debug(() => `[${this.name}] ${n.method} is not relayed to the client`);
   }
 
   /** Lists `rows` (those the child declared) on top of `base`, every page of each. */

@@ -112,6 +112,7 @@ export class MuxServer {
     this.#catalogs.install(this.server);
     this.server.setRequestHandler(ListToolsRequestSchema, () => this.#catalogs.list('tools'));
     this.server.setNotificationHandler(RootsListChangedNotificationSchema, () => this.#fanOutRootsChanged());
+    this.server.fallbackNotificationHandler = async (n) => options.logger.debug(() => `the client's ${n.method} is not relayed to servers`);
     // tools/call is the hot path. The Server class wraps a tools/call handler so that it
     // parses the request twice and the result once with zod; the client validates the
     // result anyway, so the call is taken as an unhandled method and its params checked once.

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { ToolListChangedNotificationSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { CreateMessageRequestSchema, ToolListChangedNotificationSchema, type CallToolResult, type ClientCapabilities } from '@modelcontextprotocol/sdk/types.js';
 import t from 'tap';
 import { ChildProcess } from '../../src/child/child-process.js';
 import { StdioChildTransport } from '../../src/transport/stdio-child-transport.js';
@@ -31,7 +31,7 @@ t.teardown(() => {
   rmSync(scratch, { recursive: true, force: true });
 });
 
-async function startMcpmux(args: string[] = []): Promise<Session> {
+async function startMcpmux(args: string[] = [], clientSide?: { capabilities: ClientCapabilities; setup: (client: Client) => void }): Promise<Session> {
   const proc = await ChildProcess.spawn({ command: process.execPath, args: [DIST_MAIN, ...args], env: taggedEnv() });
   const stdoutLines: string[] = [];
   let partial = '';
@@ -42,7 +42,8 @@ async function startMcpmux(args: string[] = []): Promise<Session> {
   });
   let stderr = '';
   proc.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
-  const client = new Client({ name: 'e2e', version: '1.0.0' });
+  const client = new Client({ name: 'e2e', version: '1.0.0' }, { capabilities: clientSide?.capabilities ?? {} });
+  clientSide?.setup(client);
   let listChanged = 0;
   client.setNotificationHandler(ToolListChangedNotificationSchema, () => void listChanged++);
   await client.connect(new StdioChildTransport(proc));
@@ -106,6 +107,22 @@ t.test('a session with server-memory and server-everything added at run time', a
   });
   t.same(notJson, [], 'every stdout line is a JSON-RPC message');
   t.ok(s.stdoutLines.length > 10);
+  await assertNoLeaks(t);
+});
+
+t.test("a server given on the command line is told what the client can do, and the client answers it", async (t) => {
+  const everything = npmServerPath('@modelcontextprotocol/server-everything');
+  const s = await startMcpmux(['--', 'ev', process.execPath, everything, 'stdio'], {
+    capabilities: { sampling: {} },
+    setup: (client) =>
+      client.setRequestHandler(CreateMessageRequestSchema, async () => ({ model: 'm', role: 'assistant', content: { type: 'text', text: 'from the e2e client' } })),
+  });
+  // server-everything lists its sampling tool only to a client that declared sampling.
+  t.ok(await waitFor(async () => (await s.client.listTools()).tools.some((x) => x.name === 'ev__trigger-sampling-request'), 30_000), 'the sampling tool is listed');
+  t.match(text(await s.call('ev__trigger-sampling-request', { prompt: 'hello?' })), /from the e2e client/);
+  t.same((await s.client.listPrompts()).prompts.map((p) => p.name).sort(), ['ev__args-prompt', 'ev__completable-prompt', 'ev__resource-prompt', 'ev__simple-prompt']);
+  await s.client.close();
+  await s.process.exited;
   await assertNoLeaks(t);
 });
 

@@ -91,6 +91,11 @@ t.test('prompts, resources, templates and completions are what server-everything
     'completions of a template argument',
   );
 
+  const [status] = (await h.callJson('list_servers')).servers;
+  t.same(status.prompts, prompts.map((p) => p.name), 'list_servers names the exposed prompts');
+  t.equal(status.resources, directResources.length);
+  t.equal(status.resource_templates, directTemplates.length);
+
   await t.rejects(h.client.getPrompt({ name: 'ev__nope' }), /^MCP error -32602: server 'ev' has no prompt 'ev__nope'; its prompts: .* \[PROMPT_NOT_FOUND\]$/);
   // With one server that has resources, an unknown URI is its to answer; its error comes through once, unchanged.
   await t.rejects(h.client.readResource({ uri: 'nowhere://x' }), /^MCP error -32602: Resource nowhere:\/\/x not found$/);
