@@ -15,6 +15,7 @@ import type { Registry } from '../registry/registry.js';
 import { CAPABILITY_TABLE, type CatalogItems, type CatalogKind } from '../router/capabilities.js';
 import { forwardedParams, type CatalogRouter } from '../router/catalog-router.js';
 import { reuseSerialization } from '../transport/json-lines.js';
+import { forwardingOptions } from './forwarding-options.js';
 import { toJsonRpcError } from './results.js';
 
 export interface CatalogHandlersOptions {
@@ -55,14 +56,14 @@ export class CatalogHandlers {
     server.setRequestHandler(GetPromptRequestSchema, (request, extra) =>
       answer(async () => {
         const route = router.route(registry.snapshot, 'prompts', request.params.name);
-        return route.connection.request(CAPABILITY_TABLE.prompts.useMethod!, forwardedParams(request.params, route.item.name), { signal: extra.signal });
+        return route.connection.request(CAPABILITY_TABLE.prompts.useMethod!, forwardedParams(request.params, route.item.name), forwardingOptions(request.params, extra));
       }),
     );
 
     server.setRequestHandler(ReadResourceRequestSchema, (request, extra) =>
       answer(async () => {
         const target = router.resolveResource(registry.snapshot, request.params.uri);
-        const result = await target.connection.request(CAPABILITY_TABLE.resources.useMethod!, { ...request.params, uri: target.uri }, { signal: extra.signal });
+        const result = await target.connection.request(CAPABILITY_TABLE.resources.useMethod!, { ...request.params, uri: target.uri }, forwardingOptions(request.params, extra));
         return withExposedUris(result, target.uri, request.params.uri);
       }),
     );
@@ -73,10 +74,10 @@ export class CatalogHandlers {
         const snapshot = registry.snapshot;
         if (ref.type === 'ref/prompt') {
           const route = router.route(snapshot, 'prompts', ref.name);
-          return route.connection.request('completion/complete', { ...request.params, ref: { ...ref, name: route.item.name } }, { signal: extra.signal });
+          return route.connection.request('completion/complete', { ...request.params, ref: { ...ref, name: route.item.name } }, forwardingOptions(request.params, extra));
         }
         const target = router.resolveTemplate(snapshot, ref.uri);
-        return target.connection.request('completion/complete', { ...request.params, ref: { ...ref, uri: target.uri } }, { signal: extra.signal });
+        return target.connection.request('completion/complete', { ...request.params, ref: { ...ref, uri: target.uri } }, forwardingOptions(request.params, extra));
       }),
     );
   }

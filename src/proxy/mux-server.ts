@@ -22,6 +22,7 @@ import { CatalogHandlers } from './catalog-handlers.js';
 import { ClientSettings } from './client-settings.js';
 import { ListChangedNotifier } from './list-changed-notifier.js';
 import { createManagementTools, type ManagementContext } from './management-tools.js';
+import { forwardingOptions } from './forwarding-options.js';
 import { toToolResult } from './results.js';
 import type { UpstreamLink } from './upstream-link.js';
 
@@ -122,7 +123,7 @@ export class MuxServer {
       const parsed = CallToolParams.safeParse(request.params);
       if (!parsed.success) throw new WireError(ErrorCode.InvalidParams, `Invalid tools/call request: ${z.prettifyError(parsed.error)}`);
       const params = parsed.data as CallToolRequest['params'];
-      return this.#callTool(params, { signal: extra.signal, ...progressForwarder(params, extra.sendNotification) });
+      return this.#callTool(params, forwardingOptions(params, extra));
     };
   }
 
@@ -167,18 +168,4 @@ export class MuxServer {
       callTool: (name, args) => this.#callTool({ name, ...(args !== undefined && { arguments: args }) }, options),
     };
   }
-}
-
-type SendNotification = (notification: { method: 'notifications/progress'; params: Record<string, unknown> }) => Promise<void>;
-
-/** When the caller asked for progress, relays the child's progress under the caller's token. */
-function progressForwarder(params: CallToolRequest['params'], send: unknown): Pick<CallOptions, 'onprogress'> {
-  const progressToken = params._meta?.progressToken;
-  if (progressToken === undefined) return {};
-  const sendNotification = send as SendNotification;
-  return {
-    onprogress: (progress) => {
-      void sendNotification({ method: 'notifications/progress', params: { ...progress, progressToken } }).catch(() => {});
-    },
-  };
 }
