@@ -25,8 +25,8 @@ export interface ClientSettingsOptions {
 export class ClientSettings {
   readonly #options: ClientSettingsOptions;
   #level: LoggingLevel | undefined;
-  /** Subscribed URIs per server, as each child knows them. */
-  readonly #subscriptions = new Map<string, Set<string>>();
+  /** Subscriptions per server: the URI as the child knows it → as the client subscribed it. */
+  readonly #subscriptions = new Map<string, Map<string, string>>();
 
   constructor(options: ClientSettingsOptions) {
     this.#options = options;
@@ -43,7 +43,7 @@ export class ClientSettings {
       try {
         const target = this.#options.router.resolveResource(this.#options.registry.snapshot, request.params.uri);
         await target.connection.request('resources/subscribe', { uri: target.uri }, { signal: extra.signal });
-        this.#subscriptions.set(target.server, (this.#subscriptions.get(target.server) ?? new Set()).add(target.uri));
+        this.#subscriptions.set(target.server, (this.#subscriptions.get(target.server) ?? new Map()).set(target.uri, request.params.uri));
         return {};
       } catch (error) {
         throw toJsonRpcError(error);
@@ -69,13 +69,13 @@ export class ClientSettings {
     if (this.#level !== undefined && capabilities?.logging) await this.#applyLevel(connection);
     const uris = this.#subscriptions.get(server);
     if (uris && capabilities?.resources?.subscribe) {
-      await Promise.all([...uris].map((uri) => connection.request('resources/subscribe', { uri })));
+      await Promise.all([...uris.keys()].map((uri) => connection.request('resources/subscribe', { uri })));
     }
   }
 
-  /** URIs of `server` the client is subscribed to (as the child knows them). */
+  /** URIs of `server` the client is subscribed to, as the client subscribed them. */
   subscribedUris(server: string): readonly string[] {
-    return [...(this.#subscriptions.get(server) ?? [])];
+    return [...(this.#subscriptions.get(server)?.values() ?? [])];
   }
 
   /** A server was removed: its subscriptions end with it. */

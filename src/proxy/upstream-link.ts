@@ -83,7 +83,9 @@ export class UpstreamLink implements ChildUpstream {
     if (reason !== 'crashed') return;
     // A subscribed resource of a crashed server is gone: say so, so the client re-reads and learns why.
     for (const uri of attached.settings.subscribedUris(server)) {
-      this.notify(server, { method: 'notifications/resources/updated', params: { uri } });
+      attached.server.sendResourceUpdated({ uri }).catch((error: unknown) => {
+        this.#log.debug(() => `[${server}] resources/updated for ${uri} not sent: ${messageOf(error)}`);
+      });
     }
   }
 }

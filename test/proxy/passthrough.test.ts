@@ -174,7 +174,8 @@ t.test('subscriptions: updates come back; a crash with an open subscription tell
 });
 
 t.test('two children listing the same URIs: both are rewritten to mcpmux://<server>/<uri>, and each reads from its own child', async (t) => {
-  const h = await startHarness(t, { clientCapabilities: CAPABILITIES, setupClient: answeringClient().setup });
+  const client = answeringClient();
+  const h = await startHarness(t, { clientCapabilities: CAPABILITIES, setupClient: client.setup });
   await h.callJson('add_server', { name: 'one', ...everything });
   const original = (await h.client.listResources()).resources[0]!.uri;
   await h.callJson('add_server', { name: 'two', ...everything });
@@ -187,6 +188,9 @@ t.test('two children listing the same URIs: both are rewritten to mcpmux://<serv
   t.ok(templates.every((u) => u.startsWith('mcpmux://one/') || u.startsWith('mcpmux://two/')), 'shared templates are rewritten too');
   const viaTemplate = await h.client.readResource({ uri: 'mcpmux://one/demo://resource/dynamic/text/5' });
   t.match(JSON.stringify(viaTemplate), /Resource 5/i, 'a rewritten template expands and reads from its child');
+  await h.client.subscribeResource({ uri: `mcpmux://two/${original}` });
+  process.kill((await h.callJson('list_servers')).servers[1].pid, 'SIGKILL');
+  t.ok(await eventually(() => client.seen.updated.includes(`mcpmux://two/${original}`)), 'a crash announces the URI as the client subscribed it');
   await h.callJson('remove_server', { name: 'two' });
   t.ok((await h.client.listResources()).resources.some((r) => r.uri === original), 'once unique again, the URI is unchanged');
   await h.close();
