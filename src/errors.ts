@@ -18,6 +18,7 @@ export type MuxErrorCode =
   | 'RESOURCE_NOT_FOUND'
   | 'TOOL_NAME_COLLISION'
   | 'NOT_SUPPORTED'
+  | 'NOT_ALLOWED'
   | 'CALL_TIMEOUT'
   | 'CHILD_ERROR';
 

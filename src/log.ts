@@ -10,6 +10,8 @@ export interface Logger {
   warn(message: string): void;
   info(message: string): void;
   debug(message: string | (() => string)): void;
+  /** Written whatever the level: the operator's record of what was spawned. */
+  audit(message: string): void;
   /** True when messages of this level are written; lets hot paths skip work. */
   enabled(level: LogLevel): boolean;
 }
@@ -38,6 +40,7 @@ export function createLogger(options: LoggerOptions = {}): Logger {
     debug: (m) => {
       if (enabled('debug')) write('debug', typeof m === 'function' ? m() : m);
     },
+    audit: (m) => sink(`mcpmux audit: ${m}`),
   };
 }
 

@@ -9,6 +9,7 @@ import { CliError, helpText, parseCli, type CliOptions } from './cli/parse-cli.j
 import { ConfigError, loadConfigFile, type ConfiguredServer } from './config/load-config.js';
 import { messageOf } from './errors.js';
 import { createLogger, type Logger } from './log.js';
+import { SpawnPolicy } from './policy/spawn-policy.js';
 import { MuxServer } from './proxy/mux-server.js';
 import { UpstreamLink } from './proxy/upstream-link.js';
 import { Registry } from './registry/registry.js';
@@ -31,18 +32,26 @@ async function main(): Promise<void> {
   );
   const router = new CatalogRouter({ maxToolName: options.maxToolName, logger: log });
   const upstream = new UpstreamLink({ router, logger: log });
+  const policy = new SpawnPolicy({
+    allowCommands: options.allowCommands,
+    runtimeAdd: options.runtimeAdd,
+    inheritEnv: options.inheritEnv,
+    passEnv: options.passEnv,
+    ...(options.root !== undefined && { root: options.root }),
+    logger: log,
+  });
   const registry = new Registry({
     logger: log,
     validateName: (name) => serverNameProblem(name, options.maxToolName),
     connection: {
-      baseEnv: inheritedEnv(),
+      spawnPolicy: policy,
       startupTimeoutMs: options.startupTimeoutMs,
       callTimeoutMs: options.callTimeoutMs,
       pingIntervalMs: options.pingIntervalMs,
       upstream,
     },
   });
-  const mux = new MuxServer({ registry, router, upstream, logger: log, version });
+  const mux = new MuxServer({ registry, router, upstream, policy, logger: log, version });
   installExitHandlers(log, async () => {
     await registry.close();
     await mux.close();
@@ -95,10 +104,6 @@ async function readServers(options: CliOptions): Promise<ConfiguredServer[]> {
 }
 
 /** Children inherit mcpmux's environment (a spawn policy narrowing this comes later). */
-function inheritedEnv(): Record<string, string> {
-  return Object.fromEntries(Object.entries(process.env).filter((e): e is [string, string] => e[1] !== undefined));
-}
-
 function installExitHandlers(log: Logger, close: () => Promise<void>): void {
   let shuttingDown = false;
   const shutdown = (why: string, code: number) => {

@@ -26,6 +26,7 @@ import { ChildProcess, type ExitInfo, type StopTimings } from './child-process.j
 import { transition, type ChildState } from './child-state.js';
 import { StderrTail } from './stderr-tail.js';
 import { CAPABILITY_ROWS, EMPTY_CATALOG, rowsChangedBy, type CapabilityRow, type Catalog, type CatalogKind } from '../router/capabilities.js';
+import type { SpawnPolicy } from '../policy/spawn-policy.js';
 import { StdioChildTransport } from '../transport/stdio-child-transport.js';
 
 export type ChildEvent =
@@ -37,8 +38,8 @@ export type StopReason = 'removed' | 'reloading' | 'shutdown';
 export interface ChildConnectionOptions {
   name: string;
   spec: ServerSpec;
-  /** Environment every local child starts from; the spec's env is added on top. */
-  baseEnv: Readonly<Record<string, string>>;
+  /** What may run and how: base environment, cwd confinement, the audit line. */
+  spawnPolicy: SpawnPolicy;
   logger: Logger;
   /** Start-up timeout when the spec gives none. Default 60 000 ms (a cold `npx` takes 20–60 s). */
   startupTimeoutMs?: number;
@@ -339,12 +340,15 @@ export class ChildConnection {
 
   async #handshake(gen: Generation, spec: Extract<ServerSpec, { transport: 'stdio' }>): Promise<Catalog> {
     const signal = gen.startup.signal;
+    const policy = this.#options.spawnPolicy;
+    const cwd = policy.workingDirectory(this.name, spec);
     const proc = await ChildProcess.spawn({
       command: spec.command,
       args: spec.args,
-      env: { ...this.#options.baseEnv, ...spec.env },
-      ...(spec.cwd !== undefined && { cwd: spec.cwd }),
+      env: { ...policy.baseEnv, ...spec.env },
+      ...(cwd !== undefined && { cwd }),
     });
+    policy.audit(this.name, spec, cwd, proc.pid);
     gen.process = proc;
     gen.tail.follow(proc.stderr);
     if (signal.aborted) throw signal.reason;
@@ -417,7 +421,7 @@ export class ChildConnection {
   async #startFailure(gen: Generation, error: unknown): Promise<MuxError> {
     const signal = gen.startup.signal;
     if (signal.aborted && signal.reason instanceof MuxError && signal.reason.code !== 'STARTUP_TIMEOUT') return signal.reason;
-    if (error instanceof MuxError && (error.code === 'SPAWN_FAILED' || error.code === 'NOT_SUPPORTED')) return error;
+    if (error instanceof MuxError && (error.code === 'SPAWN_FAILED' || error.code === 'NOT_SUPPORTED' || error.code === 'NOT_ALLOWED')) return error;
     const proc = gen.process;
     // Give a dying process a moment so the report has its exit code and last words.
     if (proc && !proc.exit) await Promise.race([proc.exited, delay(200)]);

@@ -27,6 +27,11 @@ export interface CliOptions {
   callTimeoutMs: number;
   /** 0 turns pinging off. */
   pingIntervalMs: number;
+  allowCommands: string[];
+  runtimeAdd: boolean;
+  inheritEnv: boolean;
+  passEnv: string[];
+  root?: string;
 }
 
 export const FLAG_HELP: ReadonlyArray<[flag: string, help: string]> = [
@@ -37,6 +42,11 @@ export const FLAG_HELP: ReadonlyArray<[flag: string, help: string]> = [
   ['--startup-timeout SECONDS', 'Default time a server may take to start (default 60).'],
   ['--call-timeout SECONDS', 'Time a tool call may go without an answer or progress (default 300).'],
   ['--ping-interval SECONDS', 'How often each server is pinged to notice a hung one, shown in list_servers (default 30; 0 = never).'],
+  ['--allow-command PATTERN', 'Let add_server run only commands matching this glob (as given, or by base name); repeat for more.'],
+  ['--no-runtime-add', 'Refuse add_server: servers come only from the config and the command line.'],
+  ['--inherit-env', "Give children mcpmux's whole environment (default: PATH, HOME and the SDK's safe list, plus their own env)."],
+  ['--pass-env NAME', 'Also pass this variable of mcpmux\'s environment to children; repeat for more.'],
+  ['--root DIR', "Keep every child's cwd under DIR (and start children there by default)."],
   ['-h, --help', 'Show this help.'],
   ['-V, --version', 'Show the version.'],
 ];
@@ -57,7 +67,7 @@ export function parseCli(argv: readonly string[], env: Readonly<Record<string, s
   const split = argv.indexOf('--');
   const flagArgs = split === -1 ? [...argv] : argv.slice(0, split);
   const inlineArgs = split === -1 ? [] : argv.slice(split + 1);
-  let values: Record<string, string | boolean | undefined>;
+  let values: Record<string, string | boolean | string[] | undefined>;
   try {
     ({ values } = parseArgs({
       args: flagArgs,
@@ -70,6 +80,11 @@ export function parseCli(argv: readonly string[], env: Readonly<Record<string, s
         'startup-timeout': { type: 'string' },
         'call-timeout': { type: 'string' },
         'ping-interval': { type: 'string' },
+        'allow-command': { type: 'string', multiple: true },
+        'no-runtime-add': { type: 'boolean' },
+        'inherit-env': { type: 'boolean' },
+        'pass-env': { type: 'string', multiple: true },
+        root: { type: 'string' },
         help: { type: 'boolean', short: 'h' },
         version: { type: 'boolean', short: 'V' },
       },
@@ -95,7 +110,12 @@ export function parseCli(argv: readonly string[], env: Readonly<Record<string, s
     startupTimeoutMs: startupTimeout * 1000,
     callTimeoutMs: callTimeout * 1000,
     pingIntervalMs: pingInterval * 1000,
+    allowCommands: (values['allow-command'] as string[] | undefined) ?? [],
+    runtimeAdd: values['no-runtime-add'] !== true,
+    inheritEnv: values['inherit-env'] === true,
+    passEnv: (values['pass-env'] as string[] | undefined) ?? [],
   };
+  if (typeof values['root'] === 'string') options.root = values['root'];
   if (typeof values['config'] === 'string') options.configPath = values['config'];
   return options;
 }

@@ -7,6 +7,7 @@ import type { ChildStatus } from '../child/child-connection.js';
 import { MuxError } from '../errors.js';
 import type { Registry } from '../registry/registry.js';
 import type { ToolDiff } from '../registry/catalog-diff.js';
+import type { SpawnPolicy } from '../policy/spawn-policy.js';
 import type { CatalogRouter } from '../router/catalog-router.js';
 import { envRecord, specFromWire } from '../server-spec.js';
 import { jsonResult } from './results.js';
@@ -14,6 +15,8 @@ import { jsonResult } from './results.js';
 export interface ManagementContext {
   registry: Registry;
   router: CatalogRouter;
+  /** What the operator allows add_server to run; absent: anything. */
+  policy?: SpawnPolicy | undefined;
   /** Calls any exposed tool by name (call_tool delegates here). */
   callTool: (name: string, args: Record<string, unknown> | undefined) => Promise<CallToolResult>;
 }
@@ -96,10 +99,11 @@ export function createManagementTools(): ReadonlyMap<string, ManagementTool> {
         addServerInput,
         startedOutput,
       ),
-      handle: async (raw, { registry, router }) => {
+      handle: async (raw, { registry, router, policy }) => {
         const args = parse('add_server', addServerInput, raw);
         const spec = specFromWire(args);
         if (typeof spec === 'string') throw new MuxError('INVALID_ARGUMENTS', `add_server: ${spec}`);
+        policy?.admitRuntimeAdd(args.name, spec);
         const timeout = args.startup_timeout_seconds;
         const started = await registry.add(args.name, timeout === undefined ? spec : { ...spec, startupTimeoutMs: timeout * 1000 });
         return jsonResult({ server: exposeStatus(started.status, router), tools: summarize(args.name, started.tools, router) });

@@ -15,6 +15,7 @@ import { z } from 'zod';
 import type { CallOptions } from '../child/child-connection.js';
 import { WireError, messageOf } from '../errors.js';
 import type { Logger } from '../log.js';
+import type { SpawnPolicy } from '../policy/spawn-policy.js';
 import type { Registry } from '../registry/registry.js';
 import type { CatalogRouter } from '../router/catalog-router.js';
 import { CAPABILITY_ROWS, CAPABILITY_TABLE, type ListChangedMethod } from '../router/capabilities.js';
@@ -31,6 +32,8 @@ export interface MuxServerOptions {
   router: CatalogRouter;
   /** The registry's children reach the client through it; the server attaches it. */
   upstream: UpstreamLink;
+  /** What add_server may run. Default: anything. */
+  policy?: SpawnPolicy;
   logger: Logger;
   /** Reported to the client in serverInfo. */
   version: string;
@@ -165,6 +168,7 @@ export class MuxServer {
     return {
       registry: this.#options.registry,
       router: this.#options.router,
+      policy: this.#options.policy,
       callTool: (name, args) => this.#callTool({ name, ...(args !== undefined && { arguments: args }) }, options),
     };
   }

@@ -13,6 +13,13 @@ t.test('flags', async (t) => {
   t.match(o, { configPath: 'cfg.json', maxToolName: 51, startupTimeoutMs: 90_000, callTimeoutMs: 1500 });
 });
 
+t.test('spawn policy and ping flags', async (t) => {
+  t.match(parseCli([], {}), { allowCommands: [], runtimeAdd: true, inheritEnv: false, passEnv: [], pingIntervalMs: 30_000 });
+  const o = parseCli(['--allow-command', 'npx', '--allow-command', '/opt/**', '--no-runtime-add', '--inherit-env', '--pass-env', 'HTTP_PROXY', '--root', '/srv', '--ping-interval', '0'], {});
+  t.match(o, { allowCommands: ['npx', '/opt/**'], runtimeAdd: false, inheritEnv: true, passEnv: ['HTTP_PROXY'], root: '/srv', pingIntervalMs: 0 });
+  t.throws(() => parseCli(['--ping-interval', 'often'], {}), /--ping-interval must be a number of seconds/);
+});
+
 t.test('inline servers after --, separated by --', async (t) => {
   const o = parseCli(['--log-level', 'error', '--', 'mem', 'npx', '-y', 'server-memory', '--', 'ev', 'node', 'ev.js', '--flag'], {});
   t.same(o.inline, [

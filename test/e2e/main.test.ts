@@ -12,7 +12,7 @@ import t from 'tap';
 import { ChildProcess } from '../../src/child/child-process.js';
 import { StdioChildTransport } from '../../src/transport/stdio-child-transport.js';
 import { DIST_MAIN, fixture, npmServerPath } from '../helpers/fixtures.js';
-import { assertNoLeaks, isAlive, killTaggedProcesses, taggedEnv, waitFor } from '../helpers/processes.js';
+import { LEAK_TAG_VAR, assertNoLeaks, isAlive, killTaggedProcesses, taggedEnv, waitFor } from '../helpers/processes.js';
 
 interface Session {
   client: Client;
@@ -32,7 +32,9 @@ t.teardown(() => {
 });
 
 async function startMcpmux(args: string[] = [], clientSide?: { capabilities: ClientCapabilities; setup: (client: Client) => void }): Promise<Session> {
-  const proc = await ChildProcess.spawn({ command: process.execPath, args: [DIST_MAIN, ...args], env: taggedEnv() });
+  // Children get a minimal environment by default; the leak tag must reach them to be found.
+  const withTag = args.includes('--') ? [...args.slice(0, args.indexOf('--')), '--pass-env', LEAK_TAG_VAR, ...args.slice(args.indexOf('--'))] : [...args, '--pass-env', LEAK_TAG_VAR];
+  const proc = await ChildProcess.spawn({ command: process.execPath, args: [DIST_MAIN, ...withTag], env: taggedEnv() });
   const stdoutLines: string[] = [];
   let partial = '';
   proc.stdout.on('data', (chunk: Buffer) => {

@@ -12,6 +12,7 @@ import { Registry } from '../../src/registry/registry.js';
 import { serverNameProblem } from '../../src/router/tool-names.js';
 import { CatalogRouter } from '../../src/router/catalog-router.js';
 import { UpstreamLink } from '../../src/proxy/upstream-link.js';
+import { SpawnPolicy, type SpawnPolicyOptions } from '../../src/policy/spawn-policy.js';
 import { assertNoLeaks, killTaggedProcesses, taggedEnv } from './processes.js';
 
 export interface Harness {
@@ -32,6 +33,8 @@ export interface Harness {
 
 export interface HarnessOptions {
   maxToolName?: number;
+  /** Spawn policy options (the default inherits the tagged test environment). */
+  policy?: Partial<SpawnPolicyOptions>;
   /** What the client declares (sampling, elicitation, roots). Default: nothing. */
   clientCapabilities?: ClientCapabilities;
   /** Installs the client's handlers (sampling, elicitation, roots, notifications) before it connects. */
@@ -45,17 +48,18 @@ export async function startHarness(t: Test, options: HarnessOptions = {}): Promi
   const maxToolName = options.maxToolName ?? 64;
   const router = new CatalogRouter({ maxToolName, logger });
   const upstream = new UpstreamLink({ router, logger });
+  const spawnPolicy = new SpawnPolicy({ inheritEnv: true, environment: taggedEnv(), logger, ...options.policy });
   const registry = new Registry({
     logger,
     validateName: (name) => serverNameProblem(name, maxToolName),
     connection: {
-      baseEnv: taggedEnv(),
+      spawnPolicy,
       upstream,
       stopTimings: { stdinGraceMs: 300, termGraceMs: 500, killWaitMs: 3000 },
       ...options.connection,
     },
   });
-  const mux = new MuxServer({ registry, router, upstream, logger, version: 'test', listChangedDebounceMs: 5 });
+  const mux = new MuxServer({ registry, router, upstream, policy: spawnPolicy, logger, version: 'test', listChangedDebounceMs: 5 });
   const client = new Client({ name: 'test-client', version: '1.0.0' }, { capabilities: options.clientCapabilities ?? {} });
   options.setupClient?.(client);
   let listChanged = 0;
