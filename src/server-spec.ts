@@ -1,6 +1,7 @@
 // What it takes to start one child server, as given by add_server, a config file or
 // the command line. Validated once, at those edges; everything inside trusts the type.
 import { z } from 'zod';
+import type { ToolFilter } from './router/tool-filter.js';
 
 export const SERVER_NAME_PATTERN = /^[a-zA-Z0-9][a-zA-Z0-9_-]*$/;
 
@@ -23,7 +24,16 @@ export interface RemoteServerSpec {
 export type ServerSpec = (StdioServerSpec | RemoteServerSpec) & {
   /** How long start-up (spawn, initialize, tools/list) may take. */
   readonly startupTimeoutMs?: number;
+  /** Which of its tools are exposed (globs on the child's tool names). */
+  readonly toolFilter?: ToolFilter;
 };
+
+export const toolFilterField = z
+  .object({
+    allow: z.array(z.string().min(1)).optional().describe('Expose only tools matching one of these globs (the server\'s own names).'),
+    deny: z.array(z.string().min(1)).optional().describe('Never expose tools matching one of these globs.'),
+  })
+  .strict();
 
 export const envRecord = z.record(z.string(), z.string());
 
@@ -35,6 +45,7 @@ export const wireServerFields = {
   cwd: z.string().min(1).optional(),
   url: z.string().min(1, 'url must not be empty').optional(),
   headers: envRecord.optional(),
+  tools: toolFilterField.optional(),
 };
 
 export type WireServerFields = {
@@ -44,6 +55,7 @@ export type WireServerFields = {
   cwd?: string | undefined;
   url?: string | undefined;
   headers?: Record<string, string> | undefined;
+  tools?: ToolFilter | undefined;
 };
 
 /** Turns validated wire fields into a spec; returns an error message when they do not fit. */
@@ -54,7 +66,7 @@ export function specFromWire(fields: WireServerFields): ServerSpec | string {
   if (fields.url !== undefined) {
     if (fields.args || fields.env || fields.cwd) return 'args, env and cwd apply to a command, not to a url';
     if (!/^https?:\/\//.test(fields.url) || !URL.canParse(fields.url)) return `url '${fields.url}' is not an absolute http(s) URL`;
-    return { transport: 'http', url: fields.url, headers: fields.headers ?? {} };
+    return { transport: 'http', url: fields.url, headers: fields.headers ?? {}, ...(fields.tools && { toolFilter: fields.tools }) };
   }
   if (fields.command === undefined) return 'command is required (or url, for a remote server)';
   if (fields.headers) return 'headers apply to a url, not to a command';
@@ -64,5 +76,6 @@ export function specFromWire(fields: WireServerFields): ServerSpec | string {
     args: fields.args ?? [],
     env: fields.env ?? {},
     ...(fields.cwd !== undefined && { cwd: fields.cwd }),
+    ...(fields.tools && { toolFilter: fields.tools }),
   };
 }

@@ -27,6 +27,7 @@ import { transition, type ChildState } from './child-state.js';
 import { StderrTail } from './stderr-tail.js';
 import { CAPABILITY_ROWS, EMPTY_CATALOG, rowsChangedBy, type CapabilityRow, type Catalog, type CatalogKind } from '../router/capabilities.js';
 import type { SpawnPolicy } from '../policy/spawn-policy.js';
+import { filterTools } from '../router/tool-filter.js';
 import { StdioChildTransport } from '../transport/stdio-child-transport.js';
 
 export type ChildEvent =
@@ -101,6 +102,8 @@ export interface ChildStatus {
   headers?: string[];
   pid?: number;
   tools: string[];
+  /** The filter its tools pass through, when it has one. */
+  tool_filter?: { allow?: string[]; deny?: string[] };
   /** Prompt names, and how many resources and resource templates it lists (only when it has any). */
   prompts?: string[];
   resources?: number;
@@ -252,6 +255,10 @@ export class ChildConnection {
       out.url = spec.url;
       const headerNames = Object.keys(spec.headers);
       if (headerNames.length > 0) out.headers = headerNames;
+    }
+    if (spec.toolFilter) {
+      const { allow, deny } = spec.toolFilter;
+      out.tool_filter = { ...(allow && { allow: [...allow] }), ...(deny && { deny: [...deny] }) };
     }
     const pid = this.#gen?.process?.pid;
     if (pid !== undefined && (s.kind === 'running' || s.kind === 'starting' || s.kind === 'stopping')) out.pid = pid;
@@ -414,7 +421,8 @@ export class ChildConnection {
       items.push(...(page[row.kind] as unknown[]));
       cursor = page.nextCursor;
     } while (cursor !== undefined);
-    return Object.freeze(items);
+    // A filtered-out tool is not there at all, for every part of mcpmux.
+    return Object.freeze(row.kind === 'tools' ? filterTools(items as Tool[], this.spec.toolFilter) : items);
   }
 
   /** Builds the error a failed start reports: why, the exit, and the last stderr lines. */

@@ -98,5 +98,6 @@ function expandEntry(entry: Entry, env: Readonly<Record<string, string | undefin
     cwd: entry.cwd === undefined ? undefined : expand(entry.cwd, 'cwd'),
     url: entry.url === undefined ? undefined : expand(entry.url, 'url'),
     headers: expandRecord(entry.headers, 'headers'),
+    tools: entry.tools,
   };
 }

@@ -9,7 +9,7 @@ import type { Registry } from '../registry/registry.js';
 import type { ToolDiff } from '../registry/catalog-diff.js';
 import type { SpawnPolicy } from '../policy/spawn-policy.js';
 import type { CatalogRouter } from '../router/catalog-router.js';
-import { envRecord, specFromWire } from '../server-spec.js';
+import { envRecord, specFromWire, toolFilterField } from '../server-spec.js';
 import { jsonResult } from './results.js';
 
 export interface ManagementContext {
@@ -35,6 +35,7 @@ const addServerInput = z
     args: z.array(z.string()).optional().describe('Arguments, e.g. ["-y", "@modelcontextprotocol/server-memory"].'),
     env: envRecord.optional().describe('Extra environment variables for the server. Values are never echoed back.'),
     cwd: z.string().min(1).optional().describe('Working directory of the server process.'),
+    tools: toolFilterField.optional().describe('Which of its tools to expose: {"allow": ["read_*"], "deny": ["delete_*"]}.'),
     startup_timeout_seconds: z
       .number()
       .positive()
@@ -66,6 +67,7 @@ const statusSchema = z.object({
   headers: z.array(z.string()).optional(),
   pid: z.number().optional(),
   tools: z.array(z.string()).describe('Exposed tool names.'),
+  tool_filter: toolFilterField.optional(),
   prompts: z.array(z.string()).optional().describe('Exposed prompt names.'),
   resources: z.number().optional().describe('How many resources it lists.'),
   resource_templates: z.number().optional().describe('How many resource templates it lists.'),

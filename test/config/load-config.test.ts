@@ -65,3 +65,10 @@ t.test('expandVariables forms', async (t) => {
   t.match(expandVariables('${input:token}', {}).problems[0], /not a variable mcpmux can expand/);
   t.same(expandVariables('no vars $HOME', {}), { value: 'no vars $HOME', problems: [] }, 'bare $VAR is left alone');
 });
+
+t.test('a tools filter in an entry is kept; a malformed one is named', async (t) => {
+  const servers = parse({ mcpServers: { fs: { command: 'fs-server', tools: { allow: ['read_*'], deny: ['read_secret'] } } } });
+  t.same(servers[0]?.spec.toolFilter, { allow: ['read_*'], deny: ['read_secret'] });
+  t.throws(() => parse({ mcpServers: { fs: { command: 'fs-server', tools: { allow: 'read_*' } } } }), /mcpServers\.fs\.tools\.allow: /);
+  t.throws(() => parse({ mcpServers: { fs: { command: 'fs-server', tools: { only: ['x'] } } } }), /mcpServers\.fs\.tools: Unrecognized key: "only"/);
+});
