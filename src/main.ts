@@ -5,6 +5,7 @@
 import { createRequire } from 'node:module';
 import { killAllProcessGroupsSync, setProcessGroupObserver } from './child/child-process.js';
 import { startOrphanReaper } from './child/orphan-reaper.js';
+import { runOneShot } from './cli/one-shot.js';
 import { CliError, helpText, parseCli, type CliOptions } from './cli/parse-cli.js';
 import { ConfigError, loadConfigFile, type ConfiguredServer } from './config/load-config.js';
 import { messageOf } from './errors.js';
@@ -26,20 +27,14 @@ async function main(): Promise<void> {
   const options = readOptions();
   const servers = await readServers(options);
   const log = createLogger({ level: options.logLevel });
+  if (options.command !== 'serve') return runOneShotCommand(options, servers, log);
   // The exit hooks below cover every end but SIGKILL; the reaper covers that one too.
   setProcessGroupObserver(
     startOrphanReaper((error) => log.warn(`the orphan reaper failed (${messageOf(error)}); children may outlive a SIGKILL of mcpmux`)),
   );
   const router = new CatalogRouter({ maxToolName: options.maxToolName, logger: log });
   const upstream = new UpstreamLink({ router, logger: log });
-  const policy = new SpawnPolicy({
-    allowCommands: options.allowCommands,
-    runtimeAdd: options.runtimeAdd,
-    inheritEnv: options.inheritEnv,
-    passEnv: options.passEnv,
-    ...(options.root !== undefined && { root: options.root }),
-    logger: log,
-  });
+  const policy = spawnPolicy(options, log);
   const registry = new Registry({
     logger: log,
     validateName: (name) => serverNameProblem(name, options.maxToolName),
@@ -69,6 +64,36 @@ async function main(): Promise<void> {
       (error) => log.error(`server '${name}' failed to start: ${messageOf(error)}`),
     );
   }
+}
+
+/** inspect and call: no MCP on stdout, just their output; children are stopped before exit. */
+async function runOneShotCommand(options: CliOptions, servers: ConfiguredServer[], log: Logger): Promise<void> {
+  if (servers.length === 0) exitWith(EXIT_USAGE, `mcpmux ${options.command}: give the servers with --config FILE or -- NAME CMD [ARGS…]`);
+  setProcessGroupObserver(startOrphanReaper((error) => log.warn(`the orphan reaper failed: ${messageOf(error)}`)));
+  installExitHandlers(log, async () => {}, { watchStdin: false });
+  const policy = spawnPolicy(options, log);
+  const router = new CatalogRouter({ maxToolName: options.maxToolName, logger: log });
+  const status = await runOneShot({
+    options,
+    servers,
+    policy,
+    router,
+    logger: log,
+    out: (text) => process.stdout.write(text + '\n'),
+    err: (text) => process.stderr.write(text + '\n'),
+  });
+  process.exitCode = status;
+}
+
+function spawnPolicy(options: CliOptions, log: Logger): SpawnPolicy {
+  return new SpawnPolicy({
+    allowCommands: options.allowCommands,
+    runtimeAdd: options.runtimeAdd,
+    inheritEnv: options.inheritEnv,
+    passEnv: options.passEnv,
+    ...(options.root !== undefined && { root: options.root }),
+    logger: log,
+  });
 }
 
 function readOptions(): CliOptions {
@@ -103,8 +128,8 @@ async function readServers(options: CliOptions): Promise<ConfiguredServer[]> {
   return all;
 }
 
-/** Children inherit mcpmux's environment (a spawn policy narrowing this comes later). */
-function installExitHandlers(log: Logger, close: () => Promise<void>): void {
+/** However mcpmux ends (stdin EOF when serving, a signal, a fatal error, exit), its children end first. */
+function installExitHandlers(log: Logger, close: () => Promise<void>, { watchStdin = true } = {}): void {
   let shuttingDown = false;
   const shutdown = (why: string, code: number) => {
     if (shuttingDown) {
@@ -127,9 +152,11 @@ function installExitHandlers(log: Logger, close: () => Promise<void>): void {
         process.exit(code);
       });
   };
-  // The client closing our stdin is the normal end of a stdio session.
-  process.stdin.once('end', () => shutdown('stdin closed', 0));
-  process.stdin.once('close', () => shutdown('stdin closed', 0));
+  if (watchStdin) {
+    // The client closing our stdin is the normal end of a stdio session.
+    process.stdin.once('end', () => shutdown('stdin closed', 0));
+    process.stdin.once('close', () => shutdown('stdin closed', 0));
+  }
   process.stdout.on('error', () => shutdown('stdout closed', 0));
   for (const [signal, number] of [['SIGINT', 2], ['SIGTERM', 15], ['SIGHUP', 1]] as const) {
     process.on(signal, () => shutdown(signal, 128 + number));

@@ -17,8 +17,14 @@ export interface InlineServer {
 }
 
 export interface CliOptions {
+  /** serve: the MCP server on stdio; inspect and call: one-shot commands for server authors. */
+  command: 'serve' | 'inspect' | 'call';
   help: boolean;
   version: boolean;
+  /** inspect: print JSON instead of text. */
+  json: boolean;
+  /** call: the exposed tool name and its arguments. */
+  call?: { tool: string; arguments: Record<string, unknown> };
   configPath?: string;
   inline: InlineServer[];
   logLevel: LogLevel;
@@ -47,6 +53,7 @@ export const FLAG_HELP: ReadonlyArray<[flag: string, help: string]> = [
   ['--inherit-env', "Give children mcpmux's whole environment (default: PATH, HOME and the SDK's safe list, plus their own env)."],
   ['--pass-env NAME', 'Also pass this variable of mcpmux\'s environment to children; repeat for more.'],
   ['--root DIR', "Keep every child's cwd under DIR (and start children there by default)."],
+  ['--json', 'inspect: print JSON for scripts instead of text.'],
   ['-h, --help', 'Show this help.'],
   ['-V, --version', 'Show the version.'],
 ];
@@ -63,16 +70,21 @@ const flagsSchema = z.object({
   pingInterval: z.coerce.number({ error: '--ping-interval must be a number of seconds' }).min(0, '--ping-interval must be 0 or more').max(86_400),
 });
 
+const SUBCOMMANDS = ['inspect', 'call'] as const;
+
 export function parseCli(argv: readonly string[], env: Readonly<Record<string, string | undefined>>): CliOptions {
-  const split = argv.indexOf('--');
-  const flagArgs = split === -1 ? [...argv] : argv.slice(0, split);
-  const inlineArgs = split === -1 ? [] : argv.slice(split + 1);
+  const command = (SUBCOMMANDS as readonly string[]).includes(argv[0] ?? '') ? (argv[0] as 'inspect' | 'call') : 'serve';
+  const rest = command === 'serve' ? argv : argv.slice(1);
+  const split = rest.indexOf('--');
+  const flagArgs = split === -1 ? [...rest] : rest.slice(0, split);
+  const inlineArgs = split === -1 ? [] : rest.slice(split + 1);
   let values: Record<string, string | boolean | string[] | undefined>;
+  let positionals: string[];
   try {
-    ({ values } = parseArgs({
+    ({ values, positionals } = parseArgs({
       args: flagArgs,
       strict: true,
-      allowPositionals: false,
+      allowPositionals: command === 'call',
       options: {
         config: { type: 'string', short: 'c' },
         'log-level': { type: 'string' },
@@ -85,6 +97,7 @@ export function parseCli(argv: readonly string[], env: Readonly<Record<string, s
         'inherit-env': { type: 'boolean' },
         'pass-env': { type: 'string', multiple: true },
         root: { type: 'string' },
+        json: { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
         version: { type: 'boolean', short: 'V' },
       },
@@ -93,7 +106,8 @@ export function parseCli(argv: readonly string[], env: Readonly<Record<string, s
     throw new CliError((error as Error).message.replace(/\. To specify a positional argument starting with a '-'.*$/s, ''));
   }
   const flags = flagsSchema.safeParse({
-    logLevel: values['log-level'] ?? env['MCPMUX_LOG_LEVEL'] ?? 'info',
+    // One-shot commands print their result on stdout; only problems belong on stderr.
+    logLevel: values['log-level'] ?? env['MCPMUX_LOG_LEVEL'] ?? (command === 'serve' ? 'info' : 'warn'),
     maxToolName: values['max-tool-name'] ?? DEFAULT_MAX_TOOL_NAME,
     startupTimeout: values['startup-timeout'] ?? 60,
     callTimeout: values['call-timeout'] ?? 300,
@@ -102,6 +116,8 @@ export function parseCli(argv: readonly string[], env: Readonly<Record<string, s
   if (!flags.success) throw new CliError(flags.error.issues.map((i) => i.message).join('; '));
   const { logLevel, maxToolName, startupTimeout, callTimeout, pingInterval } = flags.data;
   const options: CliOptions = {
+    command,
+    json: values['json'] === true,
     help: values['help'] === true,
     version: values['version'] === true,
     inline: split === -1 ? [] : parseInlineServers(inlineArgs, maxToolName),
@@ -116,8 +132,26 @@ export function parseCli(argv: readonly string[], env: Readonly<Record<string, s
     passEnv: (values['pass-env'] as string[] | undefined) ?? [],
   };
   if (typeof values['root'] === 'string') options.root = values['root'];
+  if (command === 'call' && !options.help) options.call = parseCallArguments(positionals);
+  if (command === 'serve' && options.json) throw new CliError('--json goes with inspect');
   if (typeof values['config'] === 'string') options.configPath = values['config'];
   return options;
+}
+
+/** `call TOOL [JSON]`: the tool's exposed name and its arguments, a JSON object. */
+function parseCallArguments(positionals: readonly string[]): { tool: string; arguments: Record<string, unknown> } {
+  const [tool, json, ...extra] = positionals;
+  if (tool === undefined) throw new CliError("call needs a tool: mcpmux call [options] SERVER__TOOL ['{\"arg\": …}'] [-- NAME CMD …]");
+  if (extra.length > 0) throw new CliError(`call takes one tool and one JSON object; unexpected '${extra[0]}'`);
+  if (json === undefined) return { tool, arguments: {} };
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(json);
+  } catch (error) {
+    throw new CliError(`the arguments of ${tool} are not valid JSON (${(error as Error).message}): ${json}`);
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new CliError(`the arguments of ${tool} must be a JSON object, like '{"message": "hi"}'`);
+  return { tool, arguments: parsed as Record<string, unknown> };
 }
 
 /** `NAME CMD ARGS… -- NAME2 CMD2 …` → servers; `--` always separates servers. */
@@ -147,8 +181,12 @@ export function helpText(version: string): string {
     `mcpmux ${version}: one MCP server in front of many, changed at run time.`,
     '',
     'Usage: mcpmux [options] [-- NAME CMD [ARGS…]]…',
+    '       mcpmux inspect [--json] [options] [-- NAME CMD [ARGS…]]…',
+    "       mcpmux call [options] SERVER__TOOL ['{\"arg\": …}'] [-- NAME CMD [ARGS…]]…",
     '',
     'Serves MCP over stdio. With no servers given, the agent adds them with add_server.',
+    'inspect starts the servers, prints their tools, prompts and resources, and exits;',
+    'call starts them, calls one tool, prints its result, and exits (status 1 if it fails).',
     '',
     'Options:',
     ...FLAG_HELP.map(([flag, help]) => `  ${flag.padEnd(width)}${help}`),
@@ -157,5 +195,7 @@ export function helpText(version: string): string {
     '  mcpmux',
     '  mcpmux --config ~/.config/mcpmux.json',
     '  mcpmux -- memory npx -y @modelcontextprotocol/server-memory -- everything npx -y @modelcontextprotocol/server-everything',
+    '  mcpmux inspect -- dev node build/index.js',
+    `  mcpmux call dev__echo '{"message": "hi"}' -- dev node build/index.js`,
   ].join('\n');
 }

@@ -51,3 +51,17 @@ t.test('help lists every flag', async (t) => {
   t.match(help, /mcpmux 1\.2\.3/);
   for (const [flag] of FLAG_HELP) t.ok(help.includes(flag), flag);
 });
+
+t.test('the inspect and call subcommands', async (t) => {
+  t.match(parseCli(['inspect', '--json', '-c', 'f.json'], {}), { command: 'inspect', json: true, configPath: 'f.json', logLevel: 'warn' });
+  t.match(parseCli(['call', 'dev__echo', '{"message":"hi"}', '--', 'dev', 'node', 'x.js'], {}), {
+    command: 'call',
+    call: { tool: 'dev__echo', arguments: { message: 'hi' } },
+    inline: [{ name: 'dev', spec: { command: 'node', args: ['x.js'] } }],
+  });
+  t.same(parseCli(['call', 'a__b'], {}).call, { tool: 'a__b', arguments: {} });
+  t.equal(parseCli([], {}).command, 'serve');
+  t.throws(() => parseCli(['--json'], {}), /--json goes with inspect/);
+  t.throws(() => parseCli(['call', 'a__b', '{}', 'extra'], {}), /unexpected 'extra'/);
+  t.throws(() => parseCli(['inspect', 'stray'], {}), /Unexpected argument 'stray'/);
+});

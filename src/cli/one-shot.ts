@@ -1,0 +1,153 @@
+// `mcpmux inspect` and `mcpmux call`: for the author of a server, start it (or a whole
+// config) the way mcpmux would, show what a client would see or call one tool, and exit.
+// The same registry, router and spawn policy as the server, so what works here works there.
+// Exit status: 0 when everything worked, 1 when a server failed to start or the call failed.
+import type { CallToolResult, ContentBlock } from '@modelcontextprotocol/sdk/types.js';
+import type { ConfiguredServer } from '../config/load-config.js';
+import { isMuxError, messageOf } from '../errors.js';
+import type { Logger } from '../log.js';
+import type { SpawnPolicy } from '../policy/spawn-policy.js';
+import { Registry } from '../registry/registry.js';
+import { CAPABILITY_TABLE, type CatalogItems, type CatalogKind } from '../router/capabilities.js';
+import type { CatalogRouter } from '../router/catalog-router.js';
+import { serverNameProblem } from '../router/tool-names.js';
+import type { CliOptions } from './parse-cli.js';
+
+export interface OneShotContext {
+  options: CliOptions;
+  servers: readonly ConfiguredServer[];
+  policy: SpawnPolicy;
+  router: CatalogRouter;
+  logger: Logger;
+  out: (text: string) => void;
+  err: (text: string) => void;
+}
+
+/** Runs inspect or call; resolves with the exit status once every child is stopped. */
+export async function runOneShot(ctx: OneShotContext): Promise<number> {
+  const { options, logger } = ctx;
+  const registry = new Registry({
+    logger,
+    validateName: (name) => serverNameProblem(name, options.maxToolName),
+    connection: {
+      spawnPolicy: ctx.policy,
+      startupTimeoutMs: options.startupTimeoutMs,
+      callTimeoutMs: options.callTimeoutMs,
+      pingIntervalMs: 0,
+    },
+  });
+  try {
+    const started = await Promise.allSettled(ctx.servers.map(({ name, spec }) => registry.add(name, spec)));
+    let status = 0;
+    started.forEach((outcome, i) => {
+      if (outcome.status === 'fulfilled') return;
+      status = 1;
+      ctx.err(`server '${ctx.servers[i]!.name}' failed to start: ${messageOf(outcome.reason)}`);
+    });
+    if (options.command === 'inspect') {
+      const report = inspect(registry, ctx.router);
+      ctx.out(options.json ? JSON.stringify(report, null, 2) : formatInspect(report));
+      return status;
+    }
+    if (status !== 0) return status;
+    return await call(registry, ctx);
+  } finally {
+    await registry.close();
+  }
+}
+
+interface ServerReport {
+  name: string;
+  pid?: number | undefined;
+  tools: CatalogItems['tools'][];
+  prompts: CatalogItems['prompts'][];
+  resources: CatalogItems['resources'][];
+  resourceTemplates: CatalogItems['resourceTemplates'][];
+}
+
+/** What a client would be shown, per running server, under the exposed names. */
+function inspect(registry: Registry, router: CatalogRouter): { servers: ServerReport[] } {
+  const snapshot = registry.snapshot;
+  // Each route holds the child's own item; the client sees it under the exposed key.
+  const of = <K extends CatalogKind>(kind: K, server: string): CatalogItems[K][] =>
+    [...router.table(snapshot, kind).byKey.values()]
+      .filter((route) => route.server === server)
+      .map((route) => ({ ...route.item, [CAPABILITY_TABLE[kind].key]: route.exposedKey }));
+  const servers = [...snapshot.servers.values()]
+    .filter((view) => view.connection.state.kind === 'running')
+    .map((view) => ({
+      name: view.name,
+      pid: view.connection.status().pid,
+      tools: of('tools', view.name),
+      prompts: of('prompts', view.name),
+      resources: of('resources', view.name),
+      resourceTemplates: of('resourceTemplates', view.name),
+    }));
+  return { servers };
+}
+
+function formatInspect(report: { servers: ServerReport[] }): string {
+  if (report.servers.length === 0) return 'no server is running';
+  const lines: string[] = [];
+  for (const s of report.servers) {
+    const counts = [plural(s.tools.length, 'tool'), plural(s.prompts.length, 'prompt'), plural(s.resources.length, 'resource'), plural(s.resourceTemplates.length, 'resource template')];
+    lines.push(`${s.name} (pid ${s.pid}): ${counts.join(', ')}`);
+    section(lines, 'tools', s.tools, (t) => `${t.name}(${parameters(t.inputSchema)})${summary(t.description)}`);
+    section(lines, 'prompts', s.prompts, (p) => `${p.name}(${(p.arguments ?? []).map((a) => (a.required ? a.name : `${a.name}?`)).join(', ')})${summary(p.description)}`);
+    section(lines, 'resources', s.resources, (r) => `${r.uri}${summary(r.name)}${r.mimeType ? ` (${r.mimeType})` : ''}`);
+    section(lines, 'resource templates', s.resourceTemplates, (r) => `${r.uriTemplate}${summary(r.name)}`);
+  }
+  return lines.join('\n');
+}
+
+function section<T>(lines: string[], title: string, items: readonly T[], line: (item: T) => string): void {
+  if (items.length === 0) return;
+  lines.push(`  ${title}`);
+  for (const item of items) lines.push(`    ${line(item)}`);
+}
+
+/** `a: string, b?: number` from a JSON Schema object. */
+function parameters(schema: { properties?: Record<string, object> | undefined; required?: string[] | undefined }): string {
+  const required = new Set(schema.required ?? []);
+  return Object.entries(schema.properties ?? {})
+    .map(([name, prop]) => `${name}${required.has(name) ? '' : '?'}: ${typeName(prop as { type?: unknown })}`)
+    .join(', ');
+}
+
+const typeName = (prop: { type?: unknown }) => (Array.isArray(prop.type) ? prop.type.join('|') : typeof prop.type === 'string' ? prop.type : 'any');
+const summary = (text: string | undefined) => (text ? ` — ${text.split('\n')[0]}` : '');
+const plural = (n: number, noun: string) => `${n} ${noun}${n === 1 ? '' : 's'}`;
+
+async function call(registry: Registry, ctx: OneShotContext): Promise<number> {
+  const { tool, arguments: args } = ctx.options.call!;
+  let result: CallToolResult;
+  try {
+    result = await ctx.router.callTool(registry.snapshot, { name: tool, arguments: args });
+  } catch (error) {
+    ctx.err(isMuxError(error) ? `${error.message} [${error.code}]` : `${tool} failed: ${messageOf(error)}`);
+    return 1;
+  }
+  if (ctx.options.json) ctx.out(JSON.stringify(result, null, 2));
+  else {
+    const text = result.content.map(describeBlock).join('\n');
+    const structured = result.structuredContent && !result.content.length ? JSON.stringify(result.structuredContent, null, 2) : '';
+    (result.isError ? ctx.err : ctx.out)(text || structured || '(no content)');
+  }
+  return result.isError ? 1 : 0;
+}
+
+function describeBlock(block: ContentBlock): string {
+  switch (block.type) {
+    case 'text':
+      return block.text;
+    case 'image':
+    case 'audio':
+      return `[${block.type} ${block.mimeType}, ${Math.round((block.data.length * 3) / 4)} bytes]`;
+    case 'resource_link':
+      return `[resource link ${block.uri}]`;
+    case 'resource':
+      return 'text' in block.resource ? String(block.resource.text) : `[resource ${block.resource.uri}]`;
+    default:
+      return JSON.stringify(block);
+  }
+}
