@@ -3,6 +3,8 @@
 // stops it with confirmed death. Each start is a
 // new generation; events of an older generation's process are ignored.
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
+import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import {
   CreateMessageRequestSchema,
   ElicitRequestSchema,
@@ -21,7 +23,7 @@ import {
 import { z } from 'zod';
 import { MuxError, WireError, messageOf } from '../errors.js';
 import type { Logger } from '../log.js';
-import type { ServerSpec } from '../server-spec.js';
+import type { RemoteServerSpec, ServerSpec, StdioServerSpec } from '../server-spec.js';
 import { ChildProcess, type ExitInfo, type StopTimings } from './child-process.js';
 import { transition, type ChildState } from './child-state.js';
 import { StderrTail } from './stderr-tail.js';
@@ -102,6 +104,8 @@ export interface ChildStatus {
   headers?: string[];
   pid?: number;
   tools: string[];
+  /** A remote server: the HTTP transport that reached it. */
+  http_transport?: 'streamable-http' | 'sse';
   /** The filter its tools pass through, when it has one. */
   tool_filter?: { allow?: string[]; deny?: string[] };
   /** Prompt names, and how many resources and resource templates it lists (only when it has any). */
@@ -134,6 +138,10 @@ interface Generation {
   ended?: Promise<void>;
   /** Why the calls of this generation were ended, once they were (the error each in-flight call gets). */
   callsEnded?: MuxError;
+  /** A remote server: which HTTP transport reached it. */
+  remote?: 'streamable-http' | 'sse';
+  /** Why the connection was judged lost when no process exit says so (a remote server that stopped answering). */
+  lostBecause?: string;
   /** The liveness pings of this generation. */
   ping?: { timer: NodeJS.Timeout; lastOk: number; missed: number; inFlight: boolean };
 }
@@ -214,6 +222,10 @@ export class ChildConnection {
     } catch (error) {
       // The generation's calls were ended by us (removed, reloaded, crashed): say why.
       if (gen.callsEnded) throw gen.callsEnded;
+      if (this.#lostRemote(gen, error)) {
+        await gen.ended;
+        throw gen.callsEnded ?? this.#notRunningError();
+      }
       if (error instanceof McpError && error.code === ErrorCode.ConnectionClosed) {
         // The close is seen here before the crash is recorded; wait for the verdict so the error says why.
         await Promise.race([gen.ended, delay(2 * DRAIN_AFTER_EXIT_MS + 100)]);
@@ -268,6 +280,7 @@ export class ChildConnection {
       if (s.catalog.resources.length > 0) out.resources = s.catalog.resources.length;
       if (s.catalog.resourceTemplates.length > 0) out.resource_templates = s.catalog.resourceTemplates.length;
       out.uptime_seconds = Math.round((now - s.since) / 100) / 10;
+      if (this.#gen?.remote) out.http_transport = this.#gen.remote;
       const ping = this.#gen?.ping;
       if (ping) {
         out.last_ping_ok_seconds_ago = Math.round((now - ping.lastOk) / 100) / 10;
@@ -306,9 +319,6 @@ export class ChildConnection {
   async #start(): Promise<readonly Tool[]> {
     await this.#gen?.cleanup; // a crashed generation's group must be gone first
     const spec = this.spec;
-    if (spec.transport !== 'stdio') {
-      throw new MuxError('NOT_SUPPORTED', `server '${this.name}': remote servers (url) are not supported by this version of mcpmux; start the server as a local command instead`);
-    }
     const gen: Generation = {
       number: ++this.#generationCounter,
       tail: new StderrTail({
@@ -327,7 +337,7 @@ export class ChildConnection {
     try {
       const catalog = await this.#handshake(gen, spec);
       if (this.#gen !== gen || this.#state.kind !== 'starting') throw gen.startup.signal.reason ?? this.#notRunningError();
-      this.#setState({ kind: 'running', since: Date.now(), pid: gen.process!.pid, catalog });
+      this.#setState({ kind: 'running', since: Date.now(), ...(gen.process && { pid: gen.process.pid }), catalog });
       this.#startPinging(gen);
       await this.#options.upstream?.started?.(this.name, this).catch((error: unknown) => {
         this.#log.warn(`[${this.name}] bringing the new process up to date (log level, subscriptions) failed: ${messageOf(error)}`);
@@ -345,8 +355,46 @@ export class ChildConnection {
     }
   }
 
-  async #handshake(gen: Generation, spec: Extract<ServerSpec, { transport: 'stdio' }>): Promise<Catalog> {
-    const signal = gen.startup.signal;
+  /** Connects the generation (spawn, or reach the URL), shakes hands and lists its catalog. */
+  async #handshake(gen: Generation, spec: ServerSpec): Promise<Catalog> {
+    const options = { signal: gen.startup.signal, timeout: 2 ** 31 - 1 };
+    if (spec.transport === 'http') {
+      const client = await this.#connectRemote(gen, spec, options);
+      return this.#listCatalog(client, CAPABILITY_ROWS, EMPTY_CATALOG, options);
+    }
+    return this.#spawnAndConnect(gen, spec, options);
+  }
+
+  /**
+   * A remote server: streamable HTTP first; a server that answers that with 400, 404 or
+   * 405 is taken for one of the older HTTP+SSE kind and tried again that way (the SDK's
+   * advice for clients that must reach both).
+   */
+  async #connectRemote(gen: Generation, spec: RemoteServerSpec, options: { signal: AbortSignal; timeout: number }): Promise<Client> {
+    const url = new URL(spec.url);
+    const requestInit: RequestInit = { headers: { ...spec.headers } };
+    const streamable = this.#newClient(gen);
+    try {
+      await streamable.connect(new StreamableHTTPClientTransport(url, { requestInit }), options);
+      gen.remote = 'streamable-http';
+      return streamable;
+    } catch (error) {
+      if (gen.startup.signal.aborted || !(error instanceof StreamableHTTPError && [400, 404, 405].includes(error.code ?? 0))) throw error;
+      this.#log.info(`[${this.name}] ${spec.url} does not speak streamable HTTP (${error.message}); trying HTTP+SSE`);
+      await streamable.close().catch(() => {});
+    }
+    const sse = this.#newClient(gen);
+    const headers = { ...spec.headers };
+    await sse.connect(
+      new SSEClientTransport(url, { requestInit, eventSourceInit: { fetch: (input, init) => fetch(input, { ...init, headers: { ...Object.fromEntries(new Headers(init?.headers)), ...headers } }) } }),
+      options,
+    );
+    gen.remote = 'sse';
+    return sse;
+  }
+
+  async #spawnAndConnect(gen: Generation, spec: StdioServerSpec, options: { signal: AbortSignal; timeout: number }): Promise<Catalog> {
+    const signal = options.signal;
     const policy = this.#options.spawnPolicy;
     const cwd = policy.workingDirectory(this.name, spec);
     const proc = await ChildProcess.spawn({
@@ -362,6 +410,17 @@ export class ChildConnection {
     const transport = new StdioChildTransport(proc, {
       onSkippedLine: (line) => this.#log.warn(`[${this.name}] skipped a non-JSON line on stdout: ${line.slice(0, 200)}`),
     });
+    const client = this.#newClient(gen);
+    void proc.exited.then(() => this.#noticeEnd(gen));
+    // An exit during start-up must fail the start at once, not wait for the timeout.
+    const exitedEarly = proc.exited.then(() => Promise.reject(new MuxError('STARTUP_FAILED', 'exited')));
+    exitedEarly.catch(() => {});
+    await Promise.race([client.connect(transport, options), exitedEarly]);
+    return await Promise.race([this.#listCatalog(client, CAPABILITY_ROWS, EMPTY_CATALOG, options), exitedEarly]);
+  }
+
+  /** The generation's SDK client, told what mcpmux's client can do, with every relay and watch in place. */
+  #newClient(gen: Generation): Client {
     const upstream = this.#options.upstream;
     const declared = upstream ? childCapabilities(upstream.clientCapabilities()) : {};
     const client = new Client(CLIENT_INFO, { capabilities: declared });
@@ -370,20 +429,14 @@ export class ChildConnection {
     gen.transportClosed = new Promise<void>((resolve) => {
       client.onclose = () => {
         resolve();
-        this.#noticeEnd(gen);
+        if (gen.client === client) this.#noticeEnd(gen);
       };
     });
     client.onerror = (error) => this.#log.debug(() => `[${this.name}] protocol: ${messageOf(error)}`);
     for (const row of CAPABILITY_ROWS) {
       client.setNotificationHandler(row.listChangedSchema, () => this.#refresh(gen, rowsChangedBy(row.listChanged)));
     }
-    void proc.exited.then(() => this.#noticeEnd(gen));
-    // An exit during start-up must fail the start at once, not wait for the timeout.
-    const exitedEarly = proc.exited.then(() => Promise.reject(new MuxError('STARTUP_FAILED', 'exited')));
-    exitedEarly.catch(() => {});
-    const options = { signal, timeout: 2 ** 31 - 1 };
-    await Promise.race([client.connect(transport, options), exitedEarly]);
-    return await Promise.race([this.#listCatalog(client, CAPABILITY_ROWS, EMPTY_CATALOG, options), exitedEarly]);
+    return client;
   }
 
   /**
@@ -436,7 +489,9 @@ export class ChildConnection {
     await Promise.race([gen.transportClosed, delay(50)]);
     let why: string;
     if (signal.aborted && signal.reason instanceof MuxError) why = signal.reason.message;
-    else if (proc?.exit) {
+    else if (this.spec.transport === 'http') {
+      why = `server '${this.name}' could not be reached at ${this.spec.url}: ${connectionFailureCode(error) ?? messageOf(error)}`;
+    } else if (proc?.exit) {
       why = `server '${this.name}' exited (${describeEnd(proc.exit)}) before it finished the MCP handshake; is '${this.#commandLine()}' an MCP server speaking JSON-RPC on stdio?`;
     } else why = `server '${this.name}' failed during start-up: ${messageOf(error)}`;
     const tail = gen.tail.lines(20);
@@ -479,7 +534,7 @@ export class ChildConnection {
     if (gen.process && !gen.process.exit) await Promise.race([gen.process.exited, delay(DRAIN_AFTER_EXIT_MS)]);
     if (this.#gen !== gen || this.#state.kind !== 'running') return;
     const exit = gen.process?.exit;
-    const error = exit ? `exited unexpectedly (${describeEnd(exit)})` : 'closed its connection unexpectedly';
+    const error = exit ? `exited unexpectedly (${describeEnd(exit)})` : (gen.lostBecause ?? 'closed its connection unexpectedly');
     this.#setState({ kind: 'crashed', at: Date.now(), error, ...(exit && { exit }) });
     this.#log.warn(`server '${this.name}' ${error}; its tools are withdrawn until reload_server`);
     this.#endCalls(gen, this.#notRunningError());
@@ -535,6 +590,7 @@ export class ChildConnection {
           ping.missed = 0;
         },
         (error: unknown) => {
+          if (this.#lostRemote(gen, error)) return;
           ping.missed++;
           if (this.#gen === gen && this.#state.kind === 'running') this.#log.warn(`[${this.name}] missed a ping (${ping.missed} in a row): ${messageOf(error)}`);
         },
@@ -542,9 +598,24 @@ export class ChildConnection {
     };
   }
 
+  /**
+   * A remote server that cannot be reached at all any more (refused, reset) has dropped:
+   * that is its crash, as an exit is for a process. A slow answer is not.
+   */
+  #lostRemote(gen: Generation, error: unknown): boolean {
+    if (this.spec.transport !== 'http' || !isConnectionFailure(error)) return false;
+    gen.lostBecause ??= `connection to ${this.spec.url} lost (${connectionFailureCode(error)})`;
+    this.#noticeEnd(gen);
+    return true;
+  }
+
   /** Closes the client and stops the process group; resolves once the group is dead. */
   async #release(gen: Generation): Promise<void> {
     if (gen.ping) clearInterval(gen.ping.timer);
+    if (this.spec.transport === 'http') {
+      await gen.client?.close().catch(() => {});
+      return;
+    }
     const proc = gen.process;
     // Wait for the process to be assigned if the spawn is still under way.
     if (!proc) {
@@ -583,6 +654,19 @@ function undeclaredRequestMessage(method: string): string {
   return capability
     ? `the client connected to mcpmux did not declare the '${capability}' capability, so mcpmux cannot forward ${method}`
     : `mcpmux does not forward ${method} from a server to its client`;
+}
+
+/** A network error of fetch: nothing answers at that address any more. */
+function isConnectionFailure(error: unknown): boolean {
+  return connectionFailureCode(error) !== undefined;
+}
+
+function connectionFailureCode(error: unknown): string | undefined {
+  for (let e: unknown = error, depth = 0; e instanceof Error && depth < 4; e = e.cause, depth++) {
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === 'string' && ['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'EHOSTUNREACH', 'UND_ERR_SOCKET'].includes(code)) return code;
+  }
+  return undefined;
 }
 
 export function describeEnd(exit?: ExitInfo, fallback = 'unknown cause'): string {

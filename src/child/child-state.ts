@@ -7,7 +7,7 @@ import type { ExitInfo } from './child-process.js';
 export type ChildState =
   | { readonly kind: 'idle' }
   | { readonly kind: 'starting'; readonly since: number }
-  | { readonly kind: 'running'; readonly since: number; readonly pid: number; readonly catalog: Catalog }
+  | { readonly kind: 'running'; readonly since: number; readonly pid?: number; readonly catalog: Catalog }
   | { readonly kind: 'stopping'; readonly since: number }
   | { readonly kind: 'stopped'; readonly exit?: ExitInfo }
   | { readonly kind: 'crashed'; readonly at: number; readonly error: string; readonly exit?: ExitInfo };

@@ -31,10 +31,16 @@ const serverName = z.string().describe('The server name: letters, digits, "_" an
 const addServerInput = z
   .object({
     name: serverName,
-    command: z.string().min(1, 'command must not be empty').describe('Executable that runs the MCP server over stdio, e.g. "npx" or "/usr/bin/node".'),
+    command: z
+      .string()
+      .min(1, 'command must not be empty')
+      .optional()
+      .describe('Executable that runs the MCP server over stdio, e.g. "npx" or "/usr/bin/node". Give this or url.'),
     args: z.array(z.string()).optional().describe('Arguments, e.g. ["-y", "@modelcontextprotocol/server-memory"].'),
     env: envRecord.optional().describe('Extra environment variables for the server. Values are never echoed back.'),
     cwd: z.string().min(1).optional().describe('Working directory of the server process.'),
+    url: z.string().min(1).optional().describe('A remote server instead of a command: its streamable HTTP (or older HTTP+SSE) endpoint.'),
+    headers: envRecord.optional().describe('HTTP headers for a remote server, e.g. {"Authorization": "Bearer …"}. Values are never echoed back.'),
     tools: toolFilterField.optional().describe('Which of its tools to expose: {"allow": ["read_*"], "deny": ["delete_*"]}.'),
     startup_timeout_seconds: z
       .number()
@@ -67,6 +73,7 @@ const statusSchema = z.object({
   headers: z.array(z.string()).optional(),
   pid: z.number().optional(),
   tools: z.array(z.string()).describe('Exposed tool names.'),
+  http_transport: z.enum(['streamable-http', 'sse']).optional(),
   tool_filter: toolFilterField.optional(),
   prompts: z.array(z.string()).optional().describe('Exposed prompt names.'),
   resources: z.number().optional().describe('How many resources it lists.'),
@@ -193,8 +200,6 @@ function parse<T extends z.ZodType>(tool: string, schema: T, raw: unknown): z.in
   const problems = result.error.issues.map((issue) => {
     const path = issue.path.join('.') || '(arguments)';
     if (issue.code === 'unrecognized_keys') {
-      const remote = issue.keys.filter((k) => k === 'url' || k === 'headers');
-      if (remote.length > 0) return `remote servers (${remote.join(', ')}) are not supported by this version of mcpmux; give a command instead`;
       return `unknown field(s) ${issue.keys.map((k) => `'${k}'`).join(', ')}`;
     }
     return `${path}: ${issue.message}`;
