@@ -7,6 +7,7 @@ import { killAllProcessGroupsSync, setProcessGroupObserver } from './child/child
 import { startOrphanReaper } from './child/orphan-reaper.js';
 import { runOneShot } from './cli/one-shot.js';
 import { CliError, helpText, parseCli, type CliOptions } from './cli/parse-cli.js';
+import { ConfigSync } from './config/config-sync.js';
 import { ConfigError, loadConfigFile, type ConfiguredServer } from './config/load-config.js';
 import { messageOf } from './errors.js';
 import { createLogger, type Logger } from './log.js';
@@ -47,10 +48,28 @@ async function main(): Promise<void> {
     },
   });
   const mux = new MuxServer({ registry, router, upstream, policy, logger: log, version });
-  installExitHandlers(log, async () => {
-    await registry.close();
-    await mux.close();
-  });
+  const configSync =
+    options.configPath === undefined
+      ? undefined
+      : new ConfigSync({
+          path: options.configPath,
+          registry,
+          logger: log,
+          env: process.env,
+          validateName: (name) => serverNameProblem(name, options.maxToolName),
+          inline: options.inline,
+        });
+  configSync?.adopt(servers);
+  installExitHandlers(
+    log,
+    async () => {
+      configSync?.close();
+      await registry.close();
+      await mux.close();
+    },
+    // With a config, SIGHUP means "read it again", as for daemons; without one it ends mcpmux.
+    { ...(configSync && { onHangup: () => void configSync.sync() }) },
+  );
   await mux.connect(
     new StdioServerTransport({ onSkippedLine: (line) => log.warn(`skipped a line from the client that is not JSON-RPC: ${line.slice(0, 200)}`) }),
   );
@@ -64,6 +83,7 @@ async function main(): Promise<void> {
       (error) => log.error(`server '${name}' failed to start: ${messageOf(error)}`),
     );
   }
+  if (options.watchConfig) configSync?.watch();
 }
 
 /** inspect and call: no MCP on stdout, just their output; children are stopped before exit. */
@@ -129,7 +149,7 @@ async function readServers(options: CliOptions): Promise<ConfiguredServer[]> {
 }
 
 /** However mcpmux ends (stdin EOF when serving, a signal, a fatal error, exit), its children end first. */
-function installExitHandlers(log: Logger, close: () => Promise<void>, { watchStdin = true } = {}): void {
+function installExitHandlers(log: Logger, close: () => Promise<void>, { watchStdin = true, onHangup }: { watchStdin?: boolean; onHangup?: () => void } = {}): void {
   let shuttingDown = false;
   const shutdown = (why: string, code: number) => {
     if (shuttingDown) {
@@ -159,7 +179,8 @@ function installExitHandlers(log: Logger, close: () => Promise<void>, { watchStd
   }
   process.stdout.on('error', () => shutdown('stdout closed', 0));
   for (const [signal, number] of [['SIGINT', 2], ['SIGTERM', 15], ['SIGHUP', 1]] as const) {
-    process.on(signal, () => shutdown(signal, 128 + number));
+    if (signal === 'SIGHUP' && onHangup) process.on(signal, () => onHangup());
+    else process.on(signal, () => shutdown(signal, 128 + number));
   }
   const fatal = (kind: string) => (error: unknown) => {
     log.error(`${kind}: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);

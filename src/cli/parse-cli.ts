@@ -38,10 +38,12 @@ export interface CliOptions {
   inheritEnv: boolean;
   passEnv: string[];
   root?: string;
+  watchConfig: boolean;
 }
 
 export const FLAG_HELP: ReadonlyArray<[flag: string, help: string]> = [
   ['-c, --config FILE', 'Start the servers of a config file ({"mcpServers": …} or VS Code {"servers": …}).'],
+  ['--watch-config', 'Apply edits of the config file while running: only what changed is stopped, started or replaced (SIGHUP does the same).'],
   ['-- NAME CMD [ARGS…]', 'Start a server given inline; repeat "-- NAME CMD …" for more. Must come last.'],
   ['--log-level LEVEL', 'error, warn, info (default) or debug; also MCPMUX_LOG_LEVEL. Logs go to stderr.'],
   ['--max-tool-name N', `Longest exposed tool name (default ${DEFAULT_MAX_TOOL_NAME}); lower it by the prefix your client adds.`],
@@ -98,6 +100,7 @@ export function parseCli(argv: readonly string[], env: Readonly<Record<string, s
         'pass-env': { type: 'string', multiple: true },
         root: { type: 'string' },
         json: { type: 'boolean' },
+        'watch-config': { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
         version: { type: 'boolean', short: 'V' },
       },
@@ -118,6 +121,7 @@ export function parseCli(argv: readonly string[], env: Readonly<Record<string, s
   const options: CliOptions = {
     command,
     json: values['json'] === true,
+    watchConfig: values['watch-config'] === true,
     help: values['help'] === true,
     version: values['version'] === true,
     inline: split === -1 ? [] : parseInlineServers(inlineArgs, maxToolName),
@@ -135,6 +139,7 @@ export function parseCli(argv: readonly string[], env: Readonly<Record<string, s
   if (command === 'call' && !options.help) options.call = parseCallArguments(positionals);
   if (command === 'serve' && options.json) throw new CliError('--json goes with inspect');
   if (typeof values['config'] === 'string') options.configPath = values['config'];
+  if (options.watchConfig && options.configPath === undefined) throw new CliError('--watch-config needs --config FILE');
   return options;
 }
 

@@ -18,6 +18,8 @@ t.test('spawn policy and ping flags', async (t) => {
   const o = parseCli(['--allow-command', 'npx', '--allow-command', '/opt/**', '--no-runtime-add', '--inherit-env', '--pass-env', 'HTTP_PROXY', '--root', '/srv', '--ping-interval', '0'], {});
   t.match(o, { allowCommands: ['npx', '/opt/**'], runtimeAdd: false, inheritEnv: true, passEnv: ['HTTP_PROXY'], root: '/srv', pingIntervalMs: 0 });
   t.throws(() => parseCli(['--ping-interval', 'often'], {}), /--ping-interval must be a number of seconds/);
+  t.equal(parseCli(['-c', 'f.json', '--watch-config'], {}).watchConfig, true);
+  t.throws(() => parseCli(['--watch-config'], {}), /--watch-config needs --config FILE/);
 });
 
 t.test('inline servers after --, separated by --', async (t) => {

@@ -6,24 +6,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { CreateMessageRequestSchema, ToolListChangedNotificationSchema, type CallToolResult, type ClientCapabilities } from '@modelcontextprotocol/sdk/types.js';
+import { CreateMessageRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import t from 'tap';
-import { ChildProcess } from '../../src/child/child-process.js';
-import { StdioChildTransport } from '../../src/transport/stdio-child-transport.js';
 import { DIST_MAIN, fixture, npmServerPath } from '../helpers/fixtures.js';
-import { LEAK_TAG_VAR, assertNoLeaks, isAlive, killTaggedProcesses, taggedEnv, waitFor } from '../helpers/processes.js';
-
-interface Session {
-  client: Client;
-  process: ChildProcess;
-  /** Raw stdout lines of mcpmux. */
-  stdoutLines: string[];
-  stderr: () => string;
-  listChanged: () => number;
-  call: (name: string, args?: Record<string, unknown>) => Promise<CallToolResult>;
-  json: (name: string, args?: Record<string, unknown>) => Promise<any>;
-}
+import { serverStatus, startMcpmux, text } from '../helpers/mcpmux-process.js';
+import { assertNoLeaks, isAlive, killTaggedProcesses, taggedEnv, waitFor } from '../helpers/processes.js';
 
 const scratch = mkdtempSync(join(tmpdir(), 'mcpmux-e2e-'));
 t.teardown(() => {
@@ -31,42 +18,6 @@ t.teardown(() => {
   rmSync(scratch, { recursive: true, force: true });
 });
 
-async function startMcpmux(args: string[] = [], clientSide?: { capabilities: ClientCapabilities; setup: (client: Client) => void }): Promise<Session> {
-  // Children get a minimal environment by default; the leak tag must reach them to be found.
-  const withTag = args.includes('--') ? [...args.slice(0, args.indexOf('--')), '--pass-env', LEAK_TAG_VAR, ...args.slice(args.indexOf('--'))] : [...args, '--pass-env', LEAK_TAG_VAR];
-  const proc = await ChildProcess.spawn({ command: process.execPath, args: [DIST_MAIN, ...withTag], env: taggedEnv() });
-  const stdoutLines: string[] = [];
-  let partial = '';
-  proc.stdout.on('data', (chunk: Buffer) => {
-    const parts = (partial + chunk.toString('utf8')).split('\n');
-    partial = parts.pop() ?? '';
-    stdoutLines.push(...parts);
-  });
-  let stderr = '';
-  proc.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
-  const client = new Client({ name: 'e2e', version: '1.0.0' }, { capabilities: clientSide?.capabilities ?? {} });
-  clientSide?.setup(client);
-  let listChanged = 0;
-  client.setNotificationHandler(ToolListChangedNotificationSchema, () => void listChanged++);
-  await client.connect(new StdioChildTransport(proc));
-  const call = (name: string, args: Record<string, unknown> = {}) => client.callTool({ name, arguments: args }) as Promise<CallToolResult>;
-  return {
-    client,
-    process: proc,
-    stdoutLines,
-    stderr: () => stderr,
-    listChanged: () => listChanged,
-    call,
-    json: async (name, args) => {
-      const result = await call(name, args);
-      if (result.isError) throw new Error(`${name}: ${JSON.stringify(result.content)}`);
-      return result.structuredContent;
-    },
-  };
-}
-
-const text = (r: CallToolResult) => r.content.map((c) => (c.type === 'text' ? c.text : '')).join('');
-const serverStatus = async (s: Session, name: string) => ((await s.json('list_servers')).servers as any[]).find((x) => x.name === name);
 
 t.test('a session with server-memory and server-everything added at run time', async (t) => {
   const s = await startMcpmux();

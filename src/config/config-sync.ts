@@ -1,0 +1,123 @@
+// Live config: the config file is read again (on a change with --watch-config, or on
+// SIGHUP) and only the difference is applied, by content: servers gone from the file are
+// removed, changed ones are replaced, new ones are added; an unchanged server is not
+// touched (same process). A broken edit is reported and the running set is kept. Servers
+// added at run time with add_server are not the file's and are left alone.
+import { watch, type FSWatcher } from 'node:fs';
+import { basename, dirname } from 'node:path';
+import { isMuxError, messageOf } from '../errors.js';
+import type { Logger } from '../log.js';
+import type { Registry } from '../registry/registry.js';
+import { stableStringify } from '../registry/catalog-diff.js';
+import type { ServerSpec } from '../server-spec.js';
+import { loadConfigFile, type ConfiguredServer } from './load-config.js';
+
+export interface ConfigSyncOptions {
+  path: string;
+  registry: Registry;
+  logger: Logger;
+  env: Readonly<Record<string, string | undefined>>;
+  validateName: (name: string) => string | undefined;
+  /** Servers given on the command line: always kept, never taken from the file. */
+  inline?: readonly ConfiguredServer[];
+  /** Quiet time after a change of the file before it is read. Default 200 ms. */
+  debounceMs?: number;
+}
+
+export interface SyncSummary {
+  added: string[];
+  removed: string[];
+  replaced: string[];
+  unchanged: string[];
+  failed: { name: string; error: string }[];
+}
+
+export class ConfigSync {
+  readonly #options: ConfigSyncOptions;
+  /** What the file said when it was last applied: name → spec. */
+  #applied = new Map<string, ServerSpec>();
+  /** One sync at a time; a change during a sync is applied after it. */
+  #running: Promise<SyncSummary | undefined> = Promise.resolve(undefined);
+  #watcher: FSWatcher | undefined;
+  #timer: NodeJS.Timeout | undefined;
+
+  constructor(options: ConfigSyncOptions) {
+    this.#options = options;
+  }
+
+  /** Records the servers the file gave at start-up (they are started by the caller). */
+  adopt(servers: readonly ConfiguredServer[]): void {
+    const inline = new Set((this.#options.inline ?? []).map((s) => s.name));
+    this.#applied = new Map(servers.filter((s) => !inline.has(s.name)).map((s) => [s.name, s.spec]));
+  }
+
+  /** Reads the file and applies the difference; resolves with what changed (undefined when the file was broken). */
+  sync(): Promise<SyncSummary | undefined> {
+    this.#running = this.#running.then(() => this.#sync());
+    return this.#running;
+  }
+
+  /** Watches the file's directory (editors replace files by renaming) and syncs after each change. */
+  watch(): void {
+    const file = basename(this.#options.path);
+    this.#watcher = watch(dirname(this.#options.path), (_event, name) => {
+      if (name !== null && name !== file) return;
+      clearTimeout(this.#timer);
+      this.#timer = setTimeout(() => void this.sync(), this.#options.debounceMs ?? 200);
+    });
+    this.#watcher.unref();
+  }
+
+  close(): void {
+    clearTimeout(this.#timer);
+    this.#watcher?.close();
+  }
+
+  async #sync(): Promise<SyncSummary | undefined> {
+    const { registry, logger, path } = this.#options;
+    let servers: ConfiguredServer[];
+    try {
+      servers = await loadConfigFile(path, this.#options.env, this.#options.validateName);
+    } catch (error) {
+      logger.error(`config ${path} not applied, the running servers are kept: ${messageOf(error)}`);
+      return undefined;
+    }
+    const inline = new Set((this.#options.inline ?? []).map((s) => s.name));
+    const wanted = new Map(servers.filter((s) => !inline.has(s.name)).map((s) => [s.name, s.spec]));
+    const summary: SyncSummary = { added: [], removed: [], replaced: [], unchanged: [], failed: [] };
+    const taken = new Set<string>();
+    const fail = (name: string, error: unknown) => {
+      // A name already used by a server added at run time stays that server's.
+      if (isMuxError(error) && error.code === 'NAME_TAKEN') taken.add(name);
+      summary.failed.push({ name, error: messageOf(error) });
+    };
+    // Remove first, so a name that moves to another spec is free again.
+    for (const name of this.#applied.keys()) {
+      if (wanted.has(name)) continue;
+      await registry.remove(name).then(() => summary.removed.push(name), (error) => fail(name, error));
+    }
+    const starts: Promise<unknown>[] = [];
+    for (const [name, spec] of wanted) {
+      const before = this.#applied.get(name);
+      if (before !== undefined && stableStringify(before) === stableStringify(spec)) {
+        summary.unchanged.push(name);
+        continue;
+      }
+      const replace = before !== undefined;
+      starts.push(
+        (async () => {
+          if (replace) await registry.remove(name).catch(() => {});
+          await registry.add(name, spec, { keepOnFailure: true });
+          (replace ? summary.replaced : summary.added).push(name);
+        })().catch((error) => fail(name, error)),
+      );
+    }
+    await Promise.all(starts);
+    for (const name of taken) wanted.delete(name);
+    this.#applied = wanted;
+    const parts = (['added', 'replaced', 'removed'] as const).filter((k) => summary[k].length > 0).map((k) => `${k} ${summary[k].join(', ')}`);
+    logger.info(`config ${path} applied: ${parts.join('; ') || 'no change'}${summary.unchanged.length ? ` (unchanged: ${summary.unchanged.join(', ')})` : ''}`);
+    for (const { name, error } of summary.failed) logger.error(`config ${path}: server '${name}' failed: ${error}`);
+    return summary;
+  }
+}
