@@ -19,6 +19,7 @@ export type MuxErrorCode =
   | 'TOOL_NAME_COLLISION'
   | 'NOT_SUPPORTED'
   | 'NOT_ALLOWED'
+  | 'PERSIST_FAILED'
   | 'CALL_TIMEOUT'
   | 'CHILD_ERROR';
 

@@ -47,7 +47,6 @@ async function main(): Promise<void> {
       upstream,
     },
   });
-  const mux = new MuxServer({ registry, router, upstream, policy, logger: log, version });
   const configSync =
     options.configPath === undefined
       ? undefined
@@ -60,6 +59,7 @@ async function main(): Promise<void> {
           inline: options.inline,
         });
   configSync?.adopt(servers);
+  const mux = new MuxServer({ registry, router, upstream, policy, ...(configSync && { config: configSync }), logger: log, version });
   installExitHandlers(
     log,
     async () => {

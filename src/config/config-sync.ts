@@ -10,6 +10,7 @@ import type { Logger } from '../log.js';
 import type { Registry } from '../registry/registry.js';
 import { stableStringify } from '../registry/catalog-diff.js';
 import type { ServerSpec } from '../server-spec.js';
+import { ConfigWriter, type ConfigEntry } from './config-writer.js';
 import { loadConfigFile, type ConfiguredServer } from './load-config.js';
 
 export interface ConfigSyncOptions {
@@ -39,16 +40,33 @@ export class ConfigSync {
   /** One sync at a time; a change during a sync is applied after it. */
   #running: Promise<SyncSummary | undefined> = Promise.resolve(undefined);
   #watcher: FSWatcher | undefined;
+  readonly #writer: ConfigWriter;
   #timer: NodeJS.Timeout | undefined;
 
   constructor(options: ConfigSyncOptions) {
     this.#options = options;
+    this.#writer = new ConfigWriter(options.path);
   }
 
   /** Records the servers the file gave at start-up (they are started by the caller). */
   adopt(servers: readonly ConfiguredServer[]): void {
     const inline = new Set((this.#options.inline ?? []).map((s) => s.name));
     this.#applied = new Map(servers.filter((s) => !inline.has(s.name)).map((s) => [s.name, s.spec]));
+  }
+
+  /** The config file, for add_server and remove_server with `persist`. */
+  get path(): string {
+    return this.#options.path;
+  }
+
+  /**
+   * Writes `name` into the file (or deletes it) and takes it as applied, so that the next
+   * sync sees no difference for it (the running server is the file's from now on).
+   */
+  async persist(name: string, entry: ConfigEntry | undefined, spec?: ServerSpec): Promise<void> {
+    await this.#writer.write(name, entry);
+    if (entry === undefined || spec === undefined) this.#applied.delete(name);
+    else this.#applied.set(name, spec);
   }
 
   /** Reads the file and applies the difference; resolves with what changed (undefined when the file was broken). */

@@ -4,12 +4,12 @@
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import type { ChildStatus } from '../child/child-connection.js';
-import { MuxError } from '../errors.js';
+import { MuxError, messageOf } from '../errors.js';
 import type { Registry } from '../registry/registry.js';
 import type { ToolDiff } from '../registry/catalog-diff.js';
 import type { SpawnPolicy } from '../policy/spawn-policy.js';
 import type { CatalogRouter } from '../router/catalog-router.js';
-import { envRecord, specFromWire, toolFilterField } from '../server-spec.js';
+import { envRecord, specFromWire, toolFilterField, type ServerSpec } from '../server-spec.js';
 import { jsonResult } from './results.js';
 
 export interface ManagementContext {
@@ -17,8 +17,15 @@ export interface ManagementContext {
   router: CatalogRouter;
   /** What the operator allows add_server to run; absent: anything. */
   policy?: SpawnPolicy | undefined;
+  /** The config file mcpmux was started with, for `persist`; absent without --config. */
+  config?: PersistentConfig | undefined;
   /** Calls any exposed tool by name (call_tool delegates here). */
   callTool: (name: string, args: Record<string, unknown> | undefined) => Promise<CallToolResult>;
+}
+
+export interface PersistentConfig {
+  readonly path: string;
+  persist(name: string, entry: Record<string, unknown> | undefined, spec?: ServerSpec): Promise<void>;
 }
 
 interface ManagementTool {
@@ -42,6 +49,7 @@ const addServerInput = z
     url: z.string().min(1).optional().describe('A remote server instead of a command: its streamable HTTP (or older HTTP+SSE) endpoint.'),
     headers: envRecord.optional().describe('HTTP headers for a remote server, e.g. {"Authorization": "Bearer …"}. Values are never echoed back.'),
     tools: toolFilterField.optional().describe('Which of its tools to expose: {"allow": ["read_*"], "deny": ["delete_*"]}.'),
+    persist: z.boolean().optional().describe("Also write the server into mcpmux's config file (when it was started with one), so it comes back next time."),
     startup_timeout_seconds: z
       .number()
       .positive()
@@ -52,6 +60,10 @@ const addServerInput = z
   .strict();
 
 const nameOnlyInput = z.object({ name: serverName }).strict();
+const removeInput = z
+  .object({ name: serverName, persist: z.boolean().optional().describe("Also delete the server from mcpmux's config file.") })
+  .strict();
+const persistedFields = { persisted_to: z.string().optional(), persist_error: z.string().optional() };
 const emptyInput = z.object({}).strict();
 const callToolInput = z
   .object({
@@ -91,7 +103,7 @@ const toolSummary = z.object({
   inputSchema: z.record(z.string(), z.unknown()),
   outputSchema: z.record(z.string(), z.unknown()).optional(),
 });
-const startedOutput = z.object({ server: statusSchema, tools: z.array(toolSummary) });
+const startedOutput = z.object({ server: statusSchema, tools: z.array(toolSummary), ...persistedFields });
 const diffSchema = z.object({ added: z.array(z.string()), removed: z.array(z.string()), changed: z.array(z.string()) });
 
 export const MANAGEMENT_TOOL_NAMES = ['add_server', 'remove_server', 'reload_server', 'list_servers', 'call_tool'] as const;
@@ -108,31 +120,37 @@ export function createManagementTools(): ReadonlyMap<string, ManagementTool> {
         addServerInput,
         startedOutput,
       ),
-      handle: async (raw, { registry, router, policy }) => {
+      handle: async (raw, { registry, router, policy, config }) => {
         const args = parse('add_server', addServerInput, raw);
         const spec = specFromWire(args);
         if (typeof spec === 'string') throw new MuxError('INVALID_ARGUMENTS', `add_server: ${spec}`);
         policy?.admitRuntimeAdd(args.name, spec);
+        if (args.persist) requireConfig(config, 'add_server');
         const timeout = args.startup_timeout_seconds;
         const started = await registry.add(args.name, timeout === undefined ? spec : { ...spec, startupTimeoutMs: timeout * 1000 });
-        return jsonResult({ server: exposeStatus(started.status, router), tools: summarize(args.name, started.tools, router) });
+        const result = { server: exposeStatus(started.status, router), tools: summarize(args.name, started.tools, router) };
+        if (!args.persist) return jsonResult(result);
+        const { name: _name, persist: _persist, startup_timeout_seconds: _timeout, ...entry } = args;
+        return jsonResult({ ...result, ...(await persisted(config!, args.name, entry, spec)) });
       },
     },
     {
       definition: define(
         'remove_server',
         'Stop a server and withdraw its tools. Calls in flight to it fail at once; the process (and any process it started) is confirmed dead before this returns.',
-        nameOnlyInput,
-        z.object({ removed: z.string(), tools_removed: z.array(z.string()), exit: exitSchema.optional() }),
+        removeInput,
+        z.object({ removed: z.string(), tools_removed: z.array(z.string()), exit: exitSchema.optional(), ...persistedFields }),
       ),
-      handle: async (raw, { registry, router }) => {
-        const { name } = parse('remove_server', nameOnlyInput, raw);
+      handle: async (raw, { registry, router, config }) => {
+        const { name, persist } = parse('remove_server', removeInput, raw);
+        if (persist) requireConfig(config, 'remove_server');
         const removed = await registry.remove(name);
-        return jsonResult({
+        const result = {
           removed: removed.name,
           tools_removed: removed.tools.map((t) => router.exposedName(name, t)),
           ...(removed.exit && { exit: removed.exit }),
-        });
+        };
+        return jsonResult(persist ? { ...result, ...(await persisted(config!, name, undefined)) } : result);
       },
     },
     {
@@ -180,6 +198,20 @@ export function createManagementTools(): ReadonlyMap<string, ManagementTool> {
     },
   ];
   return new Map(tools.map((t) => [t.definition.name, t]));
+}
+
+function requireConfig(config: PersistentConfig | undefined, tool: string): void {
+  if (!config) throw new MuxError('INVALID_ARGUMENTS', `${tool}: persist needs a config file, and mcpmux was started without --config; nothing was changed`);
+}
+
+/** Writes the change into the config file; a failure is reported beside the result, since the server change itself happened. */
+async function persisted(config: PersistentConfig, name: string, entry: Record<string, unknown> | undefined, spec?: ServerSpec) {
+  try {
+    await config.persist(name, entry, spec);
+    return { persisted_to: config.path };
+  } catch (error) {
+    return { persist_error: messageOf(error) };
+  }
 }
 
 function define(name: string, description: string, input: z.ZodType, output?: z.ZodType): Tool {

@@ -22,7 +22,7 @@ import { CAPABILITY_ROWS, CAPABILITY_TABLE, type ListChangedMethod } from '../ro
 import { CatalogHandlers } from './catalog-handlers.js';
 import { ClientSettings } from './client-settings.js';
 import { ListChangedNotifier } from './list-changed-notifier.js';
-import { createManagementTools, type ManagementContext } from './management-tools.js';
+import { createManagementTools, type ManagementContext, type PersistentConfig } from './management-tools.js';
 import { forwardingOptions } from './forwarding-options.js';
 import { toToolResult } from './results.js';
 import type { UpstreamLink } from './upstream-link.js';
@@ -34,6 +34,8 @@ export interface MuxServerOptions {
   upstream: UpstreamLink;
   /** What add_server may run. Default: anything. */
   policy?: SpawnPolicy;
+  /** The config file, for add_server and remove_server with `persist`. */
+  config?: PersistentConfig;
   logger: Logger;
   /** Reported to the client in serverInfo. */
   version: string;
@@ -169,6 +171,7 @@ export class MuxServer {
       registry: this.#options.registry,
       router: this.#options.router,
       policy: this.#options.policy,
+      config: this.#options.config,
       callTool: (name, args) => this.#callTool({ name, ...(args !== undefined && { arguments: args }) }, options),
     };
   }
