@@ -20,6 +20,7 @@ export type MuxErrorCode =
   | 'NOT_SUPPORTED'
   | 'NOT_ALLOWED'
   | 'PERSIST_FAILED'
+  | 'BUILD_FAILED'
   | 'CALL_TIMEOUT'
   | 'CHILD_ERROR';
 

@@ -12,7 +12,24 @@ export interface StdioServerSpec {
   /** Variables added to the child's environment (values are secrets: never echoed). */
   readonly env: Readonly<Record<string, string>>;
   readonly cwd?: string;
+  /** The author's dev loop: files to watch (globs, relative to cwd) and what builds the server. */
+  readonly watch?: WatchSpec;
 }
+
+export interface WatchSpec {
+  readonly paths: readonly string[];
+  readonly debounceMs: number;
+  /** Run before each restart (and by reload_server with build); a failure keeps the old process. */
+  readonly build?: { readonly command: string; readonly args: readonly string[] };
+}
+
+export const watchField = z
+  .object({
+    paths: z.array(z.string().min(1)).min(1).describe('Globs of the files to watch, relative to cwd, e.g. ["src/**/*.ts"].'),
+    debounce_ms: z.number().int().min(0).max(60_000).optional().describe('Quiet time after the last change before the restart. Default 300.'),
+    build: z.array(z.string().min(1)).min(1).optional().describe('Command and arguments run before the restart, e.g. ["npm", "run", "build"].'),
+  })
+  .strict();
 
 export interface RemoteServerSpec {
   readonly transport: 'http';
@@ -46,6 +63,7 @@ export const wireServerFields = {
   url: z.string().min(1, 'url must not be empty').optional(),
   headers: envRecord.optional(),
   tools: toolFilterField.optional(),
+  watch: watchField.optional(),
 };
 
 export type WireServerFields = {
@@ -56,6 +74,7 @@ export type WireServerFields = {
   url?: string | undefined;
   headers?: Record<string, string> | undefined;
   tools?: ToolFilter | undefined;
+  watch?: z.infer<typeof watchField> | undefined;
 };
 
 /** Turns validated wire fields into a spec; returns an error message when they do not fit. */
@@ -64,7 +83,7 @@ export function specFromWire(fields: WireServerFields): ServerSpec | string {
     return 'give either command (a local server) or url (a remote server), not both';
   }
   if (fields.url !== undefined) {
-    if (fields.args || fields.env || fields.cwd) return 'args, env and cwd apply to a command, not to a url';
+    if (fields.args || fields.env || fields.cwd || fields.watch) return 'args, env, cwd and watch apply to a command, not to a url';
     if (!/^https?:\/\//.test(fields.url) || !URL.canParse(fields.url)) return `url '${fields.url}' is not an absolute http(s) URL`;
     return { transport: 'http', url: fields.url, headers: fields.headers ?? {}, ...(fields.tools && { toolFilter: fields.tools }) };
   }
@@ -77,5 +96,15 @@ export function specFromWire(fields: WireServerFields): ServerSpec | string {
     env: fields.env ?? {},
     ...(fields.cwd !== undefined && { cwd: fields.cwd }),
     ...(fields.tools && { toolFilter: fields.tools }),
+    ...(fields.watch && { watch: watchSpec(fields.watch) }),
+  };
+}
+
+function watchSpec(wire: z.infer<typeof watchField>): WatchSpec {
+  const [command, ...args] = wire.build ?? [];
+  return {
+    paths: wire.paths,
+    debounceMs: wire.debounce_ms ?? 300,
+    ...(command !== undefined && { build: { command, args } }),
   };
 }

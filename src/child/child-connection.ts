@@ -24,7 +24,8 @@ import { z } from 'zod';
 import { MuxError, WireError, messageOf } from '../errors.js';
 import type { Logger } from '../log.js';
 import type { RemoteServerSpec, ServerSpec, StdioServerSpec } from '../server-spec.js';
-import { ChildProcess, type ExitInfo, type StopTimings } from './child-process.js';
+import { ChildProcess, runToCompletion, type ExitInfo, type StopTimings } from './child-process.js';
+import { SourceWatcher } from './source-watcher.js';
 import { transition, type ChildState } from './child-state.js';
 import { StderrTail } from './stderr-tail.js';
 import { CAPABILITY_ROWS, EMPTY_CATALOG, rowsChangedBy, type CapabilityRow, type Catalog, type CatalogKind } from '../router/capabilities.js';
@@ -34,7 +35,8 @@ import { StdioChildTransport } from '../transport/stdio-child-transport.js';
 
 export type ChildEvent =
   | { type: 'crashed'; name: string; generation: number; error: string }
-  | { type: 'catalog-changed'; name: string; generation: number; catalog: Catalog };
+  | { type: 'catalog-changed'; name: string; generation: number; catalog: Catalog }
+  | { type: 'sources-changed'; name: string; generation: number; paths: string[] };
 
 export type StopReason = 'removed' | 'reloading' | 'shutdown';
 
@@ -59,6 +61,8 @@ export interface ChildConnectionOptions {
   pingIntervalMs?: number;
   /** How long a ping may take. Default 10 000 ms. */
   pingTimeoutMs?: number;
+  /** How long a build (watch.build) may run. Default 300 000 ms. */
+  buildTimeoutMs?: number;
   /** Lines of stderr kept for status and errors. Default 50. */
   stderrLines?: number;
   /** Told about crashes and catalog changes of the current generation. */
@@ -104,6 +108,8 @@ export interface ChildStatus {
   headers?: string[];
   pid?: number;
   tools: string[];
+  /** The last build (watch.build), with its output's end when it failed. */
+  last_build?: { ok: boolean; seconds: number; output_tail?: string[] };
   /** A remote server: the HTTP transport that reached it. */
   http_transport?: 'streamable-http' | 'sse';
   /** The filter its tools pass through, when it has one. */
@@ -156,12 +162,60 @@ export class ChildConnection {
   #generationCounter = 0;
   #starting: Promise<readonly Tool[]> | undefined;
   #stopping: Promise<void> | undefined;
+  #watcher: SourceWatcher | undefined;
+  #lastBuild: ChildStatus['last_build'];
 
   constructor(options: ChildConnectionOptions) {
     this.name = options.name;
     this.spec = options.spec;
     this.#options = options;
     this.#log = options.logger;
+    this.#watchSources();
+  }
+
+  /**
+   * Runs the server's build (watch.build) in its cwd and environment. The running process is
+   * not touched; a failure throws BUILD_FAILED with the end of the build's output.
+   */
+  async build(): Promise<void> {
+    const spec = this.spec;
+    const build = spec.transport === 'stdio' ? spec.watch?.build : undefined;
+    if (spec.transport !== 'stdio' || !build) {
+      throw new MuxError('INVALID_ARGUMENTS', `server '${this.name}' has no build command; give watch.build (e.g. ["npm", "run", "build"]) when adding it`);
+    }
+    const policy = this.#options.spawnPolicy;
+    const cwd = policy.workingDirectory(this.name, spec);
+    const line = [build.command, ...build.args].join(' ');
+    const run = await runToCompletion(
+      { command: build.command, args: build.args, env: { ...policy.baseEnv, ...spec.env }, ...(cwd !== undefined && { cwd }) },
+      { timeoutMs: this.#options.buildTimeoutMs ?? 300_000 },
+    );
+    const ok = run.exit.code === 0 && !run.timedOut;
+    const tail = run.output.trimEnd().split('\n').slice(-20);
+    this.#lastBuild = { ok, seconds: Math.round(run.ms / 100) / 10, ...(!ok && { output_tail: tail }) };
+    if (ok) return;
+    const why = run.timedOut ? 'timed out' : `failed (${describeEnd(run.exit)})`;
+    throw new MuxError('BUILD_FAILED', `build of server '${this.name}' (${line}) ${why}; the running process is kept\n${tail.join('\n')}`);
+  }
+
+  /** The author's dev loop: a change of the watched files is reported to the registry, which rebuilds and reloads. */
+  #watchSources(): void {
+    const spec = this.spec;
+    if (spec.transport !== 'stdio' || !spec.watch) return;
+    let cwd: string;
+    try {
+      cwd = this.#options.spawnPolicy.workingDirectory(this.name, spec) ?? process.cwd();
+    } catch (error) {
+      this.#log.warn(`[${this.name}] not watching its sources: ${messageOf(error)}`);
+      return;
+    }
+    this.#watcher = new SourceWatcher({
+      cwd,
+      globs: spec.watch.paths,
+      debounceMs: spec.watch.debounceMs,
+      onChange: (paths) => this.#options.onEvent?.({ type: 'sources-changed', name: this.name, generation: this.generation, paths }),
+      onError: (error) => this.#log.warn(`[${this.name}] watching its sources: ${error.message}`),
+    });
   }
 
   get state(): ChildState {
@@ -272,6 +326,7 @@ export class ChildConnection {
       const { allow, deny } = spec.toolFilter;
       out.tool_filter = { ...(allow && { allow: [...allow] }), ...(deny && { deny: [...deny] }) };
     }
+    if (this.#lastBuild) out.last_build = this.#lastBuild;
     const pid = this.#gen?.process?.pid;
     if (pid !== undefined && (s.kind === 'running' || s.kind === 'starting' || s.kind === 'stopping')) out.pid = pid;
     if (s.kind === 'running') {
@@ -558,6 +613,7 @@ export class ChildConnection {
     const stopError = new MuxError('SERVER_STOPPED', why);
     if (s !== 'crashed') this.#setState({ kind: 'stopping', since: Date.now() });
     if (s === 'running' || reason === 'removed') this.#options.upstream?.ended?.(this.name, reason);
+    if (reason !== 'reloading') this.#watcher?.close();
     const verb = { removed: 'removed', reloading: 'reloaded', shutdown: 'shut down' }[reason];
     gen.startup.abort(new MuxError('SERVER_STOPPED', `server '${this.name}' was ${verb} while it was starting`));
     this.#endCalls(gen, stopError);

@@ -65,6 +65,45 @@ export function killAllProcessGroupsSync(): number {
 /** Process groups spawned by this process that have not been confirmed dead. */
 export const liveProcessGroups = (): readonly number[] => [...liveGroups];
 
+export interface RunResult {
+  exit: ExitInfo;
+  /** stdout and stderr interleaved, the last `maxOutputBytes` of it. */
+  output: string;
+  timedOut: boolean;
+  ms: number;
+}
+
+/**
+ * Runs a command to completion (a build) in its own process group, with its output kept;
+ * after `timeoutMs` the group is stopped like a child's. Rejects only when it cannot start.
+ */
+export async function runToCompletion(spec: SpawnSpec, options: { timeoutMs: number; maxOutputBytes?: number }): Promise<RunResult> {
+  const started = Date.now();
+  const proc = await ChildProcess.spawn(spec);
+  proc.stdin.end();
+  const max = options.maxOutputBytes ?? 64 * 1024;
+  let output = '';
+  const keep = (chunk: Buffer) => {
+    output += chunk.toString('utf8');
+    if (output.length > 2 * max) output = output.slice(-max);
+  };
+  proc.stdout.on('data', keep);
+  proc.stderr.on('data', keep);
+  let timedOut = false;
+  const timer = setTimeout(() => {
+    timedOut = true;
+    void proc.stop({ stdinGraceMs: 0 });
+  }, options.timeoutMs);
+  const exit = await proc.exited;
+  clearTimeout(timer);
+  // The last output may still be in the pipes when the exit is reported.
+  const drained = Promise.all([new Promise((r) => proc.stdout.once('close', r)), new Promise((r) => proc.stderr.once('close', r))]);
+  await Promise.race([drained, new Promise((r) => setTimeout(r, 1000).unref())]);
+  // Reap the group (a build may leave watchers behind) and confirm it is gone.
+  await proc.stop({ stdinGraceMs: 0, termGraceMs: 1000 });
+  return { exit, output: output.slice(-max), timedOut, ms: Date.now() - started };
+}
+
 export class ChildProcess {
   readonly pid: number;
   readonly stdin: Writable;

@@ -99,5 +99,6 @@ function expandEntry(entry: Entry, env: Readonly<Record<string, string | undefin
     url: entry.url === undefined ? undefined : expand(entry.url, 'url'),
     headers: expandRecord(entry.headers, 'headers'),
     tools: entry.tools,
+    watch: entry.watch,
   };
 }

@@ -9,7 +9,7 @@ import type { Registry } from '../registry/registry.js';
 import type { ToolDiff } from '../registry/catalog-diff.js';
 import type { SpawnPolicy } from '../policy/spawn-policy.js';
 import type { CatalogRouter } from '../router/catalog-router.js';
-import { envRecord, specFromWire, toolFilterField, type ServerSpec } from '../server-spec.js';
+import { envRecord, specFromWire, toolFilterField, watchField, type ServerSpec } from '../server-spec.js';
 import { jsonResult } from './results.js';
 
 export interface ManagementContext {
@@ -49,6 +49,9 @@ const addServerInput = z
     url: z.string().min(1).optional().describe('A remote server instead of a command: its streamable HTTP (or older HTTP+SSE) endpoint.'),
     headers: envRecord.optional().describe('HTTP headers for a remote server, e.g. {"Authorization": "Bearer …"}. Values are never echoed back.'),
     tools: toolFilterField.optional().describe('Which of its tools to expose: {"allow": ["read_*"], "deny": ["delete_*"]}.'),
+    watch: watchField
+      .optional()
+      .describe('For the author of the server: restart it (after running build, if given) whenever files matching paths change.'),
     persist: z.boolean().optional().describe("Also write the server into mcpmux's config file (when it was started with one), so it comes back next time."),
     startup_timeout_seconds: z
       .number()
@@ -59,7 +62,9 @@ const addServerInput = z
   })
   .strict();
 
-const nameOnlyInput = z.object({ name: serverName }).strict();
+const reloadInput = z
+  .object({ name: serverName, build: z.boolean().optional().describe("Run the server's watch.build first; if it fails, the running process is kept.") })
+  .strict();
 const removeInput = z
   .object({ name: serverName, persist: z.boolean().optional().describe("Also delete the server from mcpmux's config file.") })
   .strict();
@@ -86,6 +91,7 @@ const statusSchema = z.object({
   pid: z.number().optional(),
   tools: z.array(z.string()).describe('Exposed tool names.'),
   http_transport: z.enum(['streamable-http', 'sse']).optional(),
+  last_build: z.object({ ok: z.boolean(), seconds: z.number(), output_tail: z.array(z.string()).optional() }).optional(),
   tool_filter: toolFilterField.optional(),
   prompts: z.array(z.string()).optional().describe('Exposed prompt names.'),
   resources: z.number().optional().describe('How many resources it lists.'),
@@ -157,13 +163,14 @@ export function createManagementTools(): ReadonlyMap<string, ManagementTool> {
       definition: define(
         'reload_server',
         'Restart a server as a new process with the same command (picks up rebuilt code; brings a crashed server back). ' +
-          'Returns its tools and what changed: tools added, removed, and changed (schema or description).',
-        nameOnlyInput,
+          'Returns its tools and what changed: tools added, removed, and changed (schema or description). ' +
+          'With build: true, its build command runs first, and a failed build keeps the running process.',
+        reloadInput,
         startedOutput.extend({ changes: diffSchema }),
       ),
       handle: async (raw, { registry, router }) => {
-        const { name } = parse('reload_server', nameOnlyInput, raw);
-        const reloaded = await registry.reload(name);
+        const { name, build } = parse('reload_server', reloadInput, raw);
+        const reloaded = await registry.reload(name, { build: build === true });
         return jsonResult({
           server: exposeStatus(reloaded.status, router),
           tools: summarize(name, reloaded.tools, router),

@@ -5,7 +5,7 @@
 import PQueue from 'p-queue';
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import { ChildConnection, type ChildConnectionOptions, type ChildEvent, type ChildStatus } from '../child/child-connection.js';
-import { MuxError } from '../errors.js';
+import { MuxError, messageOf } from '../errors.js';
 import type { Logger } from '../log.js';
 import type { ServerSpec } from '../server-spec.js';
 import { CATALOG_KINDS, type Catalog, type CatalogKind } from '../router/capabilities.js';
@@ -157,19 +157,24 @@ export class Registry {
   }
 
   /** Restarts a server with the same spec as a new process; joins a reload under way. */
-  reload(name: string): Promise<ReloadedServer> {
+  /**
+   * Restarts a server with the same spec as a new process; joins a reload under way. With
+   * `build`, its build runs first, and a failed build leaves the running process as it is.
+   */
+  reload(name: string, options: { build?: boolean } = {}): Promise<ReloadedServer> {
     return this.#mutate(() => {
       const entry = this.#entries.get(name);
       if (!entry) throw this.#notFound(name);
-      entry.reloading ??= this.#reload(name, entry).finally(() => {
+      entry.reloading ??= this.#reload(name, entry, options.build === true).finally(() => {
         entry.reloading = undefined;
       });
       return { pending: entry.reloading };
     }).then(({ pending }) => pending);
   }
 
-  async #reload(name: string, entry: Entry): Promise<ReloadedServer> {
+  async #reload(name: string, entry: Entry, build: boolean): Promise<ReloadedServer> {
     const { connection } = entry;
+    if (build) await connection.build();
     const before = connection.state.kind === 'running' ? connection.tools : entry.lastTools;
     await connection.stop('reloading');
     await this.#mutate(() => this.#publish());
@@ -199,7 +204,25 @@ export class Registry {
     await Promise.all(entries.map((e) => e.connection.stop('shutdown')));
   }
 
+  /** The author's dev loop: watched sources changed, so build and reload, and say what changed. */
+  async #rebuild(name: string, paths: readonly string[]): Promise<void> {
+    const shown = paths.slice(0, 3).join(', ') + (paths.length > 3 ? ` and ${paths.length - 3} more` : '');
+    const spec = this.#entries.get(name)?.connection.spec;
+    const build = spec?.transport === 'stdio' && spec.watch?.build !== undefined;
+    try {
+      const { changes } = await this.reload(name, { build });
+      const parts = (['added', 'removed', 'changed'] as const).map((k) => `${k} [${changes[k].join(', ')}]`);
+      this.#log.info(`server '${name}' reloaded after changes to ${shown}: tools ${parts.join(', ')}`);
+    } catch (error) {
+      this.#log.error(`server '${name}' not reloaded after changes to ${shown}: ${messageOf(error)}`);
+    }
+  }
+
   #onChildEvent(connection: ChildConnection, event: ChildEvent): void {
+    if (event.type === 'sources-changed') {
+      if (this.#entries.get(event.name)?.connection === connection) void this.#rebuild(event.name, event.paths);
+      return;
+    }
     void this.#mutate(() => {
       const entry = this.#entries.get(event.name);
       // A late event of a removed server or of an older generation changes nothing.

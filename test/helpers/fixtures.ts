@@ -22,7 +22,9 @@ export type FixtureName =
   | 'exit-on-start'
   | 'silent'
   | 'freeze'
-  | 'asks-client';
+  | 'asks-client'
+  | 'tools-from-file'
+  | 'build-tools';
 
 export const fixturePath = (name: FixtureName): string => join(ROOT, 'testservers', `${name}.js`);
 
