@@ -14,6 +14,7 @@ import { createLogger, type Logger } from './log.js';
 import { SpawnPolicy } from './policy/spawn-policy.js';
 import { MuxServer } from './proxy/mux-server.js';
 import { UpstreamLink } from './proxy/upstream-link.js';
+import { McpHttpServer } from './transport/http-server.js';
 import { Registry } from './registry/registry.js';
 import { serverNameProblem } from './router/tool-names.js';
 import { CatalogRouter } from './router/catalog-router.js';
@@ -59,26 +60,47 @@ async function main(): Promise<void> {
           inline: options.inline,
         });
   configSync?.adopt(servers);
-  const mux = new MuxServer({ registry, router, upstream, policy, ...(configSync && { config: configSync }), logger: log, version });
-  installExitHandlers(
-    log,
-    async () => {
-      configSync?.close();
-      await registry.close();
-      await mux.close();
-    },
-    // With a config, SIGHUP means "read it again", as for daemons; without one it ends mcpmux.
-    { ...(configSync && { onHangup: () => void configSync.sync() }) },
-  );
-  await mux.connect(
-    new StdioServerTransport({ onSkippedLine: (line) => log.warn(`skipped a line from the client that is not JSON-RPC: ${line.slice(0, 200)}`) }),
-  );
-  log.info(`mcpmux ${version} serving MCP on stdio${servers.length ? `; starting ${servers.length} server(s)` : ''}`);
-  // Configured servers are registered now and start in the background once the client has
-  // initialized (each child is told what the client can do): initialize is answered at
-  // once, and one server that fails is reported (log, list_servers) without stopping the others.
+  const newSession = () => new MuxServer({ registry, router, upstream, policy, ...(configSync && { config: configSync }), logger: log, version });
+  // With a config, SIGHUP means "read it again", as for daemons; without one it ends mcpmux.
+  const onHangup = configSync && (() => void configSync.sync());
+  let clientInitialized: Promise<void> | undefined;
+  if (options.http) {
+    const http = await McpHttpServer.listen({ ...options.http, createSession: newSession, logger: log }).catch((error: unknown) =>
+      exitWith(1, `mcpmux: cannot serve HTTP on ${options.http!.host}:${options.http!.port}: ${messageOf(error)}`),
+    );
+    installExitHandlers(
+      log,
+      async () => {
+        configSync?.close();
+        await http.close();
+        await registry.close();
+      },
+      { watchStdin: false, ...(onHangup && { onHangup }) },
+    );
+    log.info(`mcpmux ${version} serving MCP over HTTP at ${http.url}${options.http.authToken ? ' (bearer token required)' : ''}`);
+  } else {
+    const mux = newSession();
+    installExitHandlers(
+      log,
+      async () => {
+        configSync?.close();
+        await registry.close();
+        await mux.close();
+      },
+      { ...(onHangup && { onHangup }) },
+    );
+    await mux.connect(
+      new StdioServerTransport({ onSkippedLine: (line) => log.warn(`skipped a line from the client that is not JSON-RPC: ${line.slice(0, 200)}`) }),
+    );
+    clientInitialized = mux.initialized;
+    log.info(`mcpmux ${version} serving MCP on stdio${servers.length ? `; starting ${servers.length} server(s)` : ''}`);
+  }
+  // Configured servers are registered now and start in the background, on stdio once the
+  // client has initialized (each child is told what the client can do; over HTTP, clients
+  // come and go, so they start at once): initialize is answered at once, and one server that
+  // fails is reported (log, list_servers) without stopping the others.
   for (const { name, spec } of servers) {
-    registry.add(name, spec, { keepOnFailure: true, startAfter: mux.initialized }).then(
+    registry.add(name, spec, { keepOnFailure: true, ...(clientInitialized && { startAfter: clientInitialized }) }).then(
       ({ tools }) => log.info(`server '${name}' is running with ${tools.length} tool(s)`),
       (error) => log.error(`server '${name}' failed to start: ${messageOf(error)}`),
     );

@@ -39,10 +39,15 @@ export interface CliOptions {
   passEnv: string[];
   root?: string;
   watchConfig: boolean;
+  /** Serve over streamable HTTP instead of stdio. */
+  http?: { port: number; host: string; authToken?: string };
 }
 
 export const FLAG_HELP: ReadonlyArray<[flag: string, help: string]> = [
   ['-c, --config FILE', 'Start the servers of a config file ({"mcpServers": …} or VS Code {"servers": …}).'],
+  ['--http PORT', 'Serve MCP over streamable HTTP at http://HOST:PORT/mcp instead of stdio (0: any free port).'],
+  ['--host HOST', 'With --http: the address to bind (default 127.0.0.1). Anything but loopback needs --auth-token.'],
+  ['--auth-token TOKEN', 'With --http: require "Authorization: Bearer TOKEN"; also MCPMUX_AUTH_TOKEN.'],
   ['--watch-config', 'Apply edits of the config file while running: only what changed is stopped, started or replaced (SIGHUP does the same).'],
   ['-- NAME CMD [ARGS…]', 'Start a server given inline; repeat "-- NAME CMD …" for more. Must come last.'],
   ['--log-level LEVEL', 'error, warn, info (default) or debug; also MCPMUX_LOG_LEVEL. Logs go to stderr.'],
@@ -101,6 +106,9 @@ export function parseCli(argv: readonly string[], env: Readonly<Record<string, s
         root: { type: 'string' },
         json: { type: 'boolean' },
         'watch-config': { type: 'boolean' },
+        http: { type: 'string' },
+        host: { type: 'string' },
+        'auth-token': { type: 'string' },
         help: { type: 'boolean', short: 'h' },
         version: { type: 'boolean', short: 'V' },
       },
@@ -140,7 +148,31 @@ export function parseCli(argv: readonly string[], env: Readonly<Record<string, s
   if (command === 'serve' && options.json) throw new CliError('--json goes with inspect');
   if (typeof values['config'] === 'string') options.configPath = values['config'];
   if (options.watchConfig && options.configPath === undefined) throw new CliError('--watch-config needs --config FILE');
+  const http = parseHttp(values, env);
+  if (http) {
+    if (command !== 'serve') throw new CliError(`--http goes with serving, not with ${command}`);
+    options.http = http;
+  }
   return options;
+}
+
+const LOOPBACK = /^(127(\.\d{1,3}){3}|::1|localhost)$/;
+
+function parseHttp(values: Record<string, unknown>, env: Readonly<Record<string, string | undefined>>): CliOptions['http'] {
+  const port = values['http'];
+  const host = typeof values['host'] === 'string' ? values['host'] : undefined;
+  const token = typeof values['auth-token'] === 'string' ? values['auth-token'] : env['MCPMUX_AUTH_TOKEN'] || undefined;
+  if (typeof port !== 'string') {
+    if (host !== undefined || typeof values['auth-token'] === 'string') throw new CliError('--host and --auth-token go with --http PORT');
+    return undefined;
+  }
+  const number = Number(port);
+  if (!Number.isInteger(number) || number < 0 || number > 65_535) throw new CliError(`--http must be a port number (0-65535), not '${port}'`);
+  const bind = host ?? '127.0.0.1';
+  if (!LOOPBACK.test(bind) && token === undefined) {
+    throw new CliError(`refusing to serve on ${bind} without --auth-token (or MCPMUX_AUTH_TOKEN): anyone who reaches it could make mcpmux run commands`);
+  }
+  return { port: number, host: bind, ...(token !== undefined && { authToken: token }) };
 }
 
 /** `call TOOL [JSON]`: the tool's exposed name and its arguments, a JSON object. */

@@ -69,6 +69,7 @@ export class MuxServer {
   readonly #catalogs: CatalogHandlers;
   readonly #notifiers = new Map<ListChangedMethod, ListChangedNotifier>();
   readonly #unsubscribe: () => void;
+  readonly #detach: () => void;
   readonly #initialized: Promise<void>;
 
   constructor(options: MuxServerOptions) {
@@ -109,7 +110,7 @@ export class MuxServer {
     });
     const settings = new ClientSettings({ registry: options.registry, router: options.router, logger: options.logger });
     settings.install(this.server);
-    options.upstream.attach({ server: this.server, registry: options.registry, settings });
+    this.#detach = options.upstream.attach({ server: this.server, registry: options.registry, settings });
     this.#catalogs = new CatalogHandlers({
       registry: options.registry,
       router: options.router,
@@ -138,6 +139,7 @@ export class MuxServer {
 
   async close(): Promise<void> {
     this.#unsubscribe();
+    this.#detach();
     for (const notifier of this.#notifiers.values()) notifier.close();
     await this.server.close();
   }

@@ -21,28 +21,48 @@ interface Attachment {
   settings: ClientSettings;
 }
 
+/** Which client capability a child's request needs. */
+const NEEDS: Readonly<Record<string, keyof ClientCapabilities>> = {
+  'sampling/createMessage': 'sampling',
+  'elicitation/create': 'elicitation',
+  'roots/list': 'roots',
+};
+
 export class UpstreamLink implements ChildUpstream {
   readonly #router: CatalogRouter;
   readonly #log: Logger;
-  #attached: Attachment | undefined;
+  /** Connected clients, most recent last: one over stdio, any number over HTTP. */
+  readonly #attached: Attachment[] = [];
 
   constructor(options: { router: CatalogRouter; logger: Logger }) {
     this.#router = options.router;
     this.#log = options.logger;
   }
 
-  /** Connects the link to the client's server (the registry is built before it, so this comes later). */
-  attach(attachment: Attachment): void {
-    this.#attached = attachment;
+  /** Connects a client's server (the registry is built before it, so this comes later); returns the detach. */
+  attach(attachment: Attachment): () => void {
+    this.#attached.push(attachment);
+    return () => {
+      const at = this.#attached.indexOf(attachment);
+      if (at !== -1) this.#attached.splice(at, 1);
+    };
   }
 
+  /**
+   * What a child is told the client can do. With several clients (HTTP), what any of them
+   * can do: a request goes to one that declared it.
+   */
   clientCapabilities(): ClientCapabilities {
-    return this.#attached?.server.getClientCapabilities() ?? {};
+    const merged: ClientCapabilities = {};
+    for (const { server } of this.#attached) Object.assign(merged, server.getClientCapabilities() ?? {});
+    return merged;
   }
 
   async request(server: string, request: JSONRPCRequestLike, signal: AbortSignal): Promise<Record<string, unknown>> {
-    const upstream = this.#attached?.server;
-    if (!upstream) throw new MuxError('NOT_SUPPORTED', `no client is connected to mcpmux to answer ${request.method} from server '${server}'`);
+    const need = NEEDS[request.method];
+    // The most recently connected client that can answer it.
+    const upstream = [...this.#attached].reverse().find((a) => need === undefined || a.server.getClientCapabilities()?.[need])?.server;
+    if (!upstream) throw new MuxError('NOT_SUPPORTED', `no client connected to mcpmux can answer ${request.method} from server '${server}'`);
     this.#log.debug(() => `[${server}] ${request.method} → client`);
     try {
       return await upstream.request({ method: request.method, ...(request.params && { params: request.params }) }, UncheckedResult, { signal });
@@ -53,8 +73,10 @@ export class UpstreamLink implements ChildUpstream {
   }
 
   notify(server: string, notification: JSONRPCRequestLike): void {
-    const attached = this.#attached;
-    if (!attached) return;
+    for (const attached of this.#attached) this.#notifyOne(attached, server, notification);
+  }
+
+  #notifyOne(attached: Attachment, server: string, notification: JSONRPCRequestLike): void {
     const params = notification.params ?? {};
     let forwarded: JSONRPCRequestLike;
     if (notification.method === 'notifications/message') {
@@ -70,22 +92,19 @@ export class UpstreamLink implements ChildUpstream {
   }
 
   async started(server: string, connection: ChildConnection): Promise<void> {
-    await this.#attached?.settings.apply(server, connection);
+    for (const attached of this.#attached) await attached.settings.apply(server, connection);
   }
 
   ended(server: string, reason: 'crashed' | StopReason): void {
-    const attached = this.#attached;
-    if (!attached) return;
-    if (reason === 'removed') {
-      attached.settings.forget(server);
-      return;
-    }
-    if (reason !== 'crashed') return;
-    // A subscribed resource of a crashed server is gone: say so, so the client re-reads and learns why.
-    for (const uri of attached.settings.subscribedUris(server)) {
-      attached.server.sendResourceUpdated({ uri }).catch((error: unknown) => {
-        this.#log.debug(() => `[${server}] resources/updated for ${uri} not sent: ${messageOf(error)}`);
-      });
+    for (const attached of this.#attached) {
+      if (reason === 'removed') attached.settings.forget(server);
+      if (reason !== 'crashed') continue;
+      // A subscribed resource of a crashed server is gone: say so, so the client re-reads and learns why.
+      for (const uri of attached.settings.subscribedUris(server)) {
+        attached.server.sendResourceUpdated({ uri }).catch((error: unknown) => {
+          this.#log.debug(() => `[${server}] resources/updated for ${uri} not sent: ${messageOf(error)}`);
+        });
+      }
     }
   }
 }

@@ -67,3 +67,13 @@ t.test('the inspect and call subcommands', async (t) => {
   t.throws(() => parseCli(['call', 'a__b', '{}', 'extra'], {}), /unexpected 'extra'/);
   t.throws(() => parseCli(['inspect', 'stray'], {}), /Unexpected argument 'stray'/);
 });
+
+t.test('--http, --host and --auth-token', async (t) => {
+  t.same(parseCli(['--http', '8080'], {}).http, { port: 8080, host: '127.0.0.1' });
+  t.same(parseCli(['--http', '0', '--host', '::1', '--auth-token', 't'], {}).http, { port: 0, host: '::1', authToken: 't' });
+  t.same(parseCli(['--http', '1', '--host', '0.0.0.0'], { MCPMUX_AUTH_TOKEN: 'env-token' }).http, { port: 1, host: '0.0.0.0', authToken: 'env-token' });
+  t.throws(() => parseCli(['--http', '1', '--host', '0.0.0.0'], {}), /refusing to serve on 0\.0\.0\.0 without --auth-token/);
+  t.throws(() => parseCli(['--http', 'web'], {}), /--http must be a port number/);
+  t.throws(() => parseCli(['--host', '127.0.0.1'], {}), /--host and --auth-token go with --http PORT/);
+  t.throws(() => parseCli(['inspect', '--http', '1'], {}), /--http goes with serving, not with inspect/);
+});

@@ -1,0 +1,69 @@
+// mcpmux served over streamable HTTP: two clients at once share the servers and both hear
+// list_changed; the bearer token is checked; binding beyond loopback needs one.
+import { execFile } from 'node:child_process';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { ToolListChangedNotificationSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import t from 'tap';
+import { ChildProcess } from '../../src/child/child-process.js';
+import { DIST_MAIN, fixture } from '../helpers/fixtures.js';
+import { LEAK_TAG_VAR, assertNoLeaks, killTaggedProcesses, taggedEnv, waitFor } from '../helpers/processes.js';
+
+t.teardown(() => killTaggedProcesses());
+
+async function serveHttp(args: string[]): Promise<{ proc: ChildProcess; url: string; stderr: () => string }> {
+  const proc = await ChildProcess.spawn({ command: process.execPath, args: [DIST_MAIN, '--http', '0', '--pass-env', LEAK_TAG_VAR, ...args], env: taggedEnv() });
+  let stderr = '';
+  proc.stderr.on('data', (d) => (stderr += d));
+  if (!(await waitFor(() => /serving MCP over HTTP at (\S+)/.test(stderr), 15_000))) throw new Error(`mcpmux --http did not start: ${stderr}`);
+  return { proc, url: /serving MCP over HTTP at (\S+)/.exec(stderr)![1]!, stderr: () => stderr };
+}
+
+async function connect(url: string, headers: Record<string, string> = {}) {
+  const client = new Client({ name: 'http-client', version: '1.0.0' });
+  let listChanged = 0;
+  client.setNotificationHandler(ToolListChangedNotificationSchema, () => void listChanged++);
+  await client.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers } }));
+  return { client, listChanged: () => listChanged };
+}
+
+const text = (r: unknown) => (r as CallToolResult).content.map((c) => (c.type === 'text' ? c.text : '')).join('');
+
+t.test('two clients share the servers; a change made by one reaches both', async (t) => {
+  const { proc, url } = await serveHttp([]);
+  t.match(url, /^http:\/\/127\.0\.0\.1:\d+\/mcp$/);
+  const a = await connect(url);
+  const b = await connect(url);
+  await a.client.callTool({ name: 'add_server', arguments: { name: 'echo', ...fixture('echo-v1') } });
+  t.ok(await waitFor(() => a.listChanged() > 0 && b.listChanged() > 0), 'both sessions hear list_changed');
+  t.ok((await b.client.listTools()).tools.some((x) => x.name === 'echo__echo'), 'the other session sees the new tools');
+  t.match(text(await b.client.callTool({ name: 'echo__echo', arguments: { message: 'from b' } })), 'from b');
+  await a.client.close();
+  t.match(text(await b.client.callTool({ name: 'echo__echo', arguments: { message: 'still here' } })), 'still here', 'one session closing leaves the others and the servers');
+  await b.client.close();
+  process.kill(proc.pid, 'SIGTERM');
+  t.same(await proc.exited, { code: 143, signal: null });
+  await assertNoLeaks(t);
+});
+
+t.test('the bearer token is required when set', async (t) => {
+  const { proc, url } = await serveHttp(['--auth-token', 's3cret-token']);
+  await t.rejects(connect(url), /401|Unauthorized|bearer token/i, 'no token');
+  await t.rejects(connect(url, { Authorization: 'Bearer wrong' }), /401|Unauthorized|bearer token/i, 'wrong token');
+  const ok = await connect(url, { Authorization: 'Bearer s3cret-token' });
+  t.ok((await ok.client.listTools()).tools.some((x) => x.name === 'add_server'));
+  await ok.client.close();
+  process.kill(proc.pid, 'SIGTERM');
+  await proc.exited;
+  await assertNoLeaks(t);
+});
+
+t.test('binding beyond loopback without a token is refused', async (t) => {
+  const run = await new Promise<{ code: number | null; stderr: string }>((resolve) =>
+    execFile(process.execPath, [DIST_MAIN, '--http', '0', '--host', '0.0.0.0'], { env: taggedEnv() }, (error, _stdout, stderr) =>
+      resolve({ code: error ? ((error as { code?: number }).code ?? null) : 0, stderr }),
+    ),
+  );
+  t.equal(run.code, 2);
+  t.match(run.stderr, /refusing to serve on 0\.0\.0\.0 without --auth-token \(or MCPMUX_AUTH_TOKEN\)/);
+});
