@@ -7,6 +7,7 @@ import { killAllProcessGroupsSync, setProcessGroupObserver } from './child/child
 import { startOrphanReaper } from './child/orphan-reaper.js';
 import { runOneShot } from './cli/one-shot.js';
 import { CliError, helpText, parseCli, type CliOptions } from './cli/parse-cli.js';
+import { ToolIndex } from './catalog/tool-index.js';
 import { ConfigSync } from './config/config-sync.js';
 import { ConfigError, loadConfigFile, type ConfiguredServer } from './config/load-config.js';
 import { messageOf } from './errors.js';
@@ -60,7 +61,8 @@ async function main(): Promise<void> {
           inline: options.inline,
         });
   configSync?.adopt(servers);
-  const newSession = () => new MuxServer({ registry, router, upstream, policy, ...(configSync && { config: configSync }), logger: log, version });
+  const index = new ToolIndex({ router });
+  const newSession = () => new MuxServer({ registry, router, upstream, policy, index, ...(configSync && { config: configSync }), logger: log, version });
   // With a config, SIGHUP means "read it again", as for daemons; without one it ends mcpmux.
   const onHangup = configSync && (() => void configSync.sync());
   let clientInitialized: Promise<void> | undefined;

@@ -7,6 +7,7 @@ import type { ChildStatus } from '../child/child-connection.js';
 import { MuxError, messageOf } from '../errors.js';
 import type { Registry } from '../registry/registry.js';
 import type { ToolDiff } from '../registry/catalog-diff.js';
+import type { ToolIndex } from '../catalog/tool-index.js';
 import type { SpawnPolicy } from '../policy/spawn-policy.js';
 import type { CatalogRouter } from '../router/catalog-router.js';
 import { envRecord, specFromWire, toolFilterField, watchField, type ServerSpec } from '../server-spec.js';
@@ -17,6 +18,8 @@ export interface ManagementContext {
   router: CatalogRouter;
   /** What the operator allows add_server to run; absent: anything. */
   policy?: SpawnPolicy | undefined;
+  /** The search index over every exposed tool. */
+  index: ToolIndex;
   /** The config file mcpmux was started with, for `persist`; absent without --config. */
   config?: PersistentConfig | undefined;
   /** Calls any exposed tool by name (call_tool delegates here). */
@@ -68,6 +71,26 @@ const reloadInput = z
 const removeInput = z
   .object({ name: serverName, persist: z.boolean().optional().describe("Also delete the server from mcpmux's config file.") })
   .strict();
+const searchInput = z
+  .object({
+    query: z.string().max(1000).describe('What the tool should do, in words, or its name.'),
+    limit: z.number().int().min(1).max(50).optional().describe('How many tools to return. Default 5.'),
+    server: z.string().optional().describe('Only tools of this server.'),
+  })
+  .strict();
+const searchOutput = z.object({
+  tools: z.array(
+    z.object({
+      name: z.string(),
+      server: z.string(),
+      description: z.string().optional(),
+      inputSchema: z.record(z.string(), z.unknown()),
+      score: z.number(),
+    }),
+  ),
+  servers: z.array(z.object({ name: z.string(), tools: z.number() })).optional().describe('When nothing matched: the servers and their tool counts.'),
+  hint: z.string().optional(),
+});
 const persistedFields = { persisted_to: z.string().optional(), persist_error: z.string().optional() };
 const emptyInput = z.object({}).strict();
 const callToolInput = z
@@ -112,7 +135,7 @@ const toolSummary = z.object({
 const startedOutput = z.object({ server: statusSchema, tools: z.array(toolSummary), ...persistedFields });
 const diffSchema = z.object({ added: z.array(z.string()), removed: z.array(z.string()), changed: z.array(z.string()) });
 
-export const MANAGEMENT_TOOL_NAMES = ['add_server', 'remove_server', 'reload_server', 'list_servers', 'call_tool'] as const;
+export const MANAGEMENT_TOOL_NAMES = ['add_server', 'remove_server', 'reload_server', 'list_servers', 'search_tools', 'call_tool'] as const;
 
 export function createManagementTools(): ReadonlyMap<string, ManagementTool> {
   const tools: ManagementTool[] = [
@@ -188,6 +211,32 @@ export function createManagementTools(): ReadonlyMap<string, ManagementTool> {
       handle: async (raw, { registry, router }) => {
         parse('list_servers', emptyInput, raw ?? {});
         return jsonResult({ servers: registry.list().map((s) => exposeStatus(s, router)) });
+      },
+    },
+    {
+      definition: define(
+        'search_tools',
+        'Find tools by describing what you need, e.g. {"query": "read a file"}: returns the best matching tools of every server, ' +
+          'with their exposed names and input schemas, best first. Call one directly or through call_tool.',
+        searchInput,
+        searchOutput,
+      ),
+      handle: async (raw, { registry, index }) => {
+        const { query, limit, server } = parse('search_tools', searchInput, raw);
+        const snapshot = registry.snapshot;
+        if (server !== undefined && !snapshot.servers.has(server)) {
+          throw new MuxError('SERVER_NOT_FOUND', `no server named '${server}'; servers: ${[...snapshot.servers.keys()].join(', ') || '(none)'}`);
+        }
+        const tools = query.trim() === '' ? [] : index.search(snapshot, query, { limit: limit ?? 5, server });
+        if (tools.length > 0) return jsonResult({ tools });
+        const servers = index.serverCounts(snapshot);
+        const hint =
+          servers.length === 0
+            ? 'no server with tools is running; add one with add_server'
+            : query.trim() === ''
+              ? 'give a query that describes the task, e.g. "create an issue" or "read a file"'
+              : `no tool matches '${query}'; describe the task in other words, or narrow it with server`;
+        return jsonResult({ tools: [], servers, hint });
       },
     },
     {

@@ -15,6 +15,7 @@ import { z } from 'zod';
 import type { CallOptions } from '../child/child-connection.js';
 import { WireError, messageOf } from '../errors.js';
 import type { Logger } from '../log.js';
+import type { ToolIndex } from '../catalog/tool-index.js';
 import type { SpawnPolicy } from '../policy/spawn-policy.js';
 import type { Registry } from '../registry/registry.js';
 import type { CatalogRouter } from '../router/catalog-router.js';
@@ -34,6 +35,8 @@ export interface MuxServerOptions {
   upstream: UpstreamLink;
   /** What add_server may run. Default: anything. */
   policy?: SpawnPolicy;
+  /** The search index over every exposed tool (shared by all sessions). */
+  index: ToolIndex;
   /** The config file, for add_server and remove_server with `persist`. */
   config?: PersistentConfig;
   logger: Logger;
@@ -46,7 +49,8 @@ export interface MuxServerOptions {
 const INSTRUCTIONS =
   'mcpmux runs MCP servers behind this one connection. add_server starts a server and returns its tools, named ' +
   '<server>__<tool>; reload_server restarts one (after a rebuild, or when list_servers shows it crashed); ' +
-  'remove_server stops one. If your tool list has not refreshed after add_server, call the new tools through call_tool.';
+  'remove_server stops one. search_tools finds tools by describing the task. If your tool list has not refreshed ' +
+  'after add_server, call the new tools through call_tool.';
 
 // Task-augmented requests (the SDK's experimental tasks) would need every task id routed
 // to its child across tasks/get, tasks/result, tasks/list and tasks/cancel; mcpmux does not
@@ -173,6 +177,7 @@ export class MuxServer {
       registry: this.#options.registry,
       router: this.#options.router,
       policy: this.#options.policy,
+      index: this.#options.index,
       config: this.#options.config,
       callTool: (name, args) => this.#callTool({ name, ...(args !== undefined && { arguments: args }) }, options),
     };

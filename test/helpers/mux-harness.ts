@@ -11,6 +11,7 @@ import { MuxServer } from '../../src/proxy/mux-server.js';
 import { Registry } from '../../src/registry/registry.js';
 import { serverNameProblem } from '../../src/router/tool-names.js';
 import { CatalogRouter } from '../../src/router/catalog-router.js';
+import { ToolIndex } from '../../src/catalog/tool-index.js';
 import { UpstreamLink } from '../../src/proxy/upstream-link.js';
 import { SpawnPolicy, type SpawnPolicyOptions } from '../../src/policy/spawn-policy.js';
 import { assertNoLeaks, killTaggedProcesses, taggedEnv } from './processes.js';
@@ -59,7 +60,7 @@ export async function startHarness(t: Test, options: HarnessOptions = {}): Promi
       ...options.connection,
     },
   });
-  const mux = new MuxServer({ registry, router, upstream, policy: spawnPolicy, logger, version: 'test', listChangedDebounceMs: 5 });
+  const mux = new MuxServer({ registry, router, upstream, policy: spawnPolicy, index: new ToolIndex({ router }), logger, version: 'test', listChangedDebounceMs: 5 });
   const client = new Client({ name: 'test-client', version: '1.0.0' }, { capabilities: options.clientCapabilities ?? {} });
   options.setupClient?.(client);
   let listChanged = 0;

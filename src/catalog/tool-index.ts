@@ -1,0 +1,188 @@
+// Search over every exposed tool, for agents that should find tools instead of reading a
+// list of thousands. BM25 (MiniSearch) over four fields — the name split into words, the
+// description, argument names, argument descriptions — with stemming (Porter, `stemmer`),
+// stopwords and field boosts; an exact name match always ranks first. The index follows
+// the registry snapshot: a query first brings it to the current version, so a removed,
+// crashed or filtered tool is never returned and a reloaded description is found at once.
+import MiniSearch from 'minisearch';
+import { stemmer } from 'stemmer';
+import type { Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { RegistrySnapshot } from '../registry/registry.js';
+import type { CatalogRouter } from '../router/catalog-router.js';
+
+export interface ToolHit {
+  /** The exposed name, to call (directly or through call_tool). */
+  name: string;
+  server: string;
+  description?: string | undefined;
+  inputSchema: Tool['inputSchema'];
+  score: number;
+}
+
+/** A ranking of tools for a query; BM25 is the built-in one, an embedding service could be another. */
+export interface ToolRanker {
+  /** Brings the ranker's view to `tools` (called only when the tool set changed). */
+  update(tools: ReadonlyMap<string, IndexedTool>): void;
+  rank(query: string, options: { limit: number; server?: string | undefined }): { name: string; score: number }[];
+}
+
+export interface IndexedTool {
+  readonly name: string;
+  readonly server: string;
+  /** The child's tool object (identity changes when the tool does). */
+  readonly tool: Tool;
+}
+
+export interface SearchOptions {
+  limit?: number;
+  server?: string | undefined;
+}
+
+export class ToolIndex {
+  readonly #router: CatalogRouter;
+  readonly #ranker: ToolRanker;
+  #version = -1;
+  #tools = new Map<string, IndexedTool>();
+
+  constructor(options: { router: CatalogRouter; ranker?: ToolRanker }) {
+    this.#router = options.router;
+    this.#ranker = options.ranker ?? new Bm25Ranker();
+  }
+
+  /** Tools best matching `query` in the current snapshot, best first. */
+  search(snapshot: RegistrySnapshot, query: string, options: SearchOptions = {}): ToolHit[] {
+    this.#sync(snapshot);
+    const limit = Math.max(1, Math.min(options.limit ?? 5, 50));
+    return this.#ranker.rank(query, { limit, server: options.server }).flatMap(({ name, score }) => {
+      const entry = this.#tools.get(name);
+      if (!entry) return [];
+      const { tool } = entry;
+      return [{ name, server: entry.server, ...(tool.description !== undefined && { description: tool.description }), inputSchema: tool.inputSchema, score: round(score) }];
+    });
+  }
+
+  /** How many tools each server has in the index (for answers to queries that match nothing). */
+  serverCounts(snapshot: RegistrySnapshot): { name: string; tools: number }[] {
+    this.#sync(snapshot);
+    const counts = new Map<string, number>();
+    for (const { server } of this.#tools.values()) counts.set(server, (counts.get(server) ?? 0) + 1);
+    return [...counts].map(([name, tools]) => ({ name, tools }));
+  }
+
+  #sync(snapshot: RegistrySnapshot): void {
+    if (snapshot.version === this.#version) return;
+    const table = this.#router.table(snapshot, 'tools');
+    const next = new Map<string, IndexedTool>();
+    for (const route of table.byKey.values()) next.set(route.exposedKey, { name: route.exposedKey, server: route.server, tool: route.item });
+    const changed = next.size !== this.#tools.size || [...next].some(([name, entry]) => this.#tools.get(name)?.tool !== entry.tool);
+    this.#version = snapshot.version;
+    if (!changed) return;
+    this.#tools = next;
+    this.#ranker.update(next);
+  }
+}
+
+const STOPWORDS = new Set(
+  'a an and are as at be by for from get has have in into is it its of on or set that the this to use used uses using with'.split(' '),
+);
+
+/** Words of a name: camelCase, snake_case, kebab-case and digits split apart. */
+export function nameWords(name: string): string[] {
+  return name
+    .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
+    .replace(/([A-Z]+)([A-Z][a-z])/g, '$1 $2')
+    .split(/[^A-Za-z0-9]+/)
+    .filter(Boolean)
+    .map((w) => w.toLowerCase());
+}
+
+/** Lower-cased, stopwords dropped, stemmed: the same for documents and queries. */
+function processTerm(term: string): string | null {
+  const lower = term.toLowerCase();
+  if (lower.length === 0 || STOPWORDS.has(lower)) return null;
+  return stemmer(lower);
+}
+
+interface Document {
+  id: string;
+  /** The child's own tool name, in words (the server name is a field of its own). */
+  name: string;
+  server: string;
+  description: string;
+  args: string;
+  argDescriptions: string;
+}
+
+/** BM25 over the tool fields, with MiniSearch; an exact (or near-exact) name match is put first. */
+export class Bm25Ranker implements ToolRanker {
+  #search = Bm25Ranker.#create();
+  #docs = new Map<string, Document>();
+
+  static #create(): MiniSearch<Document> {
+    return new MiniSearch<Document>({
+      fields: ['name', 'server', 'description', 'args', 'argDescriptions'],
+      storeFields: ['server'],
+      tokenize: (text) => text.split(/[^A-Za-z0-9]+/).flatMap((word) => nameWords(word)),
+      processTerm,
+      searchOptions: {
+        boost: { name: 4, server: 1.5, args: 1.5, description: 1, argDescriptions: 0.5 },
+        prefix: (term, index, terms) => index === terms.length - 1 && term.length >= 3,
+        fuzzy: (term) => (term.length >= 5 ? 0.2 : false),
+        combineWith: 'OR',
+      },
+    });
+  }
+
+  update(tools: ReadonlyMap<string, IndexedTool>): void {
+    // Remove what left or changed, add what is new: a change of one server leaves the others alone.
+    for (const [id, doc] of this.#docs) {
+      const now = tools.get(id);
+      if (!now || toDocument(now).description !== doc.description || toDocument(now).args !== doc.args) {
+        this.#search.discard(id);
+        this.#docs.delete(id);
+      }
+    }
+    for (const [id, entry] of tools) {
+      if (this.#docs.has(id)) continue;
+      const doc = toDocument(entry);
+      this.#search.add(doc);
+      this.#docs.set(id, doc);
+    }
+  }
+
+  rank(query: string, options: { limit: number; server?: string | undefined }): { name: string; score: number }[] {
+    const server = options.server;
+    const results = this.#search.search(query, server === undefined ? {} : { filter: (result) => result['server'] === server });
+    const exact = exactName(query);
+    const ranked = results.map((r) => ({ name: String(r.id), score: r.score }));
+    if (exact) {
+      // A query that is a tool's name (exposed, or the child's own) means that tool.
+      const at = ranked.findIndex((r) => r.name === exact || r.name.slice(r.name.indexOf('__') + 2) === exact);
+      if (at > 0) ranked.unshift(...ranked.splice(at, 1).map((r) => ({ ...r, score: ranked[0]!.score + 1 })));
+    }
+    return ranked.slice(0, options.limit);
+  }
+}
+
+function toDocument({ name, server, tool }: IndexedTool): Document {
+  const properties = (tool.inputSchema.properties ?? {}) as Record<string, { description?: unknown }>;
+  const own = name.slice(server.length + 2);
+  return {
+    id: name,
+    name: nameWords(own).join(' '),
+    server,
+    description: [tool.title, tool.description].filter(Boolean).join('. '),
+    args: Object.keys(properties).flatMap(nameWords).join(' '),
+    argDescriptions: Object.values(properties)
+      .map((p) => (typeof p.description === 'string' ? p.description : ''))
+      .join(' '),
+  };
+}
+
+/** The query as a tool name, when it looks like one (a single word with no spaces). */
+function exactName(query: string): string | undefined {
+  const trimmed = query.trim();
+  return /^[A-Za-z0-9_.-]+$/.test(trimmed) ? trimmed : undefined;
+}
+
+const round = (x: number) => Math.round(x * 1000) / 1000;

@@ -1,0 +1,90 @@
+// Tool search: ranking sanity on a small catalog, and an index that always matches the
+// registry (add, remove, crash, reload, a child's own list_changed), through search_tools.
+import type { Tool } from '@modelcontextprotocol/sdk/types.js';
+import t from 'tap';
+import type { ChildConnection } from '../../src/child/child-connection.js';
+import { ToolIndex, nameWords } from '../../src/catalog/tool-index.js';
+import { createLogger } from '../../src/log.js';
+import type { RegistrySnapshot } from '../../src/registry/registry.js';
+import { EMPTY_CATALOG } from '../../src/router/capabilities.js';
+import { CatalogRouter } from '../../src/router/catalog-router.js';
+import { fixture } from '../helpers/fixtures.js';
+import { startHarness } from '../helpers/mux-harness.js';
+import { waitFor } from '../helpers/processes.js';
+
+const logger = createLogger({ level: 'error', sink: () => {} });
+const tool = (name: string, description: string, args: Record<string, string> = {}): Tool => ({
+  name,
+  description,
+  inputSchema: { type: 'object', properties: Object.fromEntries(Object.entries(args).map(([k, d]) => [k, { type: 'string', description: d }])) },
+});
+function snapshot(version: number, servers: Record<string, Tool[]>): RegistrySnapshot {
+  const views = Object.entries(servers).map(
+    ([name, tools]) => [name, { name, tools, catalog: { ...EMPTY_CATALOG, tools }, connection: { name } as unknown as ChildConnection }] as const,
+  );
+  return { version, servers: new Map(views) };
+}
+
+const catalog = {
+  fs: [
+    tool('read_file', 'Read the complete contents of a file from the file system', { path: 'Path of the file' }),
+    tool('write_file', 'Create a new file or overwrite an existing file with new content', { path: 'Path', content: 'Text to write' }),
+    tool('list_directory', 'Get a listing of all files and directories in a path', { path: 'Directory' }),
+    tool('searchFiles', 'Recursively search for files and directories matching a pattern', { pattern: 'Glob pattern' }),
+  ],
+  github: [
+    tool('create_issue', 'Create a new issue in a GitHub repository', { owner: 'Owner', repo: 'Repository', title: 'Title' }),
+    tool('list_issues', 'List issues in a GitHub repository', { state: 'open or closed' }),
+  ],
+  weather: [tool('get_forecast', 'Weather forecast for the coming days', { city: 'Name of the city' })],
+};
+
+t.test('names are split on camelCase, snake_case and kebab-case', async (t) => {
+  t.same(nameWords('searchFiles'), ['search', 'files']);
+  t.same(nameWords('get-HTTPResponse_v2'), ['get', 'http', 'response', 'v2']);
+});
+
+t.test('ranking sanity', async (t) => {
+  const index = new ToolIndex({ router: new CatalogRouter({ logger }) });
+  const snap = snapshot(1, catalog);
+  const top = (query: string, options = {}) => index.search(snap, query, options).map((h) => h.name);
+  t.equal(top('read_file')[0], 'fs__read_file', 'an exact name comes first');
+  t.equal(top('fs__list_directory')[0], 'fs__list_directory', 'so does an exact exposed name');
+  t.equal(top('reading files')[0], 'fs__read_file', 'stemming: reading → read, files → file');
+  t.equal(top('search files')[0], 'fs__searchFiles', 'a camelCase name is found by its words');
+  t.equal(top('city')[0], 'weather__get_forecast', 'argument names count');
+  t.equal(top('make a new issue')[0], 'github__create_issue');
+  t.same(top('issue', { server: 'github' }).sort(), ['github__create_issue', 'github__list_issues'], 'narrowed to one server');
+  t.same(top('zzqx'), [], 'nonsense finds nothing');
+  t.equal(top('file', { limit: 2 }).length, 2, 'limit');
+  const [hit] = index.search(snap, 'forecast');
+  t.match(hit, { name: 'weather__get_forecast', server: 'weather', description: 'Weather forecast for the coming days', inputSchema: { type: 'object' } });
+  t.ok(hit!.score > 0);
+});
+
+t.test('the index follows the registry: add, list_changed, reload, crash and remove', async (t) => {
+  const h = await startHarness(t);
+  const search = async (query: string, server?: string) =>
+    ((await h.callJson('search_tools', { query, ...(server && { server }) })).tools as { name: string }[]).map((x) => x.name);
+  await h.callJson('add_server', { name: 'lc', ...fixture('list-changed') });
+  t.same(await search('register a new prompt'), ['lc__add_prompt', 'lc__add_tool']);
+  await h.call('lc__add_tool', { name: 'brew_coffee' });
+  t.ok(await waitFor(async () => (await search('coffee')).includes('lc__brew_coffee')), "a tool added by the child's own list_changed is found");
+  await h.callJson('add_server', { name: 'e', ...fixture('echo-v1') });
+  t.same(await search('echo'), ['e__echo']);
+  const { pid } = (await h.callJson('list_servers')).servers.find((s: { name: string }) => s.name === 'e');
+  process.kill(pid, 'SIGKILL');
+  t.ok(await waitFor(async () => (await search('echo')).length === 0), "a crashed server's tools are not found");
+  await h.callJson('reload_server', { name: 'e' });
+  t.same(await search('echo'), ['e__echo'], 'back after reload');
+  await h.callJson('remove_server', { name: 'e' });
+  t.same(await search('echo'), [], 'gone after remove');
+
+  const empty = await h.callJson('search_tools', { query: '   ' });
+  t.match(empty, { tools: [], servers: [{ name: 'lc', tools: 4 }], hint: /give a query that describes the task/ });
+  const nothing = await h.callJson('search_tools', { query: 'zzqx' });
+  t.match(nothing.hint, /no tool matches 'zzqx'/);
+  const unknown = await h.call('search_tools', { query: 'x', server: 'nope' });
+  t.ok(unknown.isError);
+  await h.close();
+});
