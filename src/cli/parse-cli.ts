@@ -39,6 +39,8 @@ export interface CliOptions {
   passEnv: string[];
   root?: string;
   watchConfig: boolean;
+  expose: 'all' | 'search';
+  activePoolSize: number;
   /** Serve over streamable HTTP instead of stdio. */
   http?: { port: number; host: string; authToken?: string };
 }
@@ -48,6 +50,8 @@ export const FLAG_HELP: ReadonlyArray<[flag: string, help: string]> = [
   ['--http PORT', 'Serve MCP over streamable HTTP at http://HOST:PORT/mcp instead of stdio (0: any free port).'],
   ['--host HOST', 'With --http: the address to bind (default 127.0.0.1). Anything but loopback needs --auth-token.'],
   ['--auth-token TOKEN', 'With --http: require "Authorization: Bearer TOKEN"; also MCPMUX_AUTH_TOKEN.'],
+  ['--expose all|search', 'all: list every tool (default); search: list only the management tools, search_tools and call_tool.'],
+  ['--active-pool N', 'With --expose search: how many found tools search_tools {activate: true} may list at once (default 15).'],
   ['--watch-config', 'Apply edits of the config file while running: only what changed is stopped, started or replaced (SIGHUP does the same).'],
   ['-- NAME CMD [ARGS…]', 'Start a server given inline; repeat "-- NAME CMD …" for more. Must come last.'],
   ['--log-level LEVEL', 'error, warn, info (default) or debug; also MCPMUX_LOG_LEVEL. Logs go to stderr.'],
@@ -75,6 +79,8 @@ const flagsSchema = z.object({
   startupTimeout: z.coerce.number({ error: '--startup-timeout must be a number of seconds' }).positive('--startup-timeout must be positive').max(3600),
   callTimeout: z.coerce.number({ error: '--call-timeout must be a number of seconds' }).positive('--call-timeout must be positive').max(86_400),
   pingInterval: z.coerce.number({ error: '--ping-interval must be a number of seconds' }).min(0, '--ping-interval must be 0 or more').max(86_400),
+  expose: z.enum(['all', 'search'], { error: '--expose must be all or search' }),
+  activePool: z.coerce.number({ error: '--active-pool must be a whole number' }).int('--active-pool must be a whole number').min(1, '--active-pool must be at least 1').max(500),
 });
 
 const SUBCOMMANDS = ['inspect', 'call'] as const;
@@ -106,6 +112,8 @@ export function parseCli(argv: readonly string[], env: Readonly<Record<string, s
         root: { type: 'string' },
         json: { type: 'boolean' },
         'watch-config': { type: 'boolean' },
+        expose: { type: 'string' },
+        'active-pool': { type: 'string' },
         http: { type: 'string' },
         host: { type: 'string' },
         'auth-token': { type: 'string' },
@@ -123,13 +131,17 @@ export function parseCli(argv: readonly string[], env: Readonly<Record<string, s
     startupTimeout: values['startup-timeout'] ?? 60,
     callTimeout: values['call-timeout'] ?? 300,
     pingInterval: values['ping-interval'] ?? 30,
+    expose: values['expose'] ?? 'all',
+    activePool: values['active-pool'] ?? 15,
   });
   if (!flags.success) throw new CliError(flags.error.issues.map((i) => i.message).join('; '));
-  const { logLevel, maxToolName, startupTimeout, callTimeout, pingInterval } = flags.data;
+  const { logLevel, maxToolName, startupTimeout, callTimeout, pingInterval, expose, activePool } = flags.data;
   const options: CliOptions = {
     command,
     json: values['json'] === true,
     watchConfig: values['watch-config'] === true,
+    expose,
+    activePoolSize: activePool,
     help: values['help'] === true,
     version: values['version'] === true,
     inline: split === -1 ? [] : parseInlineServers(inlineArgs, maxToolName),

@@ -11,6 +11,7 @@ import {
   ReadResourceRequestSchema,
   type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
+import type { ActivationPool } from '../catalog/activation-pool.js';
 import type { Registry } from '../registry/registry.js';
 import { CAPABILITY_TABLE, type CatalogItems, type CatalogKind } from '../router/capabilities.js';
 import { forwardedParams, type CatalogRouter } from '../router/catalog-router.js';
@@ -23,13 +24,15 @@ export interface CatalogHandlersOptions {
   router: CatalogRouter;
   /** Listed before the children's tools (the management tools). */
   ownTools: readonly Tool[];
+  /** In `--expose search` mode: the children's tools listed are only the activated ones. */
+  pool?: ActivationPool | undefined;
 }
 
 type ListResult<K extends CatalogKind> = { [P in K]: CatalogItems[K][] };
 
 export class CatalogHandlers {
   readonly #options: CatalogHandlersOptions;
-  readonly #listed = new Map<CatalogKind, { version: number; result: object }>();
+  readonly #listed = new Map<CatalogKind, { version: string; result: object }>();
 
   constructor(options: CatalogHandlersOptions) {
     this.#options = options;
@@ -38,12 +41,15 @@ export class CatalogHandlers {
   /** The list result for `kind`, built and serialized once per registry version. */
   list<K extends CatalogKind>(kind: K): ListResult<K> {
     const snapshot = this.#options.registry.snapshot;
+    const pool = kind === 'tools' ? this.#options.pool : undefined;
+    const version = `${snapshot.version}.${pool?.version ?? 0}`;
     const cached = this.#listed.get(kind);
-    if (cached?.version === snapshot.version) return cached.result as ListResult<K>;
-    const children = this.#options.router.table(snapshot, kind).items;
+    if (cached?.version === version) return cached.result as ListResult<K>;
+    const table = this.#options.router.table(snapshot, kind);
+    const children = pool ? pool.listed().flatMap((name) => itemOf(table.byKey.get(name), name)) : table.items;
     const items = kind === 'tools' ? [...this.#options.ownTools, ...children] : [...children];
     const result = reuseSerialization({ [kind]: items } as ListResult<K>);
-    this.#listed.set(kind, { version: snapshot.version, result });
+    this.#listed.set(kind, { version, result });
     return result;
   }
 
@@ -81,6 +87,11 @@ export class CatalogHandlers {
       }),
     );
   }
+}
+
+/** An activated tool as listed (under its exposed name), if it still exists. */
+function itemOf(route: { item: object } | undefined, exposedName: string) {
+  return route ? [{ ...route.item, name: exposedName } as never] : [];
 }
 
 /** Runs a forwarded request; domain errors become JSON-RPC errors that say what to fix. */

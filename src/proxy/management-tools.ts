@@ -20,6 +20,8 @@ export interface ManagementContext {
   policy?: SpawnPolicy | undefined;
   /** The search index over every exposed tool. */
   index: ToolIndex;
+  /** In `--expose search` mode: lists found tools (bounded pool). */
+  activate?: ((names: readonly string[]) => { added: string[]; evicted: string[] }) | undefined;
   /** The config file mcpmux was started with, for `persist`; absent without --config. */
   config?: PersistentConfig | undefined;
   /** Calls any exposed tool by name (call_tool delegates here). */
@@ -76,6 +78,7 @@ const searchInput = z
     query: z.string().max(1000).describe('What the tool should do, in words, or its name.'),
     limit: z.number().int().min(1).max(50).optional().describe('How many tools to return. Default 5.'),
     server: z.string().optional().describe('Only tools of this server.'),
+    activate: z.boolean().optional().describe('Also add the found tools to your tool list (when mcpmux runs with --expose search).'),
   })
   .strict();
 const searchOutput = z.object({
@@ -89,6 +92,8 @@ const searchOutput = z.object({
     }),
   ),
   servers: z.array(z.object({ name: z.string(), tools: z.number() })).optional().describe('When nothing matched: the servers and their tool counts.'),
+  activated: z.array(z.string()).optional().describe('Tools newly added to the tool list.'),
+  deactivated: z.array(z.string()).optional().describe('Tools taken off the list to make room (least recently used).'),
   hint: z.string().optional(),
 });
 const persistedFields = { persisted_to: z.string().optional(), persist_error: z.string().optional() };
@@ -221,14 +226,19 @@ export function createManagementTools(): ReadonlyMap<string, ManagementTool> {
         searchInput,
         searchOutput,
       ),
-      handle: async (raw, { registry, index }) => {
-        const { query, limit, server } = parse('search_tools', searchInput, raw);
+      handle: async (raw, { registry, index, activate }) => {
+        const { query, limit, server, activate: wantsActivation } = parse('search_tools', searchInput, raw);
         const snapshot = registry.snapshot;
         if (server !== undefined && !snapshot.servers.has(server)) {
           throw new MuxError('SERVER_NOT_FOUND', `no server named '${server}'; servers: ${[...snapshot.servers.keys()].join(', ') || '(none)'}`);
         }
         const tools = query.trim() === '' ? [] : index.search(snapshot, query, { limit: limit ?? 5, server });
-        if (tools.length > 0) return jsonResult({ tools });
+        if (tools.length > 0) {
+          if (!wantsActivation) return jsonResult({ tools });
+          if (!activate) return jsonResult({ tools, hint: 'activate changes nothing here: mcpmux lists every tool (--expose all)' });
+          const { added, evicted } = activate(tools.map((x) => x.name));
+          return jsonResult({ tools, activated: added, ...(evicted.length > 0 && { deactivated: evicted }) });
+        }
         const servers = index.serverCounts(snapshot);
         const hint =
           servers.length === 0

@@ -15,6 +15,7 @@ import { z } from 'zod';
 import type { CallOptions } from '../child/child-connection.js';
 import { WireError, messageOf } from '../errors.js';
 import type { Logger } from '../log.js';
+import { ActivationPool } from '../catalog/activation-pool.js';
 import type { ToolIndex } from '../catalog/tool-index.js';
 import type { SpawnPolicy } from '../policy/spawn-policy.js';
 import type { Registry } from '../registry/registry.js';
@@ -37,6 +38,10 @@ export interface MuxServerOptions {
   policy?: SpawnPolicy;
   /** The search index over every exposed tool (shared by all sessions). */
   index: ToolIndex;
+  /** all: every child tool is listed; search: only what search_tools activated. Default all. */
+  expose?: 'all' | 'search';
+  /** In search mode, how many found tools may be listed at once. Default 15. */
+  activePoolSize?: number;
   /** The config file, for add_server and remove_server with `persist`. */
   config?: PersistentConfig;
   logger: Logger;
@@ -74,6 +79,7 @@ export class MuxServer {
   readonly #notifiers = new Map<ListChangedMethod, ListChangedNotifier>();
   readonly #unsubscribe: () => void;
   readonly #detach: () => void;
+  readonly #pool: ActivationPool | undefined;
   readonly #initialized: Promise<void>;
 
   constructor(options: MuxServerOptions) {
@@ -115,10 +121,12 @@ export class MuxServer {
     const settings = new ClientSettings({ registry: options.registry, router: options.router, logger: options.logger });
     settings.install(this.server);
     this.#detach = options.upstream.attach({ server: this.server, registry: options.registry, settings });
+    this.#pool = options.expose === 'search' ? new ActivationPool(options.activePoolSize ?? 15) : undefined;
     this.#catalogs = new CatalogHandlers({
       registry: options.registry,
       router: options.router,
       ownTools: [...this.#management.values()].map((t) => t.definition),
+      pool: this.#pool,
     });
     this.#catalogs.install(this.server);
     this.server.setRequestHandler(ListToolsRequestSchema, () => this.#catalogs.list('tools'));
@@ -153,6 +161,13 @@ export class MuxServer {
     return this.#initialized;
   }
 
+  /** Lists found tools (search mode); the client hears list_changed when the list changed. */
+  #activate(names: readonly string[]): { added: string[]; evicted: string[] } {
+    const change = this.#pool!.activate(names);
+    if (change.added.length > 0 || change.evicted.length > 0) this.#notifiers.get('notifications/tools/list_changed')?.changed();
+    return change;
+  }
+
   /** The client's roots changed: every running child that was told about roots hears it. */
   #fanOutRootsChanged(): void {
     for (const { connection } of this.#options.registry.snapshot.servers.values()) {
@@ -166,6 +181,7 @@ export class MuxServer {
     try {
       const management = this.#management.get(params.name);
       if (management) return await management.handle(params.arguments, this.#context(options));
+      this.#pool?.touch(params.name);
       return await this.#options.router.callTool(this.#options.registry.snapshot, params, options);
     } catch (error) {
       return toToolResult(error);
@@ -178,6 +194,7 @@ export class MuxServer {
       router: this.#options.router,
       policy: this.#options.policy,
       index: this.#options.index,
+      ...(this.#pool && { activate: (names: readonly string[]) => this.#activate(names) }),
       config: this.#options.config,
       callTool: (name, args) => this.#callTool({ name, ...(args !== undefined && { arguments: args }) }, options),
     };

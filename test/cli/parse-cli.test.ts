@@ -77,3 +77,10 @@ t.test('--http, --host and --auth-token', async (t) => {
   t.throws(() => parseCli(['--host', '127.0.0.1'], {}), /--host and --auth-token go with --http PORT/);
   t.throws(() => parseCli(['inspect', '--http', '1'], {}), /--http goes with serving, not with inspect/);
 });
+
+t.test('--expose and --active-pool', async (t) => {
+  t.match(parseCli([], {}), { expose: 'all', activePoolSize: 15 });
+  t.match(parseCli(['--expose', 'search', '--active-pool', '5'], {}), { expose: 'search', activePoolSize: 5 });
+  t.throws(() => parseCli(['--expose', 'some'], {}), /--expose must be all or search/);
+  t.throws(() => parseCli(['--active-pool', '0'], {}), /--active-pool must be at least 1/);
+});

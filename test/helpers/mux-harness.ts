@@ -34,6 +34,8 @@ export interface Harness {
 
 export interface HarnessOptions {
   maxToolName?: number;
+  /** Exposure mode and pool size of the MCP server. */
+  mux?: { expose?: 'all' | 'search'; activePoolSize?: number };
   /** Spawn policy options (the default inherits the tagged test environment). */
   policy?: Partial<SpawnPolicyOptions>;
   /** What the client declares (sampling, elicitation, roots). Default: nothing. */
@@ -60,7 +62,7 @@ export async function startHarness(t: Test, options: HarnessOptions = {}): Promi
       ...options.connection,
     },
   });
-  const mux = new MuxServer({ registry, router, upstream, policy: spawnPolicy, index: new ToolIndex({ router }), logger, version: 'test', listChangedDebounceMs: 5 });
+  const mux = new MuxServer({ registry, router, upstream, policy: spawnPolicy, index: new ToolIndex({ router }), ...options.mux, logger, version: 'test', listChangedDebounceMs: 5 });
   const client = new Client({ name: 'test-client', version: '1.0.0' }, { capabilities: options.clientCapabilities ?? {} });
   options.setupClient?.(client);
   let listChanged = 0;

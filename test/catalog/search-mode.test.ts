@@ -1,0 +1,45 @@
+// --expose search end to end with a real SDK client: only the management tools are listed,
+// a tool is found by describing the task and called through call_tool; activation lists
+// found tools in a bounded pool and tells the client.
+import t from 'tap';
+import { fixture, npmServerPath } from '../helpers/fixtures.js';
+import { startHarness, textOf } from '../helpers/mux-harness.js';
+import { waitFor } from '../helpers/processes.js';
+
+const MANAGEMENT = ['add_server', 'remove_server', 'reload_server', 'list_servers', 'search_tools', 'call_tool'];
+
+t.test('search mode: find, call, activate, evict', async (t) => {
+  const h = await startHarness(t, { mux: { expose: 'search', activePoolSize: 2 } });
+  await h.callJson('add_server', { name: 'ev', command: process.execPath, args: [npmServerPath('@modelcontextprotocol/server-everything'), 'stdio'] });
+  await h.callJson('add_server', { name: 'e', ...fixture('echo-v2') });
+  t.same(await h.toolNames(), MANAGEMENT, 'only the management tools are listed');
+
+  const found = await h.callJson('search_tools', { query: 'add two numbers together' });
+  t.ok(found.tools.slice(0, 2).some((x: { name: string }) => x.name === 'ev__get-sum' || x.name === 'e__add'), 'the adding tools rank high');
+  t.match(textOf(await h.call('call_tool', { name: 'e__add', arguments: { a: 2, b: 3 } })), '5', 'a found tool is called through call_tool');
+
+  const before = h.listChanged();
+  const activated = await h.callJson('search_tools', { query: 'reverse a string', limit: 1, activate: true });
+  t.same(activated.activated, ['e__reverse']);
+  t.ok(await waitFor(() => h.listChanged() > before), 'list_changed is sent');
+  t.same(await h.toolNames(), [...MANAGEMENT, 'e__reverse']);
+
+  await h.callJson('search_tools', { query: 'e__echo', limit: 1, activate: true });
+  t.same(await h.toolNames(), [...MANAGEMENT, 'e__reverse', 'e__echo'], 'appended; the first keeps its place');
+  await h.call('e__reverse', { text: 'ab' }); // a call is a use: e__echo is now the least recently used
+  const third = await h.callJson('search_tools', { query: 'get-tiny-image', limit: 1, activate: true });
+  t.same(third.deactivated, ['e__echo'], 'the pool of 2 makes room by the least recently used');
+  t.same(await h.toolNames(), [...MANAGEMENT, 'e__reverse', 'ev__get-tiny-image']);
+
+  await h.callJson('remove_server', { name: 'e' });
+  t.same(await h.toolNames(), [...MANAGEMENT, 'ev__get-tiny-image'], "an activated tool of a removed server is not listed");
+  await h.close();
+});
+
+t.test('in all mode, activate changes nothing and says so', async (t) => {
+  const h = await startHarness(t);
+  await h.callJson('add_server', { name: 'e', ...fixture('echo-v1') });
+  const result = await h.callJson('search_tools', { query: 'echo', activate: true });
+  t.match(result, { tools: [{ name: 'e__echo' }], hint: /lists every tool \(--expose all\)/ });
+  await h.close();
+});
