@@ -21,6 +21,7 @@ export type MuxErrorCode =
   | 'NOT_ALLOWED'
   | 'PERSIST_FAILED'
   | 'BUILD_FAILED'
+  | 'RESULT_NOT_FOUND'
   | 'CALL_TIMEOUT'
   | 'CHILD_ERROR';
 

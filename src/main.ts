@@ -62,7 +62,7 @@ async function main(): Promise<void> {
         });
   configSync?.adopt(servers);
   const index = new ToolIndex({ router });
-  const newSession = () => new MuxServer({ registry, router, upstream, policy, index, expose: options.expose, activePoolSize: options.activePoolSize, ...(configSync && { config: configSync }), logger: log, version });
+  const newSession = () => new MuxServer({ registry, router, upstream, policy, index, expose: options.expose, activePoolSize: options.activePoolSize, maxResultBytes: options.maxResultBytes, ...(configSync && { config: configSync }), logger: log, version });
   // With a config, SIGHUP means "read it again", as for daemons; without one it ends mcpmux.
   const onHangup = configSync && (() => void configSync.sync());
   let clientInitialized: Promise<void> | undefined;

@@ -41,6 +41,7 @@ export interface CliOptions {
   watchConfig: boolean;
   expose: 'all' | 'search';
   activePoolSize: number;
+  maxResultBytes: number;
   /** Serve over streamable HTTP instead of stdio. */
   http?: { port: number; host: string; authToken?: string };
 }
@@ -52,6 +53,7 @@ export const FLAG_HELP: ReadonlyArray<[flag: string, help: string]> = [
   ['--auth-token TOKEN', 'With --http: require "Authorization: Bearer TOKEN"; also MCPMUX_AUTH_TOKEN.'],
   ['--expose all|search', 'all: list every tool (default); search: list only the management tools, search_tools and call_tool.'],
   ['--active-pool N', 'With --expose search: how many found tools search_tools {activate: true} may list at once (default 15).'],
+  ['--max-result-bytes N', 'Cut tool results with more text than this (default 16384) and keep them whole for read_result; 0: never.'],
   ['--watch-config', 'Apply edits of the config file while running: only what changed is stopped, started or replaced (SIGHUP does the same).'],
   ['-- NAME CMD [ARGS…]', 'Start a server given inline; repeat "-- NAME CMD …" for more. Must come last.'],
   ['--log-level LEVEL', 'error, warn, info (default) or debug; also MCPMUX_LOG_LEVEL. Logs go to stderr.'],
@@ -80,6 +82,10 @@ const flagsSchema = z.object({
   callTimeout: z.coerce.number({ error: '--call-timeout must be a number of seconds' }).positive('--call-timeout must be positive').max(86_400),
   pingInterval: z.coerce.number({ error: '--ping-interval must be a number of seconds' }).min(0, '--ping-interval must be 0 or more').max(86_400),
   expose: z.enum(['all', 'search'], { error: '--expose must be all or search' }),
+  maxResultBytes: z.coerce
+    .number({ error: '--max-result-bytes must be a whole number' })
+    .int('--max-result-bytes must be a whole number')
+    .refine((n) => n === 0 || n >= 1024, '--max-result-bytes must be 0 (never cut) or at least 1024'),
   activePool: z.coerce.number({ error: '--active-pool must be a whole number' }).int('--active-pool must be a whole number').min(1, '--active-pool must be at least 1').max(500),
 });
 
@@ -114,6 +120,7 @@ export function parseCli(argv: readonly string[], env: Readonly<Record<string, s
         'watch-config': { type: 'boolean' },
         expose: { type: 'string' },
         'active-pool': { type: 'string' },
+        'max-result-bytes': { type: 'string' },
         http: { type: 'string' },
         host: { type: 'string' },
         'auth-token': { type: 'string' },
@@ -133,15 +140,17 @@ export function parseCli(argv: readonly string[], env: Readonly<Record<string, s
     pingInterval: values['ping-interval'] ?? 30,
     expose: values['expose'] ?? 'all',
     activePool: values['active-pool'] ?? 15,
+    maxResultBytes: values['max-result-bytes'] ?? 16_384,
   });
   if (!flags.success) throw new CliError(flags.error.issues.map((i) => i.message).join('; '));
-  const { logLevel, maxToolName, startupTimeout, callTimeout, pingInterval, expose, activePool } = flags.data;
+  const { logLevel, maxToolName, startupTimeout, callTimeout, pingInterval, expose, activePool, maxResultBytes } = flags.data;
   const options: CliOptions = {
     command,
     json: values['json'] === true,
     watchConfig: values['watch-config'] === true,
     expose,
     activePoolSize: activePool,
+    maxResultBytes,
     help: values['help'] === true,
     version: values['version'] === true,
     inline: split === -1 ? [] : parseInlineServers(inlineArgs, maxToolName),

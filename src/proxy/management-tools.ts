@@ -9,6 +9,8 @@ import type { Registry } from '../registry/registry.js';
 import type { ToolDiff } from '../registry/catalog-diff.js';
 import type { ToolIndex } from '../catalog/tool-index.js';
 import type { SpawnPolicy } from '../policy/spawn-policy.js';
+import { readResult, readResultInput } from '../results/read-result.js';
+import type { ResultStore } from '../results/result-store.js';
 import type { CatalogRouter } from '../router/catalog-router.js';
 import { envRecord, specFromWire, toolFilterField, watchField, type ServerSpec } from '../server-spec.js';
 import { jsonResult } from './results.js';
@@ -20,6 +22,8 @@ export interface ManagementContext {
   policy?: SpawnPolicy | undefined;
   /** The search index over every exposed tool. */
   index: ToolIndex;
+  /** Results too large for a reply, kept for read_result. */
+  results: ResultStore;
   /** In `--expose search` mode: lists found tools (bounded pool). */
   activate?: ((names: readonly string[]) => { added: string[]; evicted: string[] }) | undefined;
   /** The config file mcpmux was started with, for `persist`; absent without --config. */
@@ -140,7 +144,7 @@ const toolSummary = z.object({
 const startedOutput = z.object({ server: statusSchema, tools: z.array(toolSummary), ...persistedFields });
 const diffSchema = z.object({ added: z.array(z.string()), removed: z.array(z.string()), changed: z.array(z.string()) });
 
-export const MANAGEMENT_TOOL_NAMES = ['add_server', 'remove_server', 'reload_server', 'list_servers', 'search_tools', 'call_tool'] as const;
+export const MANAGEMENT_TOOL_NAMES = ['add_server', 'remove_server', 'reload_server', 'list_servers', 'search_tools', 'call_tool', 'read_result'] as const;
 
 export function createManagementTools(): ReadonlyMap<string, ManagementTool> {
   const tools: ManagementTool[] = [
@@ -261,6 +265,15 @@ export function createManagementTools(): ReadonlyMap<string, ManagementTool> {
         if (args.name === 'call_tool') throw new MuxError('INVALID_ARGUMENTS', 'call_tool cannot call itself; give the name of the tool to call');
         return ctx.callTool(args.name, args.arguments);
       },
+    },
+    {
+      definition: define(
+        'read_result',
+        'Read a tool result that was too large for the reply and was kept whole under a handle: its head or tail, a slice of lines ' +
+          'or bytes, lines matching a pattern (grep), its size (stat), or a part of it as JSON.',
+        readResultInput,
+      ),
+      handle: async (raw, { results }) => jsonResult(await readResult(results, parse('read_result', readResultInput, raw))),
     },
   ];
   return new Map(tools.map((t) => [t.definition.name, t]));

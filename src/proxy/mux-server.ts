@@ -16,6 +16,7 @@ import type { CallOptions } from '../child/child-connection.js';
 import { WireError, messageOf } from '../errors.js';
 import type { Logger } from '../log.js';
 import { ActivationPool } from '../catalog/activation-pool.js';
+import { ResultStore } from '../results/result-store.js';
 import type { ToolIndex } from '../catalog/tool-index.js';
 import type { SpawnPolicy } from '../policy/spawn-policy.js';
 import type { Registry } from '../registry/registry.js';
@@ -42,6 +43,8 @@ export interface MuxServerOptions {
   expose?: 'all' | 'search';
   /** In search mode, how many found tools may be listed at once. Default 15. */
   activePoolSize?: number;
+  /** Text bytes of a tool result before it is cut and kept for read_result. Default 16 384; 0: never cut. */
+  maxResultBytes?: number;
   /** The config file, for add_server and remove_server with `persist`. */
   config?: PersistentConfig;
   logger: Logger;
@@ -80,6 +83,7 @@ export class MuxServer {
   readonly #unsubscribe: () => void;
   readonly #detach: () => void;
   readonly #pool: ActivationPool | undefined;
+  readonly #results: ResultStore;
   readonly #initialized: Promise<void>;
 
   constructor(options: MuxServerOptions) {
@@ -121,6 +125,7 @@ export class MuxServer {
     const settings = new ClientSettings({ registry: options.registry, router: options.router, logger: options.logger });
     settings.install(this.server);
     this.#detach = options.upstream.attach({ server: this.server, registry: options.registry, settings });
+    this.#results = new ResultStore({ maxBytes: options.maxResultBytes === 0 ? Number.MAX_SAFE_INTEGER : (options.maxResultBytes ?? 16_384) });
     this.#pool = options.expose === 'search' ? new ActivationPool(options.activePoolSize ?? 15) : undefined;
     this.#catalogs = new CatalogHandlers({
       registry: options.registry,
@@ -153,6 +158,7 @@ export class MuxServer {
     this.#unsubscribe();
     this.#detach();
     for (const notifier of this.#notifiers.values()) notifier.close();
+    await this.#results.close();
     await this.server.close();
   }
 
@@ -182,7 +188,7 @@ export class MuxServer {
       const management = this.#management.get(params.name);
       if (management) return await management.handle(params.arguments, this.#context(options));
       this.#pool?.touch(params.name);
-      return await this.#options.router.callTool(this.#options.registry.snapshot, params, options);
+      return await this.#results.fit(await this.#options.router.callTool(this.#options.registry.snapshot, params, options));
     } catch (error) {
       return toToolResult(error);
     }
@@ -194,6 +200,7 @@ export class MuxServer {
       router: this.#options.router,
       policy: this.#options.policy,
       index: this.#options.index,
+      results: this.#results,
       ...(this.#pool && { activate: (names: readonly string[]) => this.#activate(names) }),
       config: this.#options.config,
       callTool: (name, args) => this.#callTool({ name, ...(args !== undefined && { arguments: args }) }, options),

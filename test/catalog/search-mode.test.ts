@@ -6,7 +6,7 @@ import { fixture, npmServerPath } from '../helpers/fixtures.js';
 import { startHarness, textOf } from '../helpers/mux-harness.js';
 import { waitFor } from '../helpers/processes.js';
 
-const MANAGEMENT = ['add_server', 'remove_server', 'reload_server', 'list_servers', 'search_tools', 'call_tool'];
+const MANAGEMENT = ['add_server', 'remove_server', 'reload_server', 'list_servers', 'search_tools', 'call_tool', 'read_result'];
 
 t.test('search mode: find, call, activate, evict', async (t) => {
   const h = await startHarness(t, { mux: { expose: 'search', activePoolSize: 2 } });

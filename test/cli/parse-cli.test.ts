@@ -84,3 +84,9 @@ t.test('--expose and --active-pool', async (t) => {
   t.throws(() => parseCli(['--expose', 'some'], {}), /--expose must be all or search/);
   t.throws(() => parseCli(['--active-pool', '0'], {}), /--active-pool must be at least 1/);
 });
+
+t.test('--max-result-bytes', async (t) => {
+  t.equal(parseCli([], {}).maxResultBytes, 16_384);
+  t.equal(parseCli(['--max-result-bytes', '0'], {}).maxResultBytes, 0);
+  t.throws(() => parseCli(['--max-result-bytes', '10'], {}), /must be 0 \(never cut\) or at least 1024/);
+});

@@ -24,7 +24,8 @@ export type FixtureName =
   | 'freeze'
   | 'asks-client'
   | 'tools-from-file'
-  | 'build-tools';
+  | 'build-tools'
+  | 'big-result';
 
 export const fixturePath = (name: FixtureName): string => join(ROOT, 'testservers', `${name}.js`);
 

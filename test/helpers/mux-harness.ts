@@ -35,7 +35,7 @@ export interface Harness {
 export interface HarnessOptions {
   maxToolName?: number;
   /** Exposure mode and pool size of the MCP server. */
-  mux?: { expose?: 'all' | 'search'; activePoolSize?: number };
+  mux?: { expose?: 'all' | 'search'; activePoolSize?: number; maxResultBytes?: number };
   /** Spawn policy options (the default inherits the tagged test environment). */
   policy?: Partial<SpawnPolicyOptions>;
   /** What the client declares (sampling, elicitation, roots). Default: nothing. */

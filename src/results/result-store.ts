@@ -1,0 +1,120 @@
+// Results too large for the model's context: the text of a tool result over the limit is
+// cut to its head plus a notice naming a handle, and kept whole in a private file (the
+// directory is 0700, each file 0600) until the session ends or its time to live passes;
+// read_result pages through it. Images and audio pass through untouched.
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { MuxError } from '../errors.js';
+
+export interface ResultStoreOptions {
+  /** Text bytes a result may have before it is cut. */
+  maxBytes: number;
+  /** How long a kept result stays readable. Default one hour. */
+  ttlMs?: number;
+}
+
+export interface StoredResult {
+  handle: string;
+  bytes: number;
+  lines: number;
+  createdAt: number;
+}
+
+/** Directories of every store of this process, removed on exit whatever happens. */
+const liveDirectories = new Set<string>();
+process.once('exit', () => {
+  for (const dir of liveDirectories) rmSync(dir, { recursive: true, force: true });
+});
+
+/** About four bytes of English text per token: enough to say what a result would cost. */
+export const approxTokens = (bytes: number): number => Math.ceil(bytes / 4);
+
+export class ResultStore {
+  readonly #options: ResultStoreOptions;
+  readonly #results = new Map<string, StoredResult & { path: string; timer: NodeJS.Timeout }>();
+  #dir: string | undefined;
+
+  constructor(options: ResultStoreOptions) {
+    this.#options = options;
+  }
+
+  get maxBytes(): number {
+    return this.#options.maxBytes;
+  }
+
+  /** The result as the client should get it: unchanged when small, else its head and a handle. */
+  async fit(result: CallToolResult): Promise<CallToolResult> {
+    const texts = result.content.filter((block) => block.type === 'text');
+    const text = texts.map((block) => block.text).join('\n');
+    const bytes = Buffer.byteLength(text);
+    if (bytes <= this.#options.maxBytes) return result;
+    const stored = await this.#keep(text);
+    const head = cutAtLine(text, this.#options.maxBytes);
+    const notice =
+      `[mcpmux: this result is ${formatBytes(bytes)} (~${approxTokens(bytes).toLocaleString('en')} tokens, ${stored.lines.toLocaleString('en')} lines); ` +
+      `above are its first ${formatBytes(Buffer.byteLength(head))}. The whole result is kept as handle "${stored.handle}": ` +
+      `read_result {"handle": "${stored.handle}", "mode": "grep", "pattern": "…"} finds lines; modes are head, tail, slice, grep, stat and json.]`;
+    const others = result.content.filter((block) => block.type !== 'text');
+    return { ...result, content: [{ type: 'text', text: head }, { type: 'text', text: notice }, ...others] };
+  }
+
+  /** The whole text of a kept result. */
+  async read(handle: string): Promise<{ text: string; stored: StoredResult }> {
+    const entry = this.#results.get(handle);
+    if (!entry) {
+      throw new MuxError('RESULT_NOT_FOUND', `no result '${handle}': results are kept for ${Math.round((this.#options.ttlMs ?? 3_600_000) / 60_000)} min and until the session ends`);
+    }
+    const { path: _path, timer: _timer, ...stored } = entry;
+    return { text: await readFile(entry.path, 'utf8'), stored };
+  }
+
+  /** Removes every kept result (the session ended). */
+  async close(): Promise<void> {
+    for (const entry of this.#results.values()) clearTimeout(entry.timer);
+    this.#results.clear();
+    if (this.#dir) {
+      liveDirectories.delete(this.#dir);
+      await rm(this.#dir, { recursive: true, force: true });
+      this.#dir = undefined;
+    }
+  }
+
+  async #keep(text: string): Promise<StoredResult> {
+    this.#dir ??= this.#makeDirectory();
+    const handle = `r-${randomBytes(4).toString('hex')}`;
+    const path = join(this.#dir, handle);
+    await writeFile(path, text, { mode: 0o600 });
+    const stored = { handle, bytes: Buffer.byteLength(text), lines: countLines(text), createdAt: Date.now() };
+    const timer = setTimeout(() => {
+      this.#results.delete(handle);
+      void rm(path, { force: true });
+    }, this.#options.ttlMs ?? 3_600_000).unref();
+    this.#results.set(handle, { ...stored, path, timer });
+    return stored;
+  }
+
+  #makeDirectory(): string {
+    const dir = mkdtempSync(join(tmpdir(), 'mcpmux-results-')); // mkdtemp makes it 0700
+    liveDirectories.add(dir);
+    return dir;
+  }
+}
+
+/** At most `maxBytes` of `text`, ending at a line break when one is near. */
+function cutAtLine(text: string, maxBytes: number): string {
+  const head = Buffer.from(text).subarray(0, maxBytes).toString('utf8').replace(/\uFFFD$/, '');
+  const lastBreak = head.lastIndexOf('\n');
+  return lastBreak > head.length * 0.8 ? head.slice(0, lastBreak) : head;
+}
+
+export const countLines = (text: string): number => (text.length === 0 ? 0 : text.split('\n').length);
+
+export function formatBytes(bytes: number): string {
+  if (bytes < 1024) return `${bytes} B`;
+  if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)} KB`;
+  return `${(bytes / 1024 / 1024).toFixed(1)} MB`;
+}
