@@ -9,6 +9,7 @@ import type { Registry } from '../registry/registry.js';
 import type { ToolDiff } from '../registry/catalog-diff.js';
 import type { ToolIndex } from '../catalog/tool-index.js';
 import type { SpawnPolicy } from '../policy/spawn-policy.js';
+import { toolTokens } from '../catalog/token-cost.js';
 import { readResult, readResultInput } from '../results/read-result.js';
 import type { ResultStore } from '../results/result-store.js';
 import type { CatalogRouter } from '../router/catalog-router.js';
@@ -22,6 +23,8 @@ export interface ManagementContext {
   policy?: SpawnPolicy | undefined;
   /** The search index over every exposed tool. */
   index: ToolIndex;
+  /** The tools/list this client gets now (depends on --expose and activations). */
+  listedTools: () => readonly Tool[];
   /** Results too large for a reply, kept for read_result. */
   results: ResultStore;
   /** In `--expose search` mode: lists found tools (bounded pool). */
@@ -215,11 +218,24 @@ export function createManagementTools(): ReadonlyMap<string, ManagementTool> {
         'list_servers',
         'List every server with its status (starting, running, stopping, crashed), pid, exposed tool names, uptime, and for a crashed server its exit and last stderr lines.',
         emptyInput,
-        z.object({ servers: z.array(statusSchema) }),
+        z.object({
+          servers: z.array(statusSchema.extend({ tools_tokens: z.number().optional().describe('Approximate tokens its tools add to tools/list.') })),
+          stats: z.object({
+            tools_list_tokens: z.number().describe('Approximate tokens of the tools/list your client gets now.'),
+            all_tools_tokens: z.number().describe('The same if every tool of every server were listed.'),
+          }),
+        }),
       ),
-      handle: async (raw, { registry, router }) => {
+      handle: async (raw, { registry, router, listedTools }) => {
         parse('list_servers', emptyInput, raw ?? {});
-        return jsonResult({ servers: registry.list().map((s) => exposeStatus(s, router)) });
+        const snapshot = registry.snapshot;
+        const servers = registry.list().map((status) => {
+          const tools = snapshot.servers.get(status.name)?.tools ?? [];
+          const exposed = exposeStatus(status, router);
+          return tools.length > 0 ? { ...exposed, tools_tokens: toolTokens(router.exposedItems('tools', status.name, tools)) } : exposed;
+        });
+        const all = [...MANAGEMENT_DEFINITIONS(), ...router.table(snapshot, 'tools').items];
+        return jsonResult({ servers, stats: { tools_list_tokens: toolTokens(listedTools()), all_tools_tokens: toolTokens(all) } });
       },
     },
     {
@@ -278,6 +294,10 @@ export function createManagementTools(): ReadonlyMap<string, ManagementTool> {
   ];
   return new Map(tools.map((t) => [t.definition.name, t]));
 }
+
+/** The management tools' own definitions, for what listing everything would cost. */
+let managementDefinitions: Tool[] | undefined;
+const MANAGEMENT_DEFINITIONS = () => (managementDefinitions ??= [...createManagementTools().values()].map((t) => t.definition));
 
 function requireConfig(config: PersistentConfig | undefined, tool: string): void {
   if (!config) throw new MuxError('INVALID_ARGUMENTS', `${tool}: persist needs a config file, and mcpmux was started without --config; nothing was changed`);

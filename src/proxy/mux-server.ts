@@ -201,6 +201,7 @@ export class MuxServer {
       policy: this.#options.policy,
       index: this.#options.index,
       results: this.#results,
+      listedTools: () => this.#catalogs.list('tools').tools,
       ...(this.#pool && { activate: (names: readonly string[]) => this.#activate(names) }),
       config: this.#options.config,
       callTool: (name, args) => this.#callTool({ name, ...(args !== undefined && { arguments: args }) }, options),
