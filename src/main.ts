@@ -9,7 +9,7 @@ import { runOneShot } from './cli/one-shot.js';
 import { CliError, helpText, parseCli, type CliOptions } from './cli/parse-cli.js';
 import { ToolIndex } from './catalog/tool-index.js';
 import { ConfigSync } from './config/config-sync.js';
-import { ConfigError, loadConfigFile, type ConfiguredServer } from './config/load-config.js';
+import { ConfigError, loadConfigFile, loadConfigSettings, type ConfiguredServer } from './config/load-config.js';
 import { messageOf } from './errors.js';
 import { createLogger, type Logger } from './log.js';
 import { SpawnPolicy } from './policy/spawn-policy.js';
@@ -158,6 +158,8 @@ async function readServers(options: CliOptions): Promise<ConfiguredServer[]> {
   if (options.configPath !== undefined) {
     try {
       configured = await loadConfigFile(options.configPath, process.env, validate);
+      const settings = await loadConfigSettings(options.configPath);
+      if (!options.exposeGiven && settings.expose) options.expose = settings.expose;
     } catch (error) {
       if (error instanceof ConfigError) exitWith(EXIT_USAGE, `mcpmux: ${error.message}`);
       throw error;

@@ -40,6 +40,8 @@ export interface CliOptions {
   root?: string;
   watchConfig: boolean;
   expose: 'all' | 'search';
+  /** Whether --expose was given (a config file's setting applies otherwise). */
+  exposeGiven: boolean;
   activePoolSize: number;
   maxResultBytes: number;
   /** Serve over streamable HTTP instead of stdio. */
@@ -149,6 +151,7 @@ export function parseCli(argv: readonly string[], env: Readonly<Record<string, s
     json: values['json'] === true,
     watchConfig: values['watch-config'] === true,
     expose,
+    exposeGiven: values['expose'] !== undefined,
     activePoolSize: activePool,
     maxResultBytes,
     help: values['help'] === true,

@@ -27,6 +27,29 @@ const fileSchema = z.looseObject({
   servers: z.record(z.string(), z.unknown()).optional(),
 });
 
+/** mcpmux's own settings in its config file: `"mcpmux": {"expose": "search"}` (flags win over them). */
+const settingsSchema = z
+  .object({ expose: z.enum(['all', 'search']).optional() })
+  .strict();
+
+export type ConfigSettings = z.infer<typeof settingsSchema>;
+
+export async function loadConfigSettings(path: string): Promise<ConfigSettings> {
+  let json: unknown;
+  try {
+    json = JSON.parse(await readFile(path, 'utf8'));
+  } catch (error) {
+    throw new ConfigError(`cannot read config file '${path}': ${(error as Error).message}`);
+  }
+  const block = (json as { mcpmux?: unknown } | null)?.mcpmux;
+  if (block === undefined) return {};
+  const settings = settingsSchema.safeParse(block);
+  if (!settings.success) {
+    throw new ConfigError(`config file '${path}': ${settings.error.issues.map((i) => `mcpmux${i.path.length ? '.' + i.path.join('.') : ''}: ${i.message}`).join('; ')}`);
+  }
+  return settings.data;
+}
+
 export async function loadConfigFile(
   path: string,
   env: Readonly<Record<string, string | undefined>>,

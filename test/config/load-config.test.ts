@@ -3,7 +3,7 @@ import t from 'tap';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ConfigError, loadConfigFile, parseConfig } from '../../src/config/load-config.js';
+import { ConfigError, loadConfigFile, loadConfigSettings, parseConfig } from '../../src/config/load-config.js';
 import { expandVariables } from '../../src/config/expand-variables.js';
 import { serverNameProblem } from '../../src/router/tool-names.js';
 
@@ -71,4 +71,17 @@ t.test('a tools filter in an entry is kept; a malformed one is named', async (t)
   t.same(servers[0]?.spec.toolFilter, { allow: ['read_*'], deny: ['read_secret'] });
   t.throws(() => parse({ mcpServers: { fs: { command: 'fs-server', tools: { allow: 'read_*' } } } }), /mcpServers\.fs\.tools\.allow: /);
   t.throws(() => parse({ mcpServers: { fs: { command: 'fs-server', tools: { only: ['x'] } } } }), /mcpServers\.fs\.tools: Unrecognized key: "only"/);
+});
+
+t.test("mcpmux's own settings block", async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'mcpmux-settings-'));
+  const file = (name: string, value: unknown) => {
+    const path = join(dir, name);
+    writeFileSync(path, JSON.stringify(value));
+    return path;
+  };
+  t.same(await loadConfigSettings(file('a.json', { mcpmux: { expose: 'search' }, mcpServers: {} })), { expose: 'search' });
+  t.same(await loadConfigSettings(file('b.json', { mcpServers: {} })), {}, 'no block: no settings');
+  await t.rejects(loadConfigSettings(file('c.json', { mcpmux: { expose: 'some' }, mcpServers: {} })), /mcpmux\.expose: /);
+  await t.rejects(loadConfigSettings(file('d.json', { mcpmux: { exposed: 'search' }, mcpServers: {} })), /mcpmux: Unrecognized key: "exposed"/);
 });

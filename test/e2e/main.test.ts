@@ -79,6 +79,19 @@ t.test("a server given on the command line is told what the client can do, and t
   await assertNoLeaks(t);
 });
 
+t.test("the config's mcpmux.expose applies unless --expose is given", async (t) => {
+  const config = join(scratch, 'expose.json');
+  writeFileSync(config, JSON.stringify({ mcpmux: { expose: 'search' }, mcpServers: { echo: fixture('echo-v1') } }));
+  for (const [flags, listsEcho] of [[[], false], [['--expose', 'all'], true]] as const) {
+    const s = await startMcpmux(['--config', config, ...flags]);
+    t.ok(await waitFor(async () => (await serverStatus(s, 'echo'))?.status === 'running', 15_000));
+    t.equal((await s.client.listTools()).tools.some((x) => x.name === 'echo__echo'), listsEcho, flags.join(' ') || 'from the config');
+    await s.client.close();
+    await s.process.exited;
+  }
+  await assertNoLeaks(t);
+});
+
 t.test('SIGTERM to mcpmux kills every child group, grandchildren included', async (t) => {
   const s = await startMcpmux(['--', 'tree', ...Object.values(fixture('grandchild')).flat()]);
   t.ok(await waitFor(async () => (await serverStatus(s, 'tree'))?.status === 'running'));
