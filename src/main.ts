@@ -65,38 +65,33 @@ async function main(): Promise<void> {
   const newSession = () => new MuxServer({ registry, router, upstream, policy, index, expose: options.expose, activePoolSize: options.activePoolSize, maxResultBytes: options.maxResultBytes, ...(configSync && { config: configSync }), logger: log, version });
   // With a config, SIGHUP means "read it again", as for daemons; without one it ends mcpmux.
   const onHangup = configSync && (() => void configSync.sync());
-  let clientInitialized: Promise<void> | undefined;
-  if (options.http) {
-    const http = await McpHttpServer.listen({ ...options.http, createSession: newSession, logger: log }).catch((error: unknown) =>
-      exitWith(1, `mcpmux: cannot serve HTTP on ${options.http!.host}:${options.http!.port}: ${messageOf(error)}`),
-    );
-    installExitHandlers(
-      log,
-      async () => {
-        configSync?.close();
-        await http.close();
-        await registry.close();
-      },
-      { watchStdin: false, ...(onHangup && { onHangup }) },
-    );
-    log.info(`mcpmux ${version} serving MCP over HTTP at ${http.url}${options.http.authToken ? ' (bearer token required)' : ''}`);
-  } else {
-    const mux = newSession();
-    installExitHandlers(
-      log,
-      async () => {
-        configSync?.close();
-        await registry.close();
-        await mux.close();
-      },
-      { ...(onHangup && { onHangup }) },
-    );
-    await mux.connect(
+  // One client on stdio, or a session per client over HTTP.
+  const stdioSession = options.http ? undefined : newSession();
+  const http = options.http
+    ? await McpHttpServer.listen({ ...options.http, createSession: newSession, logger: log }).catch((error: unknown) =>
+        exitWith(1, `mcpmux: cannot serve HTTP on ${options.http!.host}:${options.http!.port}: ${messageOf(error)}`),
+      )
+    : undefined;
+  installExitHandlers(
+    log,
+    async () => {
+      configSync?.close();
+      await http?.close();
+      await registry.close();
+      await stdioSession?.close();
+    },
+    // Over HTTP, stdin means nothing: mcpmux runs until a signal.
+    { watchStdin: stdioSession !== undefined, ...(onHangup && { onHangup }) },
+  );
+  if (stdioSession) {
+    await stdioSession.connect(
       new StdioServerTransport({ onSkippedLine: (line) => log.warn(`skipped a line from the client that is not JSON-RPC: ${line.slice(0, 200)}`) }),
     );
-    clientInitialized = mux.initialized;
     log.info(`mcpmux ${version} serving MCP on stdio${servers.length ? `; starting ${servers.length} server(s)` : ''}`);
+  } else {
+    log.info(`mcpmux ${version} serving MCP over HTTP at ${http!.url}${options.http!.authToken ? ' (bearer token required)' : ''}`);
   }
+  const clientInitialized = stdioSession?.initialized;
   // Configured servers are registered now and start in the background, on stdio once the
   // client has initialized (each child is told what the client can do; over HTTP, clients
   // come and go, so they start at once): initialize is answered at once, and one server that

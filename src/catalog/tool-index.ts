@@ -137,7 +137,8 @@ export class Bm25Ranker implements ToolRanker {
     // Remove what left or changed, add what is new: a change of one server leaves the others alone.
     for (const [id, doc] of this.#docs) {
       const now = tools.get(id);
-      if (!now || toDocument(now).description !== doc.description || toDocument(now).args !== doc.args) {
+      const next = now && toDocument(now);
+      if (!next || (Object.keys(doc) as (keyof Document)[]).some((field) => next[field] !== doc[field])) {
         this.#search.discard(id);
         this.#docs.delete(id);
       }

@@ -20,7 +20,6 @@ import {
   type ServerCapabilities,
   type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
-import { z } from 'zod';
 import { MuxError, WireError, messageOf } from '../errors.js';
 import type { Logger } from '../log.js';
 import type { RemoteServerSpec, ServerSpec, StdioServerSpec } from '../server-spec.js';
@@ -30,6 +29,7 @@ import { transition, type ChildState } from './child-state.js';
 import { StderrTail } from './stderr-tail.js';
 import { CAPABILITY_ROWS, EMPTY_CATALOG, rowsChangedBy, type CapabilityRow, type Catalog, type CatalogKind } from '../router/capabilities.js';
 import type { SpawnPolicy } from '../policy/spawn-policy.js';
+import { UncheckedResult } from '../relay.js';
 import { filterTools } from '../router/tool-filter.js';
 import { StdioChildTransport } from '../transport/stdio-child-transport.js';
 
@@ -127,8 +127,6 @@ export interface ChildStatus {
   last_error?: string;
 }
 
-// The upstream client validates results itself; checking them here too would double the cost.
-const UncheckedResult = z.custom<Record<string, unknown>>((v) => typeof v === 'object' && v !== null);
 const CLIENT_INFO = { name: 'mcpmux', version: '0.1.0' };
 const DRAIN_AFTER_EXIT_MS = 250;
 
@@ -177,6 +175,11 @@ export class ChildConnection {
    * Runs the server's build (watch.build) in its cwd and environment. The running process is
    * not touched; a failure throws BUILD_FAILED with the end of the build's output.
    */
+  /** Whether the server has a build command (watch.build). */
+  get canBuild(): boolean {
+    return this.spec.transport === 'stdio' && this.spec.watch?.build !== undefined;
+  }
+
   async build(): Promise<void> {
     const spec = this.spec;
     const build = spec.transport === 'stdio' ? spec.watch?.build : undefined;

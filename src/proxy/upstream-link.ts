@@ -4,16 +4,14 @@
 // do, and has a new child brought up to date (log level, subscriptions) before it is used.
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { McpError, type ClientCapabilities } from '@modelcontextprotocol/sdk/types.js';
-import { z } from 'zod';
 import type { ChildConnection, ChildUpstream, JSONRPCRequestLike, StopReason } from '../child/child-connection.js';
 import { MuxError, messageOf, relayedError } from '../errors.js';
 import type { Logger } from '../log.js';
 import type { CatalogRouter } from '../router/catalog-router.js';
 import type { Registry } from '../registry/registry.js';
+import { UncheckedResult } from '../relay.js';
 import type { ClientSettings } from './client-settings.js';
 
-// The child's SDK client validates the answer; checking it here too would double the work.
-const UncheckedResult = z.custom<Record<string, unknown>>((v) => typeof v === 'object' && v !== null);
 
 interface Attachment {
   server: Server;

@@ -207,8 +207,7 @@ export class Registry {
   /** The author's dev loop: watched sources changed, so build and reload, and say what changed. */
   async #rebuild(name: string, paths: readonly string[]): Promise<void> {
     const shown = paths.slice(0, 3).join(', ') + (paths.length > 3 ? ` and ${paths.length - 3} more` : '');
-    const spec = this.#entries.get(name)?.connection.spec;
-    const build = spec?.transport === 'stdio' && spec.watch?.build !== undefined;
+    const build = this.#entries.get(name)?.connection.canBuild ?? false;
     try {
       const { changes } = await this.reload(name, { build });
       const parts = (['added', 'removed', 'changed'] as const).map((k) => `${k} [${changes[k].join(', ')}]`);

@@ -48,6 +48,11 @@ export class ResultStore {
 
   /** The result as the client should get it: unchanged when small, else its head and a handle. */
   async fit(result: CallToolResult): Promise<CallToolResult> {
+    // The hot path: a UTF-16 length bounds the UTF-8 size (at most 3 bytes per unit), so
+    // most results are let through without joining or encoding their text.
+    let units = 0;
+    for (const block of result.content) if (block.type === 'text') units += block.text.length;
+    if (units * 3 <= this.#options.maxBytes) return result;
     const texts = result.content.filter((block) => block.type === 'text');
     const text = texts.map((block) => block.text).join('\n');
     const bytes = Buffer.byteLength(text);
