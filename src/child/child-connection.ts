@@ -528,12 +528,35 @@ export class ChildConnection {
     const items: unknown[] = [];
     let cursor: string | undefined;
     do {
-      const page = await client.request({ method: row.listMethod, params: cursor === undefined ? {} : { cursor } }, row.listResultSchema, options);
+      let page;
+      try {
+        page = await client.request({ method: row.listMethod, params: cursor === undefined ? {} : { cursor } }, row.listResultSchema, options);
+      } catch (error) {
+        if (!this.#isEmptyList(row, error, options.signal)) throw error;
+        break;
+      }
       items.push(...(page[row.kind] as unknown[]));
       cursor = page.nextCursor;
     } while (cursor !== undefined);
     // A filtered-out tool is not there at all, for every part of mcpmux.
     return Object.freeze(row.kind === 'tools' ? filterTools(items as Tool[], this.spec.toolFilter) : items);
+  }
+
+  /**
+   * Many servers declare `resources` but serve no resources/templates/list, or declare a
+   * capability they never implemented; others fail resources/list when a backend is down.
+   * Such a list is empty, not a failed start: only tools/list is essential. A timeout or an
+   * abort still fails the start.
+   */
+  #isEmptyList(row: Pick<CapabilityRow, 'kind' | 'capability' | 'listMethod'>, error: unknown, signal: AbortSignal): boolean {
+    if (signal.aborted || !(error instanceof McpError) || error.code === ErrorCode.RequestTimeout) return false;
+    if (error.code === ErrorCode.MethodNotFound) {
+      this.#log.debug(() => `[${this.name}] declares '${row.capability}' but has no ${row.listMethod}; taking it as empty`);
+      return true;
+    }
+    if (row.kind === 'tools') return false;
+    this.#log.warn(`[${this.name}] ${row.listMethod} failed (${error.message}); taking it as empty`);
+    return true;
   }
 
   /** Builds the error a failed start reports: why, the exit, and the last stderr lines. */

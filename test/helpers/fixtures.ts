@@ -25,7 +25,8 @@ export type FixtureName =
   | 'asks-client'
   | 'tools-from-file'
   | 'build-tools'
-  | 'big-result';
+  | 'big-result'
+  | 'partial-catalog';
 
 export const fixturePath = (name: FixtureName): string => join(ROOT, 'testservers', `${name}.js`);
 

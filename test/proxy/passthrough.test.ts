@@ -210,6 +210,17 @@ t.test("a child whose prompts change at run time: re-listed, and the client told
   await h.close();
 });
 
+t.test('a child that declares lists it cannot serve (no prompts/list, no templates, a failing resources/list) starts with its tools', async (t) => {
+  const h = await startHarness(t);
+  const added = (await h.callJson('add_server', { name: 'partial', ...fixture('partial-catalog') })) as { tools: { name: string }[] };
+  t.same(added.tools.map((tool) => tool.name), ['partial__ping']);
+  t.equal(textOf(await h.call('partial__ping', {})), 'pong');
+  t.same((await h.client.listPrompts()).prompts, []);
+  t.same((await h.client.listResources()).resources, []);
+  t.same((await h.client.listResourceTemplates()).resourceTemplates, []);
+  await h.close();
+});
+
 t.test('a child asking for what the client did not declare gets a clear error; a client that did gets the request', async (t) => {
   const bare = await startHarness(t);
   await bare.callJson('add_server', { name: 'asker', ...fixture('asks-client') });
