@@ -9,6 +9,7 @@ import { stemmer } from 'stemmer';
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { RegistrySnapshot } from '../registry/registry.js';
 import type { CatalogRouter } from '../router/catalog-router.js';
+import { ALTERNATIVE_WEIGHT, alternativesOf } from './query-expansion.js';
 
 export interface ToolHit {
   /** The exposed name, to call (directly or through call_tool). */
@@ -153,7 +154,14 @@ export class Bm25Ranker implements ToolRanker {
 
   rank(query: string, options: { limit: number; server?: string | undefined }): { name: string; score: number }[] {
     const server = options.server;
-    const results = this.#search.search(query, server === undefined ? {} : { filter: (result) => result['server'] === server });
+    const words = query.toLowerCase().split(/[^a-z0-9]+/).filter(Boolean);
+    const alternatives = alternativesOf(words);
+    const expanded = new Set(alternatives.map(processTerm).filter((t) => t !== null && !words.map(processTerm).includes(t)));
+    // Alternatives go first: the last word of the query keeps its prefix match.
+    const results = this.#search.search([...alternatives, query].join(' '), {
+      ...(server !== undefined && { filter: (result) => result['server'] === server }),
+      ...(expanded.size > 0 && { boostTerm: (term: string) => (expanded.has(term) ? ALTERNATIVE_WEIGHT : 1) }),
+    });
     const exact = exactName(query);
     const ranked = results.map((r) => ({ name: String(r.id), score: r.score }));
     if (exact) {

@@ -4,6 +4,7 @@ import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import t from 'tap';
 import type { ChildConnection } from '../../src/child/child-connection.js';
 import { ToolIndex, nameWords } from '../../src/catalog/tool-index.js';
+import { alternativesOf } from '../../src/catalog/query-expansion.js';
 import { createLogger } from '../../src/log.js';
 import type { RegistrySnapshot } from '../../src/registry/registry.js';
 import { EMPTY_CATALOG } from '../../src/router/capabilities.js';
@@ -60,6 +61,21 @@ t.test('ranking sanity', async (t) => {
   const [hit] = index.search(snap, 'forecast');
   t.match(hit, { name: 'weather__get_forecast', server: 'weather', description: 'Weather forecast for the coming days', inputSchema: { type: 'object' } });
   t.ok(hit!.score > 0);
+});
+
+t.test('query words also find their usual alternatives, at a lower weight than the word itself', async (t) => {
+  const index = new ToolIndex({ router: new CatalogRouter({ logger }) });
+  const snap = snapshot(1, {
+    page: [tool('evaluate_script', 'Evaluate JavaScript inside the page'), tool('close_page', 'Close the page')],
+    table: [tool('create_record', 'Create a new record in a table'), tool('list_rows', 'List the rows of a table')],
+    calc: [tool('get_sum', 'Returns the sum of two numbers')],
+  });
+  const top = (query: string) => index.search(snap, query).map((h) => h.name);
+  t.equal(top('run javascript in the page')[0], 'page__evaluate_script', 'run → evaluate');
+  t.equal(top('add a row to my table')[0], 'table__create_record', 'add → create, row → record');
+  t.equal(top('list rows')[0], 'table__list_rows', "the query's own word beats an alternative");
+  t.equal(top('add two numbers')[0], 'calc__get_sum', 'add → sum');
+  t.same(alternativesOf(['run', 'execute']), ['evaluate', 'exec'], 'words already in the query are not added again');
 });
 
 t.test('the index follows the registry: add, list_changed, reload, crash and remove', async (t) => {
