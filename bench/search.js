@@ -4,40 +4,61 @@
 // --expose all and --expose search mode (as list_servers reports them), and tool search at
 // 5,000 tools: index build time, heap, and query latency (p50, p99). Writes
 // bench/results/search.json. Run with `npm run build && node bench/search.js`.
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { ToolIndex } from '../dist/catalog/tool-index.js';
+import { toolTokens } from '../dist/catalog/token-cost.js';
 import { createLogger } from '../dist/log.js';
 import { CatalogRouter } from '../dist/router/catalog-router.js';
 import { EMPTY_CATALOG } from '../dist/router/capabilities.js';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-const require = createRequire(import.meta.url);
-const pkg = (/** @type {string} */ name) => join(dirname(require.resolve(`${name}/package.json`)), 'dist/index.js');
 const results = /** @type {Record<string, unknown>} */ ({ date: new Date().toISOString(), node: process.version });
 
-// 1. tools/list tokens with ten servers, all vs search.
-const servers = [
-  { name: 'everything', command: process.execPath, args: [pkg('@modelcontextprotocol/server-everything'), 'stdio'] },
-  { name: 'memory', command: process.execPath, args: [pkg('@modelcontextprotocol/server-memory')] },
-  ...Array.from({ length: 8 }, (_, i) => ({ name: `svc${i}`, command: process.execPath, args: [join(root, 'testservers/many-tools.js')], env: { TOOL_COUNT: '15' } })),
-];
+// 1. tools/list tokens with ten servers, all vs search. The servers replay tool definitions
+// captured from real npm servers (bench/data/real-tools.json): a coding agent's ten.
+const TEN = ['github', 'filesystem', 'playwright', 'memory', 'context7', 'sentry', 'slack', 'kubernetes', 'notion', 'tavily'];
+const replay = (/** @type {string} */ name) => ({ name, command: process.execPath, args: [join(root, 'testservers/catalog-replay.js')], env: { REPLAY_SERVER: name } });
 for (const mode of ['all', 'search']) {
   const client = new Client({ name: 'bench', version: '1.0.0' });
   await client.connect(new StdioClientTransport({ command: process.execPath, args: [join(root, 'dist/main.js'), '--log-level', 'error', '--expose', mode], stderr: 'ignore' }));
-  for (const server of servers) await client.callTool({ name: 'add_server', arguments: server });
-  const listed = (await client.listTools()).tools.length;
+  for (const name of TEN) await client.callTool({ name: 'add_server', arguments: replay(name) });
+  const listed = (await client.listTools()).tools;
   const { stats } = /** @type {any} */ ((await client.callTool({ name: 'list_servers', arguments: {} })).structuredContent);
-  results[`tools_list_${mode}`] = { tools_listed: listed, tokens: stats.tools_list_tokens, all_tools_tokens: stats.all_tools_tokens };
+  results[`tools_list_${mode}`] = { servers: TEN, tools_listed: listed.length, tokens: stats.tools_list_tokens, all_tools_tokens: stats.all_tools_tokens };
+  if (mode === 'search') results['search_mode_surface'] = listed.map((t) => t.name);
   await client.close();
 }
 const all = /** @type {any} */ (results['tools_list_all']);
 const search = /** @type {any} */ (results['tools_list_search']);
 results['search_vs_all_tokens_percent'] = Math.round((1000 * search.tokens) / all.tokens) / 10;
+
+// The share depends on which ten servers: over 10,000 random sets of ten of the 24 captured
+// servers, how the search-mode surface compares with listing everything.
+const real = JSON.parse(readFileSync(join(root, 'bench/data/real-tools.json'), 'utf8'));
+const serverTokens = real.servers.map((/** @type {any} */ s) =>
+  toolTokens(s.tools.map((/** @type {any} */ t) => ({ ...t, name: `${s.server}__${t.name}` }))),
+);
+const managementTokens = all.all_tools_tokens - TEN.reduce((sum, name) => sum + serverTokens[real.servers.findIndex((/** @type {any} */ s) => s.server === name)], 0);
+let seed = 42;
+const random = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+const shares = Array.from({ length: 10_000 }, () => {
+  const order = serverTokens.map((tokens) => ({ tokens, key: random() })).sort((a, b) => a.key - b.key);
+  const allTokens = managementTokens + order.slice(0, 10).reduce((sum, s) => sum + s.tokens, 0);
+  return (100 * search.tokens) / allTokens;
+}).sort((a, b) => a - b);
+const pct = (/** @type {number} */ p) => Math.round(10 * (shares[Math.floor(p * (shares.length - 1))] ?? NaN)) / 10;
+results['search_share_over_random_ten_server_sets'] = {
+  sets: shares.length,
+  captured_servers: real.servers.length,
+  percent_p10: pct(0.1),
+  percent_median: pct(0.5),
+  percent_p90: pct(0.9),
+  sets_under_3_percent: Math.round((1000 * shares.filter((x) => x < 3).length) / shares.length) / 10,
+};
 
 // 2. Search at 5,000 tools (in process).
 const words = 'read write list create delete update search find get set file directory issue pull request repository branch commit user team project task note calendar event email message channel image video audio database table query row column index cache queue job log metric alert deploy build test release'.split(' ');

@@ -25,9 +25,9 @@ export interface WatchSpec {
 
 export const watchField = z
   .object({
-    paths: z.array(z.string().min(1)).min(1).describe('Globs of the files to watch, relative to cwd, e.g. ["src/**/*.ts"].'),
-    debounce_ms: z.number().int().min(0).max(60_000).optional().describe('Quiet time after the last change before the restart. Default 300.'),
-    build: z.array(z.string().min(1)).min(1).optional().describe('Command and arguments run before the restart, e.g. ["npm", "run", "build"].'),
+    paths: z.array(z.string().min(1)).min(1).describe('Globs relative to cwd, e.g. ["src/**/*.ts"].'),
+    debounce_ms: z.number().int().min(0).max(60_000).optional().describe('Quiet time before the restart. Default 300.'),
+    build: z.array(z.string().min(1)).min(1).optional().describe('Run before the restart, e.g. ["npm", "run", "build"].'),
   })
   .strict();
 
@@ -47,8 +47,8 @@ export type ServerSpec = (StdioServerSpec | RemoteServerSpec) & {
 
 export const toolFilterField = z
   .object({
-    allow: z.array(z.string().min(1)).optional().describe('Expose only tools matching one of these globs (the server\'s own names).'),
-    deny: z.array(z.string().min(1)).optional().describe('Never expose tools matching one of these globs.'),
+    allow: z.array(z.string().min(1)).optional().describe('Expose only tools matching these globs.'),
+    deny: z.array(z.string().min(1)).optional().describe('Never expose tools matching these globs.'),
   })
   .strict();
 

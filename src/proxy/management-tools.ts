@@ -45,32 +45,31 @@ interface ManagementTool {
   handle: (args: Record<string, unknown> | undefined, ctx: ManagementContext) => Promise<CallToolResult>;
 }
 
-const serverName = z.string().describe('The server name: letters, digits, "_" and "-"; no "__"; must not end with "_".');
+const newServerName = z.string().describe('Letters, digits, "_" and "-"; no "__"; not ending in "_".');
+const serverName = z.string().describe("The server's name.");
 
 const addServerInput = z
   .object({
-    name: serverName,
+    name: newServerName,
     command: z
       .string()
       .min(1, 'command must not be empty')
       .optional()
-      .describe('Executable that runs the MCP server over stdio, e.g. "npx" or "/usr/bin/node". Give this or url.'),
+      .describe('Executable of a server speaking MCP on stdio, e.g. "npx". Give this or url.'),
     args: z.array(z.string()).optional().describe('Arguments, e.g. ["-y", "@modelcontextprotocol/server-memory"].'),
-    env: envRecord.optional().describe('Extra environment variables for the server. Values are never echoed back.'),
-    cwd: z.string().min(1).optional().describe('Working directory of the server process.'),
-    url: z.string().min(1).optional().describe('A remote server instead of a command: its streamable HTTP (or older HTTP+SSE) endpoint.'),
-    headers: envRecord.optional().describe('HTTP headers for a remote server, e.g. {"Authorization": "Bearer …"}. Values are never echoed back.'),
+    env: envRecord.optional().describe('Extra environment variables (values are never echoed).'),
+    cwd: z.string().min(1).optional().describe('Working directory.'),
+    url: z.string().min(1).optional().describe('A remote server instead: its streamable HTTP (or HTTP+SSE) endpoint.'),
+    headers: envRecord.optional().describe('HTTP headers for a remote server (values are never echoed).'),
     tools: toolFilterField.optional().describe('Which of its tools to expose: {"allow": ["read_*"], "deny": ["delete_*"]}.'),
-    watch: watchField
-      .optional()
-      .describe('For the author of the server: restart it (after running build, if given) whenever files matching paths change.'),
-    persist: z.boolean().optional().describe("Also write the server into mcpmux's config file (when it was started with one), so it comes back next time."),
+    watch: watchField.optional().describe('For its author: restart it (after build, if given) when files matching paths change.'),
+    persist: z.boolean().optional().describe("Also write it into mcpmux's config file, so it comes back next time."),
     startup_timeout_seconds: z
       .number()
       .positive()
       .max(3600)
       .optional()
-      .describe('How long start-up (spawn, initialize, tools/list) may take. Default 60; a cold npx download can take that long.'),
+      .describe('How long start-up may take. Default 60 (a cold npx download can take that long).'),
   })
   .strict();
 
@@ -154,10 +153,8 @@ export function createManagementTools(): ReadonlyMap<string, ManagementTool> {
     {
       definition: define(
         'add_server',
-        'Start an MCP server (a local command speaking MCP over stdio) and expose its tools as <name>__<tool>. ' +
-          'Returns once the server is ready, with the exposed names and input schemas of its tools, so they can be called at once ' +
-          '(directly, or through call_tool if your tool list has not refreshed). On failure nothing is left running, and the error says why ' +
-          '(command not found, exit code and stderr, or start-up timeout).',
+        'Start an MCP server and expose its tools as <name>__<tool>. Returns when it is ready, with its tools (exposed names and ' +
+          'input schemas) callable at once, directly or through call_tool. On failure nothing is left running and the error says why.',
         addServerInput,
         startedOutput,
       ),
@@ -321,7 +318,33 @@ function define(name: string, description: string, input: z.ZodType, output?: z.
 
 function jsonSchema(schema: z.ZodType): Record<string, unknown> {
   const { $schema: _drop, ...rest } = z.toJSONSchema(schema, { io: 'input' }) as Record<string, unknown>;
-  return rest;
+  return withoutNoise(rest) as Record<string, unknown>;
+}
+
+/**
+ * Drops what zod writes that tells a model nothing: the ±MAX_SAFE_INTEGER bounds of an
+ * `int()` and `propertyNames: {type: string}` of a record (JSON keys are strings anyway).
+ * Every byte here is paid by every request of every session.
+ */
+function withoutNoise(node: unknown): unknown {
+  if (Array.isArray(node)) return node.map(withoutNoise);
+  if (typeof node !== 'object' || node === null) return node;
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(node)) {
+    if ((key === 'maximum' && value === Number.MAX_SAFE_INTEGER) || (key === 'minimum' && value === Number.MIN_SAFE_INTEGER)) continue;
+    if (key === 'propertyNames' && JSON.stringify(value) === '{"type":"string"}') continue;
+    out[key] = withoutNoise(value);
+  }
+  return out;
+}
+
+/**
+ * A management tool as listed in search mode, where the listed surface is the whole
+ * context cost: without its outputSchema (a result's text block carries the same JSON).
+ */
+export function compactDefinition(tool: Tool): Tool {
+  const { outputSchema: _drop, ...compact } = tool;
+  return compact;
 }
 
 /** Validates tool arguments; the error names each offending field and what was expected. */

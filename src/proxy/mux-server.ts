@@ -25,7 +25,7 @@ import { CAPABILITY_ROWS, CAPABILITY_TABLE, type ListChangedMethod } from '../ro
 import { CatalogHandlers } from './catalog-handlers.js';
 import { ClientSettings } from './client-settings.js';
 import { ListChangedNotifier } from './list-changed-notifier.js';
-import { createManagementTools, type ManagementContext, type PersistentConfig } from './management-tools.js';
+import { compactDefinition, createManagementTools, type ManagementContext, type PersistentConfig } from './management-tools.js';
 import { forwardingOptions } from './forwarding-options.js';
 import { toToolResult } from './results.js';
 import type { UpstreamLink } from './upstream-link.js';
@@ -130,7 +130,7 @@ export class MuxServer {
     this.#catalogs = new CatalogHandlers({
       registry: options.registry,
       router: options.router,
-      ownTools: [...this.#management.values()].map((t) => t.definition),
+      ownTools: [...this.#management.values()].map((t) => (this.#pool ? compactDefinition(t.definition) : t.definition)),
       pool: this.#pool,
     });
     this.#catalogs.install(this.server);
