@@ -92,6 +92,34 @@ t.test("the config's mcpmux.expose applies unless --expose is given", async (t) 
   await assertNoLeaks(t);
 });
 
+t.test('search mode with ten servers: a handful of tools listed, the right one found by the task, called, and a huge result read in pieces', async (t) => {
+  const s = await startMcpmux(['--expose', 'search']);
+  const replayed = ['github', 'filesystem', 'playwright', 'memory', 'sentry', 'slack', 'kubernetes', 'notion', 'tavily'];
+  for (const name of replayed) await s.json('add_server', { name, ...fixture('catalog-replay'), env: { REPLAY_SERVER: name } });
+  await s.json('add_server', { name: 'big', ...fixture('big-result') });
+  t.equal((await s.json('list_servers')).servers.length, 10);
+  t.same((await s.client.listTools()).tools.map((x) => x.name), ['add_server', 'remove_server', 'reload_server', 'list_servers', 'search_tools', 'call_tool', 'read_result']);
+
+  const found = await s.json('search_tools', { query: 'show the logs of a crashing pod', limit: 3 });
+  t.equal(found.tools[0].name, 'kubernetes__kubectl_logs', 'found by describing the task');
+  t.ok(found.tools[0].inputSchema.properties.name, 'with the schema to call it');
+  t.match(text(await s.call('call_tool', { name: 'kubernetes__kubectl_logs', arguments: { resourceType: 'pod', name: 'web-1' } })), /kubectl_logs called with .*web-1/);
+
+  const [lines] = (await s.json('search_tools', { query: 'numbered lines of text', limit: 1 })).tools;
+  t.equal(lines.name, 'big__lines');
+  const cut = text(await s.call('call_tool', { name: 'big__lines', arguments: { bytes: 2_000_000 } }));
+  const handle = /handle "(r-[0-9a-f]+)"/.exec(cut)?.[1];
+  t.ok(handle, `the cut result names a handle: ${cut.slice(-300)}`);
+  t.ok(cut.length < 20_000, `the reply is cut (${cut.length} chars)`);
+  const stat = await s.json('read_result', { handle, mode: 'stat' });
+  t.ok(stat.bytes >= 2_000_000, 'the whole result was kept');
+  t.match(JSON.stringify(await s.json('read_result', { handle, mode: 'grep', pattern: '^line 30000:' })), /line 30000: the quick brown fox/);
+  t.match(JSON.stringify(await s.json('read_result', { handle, mode: 'tail', lines: 1 })), /line \d+: the quick/);
+  await s.client.close();
+  await s.process.exited;
+  await assertNoLeaks(t);
+});
+
 t.test('SIGTERM to mcpmux kills every child group, grandchildren included', async (t) => {
   const s = await startMcpmux(['--', 'tree', ...Object.values(fixture('grandchild')).flat()]);
   t.ok(await waitFor(async () => (await serverStatus(s, 'tree'))?.status === 'running'));

@@ -26,7 +26,8 @@ export type FixtureName =
   | 'tools-from-file'
   | 'build-tools'
   | 'big-result'
-  | 'partial-catalog';
+  | 'partial-catalog'
+  | 'catalog-replay';
 
 export const fixturePath = (name: FixtureName): string => join(ROOT, 'testservers', `${name}.js`);
 
