@@ -23,7 +23,10 @@ export type MuxErrorCode =
   | 'BUILD_FAILED'
   | 'RESULT_NOT_FOUND'
   | 'CALL_TIMEOUT'
-  | 'CHILD_ERROR';
+  | 'CHILD_ERROR'
+  | 'CODE_SYNTAX'
+  | 'CODE_BUSY'
+  | 'CODE_FAILED';
 
 export class MuxError extends Error {
   override readonly name = 'MuxError';

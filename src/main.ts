@@ -8,6 +8,7 @@ import { startOrphanReaper } from './child/orphan-reaper.js';
 import { runOneShot } from './cli/one-shot.js';
 import { CliError, helpText, parseCli, type CliOptions } from './cli/parse-cli.js';
 import { ToolIndex } from './catalog/tool-index.js';
+import { CodeMode } from './code/code-mode.js';
 import { ConfigSync } from './config/config-sync.js';
 import { ConfigError, loadConfigFile, loadConfigSettings, type ConfiguredServer } from './config/load-config.js';
 import { messageOf } from './errors.js';
@@ -62,7 +63,22 @@ async function main(): Promise<void> {
         });
   configSync?.adopt(servers);
   const index = new ToolIndex({ router });
-  const newSession = () => new MuxServer({ registry, router, upstream, policy, index, expose: options.expose, activePoolSize: options.activePoolSize, maxResultBytes: options.maxResultBytes, ...(configSync && { config: configSync }), logger: log, version });
+  const code = options.expose === 'code' ? new CodeMode({ logger: log }) : undefined;
+  const newSession = () =>
+    new MuxServer({
+      registry,
+      router,
+      upstream,
+      policy,
+      index,
+      expose: options.expose,
+      ...(code && { code }),
+      activePoolSize: options.activePoolSize,
+      maxResultBytes: options.maxResultBytes,
+      ...(configSync && { config: configSync }),
+      logger: log,
+      version,
+    });
   // With a config, SIGHUP means "read it again", as for daemons; without one it ends mcpmux.
   const onHangup = configSync && (() => void configSync.sync());
   // One client on stdio, or a session per client over HTTP.
@@ -79,6 +95,7 @@ async function main(): Promise<void> {
       await http?.close();
       await registry.close();
       await stdioSession?.close();
+      await code?.close();
     },
     // Over HTTP, stdin means nothing: mcpmux runs until a signal.
     { watchStdin: stdioSession !== undefined, ...(onHangup && { onHangup }) },

@@ -244,6 +244,20 @@ export class ChildConnection {
     return this.#state.kind === 'running' ? this.#gen?.client?.getServerCapabilities() : undefined;
   }
 
+  /** What the running child says about itself: its name, version, title and instructions. */
+  get about(): { name?: string; version?: string; title?: string; instructions?: string } | undefined {
+    const client = this.#state.kind === 'running' ? this.#gen?.client : undefined;
+    if (!client) return undefined;
+    const info = client.getServerVersion();
+    const instructions = client.getInstructions();
+    return {
+      ...(info?.name !== undefined && { name: info.name }),
+      ...(info?.version !== undefined && { version: info.version }),
+      ...(info?.title !== undefined && { title: info.title }),
+      ...(instructions !== undefined && { instructions }),
+    };
+  }
+
   /** Starts a new generation; resolves with its tools once it answered initialize and listed its catalog. */
   start(): Promise<readonly Tool[]> {
     this.#starting ??= this.#start().finally(() => (this.#starting = undefined));

@@ -5,6 +5,7 @@ import { parseArgs } from 'node:util';
 import { z } from 'zod';
 import { LOG_LEVELS, type LogLevel } from '../log.js';
 import type { ServerSpec } from '../server-spec.js';
+import type { ExposeMode } from '../proxy/mux-server.js';
 import { DEFAULT_MAX_TOOL_NAME, serverNameProblem } from '../router/tool-names.js';
 
 export class CliError extends Error {
@@ -39,7 +40,7 @@ export interface CliOptions {
   passEnv: string[];
   root?: string;
   watchConfig: boolean;
-  expose: 'all' | 'search';
+  expose: ExposeMode;
   /** Whether --expose was given (a config file's setting applies otherwise). */
   exposeGiven: boolean;
   activePoolSize: number;
@@ -53,7 +54,7 @@ export const FLAG_HELP: ReadonlyArray<[flag: string, help: string]> = [
   ['--http PORT', 'Serve MCP over streamable HTTP at http://HOST:PORT/mcp instead of stdio (0: any free port).'],
   ['--host HOST', 'With --http: the address to bind (default 127.0.0.1). Anything but loopback needs --auth-token.'],
   ['--auth-token TOKEN', 'With --http: require "Authorization: Bearer TOKEN"; also MCPMUX_AUTH_TOKEN.'],
-  ['--expose all|search', 'all: list every tool (default); search: list only the management tools, search_tools and call_tool.'],
+  ['--expose all|search|code', 'all: list every tool (default); search: only the management tools, search_tools and call_tool; code: those and list_modules, read_module, execute_code (programs call the tools).'],
   ['--active-pool N', 'With --expose search: how many found tools search_tools {activate: true} may list at once (default 15).'],
   ['--max-result-bytes N', 'Cut tool results with more text than this (default 16384) and keep them whole for read_result; 0: never.'],
   ['--watch-config', 'Apply edits of the config file while running: only what changed is stopped, started or replaced (SIGHUP does the same).'],
@@ -83,7 +84,7 @@ const flagsSchema = z.object({
   startupTimeout: z.coerce.number({ error: '--startup-timeout must be a number of seconds' }).positive('--startup-timeout must be positive').max(3600),
   callTimeout: z.coerce.number({ error: '--call-timeout must be a number of seconds' }).positive('--call-timeout must be positive').max(86_400),
   pingInterval: z.coerce.number({ error: '--ping-interval must be a number of seconds' }).min(0, '--ping-interval must be 0 or more').max(86_400),
-  expose: z.enum(['all', 'search'], { error: '--expose must be all or search' }),
+  expose: z.enum(['all', 'search', 'code'], { error: '--expose must be all, search or code' }),
   maxResultBytes: z.coerce
     .number({ error: '--max-result-bytes must be a whole number' })
     .int('--max-result-bytes must be a whole number')

@@ -29,7 +29,7 @@ const fileSchema = z.looseObject({
 
 /** mcpmux's own settings in its config file: `"mcpmux": {"expose": "search"}` (flags win over them). */
 const settingsSchema = z
-  .object({ expose: z.enum(['all', 'search']).optional() })
+  .object({ expose: z.enum(['all', 'search', 'code']).optional() })
   .strict();
 
 export type ConfigSettings = z.infer<typeof settingsSchema>;

@@ -3,11 +3,12 @@
 // clients that ignore list_changed. Arguments are validated here, at the edge, with zod.
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
-import type { ChildStatus } from '../child/child-connection.js';
+import type { CallOptions, ChildStatus } from '../child/child-connection.js';
+import type { CodeMode } from '../code/code-mode.js';
 import { MuxError, messageOf } from '../errors.js';
-import type { Registry } from '../registry/registry.js';
+import type { Registry, RegistrySnapshot } from '../registry/registry.js';
 import type { ToolDiff } from '../registry/catalog-diff.js';
-import type { ToolIndex } from '../catalog/tool-index.js';
+import type { ToolHit, ToolIndex } from '../catalog/tool-index.js';
 import type { SpawnPolicy } from '../policy/spawn-policy.js';
 import { toolTokens } from '../catalog/token-cost.js';
 import { readResult, readResultInput } from '../results/read-result.js';
@@ -15,6 +16,7 @@ import type { ResultStore } from '../results/result-store.js';
 import type { CatalogRouter } from '../router/catalog-router.js';
 import { envRecord, specFromWire, toolFilterField, watchField, type ServerSpec } from '../server-spec.js';
 import { jsonResult } from './results.js';
+import { define, parseArguments as parse } from './tool-definition.js';
 
 export interface ManagementContext {
   registry: Registry;
@@ -31,6 +33,10 @@ export interface ManagementContext {
   activate?: ((names: readonly string[]) => { added: string[]; evicted: string[] }) | undefined;
   /** The config file mcpmux was started with, for `persist`; absent without --config. */
   config?: PersistentConfig | undefined;
+  /** In `--expose code` mode: the sandbox and the typed wrappers. */
+  code?: CodeMode | undefined;
+  /** The cancellation signal and progress of the management call itself. */
+  callOptions: CallOptions;
   /** Calls any exposed tool by name (call_tool delegates here). */
   callTool: (name: string, args: Record<string, unknown> | undefined) => Promise<CallToolResult>;
 }
@@ -40,7 +46,7 @@ export interface PersistentConfig {
   persist(name: string, entry: Record<string, unknown> | undefined, spec?: ServerSpec): Promise<void>;
 }
 
-interface ManagementTool {
+export interface ManagementTool {
   definition: Tool;
   handle: (args: Record<string, unknown> | undefined, ctx: ManagementContext) => Promise<CallToolResult>;
 }
@@ -93,7 +99,8 @@ const searchOutput = z.object({
       name: z.string(),
       server: z.string(),
       description: z.string().optional(),
-      inputSchema: z.record(z.string(), z.unknown()),
+      inputSchema: z.record(z.string(), z.unknown()).optional(),
+      declaration: z.string().optional().describe('In code mode, instead of inputSchema: how a program calls it, with its types.'),
       score: z.number(),
     }),
   ),
@@ -243,16 +250,17 @@ export function createManagementTools(): ReadonlyMap<string, ManagementTool> {
         searchInput,
         searchOutput,
       ),
-      handle: async (raw, { registry, index, activate }) => {
+      handle: async (raw, { registry, router, index, activate, code }) => {
         const { query, limit, server, activate: wantsActivation } = parse('search_tools', searchInput, raw);
         const snapshot = registry.snapshot;
         if (server !== undefined && !snapshot.servers.has(server)) {
           throw new MuxError('SERVER_NOT_FOUND', `no server named '${server}'; servers: ${[...snapshot.servers.keys()].join(', ') || '(none)'}`);
         }
-        const tools = query.trim() === '' ? [] : index.search(snapshot, query, { limit: limit ?? 5, server });
+        const found = query.trim() === '' ? [] : index.search(snapshot, query, { limit: limit ?? 5, server });
+        const tools = code ? await Promise.all(found.map((hit) => withDeclaration(hit, snapshot, router, code))) : found;
         if (tools.length > 0) {
           if (!wantsActivation) return jsonResult({ tools });
-          if (!activate) return jsonResult({ tools, hint: 'activate changes nothing here: mcpmux lists every tool (--expose all)' });
+          if (!activate) return jsonResult({ tools, hint: 'activate changes nothing here: only --expose search lists found tools' });
           const { added, evicted } = activate(tools.map((x) => x.name));
           return jsonResult({ tools, activated: added, ...(evicted.length > 0 && { deactivated: evicted }) });
         }
@@ -310,55 +318,13 @@ async function persisted(config: PersistentConfig, name: string, entry: Record<s
   }
 }
 
-function define(name: string, description: string, input: z.ZodType, output?: z.ZodType): Tool {
-  const tool: Tool = { name, description, inputSchema: jsonSchema(input) as Tool['inputSchema'] };
-  if (output) tool.outputSchema = jsonSchema(output) as NonNullable<Tool['outputSchema']>;
-  return tool;
-}
-
-function jsonSchema(schema: z.ZodType): Record<string, unknown> {
-  const { $schema: _drop, ...rest } = z.toJSONSchema(schema, { io: 'input' }) as Record<string, unknown>;
-  return withoutNoise(rest) as Record<string, unknown>;
-}
-
-/**
- * Drops what zod writes that tells a model nothing: the ±MAX_SAFE_INTEGER bounds of an
- * `int()` and `propertyNames: {type: string}` of a record (JSON keys are strings anyway).
- * Every byte here is paid by every request of every session.
- */
-function withoutNoise(node: unknown): unknown {
-  if (Array.isArray(node)) return node.map(withoutNoise);
-  if (typeof node !== 'object' || node === null) return node;
-  const out: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(node)) {
-    if ((key === 'maximum' && value === Number.MAX_SAFE_INTEGER) || (key === 'minimum' && value === Number.MIN_SAFE_INTEGER)) continue;
-    if (key === 'propertyNames' && JSON.stringify(value) === '{"type":"string"}') continue;
-    out[key] = withoutNoise(value);
-  }
-  return out;
-}
-
-/**
- * A management tool as listed in search mode, where the listed surface is the whole
- * context cost: without its outputSchema (a result's text block carries the same JSON).
- */
-export function compactDefinition(tool: Tool): Tool {
-  const { outputSchema: _drop, ...compact } = tool;
-  return compact;
-}
-
-/** Validates tool arguments; the error names each offending field and what was expected. */
-function parse<T extends z.ZodType>(tool: string, schema: T, raw: unknown): z.infer<T> {
-  const result = schema.safeParse(raw ?? {});
-  if (result.success) return result.data;
-  const problems = result.error.issues.map((issue) => {
-    const path = issue.path.join('.') || '(arguments)';
-    if (issue.code === 'unrecognized_keys') {
-      return `unknown field(s) ${issue.keys.map((k) => `'${k}'`).join(', ')}`;
-    }
-    return `${path}: ${issue.message}`;
-  });
-  throw new MuxError('INVALID_ARGUMENTS', `invalid arguments for ${tool}: ${problems.join('; ')}`);
+/** A search hit as code mode shows it: how a program calls the tool, with its types, instead of its JSON schema. */
+async function withDeclaration(hit: ToolHit, snapshot: RegistrySnapshot, router: CatalogRouter, code: CodeMode) {
+  const tool = snapshot.servers.get(hit.server)?.tools.find((t) => router.exposedName(hit.server, t.name) === hit.name);
+  if (!tool) return hit;
+  const declared = await code.declarations.tool(hit.server, tool);
+  const { inputSchema: _schema, ...rest } = hit;
+  return { ...rest, declaration: `${declared.types}\n\n${declared.call}` };
 }
 
 function exposeStatus(status: ChildStatus, router: CatalogRouter): ChildStatus {

@@ -25,10 +25,15 @@ import { CAPABILITY_ROWS, CAPABILITY_TABLE, type ListChangedMethod } from '../ro
 import { CatalogHandlers } from './catalog-handlers.js';
 import { ClientSettings } from './client-settings.js';
 import { ListChangedNotifier } from './list-changed-notifier.js';
-import { compactDefinition, createManagementTools, type ManagementContext, type PersistentConfig } from './management-tools.js';
+import { createManagementTools, type ManagementContext, type ManagementTool, type PersistentConfig } from './management-tools.js';
+import { createCodeModeTools } from './code-mode-tools.js';
+import type { CodeMode } from '../code/code-mode.js';
+import { compactDefinition } from './tool-definition.js';
 import { forwardingOptions } from './forwarding-options.js';
 import { toToolResult } from './results.js';
 import type { UpstreamLink } from './upstream-link.js';
+
+export type ExposeMode = 'all' | 'search' | 'code';
 
 export interface MuxServerOptions {
   registry: Registry;
@@ -39,8 +44,13 @@ export interface MuxServerOptions {
   policy?: SpawnPolicy;
   /** The search index over every exposed tool (shared by all sessions). */
   index: ToolIndex;
-  /** all: every child tool is listed; search: only what search_tools activated. Default all. */
-  expose?: 'all' | 'search';
+  /**
+   * all: every child tool is listed; search: only what search_tools activated; code: no
+   * child tool, and programs call them through execute_code. Default all.
+   */
+  expose?: ExposeMode;
+  /** The sandbox and typed wrappers of code mode (shared by all sessions); needed for `code`. */
+  code?: CodeMode;
   /** In search mode, how many found tools may be listed at once. Default 15. */
   activePoolSize?: number;
   /** Text bytes of a tool result before it is cut and kept for read_result. Default 16 384; 0: never cut. */
@@ -77,7 +87,7 @@ const CallToolParams = z.looseObject({
 export class MuxServer {
   readonly server: Server;
   readonly #options: MuxServerOptions;
-  readonly #management = createManagementTools();
+  readonly #management: ReadonlyMap<string, ManagementTool>;
   readonly #catalogs: CatalogHandlers;
   readonly #notifiers = new Map<ListChangedMethod, ListChangedNotifier>();
   readonly #unsubscribe: () => void;
@@ -126,7 +136,11 @@ export class MuxServer {
     settings.install(this.server);
     this.#detach = options.upstream.attach({ server: this.server, registry: options.registry, settings });
     this.#results = new ResultStore({ maxBytes: options.maxResultBytes === 0 ? Number.MAX_SAFE_INTEGER : (options.maxResultBytes ?? 16_384) });
-    this.#pool = options.expose === 'search' ? new ActivationPool(options.activePoolSize ?? 15) : undefined;
+    const mode = options.expose ?? 'all';
+    if (mode === 'code' && !options.code) throw new Error('--expose code needs a CodeMode');
+    this.#management = new Map([...createManagementTools(), ...(mode === 'code' ? createCodeModeTools().map((t) => [t.definition.name, t] as const) : [])]);
+    // Search mode lists what search_tools activated; code mode lists no child tool at all.
+    this.#pool = mode === 'search' ? new ActivationPool(options.activePoolSize ?? 15) : mode === 'code' ? new ActivationPool(0) : undefined;
     this.#catalogs = new CatalogHandlers({
       registry: options.registry,
       router: options.router,
@@ -202,7 +216,9 @@ export class MuxServer {
       index: this.#options.index,
       results: this.#results,
       listedTools: () => this.#catalogs.list('tools').tools,
-      ...(this.#pool && { activate: (names: readonly string[]) => this.#activate(names) }),
+      ...(this.#options.expose === 'search' && { activate: (names: readonly string[]) => this.#activate(names) }),
+      code: this.#options.code,
+      callOptions: options,
       config: this.#options.config,
       callTool: (name, args) => this.#callTool({ name, ...(args !== undefined && { arguments: args }) }, options),
     };

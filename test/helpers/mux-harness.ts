@@ -7,11 +7,12 @@ import { ToolListChangedNotificationSchema, type CallToolResult, type ClientCapa
 import type { Test } from 'tap';
 import type { ChildConnectionOptions } from '../../src/child/child-connection.js';
 import { createLogger } from '../../src/log.js';
-import { MuxServer } from '../../src/proxy/mux-server.js';
+import { MuxServer, type ExposeMode } from '../../src/proxy/mux-server.js';
 import { Registry } from '../../src/registry/registry.js';
 import { serverNameProblem } from '../../src/router/tool-names.js';
 import { CatalogRouter } from '../../src/router/catalog-router.js';
 import { ToolIndex } from '../../src/catalog/tool-index.js';
+import { CodeMode, type CodeModeOptions } from '../../src/code/code-mode.js';
 import { UpstreamLink } from '../../src/proxy/upstream-link.js';
 import { SpawnPolicy, type SpawnPolicyOptions } from '../../src/policy/spawn-policy.js';
 import { assertNoLeaks, killTaggedProcesses, taggedEnv } from './processes.js';
@@ -35,7 +36,9 @@ export interface Harness {
 export interface HarnessOptions {
   maxToolName?: number;
   /** Exposure mode and pool size of the MCP server. */
-  mux?: { expose?: 'all' | 'search'; activePoolSize?: number; maxResultBytes?: number };
+  mux?: { expose?: ExposeMode; activePoolSize?: number; maxResultBytes?: number };
+  /** With expose code: the sandbox's settings. */
+  code?: Partial<Omit<CodeModeOptions, 'logger'>>;
   /** Spawn policy options (the default inherits the tagged test environment). */
   policy?: Partial<SpawnPolicyOptions>;
   /** What the client declares (sampling, elicitation, roots). Default: nothing. */
@@ -62,7 +65,8 @@ export async function startHarness(t: Test, options: HarnessOptions = {}): Promi
       ...options.connection,
     },
   });
-  const mux = new MuxServer({ registry, router, upstream, policy: spawnPolicy, index: new ToolIndex({ router }), ...options.mux, logger, version: 'test', listChangedDebounceMs: 5 });
+  const code = options.mux?.expose === 'code' ? new CodeMode({ logger, ...options.code }) : undefined;
+  const mux = new MuxServer({ registry, router, upstream, policy: spawnPolicy, index: new ToolIndex({ router }), ...options.mux, ...(code && { code }), logger, version: 'test', listChangedDebounceMs: 5 });
   const client = new Client({ name: 'test-client', version: '1.0.0' }, { capabilities: options.clientCapabilities ?? {} });
   options.setupClient?.(client);
   let listChanged = 0;
@@ -79,6 +83,7 @@ export async function startHarness(t: Test, options: HarnessOptions = {}): Promi
     await client.close();
     await registry.close();
     await mux.close();
+    await code?.close();
   };
   // Safety net for a test that failed before close(): nothing may outlive the file.
   t.teardown(async () => {

@@ -1,0 +1,58 @@
+// How mcpmux defines its own tools: input and output schemas written with zod, listed as
+// JSON Schema without zod's noise, and arguments checked at the edge with errors that name
+// each offending field.
+import type { Tool } from '@modelcontextprotocol/sdk/types.js';
+import { z } from 'zod';
+import { MuxError } from '../errors.js';
+
+export function define(name: string, description: string, input: z.ZodType, output?: z.ZodType): Tool {
+  const tool: Tool = { name, description, inputSchema: jsonSchema(input) as Tool['inputSchema'] };
+  if (output) tool.outputSchema = jsonSchema(output) as NonNullable<Tool['outputSchema']>;
+  return tool;
+}
+
+function jsonSchema(schema: z.ZodType): Record<string, unknown> {
+  const { $schema: _drop, ...rest } = z.toJSONSchema(schema, { io: 'input' }) as Record<string, unknown>;
+  return withoutNoise(rest) as Record<string, unknown>;
+}
+
+/**
+ * Drops what zod writes that tells a model nothing: the ±MAX_SAFE_INTEGER bounds of an
+ * `int()` and `propertyNames: {type: string}` of a record (JSON keys are strings anyway).
+ * Every byte here is paid by every request of every session.
+ */
+function withoutNoise(node: unknown): unknown {
+  if (Array.isArray(node)) return node.map(withoutNoise);
+  if (typeof node !== 'object' || node === null) return node;
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(node)) {
+    if ((key === 'maximum' && value === Number.MAX_SAFE_INTEGER) || (key === 'minimum' && value === Number.MIN_SAFE_INTEGER)) continue;
+    if (key === 'propertyNames' && JSON.stringify(value) === '{"type":"string"}') continue;
+    out[key] = withoutNoise(value);
+  }
+  return out;
+}
+
+/**
+ * A management tool as listed in search mode, where the listed surface is the whole
+ * context cost: without its outputSchema (a result's text block carries the same JSON).
+ */
+export function compactDefinition(tool: Tool): Tool {
+  const { outputSchema: _drop, ...compact } = tool;
+  return compact;
+}
+
+/** Validates tool arguments; the error names each offending field and what was expected. */
+export function parseArguments<T extends z.ZodType>(tool: string, schema: T, raw: unknown): z.infer<T> {
+  const result = schema.safeParse(raw ?? {});
+  if (result.success) return result.data;
+  const problems = result.error.issues.map((issue) => {
+    const path = issue.path.join('.') || '(arguments)';
+    if (issue.code === 'unrecognized_keys') {
+      return `unknown field(s) ${issue.keys.map((k) => `'${k}'`).join(', ')}`;
+    }
+    return `${path}: ${issue.message}`;
+  });
+  throw new MuxError('INVALID_ARGUMENTS', `invalid arguments for ${tool}: ${problems.join('; ')}`);
+}
+
