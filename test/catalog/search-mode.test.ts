@@ -51,6 +51,6 @@ t.test('in all mode, activate changes nothing and says so', async (t) => {
   const h = await startHarness(t);
   await h.callJson('add_server', { name: 'e', ...fixture('echo-v1') });
   const result = await h.callJson('search_tools', { query: 'echo', activate: true });
-  t.match(result, { tools: [{ name: 'e__echo' }], hint: /lists every tool \(--expose all\)/ });
+  t.match(result, { tools: [{ name: 'e__echo' }], hint: /only --expose search lists found tools/ });
   await h.close();
 });

@@ -81,7 +81,8 @@ t.test('--http, --host and --auth-token', async (t) => {
 t.test('--expose and --active-pool', async (t) => {
   t.match(parseCli([], {}), { expose: 'all', activePoolSize: 15 });
   t.match(parseCli(['--expose', 'search', '--active-pool', '5'], {}), { expose: 'search', activePoolSize: 5 });
-  t.throws(() => parseCli(['--expose', 'some'], {}), /--expose must be all or search/);
+  t.match(parseCli(['--expose', 'code'], {}), { expose: 'code' });
+  t.throws(() => parseCli(['--expose', 'some'], {}), /--expose must be all, search or code/);
   t.throws(() => parseCli(['--active-pool', '0'], {}), /--active-pool must be at least 1/);
 });
 
