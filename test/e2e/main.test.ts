@@ -120,6 +120,30 @@ t.test('search mode with ten servers: a handful of tools listed, the right one f
   await assertNoLeaks(t);
 });
 
+t.test('code mode through the built binary: discover, run one program over two servers, survive hostile programs', async (t) => {
+  const s = await startMcpmux(['--expose', 'code']);
+  await s.json('add_server', { name: 'memory', command: process.execPath, args: [npmServerPath('@modelcontextprotocol/server-memory')], env: { MEMORY_FILE_PATH: join(scratch, 'code-memory.jsonl') } });
+  await s.json('add_server', { name: 'everything', command: process.execPath, args: [npmServerPath('@modelcontextprotocol/server-everything'), 'stdio'] });
+  t.ok((await s.client.listTools()).tools.some((x) => x.name === 'execute_code'));
+  t.same((await s.json('list_modules')).modules.map((m: { server: string }) => m.server), ['memory', 'everything']);
+  t.match(text(await s.call('read_module', { server: 'memory' })), /read_graph\(args\?: MemoryReadGraphArgs\): Promise<MemoryReadGraphResult>;/);
+  const program = `
+    await tools.memory.create_entities({ entities: [{ name: 'Ada', entityType: 'person', observations: [] }, { name: 'mux', entityType: 'project', observations: [] }] });
+    const { entities } = await tools.memory.read_graph();
+    const people = entities.filter((e) => e.entityType === 'person').map((e) => e.name);
+    return { people, echo: await tools.everything.echo({ message: people.join(',') }) };`;
+  const out = await s.json('execute_code', { code: program });
+  t.same(out.return_value, { people: ['Ada'], echo: 'Echo: Ada' });
+  for (const hostile of ['while (true) {}', 'const a = []; for (;;) a.push({ a });', 'return globalThis.constructor.constructor("return process")().exit(1)']) {
+    const result = await s.call('execute_code', { code: hostile, timeout_seconds: 2 });
+    t.ok(result.isError, hostile);
+  }
+  t.same((await s.json('execute_code', { code: 'return 1 + 1' })).return_value, 2, 'mcpmux is still healthy');
+  await s.client.close();
+  await s.process.exited;
+  await assertNoLeaks(t);
+});
+
 t.test('SIGTERM to mcpmux kills every child group, grandchildren included', async (t) => {
   const s = await startMcpmux(['--', 'tree', ...Object.values(fixture('grandchild')).flat()]);
   t.ok(await waitFor(async () => (await serverStatus(s, 'tree'))?.status === 'running'));
