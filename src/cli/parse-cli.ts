@@ -45,6 +45,9 @@ export interface CliOptions {
   exposeGiven: boolean;
   activePoolSize: number;
   maxResultBytes: number;
+  /** With --expose code: memory of one program (MB) and the tool calls it may make. */
+  codeMemoryMb: number;
+  codeMaxToolCalls: number;
   /** Serve over streamable HTTP instead of stdio. */
   http?: { port: number; host: string; authToken?: string };
 }
@@ -57,6 +60,8 @@ export const FLAG_HELP: ReadonlyArray<[flag: string, help: string]> = [
   ['--expose all|search|code', 'all: list every tool (default); search: only the management tools, search_tools and call_tool; code: those and list_modules, read_module, execute_code (programs call the tools).'],
   ['--active-pool N', 'With --expose search: how many found tools search_tools {activate: true} may list at once (default 15).'],
   ['--max-result-bytes N', 'Cut tool results with more text than this (default 16384) and keep them whole for read_result; 0: never.'],
+  ['--code-memory MB', 'With --expose code: the memory one program may use (default 128).'],
+  ['--code-max-calls N', 'With --expose code: the tool calls one program may make (default 200).'],
   ['--watch-config', 'Apply edits of the config file while running: only what changed is stopped, started or replaced (SIGHUP does the same).'],
   ['-- NAME CMD [ARGS…]', 'Start a server given inline; repeat "-- NAME CMD …" for more. Must come last.'],
   ['--log-level LEVEL', 'error, warn, info (default) or debug; also MCPMUX_LOG_LEVEL. Logs go to stderr.'],
@@ -89,6 +94,8 @@ const flagsSchema = z.object({
     .number({ error: '--max-result-bytes must be a whole number' })
     .int('--max-result-bytes must be a whole number')
     .refine((n) => n === 0 || n >= 1024, '--max-result-bytes must be 0 (never cut) or at least 1024'),
+  codeMemory: z.coerce.number({ error: '--code-memory must be a whole number of MB' }).int('--code-memory must be a whole number of MB').min(8, '--code-memory must be at least 8 (MB)').max(4096, '--code-memory must be at most 4096 (MB)'),
+  codeMaxCalls: z.coerce.number({ error: '--code-max-calls must be a whole number' }).int('--code-max-calls must be a whole number').min(1, '--code-max-calls must be at least 1').max(100_000),
   activePool: z.coerce.number({ error: '--active-pool must be a whole number' }).int('--active-pool must be a whole number').min(1, '--active-pool must be at least 1').max(500),
 });
 
@@ -124,6 +131,8 @@ export function parseCli(argv: readonly string[], env: Readonly<Record<string, s
         expose: { type: 'string' },
         'active-pool': { type: 'string' },
         'max-result-bytes': { type: 'string' },
+        'code-memory': { type: 'string' },
+        'code-max-calls': { type: 'string' },
         http: { type: 'string' },
         host: { type: 'string' },
         'auth-token': { type: 'string' },
@@ -144,9 +153,11 @@ export function parseCli(argv: readonly string[], env: Readonly<Record<string, s
     expose: values['expose'] ?? 'all',
     activePool: values['active-pool'] ?? 15,
     maxResultBytes: values['max-result-bytes'] ?? 16_384,
+    codeMemory: values['code-memory'] ?? 128,
+    codeMaxCalls: values['code-max-calls'] ?? 200,
   });
   if (!flags.success) throw new CliError(flags.error.issues.map((i) => i.message).join('; '));
-  const { logLevel, maxToolName, startupTimeout, callTimeout, pingInterval, expose, activePool, maxResultBytes } = flags.data;
+  const { logLevel, maxToolName, startupTimeout, callTimeout, pingInterval, expose, activePool, maxResultBytes, codeMemory, codeMaxCalls } = flags.data;
   const options: CliOptions = {
     command,
     json: values['json'] === true,
@@ -155,6 +166,8 @@ export function parseCli(argv: readonly string[], env: Readonly<Record<string, s
     exposeGiven: values['expose'] !== undefined,
     activePoolSize: activePool,
     maxResultBytes,
+    codeMemoryMb: codeMemory,
+    codeMaxToolCalls: codeMaxCalls,
     help: values['help'] === true,
     version: values['version'] === true,
     inline: split === -1 ? [] : parseInlineServers(inlineArgs, maxToolName),

@@ -86,6 +86,13 @@ t.test('--expose and --active-pool', async (t) => {
   t.throws(() => parseCli(['--active-pool', '0'], {}), /--active-pool must be at least 1/);
 });
 
+t.test('--code-memory and --code-max-calls', async (t) => {
+  t.match(parseCli([], {}), { codeMemoryMb: 128, codeMaxToolCalls: 200 });
+  t.match(parseCli(['--expose', 'code', '--code-memory', '64', '--code-max-calls', '10'], {}), { codeMemoryMb: 64, codeMaxToolCalls: 10 });
+  t.throws(() => parseCli(['--code-memory', '4'], {}), /--code-memory must be at least 8 \(MB\)/);
+  t.throws(() => parseCli(['--code-max-calls', 'many'], {}), /--code-max-calls must be a whole number/);
+});
+
 t.test('--max-result-bytes', async (t) => {
   t.equal(parseCli([], {}).maxResultBytes, 16_384);
   t.equal(parseCli(['--max-result-bytes', '0'], {}).maxResultBytes, 0);

@@ -132,14 +132,14 @@ t.test('limits: a busy loop, a promise that never settles and a memory bomb are 
   const never = await run(h, 'await new Promise(() => {}); return 1');
   t.equal(never.error?.name, 'Deadlock', 'nothing can settle it, so it ends at once');
   const OOM = 'InternalError: the program ran out of memory (limit 32 MB)';
-  const bombs = [
+  const bombs: [string, string][] = [
     ['const keep = []; for (;;) { const row = []; for (let i = 0; i < 100000; i++) row.push(i); keep.push(row); }', OOM],
     ['const keep = []; for (let i = 0; ; i++) keep.push({ i, label: "item " + i });', OOM],
     // QuickJS concatenates strings as ropes: this one hits the longest string before the limit.
     ['let s = "x"; for (;;) s = s + s + Math.random();', 'InternalError: string too long'],
   ];
   for (const [bomb, expected] of bombs) {
-    const out = await run(h, bomb!, { timeout_seconds: 60 });
+    const out = await run(h, bomb, { timeout_seconds: 60 });
     t.equal(`${out.error?.name}: ${out.error?.message}`, expected, bomb);
     t.ok(out.duration_ms < 20_000, `stopped by the memory limit, not the clock (${out.duration_ms} ms)`);
   }
@@ -202,5 +202,27 @@ t.test('a large answer is cut and kept for read_result like any big result', asy
   const h = await startHarness(t, { mux: { expose: 'code', maxResultBytes: 4096 } });
   const result = await h.call('execute_code', { code: "return 'x'.repeat(50_000)" });
   t.match(textOf(result), /The whole result is kept as handle "(r-[0-9a-f]+)"/);
+  await h.close();
+});
+
+t.test('a program may make only so many tool calls; a cancelled program frees its sandbox', async (t) => {
+  const h = await startHarness(t, { mux: { expose: 'code' }, code: { maxToolCalls: 3, concurrency: 1 } });
+  await h.callJson('add_server', { name: 'e', ...fixture('echo-v1') });
+  const capped = await run(h, `
+    const said = [];
+    for (let i = 0; i < 5; i++) {
+      try { said.push(await tools.e.echo({ message: String(i) })); } catch (e) { said.push(e.message); }
+    }
+    return said;`);
+  t.same(capped.return_value, ['0', '1', '2', 'this program made more than 3 tool calls, the most one run may make', 'this program made more than 3 tool calls, the most one run may make']);
+  t.equal(capped.tool_calls.length, 3);
+
+  const controller = new AbortController();
+  const stuck = h.client.callTool({ name: 'execute_code', arguments: { code: 'while (true) {}', timeout_seconds: 60 } }, undefined, { signal: controller.signal });
+  setTimeout(() => controller.abort(), 300);
+  await t.rejects(stuck, /abort/i);
+  const started = Date.now();
+  t.same((await run(h, 'return "next"')).return_value, 'next');
+  t.ok(Date.now() - started < 20_000, 'the one sandbox was freed long before the 60 s limit');
   await h.close();
 });
