@@ -131,6 +131,10 @@ t.test('limits: a busy loop, a promise that never settles and a memory bomb are 
   t.ok(loop.duration_ms >= 900 && loop.duration_ms < 5_000, `stopped near its limit (${loop.duration_ms} ms)`);
   const never = await run(h, 'await new Promise(() => {}); return 1');
   t.equal(never.error?.name, 'Deadlock', 'nothing can settle it, so it ends at once');
+  await h.callJson('add_server', { name: 'slow', ...fixture('slow-call') });
+  const waiting = await run(h, 'return await tools.slow.wait({ steps: 100, interval_ms: 100 })', { timeout_seconds: 1 });
+  t.equal(waiting.error?.name, 'Timeout', 'a program waiting on a tool past its limit is stopped');
+  t.ok(waiting.duration_ms < 5_000, `at its limit (${waiting.duration_ms} ms)`);
   const OOM = 'InternalError: the program ran out of memory (limit 32 MB)';
   const bombs: [string, string][] = [
     ['const keep = []; for (;;) { const row = []; for (let i = 0; i < 100000; i++) row.push(i); keep.push(row); }', OOM],
