@@ -79,7 +79,11 @@ export class CodeMode {
       catalog,
       limits,
       signal: deps.options.signal,
-      callTool: (server, tool, args) => this.#callTool(server, tool, args, catalog, deps),
+      callTool: (server, tool, args, signal) => {
+        const parent = deps.options.signal;
+        const options = { ...deps.options, signal: parent ? AbortSignal.any([parent, signal]) : signal };
+        return this.#callTool(server, tool, args, catalog, { ...deps, options });
+      },
     });
     return toExecuteResult(outcome, limits);
   }

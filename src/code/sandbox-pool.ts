@@ -33,7 +33,7 @@ export interface RunOutcome {
 }
 
 /** What a program's tool call does on the host: routed like call_tool; a failure is `{ok: false, error}`. */
-export type SandboxToolCall = (server: string, tool: string, args: unknown) => Promise<{ ok: true; value: unknown } | { ok: false; error: string }>;
+export type SandboxToolCall = (server: string, tool: string, args: unknown, signal: AbortSignal) => Promise<{ ok: true; value: unknown } | { ok: false; error: string }>;
 
 export interface RunRequest {
   script: string;
@@ -183,9 +183,12 @@ class SandboxWorker {
       let logs: string[] = [];
       let settled = false;
       let heapBytes = 0;
+      // Tool calls still out when the program ends (time limit, cancel, return) are cancelled.
+      const running = new AbortController();
       const end = (outcome: Omit<RunOutcome, 'toolCalls' | 'durationMs'>, kill: boolean) => {
         if (settled) return;
         settled = true;
+        running.abort(new MuxError('CODE_FAILED', 'the program that made this call has ended'));
         clearTimeout(timer);
         signal?.removeEventListener('abort', onAbort);
         this.#onMessage = undefined;
@@ -226,7 +229,7 @@ class SandboxWorker {
         } catch {
           args = undefined;
         }
-        callTool(message.server, message.tool, args).then(
+        callTool(message.server, message.tool, args, running.signal).then(
           (outcome) => {
             record.ms = Math.round(performance.now() - callStarted);
             record.ok = outcome.ok;

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import t from 'tap';
 import { fixture, npmServerPath } from '../helpers/fixtures.js';
 import { startHarness, textOf, type Harness } from '../helpers/mux-harness.js';
+import { waitFor } from '../helpers/processes.js';
 
 const scratch = mkdtempSync(join(tmpdir(), 'mcpmux-code-'));
 t.teardown(() => rmSync(scratch, { recursive: true, force: true }));
@@ -135,6 +136,7 @@ t.test('limits: a busy loop, a promise that never settles and a memory bomb are 
   const waiting = await run(h, 'return await tools.slow.wait({ steps: 100, interval_ms: 100 })', { timeout_seconds: 1 });
   t.equal(waiting.error?.name, 'Timeout', 'a program waiting on a tool past its limit is stopped');
   t.ok(waiting.duration_ms < 5_000, `at its limit (${waiting.duration_ms} ms)`);
+  t.ok(await waitFor(async () => (await run(h, 'return await tools.slow.last_wait()')).return_value === 'cancelled'), 'and its tool call was cancelled');
   const OOM = 'InternalError: the program ran out of memory (limit 32 MB)';
   const bombs: [string, string][] = [
     ['const keep = []; for (;;) { const row = []; for (let i = 0; i < 100000; i++) row.push(i); keep.push(row); }', OOM],
