@@ -82,18 +82,14 @@ export class SandboxPool {
     return this.#queue.add(() => this.#runOnWorker(request)) as Promise<RunOutcome>;
   }
 
-  /** Programs running now, and waiting. */
-  get load(): { running: number; waiting: number } {
-    return { running: this.#queue.pending, waiting: this.#queue.size };
-  }
-
   async close(): Promise<void> {
     this.#closed = true;
-    this.#queue.clear();
     await Promise.all([...this.#all].map((w) => w.terminate()));
   }
 
   async #runOnWorker(request: RunRequest): Promise<RunOutcome> {
+    // Programs still waiting when mcpmux shuts down are refused, not left hanging.
+    if (this.#closed) throw new MuxError('CODE_BUSY', 'mcpmux is shutting down; the program was not run');
     const worker = this.#idle.pop() ?? this.#spawn();
     try {
       const { outcome, heapBytes } = await worker.run(++this.#nextRunId, request);
@@ -130,7 +126,7 @@ class SandboxWorker {
     this.#onGone = onGone;
     // The worker gets nothing of this process: no argv, no environment, no stdio.
     this.#worker = new Worker(WORKER_URL, {
-      workerData: { heapBytes },
+      workerData: { maxHeapBytes: heapBytes },
       env: {},
       argv: [],
       stdin: false,

@@ -24,11 +24,11 @@ if (!port) throw new Error('sandbox-worker.js runs only as a worker thread');
 // fragment the heap far past it (a loop growing arrays took 1.8 GB for a 32 MB limit), and
 // growing the memory step by step is slow. A WebAssembly.Memory with a maximum is the hard
 // cap: reserved up front, grown in place, and never past the limit plus room for the engine.
-const { heapBytes } = workerData as { heapBytes: number };
+const { maxHeapBytes } = workerData as { maxHeapBytes: number };
 const PAGE = 64 * 1024;
 // (Node has WebAssembly; the TypeScript lib without DOM declares only its types.)
 const { Memory } = (globalThis as unknown as { WebAssembly: { Memory: new (size: { initial: number; maximum: number }) => { buffer: ArrayBuffer } } }).WebAssembly;
-const memory = new Memory({ initial: 256, maximum: Math.ceil(heapBytes / PAGE) });
+const memory = new Memory({ initial: 256, maximum: Math.ceil(maxHeapBytes / PAGE) });
 // The variant's .d.ts reads as CommonJS under NodeNext; at run time the ESM default is the variant.
 const quickjs = await newQuickJSWASMModuleFromVariant(newVariant(releaseSync as unknown as QuickJSSyncVariant, { wasmMemory: memory as never }));
 const send = (message: FromWorker) => port.postMessage(message);
