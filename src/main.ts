@@ -64,6 +64,7 @@ async function main(): Promise<void> {
   configSync?.adopt(servers);
   const index = new ToolIndex({ router });
   const code = options.expose === 'code' ? new CodeMode({ logger: log, memoryBytes: options.codeMemoryMb * 1024 * 1024, maxToolCalls: options.codeMaxToolCalls }) : undefined;
+  code?.follow(registry, log);
   const newSession = () =>
     new MuxServer({
       registry,

@@ -88,6 +88,21 @@ export class CodeMode {
     return toExecuteResult(outcome, limits);
   }
 
+  /**
+   * Declares every running server's tools as soon as the registry changes (in the background;
+   * the cache makes it free for unchanged tools), so read_module answers at once after an
+   * add or a reload. Returns the unsubscribe.
+   */
+  follow(registry: Registry, logger: Logger): () => void {
+    return registry.onChange((change) => {
+      if (!change.kinds.includes('tools')) return;
+      for (const view of registry.snapshot.servers.values()) {
+        if (view.connection.state.kind !== 'running') continue;
+        this.declarations.module(view.name, view.tools).catch((error: unknown) => logger.debug(() => `[${view.name}] declarations not made: ${messageOf(error)}`));
+      }
+    });
+  }
+
   close(): Promise<void> {
     return this.#pool.close();
   }

@@ -35,12 +35,16 @@ export interface ToolDeclaration {
 export class ModuleDeclarations {
   readonly #cache = new Map<string, Promise<ToolDeclaration>>();
 
-  /** The declarations of one server's tools (the server's own tool names), as read_module shows them. */
-  async module(server: string, tools: readonly Tool[]): Promise<string> {
+  /**
+   * The declarations of one server's tools (the server's own tool names), as read_module shows
+   * them; `total` says how many the server has when only some are shown.
+   */
+  async module(server: string, tools: readonly Tool[], total = tools.length): Promise<string> {
     const declared = await Promise.all(tools.map((tool) => this.tool(server, tool)));
     const face = `${pascal(server)}Tools`;
+    const count = `${tools.length === total ? '' : `${tools.length} of `}${total} tool${total === 1 ? '' : 's'}`;
     return [
-      `// Server '${server}': ${tools.length} tool${tools.length === 1 ? '' : 's'}, called as tools${access(server)}.<tool>(args).`,
+      `// Server '${server}': ${count}, called as tools${access(server)}.<tool>(args).`,
       ...declared.map((d) => d.types),
       `interface ${face} {\n${declared.map((d) => d.member).join('\n')}\n}`,
       `interface Tools {\n  ${propertyKey(server)}: ${face};\n}`,

@@ -9,7 +9,12 @@ import { jsonResult } from './results.js';
 import { define, parseArguments } from './tool-definition.js';
 
 const listModulesInput = z.object({}).strict();
-const readModuleInput = z.object({ server: z.string().describe('A server named by list_modules.') }).strict();
+const readModuleInput = z
+  .object({
+    server: z.string().describe('A server named by list_modules.'),
+    tools: z.array(z.string()).optional().describe('Only these tools (the names in the module). Default: all.'),
+  })
+  .strict();
 const executeCodeInput = z
   .object({
     code: z
@@ -45,13 +50,18 @@ export function createCodeModeTools(): ManagementTool[] {
         readModuleInput,
       ),
       handle: async (raw, ctx) => {
-        const { server } = parseArguments('read_module', readModuleInput, raw);
+        const { server, tools } = parseArguments('read_module', readModuleInput, raw);
         const view = requireCode(ctx).registry.snapshot.servers.get(server);
         if (!view || view.connection.state.kind !== 'running') {
           const running = [...ctx.registry.snapshot.servers.values()].filter((v) => v.connection.state.kind === 'running').map((v) => v.name);
           throw new MuxError('SERVER_NOT_FOUND', `no running server named '${server}'; running: ${running.join(', ') || '(none)'}`);
         }
-        const text = await ctx.code!.declarations.module(server, view.tools);
+        const unknown = (tools ?? []).filter((name) => !view.tools.some((t) => t.name === name));
+        if (unknown.length > 0) {
+          throw new MuxError('TOOL_NOT_FOUND', `server '${server}' has no tool ${unknown.map((n) => `'${n}'`).join(', ')}; it has ${view.tools.map((t) => t.name).join(', ')}`);
+        }
+        const shown = tools ? view.tools.filter((t) => tools.includes(t.name)) : view.tools;
+        const text = await ctx.code!.declarations.module(server, shown, view.tools.length);
         return { content: [{ type: 'text', text: `${MODULE_PRELUDE}\n\n${text}\n` }] };
       },
     },

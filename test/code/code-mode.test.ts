@@ -49,6 +49,11 @@ t.test('discovery: only the code-mode surface is listed; modules are typed and s
   t.match(declarations, /interface Tools \{\n\s+memory: MemoryTools;\n\}/);
   t.match(textOf(await h.call('read_module', { server: 'everything' })), /"get-sum"\(args: EverythingGetSumArgs\): Promise<unknown>;/, 'a name that is no identifier is quoted');
   t.match(textOf(await h.call('read_module', { server: 'nope' })), /no running server named 'nope'; running: memory, everything/);
+  const two = textOf(await h.call('read_module', { server: 'memory', tools: ['read_graph', 'search_nodes'] }));
+  t.match(two, /Server 'memory': 2 of 9 tools/, 'only the tools asked for');
+  t.match(two, /read_graph\(/);
+  t.notMatch(two, /create_entities/);
+  t.match(textOf(await h.call('read_module', { server: 'memory', tools: ['fly'] })), /server 'memory' has no tool 'fly'; it has create_entities, /);
 
   const found = await h.callJson('search_tools', { query: 'add two numbers', limit: 1 });
   t.equal(found.tools[0].name, 'everything__get-sum');

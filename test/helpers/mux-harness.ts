@@ -66,6 +66,7 @@ export async function startHarness(t: Test, options: HarnessOptions = {}): Promi
     },
   });
   const code = options.mux?.expose === 'code' ? new CodeMode({ logger, ...options.code }) : undefined;
+  code?.follow(registry, logger);
   const mux = new MuxServer({ registry, router, upstream, policy: spawnPolicy, index: new ToolIndex({ router }), ...options.mux, ...(code && { code }), logger, version: 'test', listChangedDebounceMs: 5 });
   const client = new Client({ name: 'test-client', version: '1.0.0' }, { capabilities: options.clientCapabilities ?? {} });
   options.setupClient?.(client);
