@@ -156,7 +156,8 @@ export class Bm25Ranker implements ToolRanker {
     const server = options.server;
     const words = query.toLowerCase().split(/[^a-z0-9]+/).filter(Boolean);
     const alternatives = alternativesOf(words);
-    const expanded = new Set(alternatives.map(processTerm).filter((t) => t !== null && !words.map(processTerm).includes(t)));
+    const own = new Set(words.map(processTerm));
+    const expanded = new Set(alternatives.map(processTerm).filter((t) => t !== null && !own.has(t)));
     // Alternatives go first: the last word of the query keeps its prefix match.
     const results = this.#search.search([...alternatives, query].join(' '), {
       ...(server !== undefined && { filter: (result) => result['server'] === server }),

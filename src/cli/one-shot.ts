@@ -7,7 +7,7 @@ import type { ConfiguredServer } from '../config/load-config.js';
 import { isMuxError, messageOf } from '../errors.js';
 import type { Logger } from '../log.js';
 import type { SpawnPolicy } from '../policy/spawn-policy.js';
-import { Registry } from '../registry/registry.js';
+import { Registry, runningServers } from '../registry/registry.js';
 import { CAPABILITY_TABLE, type CatalogItems, type CatalogKind } from '../router/capabilities.js';
 import type { CatalogRouter } from '../router/catalog-router.js';
 import { serverNameProblem } from '../router/tool-names.js';
@@ -73,16 +73,14 @@ function inspect(registry: Registry, router: CatalogRouter): { servers: ServerRe
     [...router.table(snapshot, kind).byKey.values()]
       .filter((route) => route.server === server)
       .map((route) => ({ ...route.item, [CAPABILITY_TABLE[kind].key]: route.exposedKey }));
-  const servers = [...snapshot.servers.values()]
-    .filter((view) => view.connection.state.kind === 'running')
-    .map((view) => ({
-      name: view.name,
-      pid: view.connection.status().pid,
-      tools: of('tools', view.name),
-      prompts: of('prompts', view.name),
-      resources: of('resources', view.name),
-      resourceTemplates: of('resourceTemplates', view.name),
-    }));
+  const servers = runningServers(snapshot).map((view) => ({
+    name: view.name,
+    pid: view.connection.status().pid,
+    tools: of('tools', view.name),
+    prompts: of('prompts', view.name),
+    resources: of('resources', view.name),
+    resourceTemplates: of('resourceTemplates', view.name),
+  }));
   return { servers };
 }
 

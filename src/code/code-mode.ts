@@ -8,7 +8,7 @@ import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv
 import type { JsonSchemaType, JsonSchemaValidator } from '@modelcontextprotocol/sdk/validation';
 import { MuxError, messageOf } from '../errors.js';
 import type { Logger } from '../log.js';
-import type { Registry } from '../registry/registry.js';
+import { runningServers, type Registry } from '../registry/registry.js';
 import type { CallOptions } from '../child/child-connection.js';
 import type { CatalogRouter } from '../router/catalog-router.js';
 import { ModuleDeclarations } from './module-declarations.js';
@@ -96,8 +96,7 @@ export class CodeMode {
   follow(registry: Registry, logger: Logger): () => void {
     return registry.onChange((change) => {
       if (!change.kinds.includes('tools')) return;
-      for (const view of registry.snapshot.servers.values()) {
-        if (view.connection.state.kind !== 'running') continue;
+      for (const view of runningServers(registry.snapshot)) {
         this.declarations.module(view.name, view.tools).catch((error: unknown) => logger.debug(() => `[${view.name}] declarations not made: ${messageOf(error)}`));
       }
     });
@@ -109,7 +108,7 @@ export class CodeMode {
 
   /** The servers a program may call and their tools: the allowlist, checked against what runs. */
   #catalog(registry: Registry, allow: readonly string[] | undefined): SandboxCatalog {
-    const running = [...registry.snapshot.servers.values()].filter((view) => view.connection.state.kind === 'running');
+    const running = runningServers(registry.snapshot);
     if (allow) {
       const unknown = allow.filter((name) => !running.some((view) => view.name === name));
       if (unknown.length > 0) {

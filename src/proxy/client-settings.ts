@@ -13,7 +13,7 @@ import type { ChildConnection } from '../child/child-connection.js';
 import { messageOf } from '../errors.js';
 import type { Logger } from '../log.js';
 import type { CatalogRouter } from '../router/catalog-router.js';
-import type { Registry } from '../registry/registry.js';
+import { runningServers, type Registry } from '../registry/registry.js';
 import { toJsonRpcError } from './results.js';
 
 export interface ClientSettingsOptions {
@@ -92,6 +92,6 @@ export class ClientSettings {
   }
 
   #running(): ChildConnection[] {
-    return [...this.#options.registry.snapshot.servers.values()].map((v) => v.connection).filter((c) => c.state.kind === 'running');
+    return runningServers(this.#options.registry.snapshot).map((view) => view.connection);
   }
 }

@@ -2,7 +2,8 @@
 // APIs, execute_code to run a program against them (src/code/ does the work).
 import { z } from 'zod';
 import { MODULE_PRELUDE } from '../code/module-declarations.js';
-import { MAX_TIMEOUT_SECONDS } from '../code/code-mode.js';
+import { MAX_TIMEOUT_SECONDS, type CodeMode } from '../code/code-mode.js';
+import { runningServers } from '../registry/registry.js';
 import { MuxError } from '../errors.js';
 import type { ManagementContext, ManagementTool } from './management-tools.js';
 import { jsonResult } from './results.js';
@@ -37,9 +38,7 @@ export function createCodeModeTools(): ManagementTool[] {
       ),
       handle: async (raw, ctx) => {
         parseArguments('list_modules', listModulesInput, raw);
-        const modules = [...ctx.registry.snapshot.servers.values()]
-          .filter((view) => view.connection.state.kind === 'running')
-          .map((view) => ({ server: view.name, tools: view.tools.length, summary: summarize(view.connection.about, view.tools) }));
+        const modules = runningServers(ctx.registry.snapshot).map((view) => ({ server: view.name, tools: view.tools.length, summary: summarize(view.connection.about, view.tools) }));
         return jsonResult({ modules, ...(modules.length === 0 && { hint: 'no server is running; add one with add_server' }) });
       },
     },
@@ -51,17 +50,16 @@ export function createCodeModeTools(): ManagementTool[] {
       ),
       handle: async (raw, ctx) => {
         const { server, tools } = parseArguments('read_module', readModuleInput, raw);
-        const view = requireCode(ctx).registry.snapshot.servers.get(server);
-        if (!view || view.connection.state.kind !== 'running') {
-          const running = [...ctx.registry.snapshot.servers.values()].filter((v) => v.connection.state.kind === 'running').map((v) => v.name);
-          throw new MuxError('SERVER_NOT_FOUND', `no running server named '${server}'; running: ${running.join(', ') || '(none)'}`);
-        }
+        const code = requireCode(ctx);
+        const running = runningServers(ctx.registry.snapshot);
+        const view = running.find((v) => v.name === server);
+        if (!view) throw new MuxError('SERVER_NOT_FOUND', `no running server named '${server}'; running: ${running.map((v) => v.name).join(', ') || '(none)'}`);
         const unknown = (tools ?? []).filter((name) => !view.tools.some((t) => t.name === name));
         if (unknown.length > 0) {
           throw new MuxError('TOOL_NOT_FOUND', `server '${server}' has no tool ${unknown.map((n) => `'${n}'`).join(', ')}; it has ${view.tools.map((t) => t.name).join(', ')}`);
         }
         const shown = tools ? view.tools.filter((t) => tools.includes(t.name)) : view.tools;
-        const text = await ctx.code!.declarations.module(server, shown, view.tools.length);
+        const text = await code.declarations.module(server, shown, view.tools.length);
         return { content: [{ type: 'text', text: `${MODULE_PRELUDE}\n\n${text}\n` }] };
       },
     },
@@ -76,7 +74,7 @@ export function createCodeModeTools(): ManagementTool[] {
       ),
       handle: async (raw, ctx) => {
         const args = parseArguments('execute_code', executeCodeInput, raw);
-        const result = await requireCode(ctx).code!.execute(
+        const result = await requireCode(ctx).execute(
           { code: args.code, timeoutSeconds: args.timeout_seconds, servers: args.servers },
           { registry: ctx.registry, router: ctx.router, options: ctx.callOptions },
         );
@@ -87,9 +85,9 @@ export function createCodeModeTools(): ManagementTool[] {
   ];
 }
 
-function requireCode(ctx: ManagementContext): ManagementContext {
+function requireCode(ctx: ManagementContext): CodeMode {
   if (!ctx.code) throw new MuxError('NOT_SUPPORTED', 'code mode is off; start mcpmux with --expose code');
-  return ctx;
+  return ctx.code;
 }
 
 /** One line on what a server is for: its own instructions or title when it gives them, else its first tools. */

@@ -320,9 +320,9 @@ async function persisted(config: PersistentConfig, name: string, entry: Record<s
 
 /** A search hit as code mode shows it: how a program calls the tool, with its types, instead of its JSON schema. */
 async function withDeclaration(hit: ToolHit, snapshot: RegistrySnapshot, router: CatalogRouter, code: CodeMode) {
-  const tool = snapshot.servers.get(hit.server)?.tools.find((t) => router.exposedName(hit.server, t.name) === hit.name);
-  if (!tool) return hit;
-  const declared = await code.declarations.tool(hit.server, tool);
+  const route = router.table(snapshot, 'tools').byKey.get(hit.name);
+  if (!route) return hit;
+  const declared = await code.declarations.tool(hit.server, route.item);
   const { inputSchema: _schema, ...rest } = hit;
   return { ...rest, declaration: `${declared.types}\n\n${declared.call}` };
 }

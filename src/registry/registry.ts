@@ -28,6 +28,11 @@ export interface RegistrySnapshot {
   readonly servers: ReadonlyMap<string, ServerView>;
 }
 
+/** The servers of a snapshot that are running now, in the order they were added. */
+export function runningServers(snapshot: RegistrySnapshot): ServerView[] {
+  return [...snapshot.servers.values()].filter((view) => view.connection.state.kind === 'running');
+}
+
 /** Which lists the client sees have changed (one change may touch several). */
 export type RegistryChange = { type: 'catalog'; kinds: readonly CatalogKind[] };
 
