@@ -69,7 +69,7 @@ export const FLAG_HELP: ReadonlyArray<[flag: string, help: string]> = [
   ['--startup-timeout SECONDS', 'Default time a server may take to start (default 60).'],
   ['--call-timeout SECONDS', 'Time a tool call may go without an answer or progress (default 300).'],
   ['--ping-interval SECONDS', 'How often each server is pinged to notice a hung one, shown in list_servers (default 30; 0 = never).'],
-  ['--allow-command PATTERN', 'Let add_server run only commands matching this glob (as given, or by base name); repeat for more.'],
+  ['--allow-command PATTERN', 'Let add_server run only programs matching this pattern, judged by the real file after PATH lookup and symlinks: a path glob or a name on mcpmux\'s PATH, then optional argument globs ("npx -y @modelcontextprotocol/*"; a final ... allows more). Repeat for more.'],
   ['--no-runtime-add', 'Refuse add_server: servers come only from the config and the command line.'],
   ['--inherit-env', "Give children mcpmux's whole environment (default: PATH, HOME and the SDK's safe list, plus their own env)."],
   ['--pass-env NAME', 'Also pass this variable of mcpmux\'s environment to children; repeat for more.'],

@@ -1,18 +1,22 @@
 // What the operator allows mcpmux to run. add_server runs a command a model chose, so a
-// harness can narrow it: only commands matching --allow-command, or nothing at run time
-// (--no-runtime-add); every child starts from a minimal environment (the variables the
-// SDK deems safe, plus --pass-env names) unless --inherit-env; its cwd stays under --root;
-// and each spawn leaves one audit line on stderr (never an env value).
-import { realpathSync } from 'node:fs';
+// harness can narrow it: only programs (and arguments) matching --allow-command, judged by
+// the file that will really run, or nothing at run time (--no-runtime-add); every child
+// starts from a minimal environment (the variables the SDK deems safe, plus --pass-env
+// names) unless --inherit-env; its cwd stays under --root; and each spawn leaves one audit
+// line on stderr with the real path it ran (never an env value).
 import { isAbsolute, relative, resolve } from 'node:path';
 import { DEFAULT_INHERITED_ENV_VARS } from '@modelcontextprotocol/sdk/client/stdio.js';
-import picomatch from 'picomatch';
 import { MuxError } from '../errors.js';
 import type { Logger } from '../log.js';
 import type { ServerSpec, StdioServerSpec } from '../server-spec.js';
+import { compileCommandPattern, type CommandPattern } from './command-pattern.js';
+import { realPathOf, resolveCommand, type ResolvedCommand } from './command-resolver.js';
 
 export interface SpawnPolicyOptions {
-  /** Globs a command given to add_server must match (as given, or its base name). Empty: any command. */
+  /**
+   * Patterns the program of an add_server (and its build command) must match: a path glob
+   * or a name found on mcpmux's PATH, optionally followed by argument patterns. Empty: any command.
+   */
   allowCommands?: readonly string[];
   /** False: servers come only from the config and the command line. Default true. */
   runtimeAdd?: boolean;
@@ -22,38 +26,74 @@ export interface SpawnPolicyOptions {
   passEnv?: readonly string[];
   /** When set, a child's cwd must lie under it (and defaults to it). */
   root?: string;
-  /** The environment children draw from. Default process.env. */
+  /** The environment children draw from (its PATH finds the programs that patterns name). Default process.env. */
   environment?: Readonly<Record<string, string | undefined>>;
+  /** mcpmux's own cwd: where relative paths resolve when a child has no cwd. Default process.cwd(). */
+  cwd?: string;
   logger: Logger;
 }
 
 export class SpawnPolicy {
   readonly #options: SpawnPolicyOptions;
-  readonly #matchers: ReadonlyArray<(command: string) => boolean>;
+  readonly #patterns: readonly CommandPattern[];
   readonly #baseEnv: Readonly<Record<string, string>>;
   readonly #root: string | undefined;
+  readonly #cwd: string;
 
   constructor(options: SpawnPolicyOptions) {
     this.#options = options;
-    this.#matchers = (options.allowCommands ?? []).map((pattern) => picomatch(pattern, { dot: true }));
+    this.#cwd = options.cwd ?? process.cwd();
+    const ownPath = (options.environment ?? process.env)['PATH'];
+    this.#patterns = (options.allowCommands ?? []).map((pattern) => compileCommandPattern(pattern, { path: ownPath, cwd: this.#cwd }));
+    for (const pattern of this.#patterns) {
+      if (pattern.problem) options.logger.warn(`--allow-command ${JSON.stringify(pattern.source)}: ${pattern.problem}`);
+    }
     this.#baseEnv = baseEnvironment(options);
-    this.#root = options.root === undefined ? undefined : realpathOrResolved(options.root);
+    this.#root = options.root === undefined ? undefined : realPathOf(options.root);
   }
 
-  /** Refuses an add_server the operator did not allow; config servers are not checked. */
-  admitRuntimeAdd(name: string, spec: ServerSpec): void {
+  /**
+   * Refuses an add_server the operator did not allow; config servers are not checked. The
+   * spec that comes back runs the program that was judged: its command (and build command)
+   * is the absolute path found, so a later change of PATH or cwd cannot swap it.
+   */
+  admitRuntimeAdd<S extends ServerSpec>(name: string, spec: S): S {
     if (this.#options.runtimeAdd === false) {
       throw new MuxError('NOT_ALLOWED', `add_server is turned off (mcpmux runs with --no-runtime-add): '${name}' can only come from mcpmux's config`);
     }
-    if (this.#matchers.length === 0) return;
-    const allowed = (this.#options.allowCommands ?? []).join(', ');
+    if (this.#patterns.length === 0) return spec;
     if (spec.transport !== 'stdio') {
-      throw new MuxError('NOT_ALLOWED', `remote server '${name}' refused: mcpmux only runs commands matching --allow-command (${allowed})`);
+      throw new MuxError('NOT_ALLOWED', `remote server '${name}' refused: mcpmux only runs commands matching --allow-command (${this.#allowedList()})`);
     }
-    const base = spec.command.split('/').pop() ?? spec.command;
-    if (!this.#matchers.some((matches) => matches(spec.command) || matches(base))) {
-      throw new MuxError('NOT_ALLOWED', `command '${spec.command}' is not allowed by --allow-command (allowed: ${allowed})`);
+    const cwd = this.workingDirectory(name, spec) ?? this.#cwd;
+    const command = this.#admitProgram(spec, spec.command, spec.args, cwd, 'command');
+    const build = spec.watch?.build;
+    const admittedBuild = build && { ...build, command: this.#admitProgram(spec, build.command, build.args, cwd, 'build command').path };
+    return { ...spec, command: command.path, ...(admittedBuild && { watch: { ...spec.watch, build: admittedBuild } }) };
+  }
+
+  #admitProgram(spec: StdioServerSpec, command: string, args: readonly string[], cwd: string, what: string): ResolvedCommand {
+    const path = this.#childPath(spec);
+    const resolved = resolveCommand(command, { path, cwd });
+    const line = [command, ...args].join(' ');
+    if (!resolved) {
+      const where = command.includes('/') ? `relative to ${cwd}` : "on the server's PATH";
+      throw new MuxError('NOT_ALLOWED', `${what} '${command}' is not allowed: no executable file '${command}' ${where} (allowed: ${this.#allowedList()})`);
     }
+    if (!this.#patterns.some((pattern) => pattern.matches(resolved, args, cwd))) {
+      const runs = resolved.realPath === command ? '' : ` (it runs ${resolved.realPath})`;
+      throw new MuxError('NOT_ALLOWED', `${what} '${line}'${runs} is not allowed by --allow-command (allowed: ${this.#allowedList()})`);
+    }
+    return resolved;
+  }
+
+  #allowedList(): string {
+    return this.#patterns.map((p) => p.source).join(', ');
+  }
+
+  /** The PATH a child will search: its own env's, else the one it inherits. */
+  #childPath(spec: StdioServerSpec): string | undefined {
+    return spec.env['PATH'] ?? this.#baseEnv['PATH'];
   }
 
   /** The environment a child starts from; the spec's own env is added on top. */
@@ -66,7 +106,7 @@ export class SpawnPolicy {
     const root = this.#root;
     if (root === undefined) return spec.cwd;
     if (spec.cwd === undefined) return root;
-    const cwd = realpathOrResolved(resolve(root, spec.cwd));
+    const cwd = realPathOf(resolve(root, spec.cwd));
     const rel = relative(root, cwd);
     if (rel.startsWith('..') || isAbsolute(rel)) {
       throw new MuxError('NOT_ALLOWED', `server '${name}': cwd '${spec.cwd}' is outside --root ${root}`);
@@ -74,11 +114,14 @@ export class SpawnPolicy {
     return cwd;
   }
 
-  /** One line per spawn for the operator's audit: who, what, where; never env values. */
+  /** One line per spawn for the operator's audit: who, what (the real file too), where; never env values. */
   audit(name: string, spec: StdioServerSpec, cwd: string | undefined, pid: number): void {
     const envNames = Object.keys(spec.env);
+    const real = resolveCommand(spec.command, { path: this.#childPath(spec), cwd: cwd ?? this.#cwd })?.realPath;
     this.#options.logger.audit(
-      `spawn server=${name} pid=${pid} command=${JSON.stringify(spec.command)} args=${JSON.stringify(spec.args)}` +
+      `spawn server=${name} pid=${pid} command=${JSON.stringify(spec.command)}` +
+        (real !== undefined ? ` path=${JSON.stringify(real)}` : '') +
+        ` args=${JSON.stringify(spec.args)}` +
         (cwd !== undefined ? ` cwd=${JSON.stringify(cwd)}` : '') +
         (envNames.length > 0 ? ` env=${envNames.join(',')}` : ''),
     );
@@ -92,12 +135,4 @@ function baseEnvironment(options: SpawnPolicyOptions): Record<string, string> {
   const names = new Set([...DEFAULT_INHERITED_ENV_VARS, ...(options.passEnv ?? [])]);
   // Values that look like shell functions are what the SDK's own default leaves out too.
   return Object.fromEntries(defined.filter(([name, value]) => names.has(name) && !value.startsWith('()')));
-}
-
-function realpathOrResolved(path: string): string {
-  try {
-    return realpathSync(path);
-  } catch {
-    return resolve(path);
-  }
 }

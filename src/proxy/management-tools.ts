@@ -169,10 +169,11 @@ export function createManagementTools(): ReadonlyMap<string, ManagementTool> {
         const args = parse('add_server', addServerInput, raw);
         const spec = specFromWire(args);
         if (typeof spec === 'string') throw new MuxError('INVALID_ARGUMENTS', `add_server: ${spec}`);
-        policy?.admitRuntimeAdd(args.name, spec);
+        // The admitted spec runs the very file the policy judged (an absolute path).
+        const admitted = policy ? policy.admitRuntimeAdd(args.name, spec) : spec;
         if (args.persist) requireConfig(config, 'add_server');
         const timeout = args.startup_timeout_seconds;
-        const started = await registry.add(args.name, timeout === undefined ? spec : { ...spec, startupTimeoutMs: timeout * 1000 });
+        const started = await registry.add(args.name, timeout === undefined ? admitted : { ...admitted, startupTimeoutMs: timeout * 1000 });
         const result = { server: exposeStatus(started.status, router), tools: summarize(args.name, started.tools, router) };
         if (!args.persist) return jsonResult(result);
         const { name: _name, persist: _persist, startup_timeout_seconds: _timeout, ...entry } = args;

@@ -1,14 +1,14 @@
 // The spawn policy: which commands add_server may run, what environment and cwd children
 // get, and the audit line of each spawn. Unit checks first, then through a real mcpmux with
 // real children.
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { delimiter, dirname, join } from 'node:path';
 import t from 'tap';
 import { createLogger } from '../../src/log.js';
-import { SpawnPolicy } from '../../src/policy/spawn-policy.js';
+import { SpawnPolicy, type SpawnPolicyOptions } from '../../src/policy/spawn-policy.js';
 import type { StdioServerSpec } from '../../src/server-spec.js';
-import { fixture, npmServerPath } from '../helpers/fixtures.js';
+import { fixture, fixturePath, npmServerPath } from '../helpers/fixtures.js';
 import { startHarness, textOf } from '../helpers/mux-harness.js';
 import { LEAK_TAG_VAR, taggedEnv } from '../helpers/processes.js';
 
@@ -17,14 +17,81 @@ const spec = (command: string, extra: Partial<StdioServerSpec> = {}): StdioServe
 const scratch = mkdtempSync(join(tmpdir(), 'mcpmux-policy-'));
 t.teardown(() => rmSync(scratch, { recursive: true, force: true }));
 
-t.test('--allow-command: globs match the command as given or its base name', async (t) => {
-  const policy = new SpawnPolicy({ allowCommands: ['npx', '/opt/servers/**'], logger });
-  t.doesNotThrow(() => policy.admitRuntimeAdd('a', spec('npx')));
-  t.doesNotThrow(() => policy.admitRuntimeAdd('b', spec('/usr/local/bin/npx')), 'by base name');
-  t.doesNotThrow(() => policy.admitRuntimeAdd('c', spec('/opt/servers/x/run.sh')));
-  t.throws(() => policy.admitRuntimeAdd('d', spec('python3')), { code: 'NOT_ALLOWED', message: "command 'python3' is not allowed by --allow-command (allowed: npx, /opt/servers/**)" });
-  t.throws(() => policy.admitRuntimeAdd('e', { transport: 'http', url: 'http://127.0.0.1:1/mcp', headers: {} }), { code: 'NOT_ALLOWED' });
-  t.doesNotThrow(() => new SpawnPolicy({ logger }).admitRuntimeAdd('f', spec('anything')), 'no patterns: anything');
+// A directory of look-alikes: a script named like an allowed program, a symlink to the real one.
+const ownPath = `${dirname(process.execPath)}${delimiter}/usr/bin${delimiter}/bin`;
+const lookalikes = join(scratch, 'bin');
+mkdirSync(lookalikes, { recursive: true });
+writeFileSync(join(lookalikes, 'node'), '#!/bin/sh\necho pwned\n', { mode: 0o755 });
+const linked = join(scratch, 'linked');
+mkdirSync(linked, { recursive: true });
+symlinkSync(process.execPath, join(linked, 'node'));
+const allowedOf = (allowCommands: string[], extra: Partial<SpawnPolicyOptions> = {}) =>
+  new SpawnPolicy({ allowCommands, environment: { PATH: ownPath }, cwd: scratch, logger, ...extra });
+
+t.test('--allow-command judges the file that will run, not the name that was typed', async (t) => {
+  const policy = allowedOf(['node']);
+  const admitted = policy.admitRuntimeAdd('a', spec('node'));
+  t.equal(admitted.command, process.execPath, 'the admitted spec runs the absolute path that was judged');
+  t.doesNotThrow(() => policy.admitRuntimeAdd('b', spec(process.execPath)), 'the same file by its path');
+  t.throws(() => policy.admitRuntimeAdd('c', spec(join(lookalikes, 'node'))), { code: 'NOT_ALLOWED', message: /'.*\/bin\/node' is not allowed by --allow-command \(allowed: node\)/ }, 'a look-alike named node');
+  t.doesNotThrow(() => policy.admitRuntimeAdd('d', spec(join(linked, 'node'))), 'a symlink to the allowed file');
+  t.throws(() => policy.admitRuntimeAdd('e', spec('./bin/node')), { code: 'NOT_ALLOWED' }, 'a relative path resolves against the cwd: the look-alike');
+  t.throws(() => policy.admitRuntimeAdd('f', spec('./bin/node', { cwd: scratch })), { code: 'NOT_ALLOWED' }, "against the server's own cwd as well");
+  t.throws(() => policy.admitRuntimeAdd('g', spec('node', { env: { PATH: lookalikes } })), { code: 'NOT_ALLOWED', message: /it runs .*bin\/node/ }, "a PATH entry given in the server's env finds the look-alike");
+  t.doesNotThrow(() => policy.admitRuntimeAdd('h', spec('node', { env: { PATH: linked } })), "a PATH of the server's own that finds the allowed file");
+  t.throws(() => policy.admitRuntimeAdd('i', spec('no-such-program-here')), { code: 'NOT_ALLOWED', message: /no executable file 'no-such-program-here' on the server's PATH/ });
+  t.throws(() => policy.admitRuntimeAdd('j', spec('sh')), { code: 'NOT_ALLOWED' }, 'another program');
+  t.throws(() => policy.admitRuntimeAdd('k', { transport: 'http', url: 'http://127.0.0.1:1/mcp', headers: {} }), { code: 'NOT_ALLOWED', message: /remote server 'k' refused/ });
+  t.doesNotThrow(() => new SpawnPolicy({ logger }).admitRuntimeAdd('l', spec('anything')), 'no patterns: anything');
+});
+
+t.test('--allow-command path patterns match the real file; a symlink out of an allowed directory does not count', async (t) => {
+  const servers = join(scratch, 'servers');
+  mkdirSync(join(servers, 'x'), { recursive: true });
+  writeFileSync(join(servers, 'x', 'run.sh'), '#!/bin/sh\n', { mode: 0o755 });
+  symlinkSync(join(lookalikes, 'node'), join(servers, 'escape'));
+  const policy = allowedOf([`${servers}/**`]);
+  t.doesNotThrow(() => policy.admitRuntimeAdd('a', spec(join(servers, 'x', 'run.sh'))));
+  t.doesNotThrow(() => policy.admitRuntimeAdd('b', spec('./servers/x/run.sh')), 'relative to the cwd');
+  t.throws(() => policy.admitRuntimeAdd('c', spec(join(servers, 'escape'))), { code: 'NOT_ALLOWED', message: /it runs .*bin\/node/ });
+  t.throws(() => policy.admitRuntimeAdd('d', spec(join(servers, 'x', '..', '..', 'bin', 'node'))), { code: 'NOT_ALLOWED' }, '.. does not climb out');
+});
+
+t.test('--allow-command argument patterns', async (t) => {
+  const mcp = join(scratch, 'mcp');
+  mkdirSync(mcp, { recursive: true });
+  writeFileSync(join(mcp, 'server.js'), '');
+  writeFileSync(join(scratch, 'evil.js'), '');
+  symlinkSync(join(scratch, 'evil.js'), join(mcp, 'sneaky.js'));
+  const policy = allowedOf(['npx -y @modelcontextprotocol/*', `node ${mcp}/**`, `node ${mcp}/tools/* ...`]);
+  t.doesNotThrow(() => policy.admitRuntimeAdd('a', spec('npx', { args: ['-y', '@modelcontextprotocol/server-memory'] })));
+  t.throws(() => policy.admitRuntimeAdd('b', spec('npx', { args: ['-y', 'evil-package'] })), { code: 'NOT_ALLOWED', message: /^command 'npx -y evil-package' \(it runs \/.*npx.*\) is not allowed by --allow-command \(allowed: npx -y @modelcontextprotocol\/\*, /ms });
+  t.throws(() => policy.admitRuntimeAdd('c', spec('npx', { args: ['-y', '--package=evil', '@modelcontextprotocol/server-memory'] })), { code: 'NOT_ALLOWED' }, 'an extra argument');
+  t.throws(() => policy.admitRuntimeAdd('d', spec('npx', { args: ['-y', '@modelcontextprotocol/..'] })), { code: 'NOT_ALLOWED' }, '* matches no dot name');
+  t.throws(() => policy.admitRuntimeAdd('e', spec('npx', { args: ['-y'] })), { code: 'NOT_ALLOWED' }, 'a missing argument');
+  t.doesNotThrow(() => policy.admitRuntimeAdd('f', spec('node', { args: [join(mcp, 'server.js')] })));
+  t.doesNotThrow(() => policy.admitRuntimeAdd('g', spec('node', { args: ['server.js'], cwd: mcp })), 'a path argument resolves against the cwd');
+  t.throws(() => policy.admitRuntimeAdd('h', spec('node', { args: ['-e', 'process.exit(3)'] })), { code: 'NOT_ALLOWED' }, 'an interpreter flag');
+  t.throws(() => policy.admitRuntimeAdd('i', spec('node', { args: [join(mcp, '..', 'evil.js')] })), { code: 'NOT_ALLOWED' });
+  t.throws(() => policy.admitRuntimeAdd('j', spec('node', { args: [join(mcp, 'sneaky.js')] })), { code: 'NOT_ALLOWED' }, 'a symlink out of the directory');
+  t.throws(() => policy.admitRuntimeAdd('k', spec('node', { args: [join(mcp, 'server.js'), '--flag'] })), { code: 'NOT_ALLOWED' }, 'exact arity without ...');
+  mkdirSync(join(mcp, 'tools'), { recursive: true });
+  writeFileSync(join(mcp, 'tools', 't.js'), '');
+  t.doesNotThrow(() => policy.admitRuntimeAdd('l', spec('node', { args: [join(mcp, 'tools', 't.js'), '--flag', 'x'] })), '... allows more');
+  t.throws(() => policy.admitRuntimeAdd('m', spec(join(lookalikes, 'node'), { args: [join(mcp, 'server.js')] })), { code: 'NOT_ALLOWED' }, 'the arguments do not excuse the program');
+});
+
+t.test('--allow-command: a build command is judged too; names not on the PATH are reported', async (t) => {
+  const warnings: string[] = [];
+  const policy = allowedOf(['node', 'no-such-tool-anywhere'], { logger: createLogger({ level: 'warn', sink: (l) => warnings.push(l) }) });
+  t.match(warnings, [/--allow-command "no-such-tool-anywhere": 'no-such-tool-anywhere' is not on mcpmux's PATH, so this pattern allows nothing/]);
+  const watch = { paths: ['*.js'], debounceMs: 10 };
+  t.throws(() => policy.admitRuntimeAdd('a', spec('node', { watch: { ...watch, build: { command: 'sh', args: ['-c', 'id'] } } })), { code: 'NOT_ALLOWED', message: /^build command 'sh -c id'/ });
+  const admitted = policy.admitRuntimeAdd('b', spec('node', { watch: { ...watch, build: { command: 'node', args: ['build.js'] } } }));
+  t.equal(admitted.watch?.build?.command, process.execPath);
+  const globbed = allowedOf(['nod*']);
+  t.doesNotThrow(() => globbed.admitRuntimeAdd('c', spec('node')), 'a name glob finds the files on the PATH');
+  t.throws(() => globbed.admitRuntimeAdd('d', spec(join(lookalikes, 'node'))), { code: 'NOT_ALLOWED' });
 });
 
 t.test('--no-runtime-add refuses every add_server', async (t) => {
@@ -54,8 +121,22 @@ t.test('through mcpmux: a refused command leaves nothing behind, and the message
   const h = await startHarness(t, { policy: { allowCommands: ['npx'] } });
   const result = await h.call('add_server', { name: 'e', ...fixture('echo-v1') });
   t.ok(result.isError);
-  t.match(textOf(result), /is not allowed by --allow-command \(allowed: npx\) \[NOT_ALLOWED\]/);
+  t.match(textOf(result), /^command '.*node .*echo-v1\.js' is not allowed by --allow-command \(allowed: npx\) \[NOT_ALLOWED\]/);
   t.same((await h.callJson('list_servers')).servers, []);
+  await h.close();
+});
+
+t.test('through mcpmux: a look-alike never runs; a symlink to the allowed program runs, audited with the real path', async (t) => {
+  const h = await startHarness(t, { policy: { allowCommands: ['node'], environment: { ...taggedEnv(), PATH: ownPath } } });
+  const refused = await h.call('add_server', { name: 'fake', command: join(lookalikes, 'node'), args: [fixturePath('echo-v1')] });
+  t.match(textOf(refused), /is not allowed by --allow-command \(allowed: node\) \[NOT_ALLOWED\]/);
+  const shadowed = await h.call('add_server', { name: 'shadow', command: 'node', args: [fixturePath('echo-v1')], env: { PATH: lookalikes } });
+  t.match(textOf(shadowed), /it runs .*bin\/node\) is not allowed/, "a PATH in the server's env does not shadow the allowed program");
+  t.notOk(h.logs.some((l) => l.includes('audit: spawn server=fake') || l.includes('audit: spawn server=shadow')), 'nothing was spawned');
+  const added = await h.callJson('add_server', { name: 'viaLink', command: join(linked, 'node'), args: [fixturePath('echo-v1')] });
+  t.equal(added.server.status, 'running');
+  t.equal(added.server.command, join(linked, 'node'), 'the path that was judged is the one spawned');
+  t.match(h.logs.find((l) => l.includes('audit: spawn server=viaLink')), `path=${JSON.stringify(process.execPath)}`);
   await h.close();
 });
 
@@ -71,7 +152,7 @@ t.test('through mcpmux: a child does not see a secret of our environment unless 
   t.match(env, /"API_KEY": "k-123"/, "the server's own env is given");
   const audit = strict.logs.filter((l) => l.startsWith('mcpmux audit: spawn server=ev '));
   t.equal(audit.length, 1, 'one audit line per spawn');
-  t.match(audit[0], /pid=\d+ command=".*node.*" args=\[.*server-everything.*\] env=API_KEY$/);
+  t.match(audit[0], /pid=\d+ command=".*node.*" path=".*node.*" args=\[.*server-everything.*\] env=API_KEY$/);
   t.notMatch(audit[0], /k-123/, 'no env value in the audit line');
   await strict.close();
 

@@ -1,0 +1,100 @@
+// One --allow-command pattern: a program, then optionally its arguments, split on spaces
+// (`npx -y @modelcontextprotocol/*`, `node /opt/mcp/** ...`). The program is judged by the
+// real file that will run: a path pattern is matched against it after every symlink is
+// followed; a bare name stands for the file(s) that name finds on mcpmux's own PATH when
+// the pattern is compiled, never for any file that happens to carry the name.
+import { readdirSync } from 'node:fs';
+import { delimiter, resolve } from 'node:path';
+import picomatch from 'picomatch';
+import { realPathOf, resolveCommand, type CommandLookup, type ResolvedCommand } from './command-resolver.js';
+
+/** A final argument token that allows any further arguments. */
+export const MORE_ARGUMENTS = '...';
+
+export interface CommandPattern {
+  readonly source: string;
+  /** Why the pattern can match nothing on this machine (reported at start), if it cannot. */
+  readonly problem: string | undefined;
+  /** Whether this program, run with these arguments from `cwd`, is allowed. */
+  matches(program: ResolvedCommand, args: readonly string[], cwd: string): boolean;
+}
+
+/** `lookup` is mcpmux's own PATH and cwd, where bare names and relative patterns are found. */
+export function compileCommandPattern(source: string, lookup: CommandLookup): CommandPattern {
+  const [program = '', ...argTokens] = source.trim().split(/\s+/);
+  const rest = argTokens.at(-1) === MORE_ARGUMENTS;
+  if (rest) argTokens.pop();
+  const programMatches = program.includes('/') ? pathMatcher(program, lookup.cwd) : nameMatcher(program, lookup);
+  const argMatchers = argTokens.map((token) => argumentMatcher(token));
+  // No argument tokens: any arguments (an interpreter allowed so runs any code; the README says so).
+  const exactArity = argTokens.length > 0 && !rest;
+  return {
+    source,
+    problem: programMatches.problem,
+    matches(resolved, args, cwd) {
+      if (!programMatches.test(resolved.realPath)) return false;
+      if (exactArity ? args.length !== argMatchers.length : args.length < argMatchers.length) return false;
+      return argMatchers.every((matches, i) => matches(args[i]!, cwd));
+    },
+  };
+}
+
+interface ProgramMatcher {
+  test: (realPath: string) => boolean;
+  problem: string | undefined;
+}
+
+/** A path or a path glob, its fixed part resolved to the real directory. */
+function pathMatcher(pattern: string, cwd: string): ProgramMatcher {
+  return { test: realPathGlob(pattern, cwd), problem: undefined };
+}
+
+/** A bare name (or name glob): the files it finds on mcpmux's PATH now. */
+function nameMatcher(pattern: string, lookup: CommandLookup): ProgramMatcher {
+  const found = new Set<string>();
+  if (picomatch.scan(pattern).isGlob) {
+    const matchesName = picomatch(pattern, { dot: true });
+    for (const dir of (lookup.path ?? '').split(delimiter)) {
+      for (const name of listDirectory(resolve(lookup.cwd, dir || '.'))) {
+        const resolved = matchesName(name) ? resolveCommand(resolve(lookup.cwd, dir || '.', name), lookup) : undefined;
+        if (resolved) found.add(resolved.realPath);
+      }
+    }
+  } else {
+    const resolved = resolveCommand(pattern, lookup);
+    if (resolved) found.add(resolved.realPath);
+  }
+  return {
+    test: (realPath) => found.has(realPath),
+    problem: found.size === 0 ? `'${pattern}' is not on mcpmux's PATH, so this pattern allows nothing` : undefined,
+  };
+}
+
+/** An argument token: a path pattern (leading /) is matched against the argument's real path; anything else as text. */
+function argumentMatcher(token: string): (arg: string, cwd: string) => boolean {
+  if (token.startsWith('/')) {
+    const test = realPathGlob(token, '/');
+    return (arg, cwd) => test(realPathOf(resolve(cwd, arg)));
+  }
+  // No dot option: `*` never matches `..` or a hidden name, so `@scope/*` cannot climb out.
+  const test = picomatch(token);
+  return (arg) => test(arg);
+}
+
+function realPathGlob(pattern: string, cwd: string): (path: string) => boolean {
+  const scan = picomatch.scan(pattern);
+  if (!scan.isGlob) {
+    const real = realPathOf(resolve(cwd, pattern));
+    return (path) => path === real;
+  }
+  const base = realPathOf(resolve(cwd, scan.base || '.'));
+  return picomatch(`${base === '/' ? '' : base}/${scan.glob}`, { dot: true });
+}
+
+function listDirectory(dir: string): string[] {
+  try {
+    return readdirSync(dir);
+  } catch {
+    return [];
+  }
+}
