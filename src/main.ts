@@ -47,6 +47,7 @@ async function main(): Promise<void> {
       startupTimeoutMs: options.startupTimeoutMs,
       callTimeoutMs: options.callTimeoutMs,
       pingIntervalMs: options.pingIntervalMs,
+      maxMessageBytes: options.maxMessageBytes,
       upstream,
     },
   });
@@ -85,7 +86,7 @@ async function main(): Promise<void> {
   // One client on stdio, or a session per client over HTTP.
   const stdioSession = options.http ? undefined : newSession();
   const http = options.http
-    ? await McpHttpServer.listen({ ...options.http, createSession: newSession, logger: log }).catch((error: unknown) =>
+    ? await McpHttpServer.listen({ ...options.http, maxBodyBytes: options.maxMessageBytes, createSession: newSession, logger: log }).catch((error: unknown) =>
         exitWith(1, `mcpmux: cannot serve HTTP on ${options.http!.host}:${options.http!.port}: ${messageOf(error)}`),
       )
     : undefined;
@@ -103,7 +104,11 @@ async function main(): Promise<void> {
   );
   if (stdioSession) {
     await stdioSession.connect(
-      new StdioServerTransport({ onSkippedLine: (line) => log.warn(`skipped a line from the client that is not JSON-RPC: ${line.slice(0, 200)}`) }),
+      new StdioServerTransport({
+        onSkippedLine: (line) => log.warn(`skipped a line from the client that is not JSON-RPC: ${line.slice(0, 200)}`),
+        onDropped: (why) => log.warn(why),
+        maxMessageBytes: options.maxMessageBytes,
+      }),
     );
     log.info(`mcpmux ${version} serving MCP on stdio${servers.length ? `; starting ${servers.length} server(s)` : ''}`);
   } else {

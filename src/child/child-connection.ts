@@ -65,6 +65,8 @@ export interface ChildConnectionOptions {
   buildTimeoutMs?: number;
   /** Lines of stderr kept for status and errors. Default 50. */
   stderrLines?: number;
+  /** Largest message taken from a stdio child; past it the line is dropped and logged. Default 16 MiB. */
+  maxMessageBytes?: number;
   /** Told about crashes and catalog changes of the current generation. */
   onEvent?: (event: ChildEvent) => void;
 }
@@ -481,6 +483,8 @@ export class ChildConnection {
     if (signal.aborted) throw signal.reason;
     const transport = new StdioChildTransport(proc, {
       onSkippedLine: (line) => this.#log.warn(`[${this.name}] skipped a non-JSON line on stdout: ${line.slice(0, 200)}`),
+      onDropped: (why) => this.#log.warn(`[${this.name}] ${why}`),
+      ...(this.#options.maxMessageBytes !== undefined && { maxMessageBytes: this.#options.maxMessageBytes }),
     });
     const client = this.#newClient(gen);
     void proc.exited.then(() => this.#noticeEnd(gen));

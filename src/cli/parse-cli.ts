@@ -7,6 +7,7 @@ import { LOG_LEVELS, type LogLevel } from '../log.js';
 import type { ServerSpec } from '../server-spec.js';
 import type { ExposeMode } from '../proxy/mux-server.js';
 import { DEFAULT_MAX_TOOL_NAME, serverNameProblem } from '../router/tool-names.js';
+import { hostnameOf, isLoopbackHost } from '../transport/http-guard.js';
 
 export class CliError extends Error {
   override readonly name = 'CliError';
@@ -48,8 +49,20 @@ export interface CliOptions {
   /** With --expose code: memory of one program (MB) and the tool calls it may make. */
   codeMemoryMb: number;
   codeMaxToolCalls: number;
+  /** Largest JSON-RPC message accepted from the client or a server, and largest HTTP body. */
+  maxMessageBytes: number;
   /** Serve over streamable HTTP instead of stdio. */
-  http?: { port: number; host: string; authToken?: string };
+  http?: HttpOptions;
+}
+
+export interface HttpOptions {
+  port: number;
+  host: string;
+  authToken?: string;
+  allowedHosts: string[];
+  allowedOrigins: string[];
+  sessionIdleTimeoutMs: number;
+  maxSessions: number;
 }
 
 export const FLAG_HELP: ReadonlyArray<[flag: string, help: string]> = [
@@ -57,6 +70,11 @@ export const FLAG_HELP: ReadonlyArray<[flag: string, help: string]> = [
   ['--http PORT', 'Serve MCP over streamable HTTP at http://HOST:PORT/mcp instead of stdio (0: any free port).'],
   ['--host HOST', 'With --http: the address to bind (default 127.0.0.1). Anything but loopback needs --auth-token.'],
   ['--auth-token TOKEN', 'With --http: require "Authorization: Bearer TOKEN"; also MCPMUX_AUTH_TOKEN.'],
+  ['--allowed-host NAME', 'With --http: also answer requests whose Host is NAME (a reverse proxy\'s name); repeat for more. Default: loopback and the bound address.'],
+  ['--allowed-origin ORIGIN', 'With --http: also accept browser requests from ORIGIN (https://app.example.com, or a host name); repeat for more. Default: loopback origins.'],
+  ['--session-idle-timeout SECONDS', 'With --http: close a session with no request or stream open for this long (default 1800; 0 = never).'],
+  ['--max-sessions N', 'With --http: how many sessions may be open at once (default 100); past it a new one gets 503.'],
+  ['--max-message-bytes N', 'Largest JSON-RPC message taken from the client or a server, and largest HTTP body (default 16777216).'],
   ['--expose all|search|code', 'all: list every tool (default); search: only the management tools, search_tools and call_tool; code: those and list_modules, read_module, execute_code (programs call the tools).'],
   ['--active-pool N', 'With --expose search: how many found tools search_tools {activate: true} may list at once (default 15).'],
   ['--max-result-bytes N', 'Cut tool results with more text than this (default 16384) and keep them whole for read_result; 0: never.'],
@@ -97,6 +115,19 @@ const flagsSchema = z.object({
   codeMemory: z.coerce.number({ error: '--code-memory must be a whole number of MB' }).int('--code-memory must be a whole number of MB').min(8, '--code-memory must be at least 8 (MB)').max(4096, '--code-memory must be at most 4096 (MB)'),
   codeMaxCalls: z.coerce.number({ error: '--code-max-calls must be a whole number' }).int('--code-max-calls must be a whole number').min(1, '--code-max-calls must be at least 1').max(100_000),
   activePool: z.coerce.number({ error: '--active-pool must be a whole number' }).int('--active-pool must be a whole number').min(1, '--active-pool must be at least 1').max(500),
+  maxMessageBytes: z.coerce
+    .number({ error: '--max-message-bytes must be a whole number' })
+    .int('--max-message-bytes must be a whole number')
+    .min(4096, '--max-message-bytes must be at least 4096')
+    .max(1024 * 1024 * 1024, '--max-message-bytes must be at most 1073741824 (1 GiB)'),
+});
+
+const httpSchema = z.object({
+  sessionIdleTimeout: z.coerce
+    .number({ error: '--session-idle-timeout must be a number of seconds' })
+    .min(0, '--session-idle-timeout must be 0 (never) or more')
+    .max(7 * 86_400, '--session-idle-timeout must be at most 604800 (a week)'),
+  maxSessions: z.coerce.number({ error: '--max-sessions must be a whole number' }).int('--max-sessions must be a whole number').min(1, '--max-sessions must be at least 1').max(100_000),
 });
 
 const SUBCOMMANDS = ['inspect', 'call'] as const;
@@ -136,6 +167,11 @@ export function parseCli(argv: readonly string[], env: Readonly<Record<string, s
         http: { type: 'string' },
         host: { type: 'string' },
         'auth-token': { type: 'string' },
+        'allowed-host': { type: 'string', multiple: true },
+        'allowed-origin': { type: 'string', multiple: true },
+        'session-idle-timeout': { type: 'string' },
+        'max-sessions': { type: 'string' },
+        'max-message-bytes': { type: 'string' },
         help: { type: 'boolean', short: 'h' },
         version: { type: 'boolean', short: 'V' },
       },
@@ -155,9 +191,10 @@ export function parseCli(argv: readonly string[], env: Readonly<Record<string, s
     maxResultBytes: values['max-result-bytes'] ?? 16_384,
     codeMemory: values['code-memory'] ?? 128,
     codeMaxCalls: values['code-max-calls'] ?? 200,
+    maxMessageBytes: values['max-message-bytes'] ?? 16 * 1024 * 1024,
   });
   if (!flags.success) throw new CliError(flags.error.issues.map((i) => i.message).join('; '));
-  const { logLevel, maxToolName, startupTimeout, callTimeout, pingInterval, expose, activePool, maxResultBytes, codeMemory, codeMaxCalls } = flags.data;
+  const { logLevel, maxToolName, startupTimeout, callTimeout, pingInterval, expose, activePool, maxResultBytes, codeMemory, codeMaxCalls, maxMessageBytes } = flags.data;
   const options: CliOptions = {
     command,
     json: values['json'] === true,
@@ -168,6 +205,7 @@ export function parseCli(argv: readonly string[], env: Readonly<Record<string, s
     maxResultBytes,
     codeMemoryMb: codeMemory,
     codeMaxToolCalls: codeMaxCalls,
+    maxMessageBytes,
     help: values['help'] === true,
     version: values['version'] === true,
     inline: split === -1 ? [] : parseInlineServers(inlineArgs, maxToolName),
@@ -194,23 +232,47 @@ export function parseCli(argv: readonly string[], env: Readonly<Record<string, s
   return options;
 }
 
-const LOOPBACK = /^(127(\.\d{1,3}){3}|::1|localhost)$/;
+const HTTP_ONLY_FLAGS = ['host', 'auth-token', 'allowed-host', 'allowed-origin', 'session-idle-timeout', 'max-sessions'] as const;
 
 function parseHttp(values: Record<string, unknown>, env: Readonly<Record<string, string | undefined>>): CliOptions['http'] {
   const port = values['http'];
   const host = typeof values['host'] === 'string' ? values['host'] : undefined;
   const token = typeof values['auth-token'] === 'string' ? values['auth-token'] : env['MCPMUX_AUTH_TOKEN'] || undefined;
   if (typeof port !== 'string') {
-    if (host !== undefined || typeof values['auth-token'] === 'string') throw new CliError('--host and --auth-token go with --http PORT');
+    const stray = HTTP_ONLY_FLAGS.filter((flag) => values[flag] !== undefined);
+    if (stray.length > 0) throw new CliError(`${stray.map((f) => `--${f}`).join(', ')} go${stray.length === 1 ? 'es' : ''} with --http PORT`);
     return undefined;
   }
   const number = Number(port);
   if (!Number.isInteger(number) || number < 0 || number > 65_535) throw new CliError(`--http must be a port number (0-65535), not '${port}'`);
   const bind = host ?? '127.0.0.1';
-  if (!LOOPBACK.test(bind) && token === undefined) {
+  if (!isLoopbackHost(bind) && token === undefined) {
     throw new CliError(`refusing to serve on ${bind} without --auth-token (or MCPMUX_AUTH_TOKEN): anyone who reaches it could make mcpmux run commands`);
   }
-  return { port: number, host: bind, ...(token !== undefined && { authToken: token }) };
+  const checked = httpSchema.safeParse({ sessionIdleTimeout: values['session-idle-timeout'] ?? 1800, maxSessions: values['max-sessions'] ?? 100 });
+  if (!checked.success) throw new CliError(checked.error.issues.map((i) => i.message).join('; '));
+  const allowedHosts = ((values['allowed-host'] as string[] | undefined) ?? []).map((name) => checkedHost(name, '--allowed-host'));
+  const allowedOrigins = ((values['allowed-origin'] as string[] | undefined) ?? []).map((origin) => checkedHost(origin, '--allowed-origin'));
+  return {
+    port: number,
+    host: bind,
+    ...(token !== undefined && { authToken: token }),
+    allowedHosts,
+    allowedOrigins,
+    sessionIdleTimeoutMs: checked.data.sessionIdleTimeout * 1000,
+    maxSessions: checked.data.maxSessions,
+  };
+}
+
+/** A host name or origin a flag names, refused when it is not one. */
+function checkedHost(value: string, flag: string): string {
+  try {
+    hostnameOf(value);
+    if (value.includes('://') && new URL(value).origin === 'null') throw new Error('no origin');
+    return value;
+  } catch {
+    throw new CliError(`${flag} takes a host name (app.example.com) or an origin (https://app.example.com:8443), not '${value}'`);
+  }
 }
 
 /** `call TOOL [JSON]`: the tool's exposed name and its arguments, a JSON object. */

@@ -1,7 +1,10 @@
-// What the client asked of its servers that must outlive any one child process: the
-// logging level (logging/setLevel) and resource subscriptions (resources/subscribe). A
+// What one client session asked of its servers that must outlive any one child process:
+// the logging level (logging/setLevel) and resource subscriptions (resources/subscribe). A
 // change is fanned out to the children it concerns at once, and a child that starts later
-// (added, reloaded) is brought up to date before its tools are announced.
+// (added, reloaded) is brought up to date before its tools are announced. Several sessions
+// (HTTP) share the children: a child logs at the most verbose level any session asked for
+// (each session gets only what it asked for), holds a subscription while any session does,
+// and what a session held is given back when it ends.
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import {
   SetLevelRequestSchema,
@@ -20,7 +23,12 @@ export interface ClientSettingsOptions {
   registry: Registry;
   router: CatalogRouter;
   logger: Logger;
+  /** The settings of the other sessions that share the children. Default: none. */
+  peers?: () => readonly ClientSettings[];
 }
+
+/** Severity order of MCP's logging levels, least severe first. */
+const LEVELS: readonly LoggingLevel[] = ['debug', 'info', 'notice', 'warning', 'error', 'critical', 'alert', 'emergency'];
 
 export class ClientSettings {
   readonly #options: ClientSettingsOptions;
@@ -36,7 +44,7 @@ export class ClientSettings {
   install(server: Server): void {
     server.setRequestHandler(SetLevelRequestSchema, async (request) => {
       this.#level = request.params.level;
-      await Promise.all(this.#running().filter((c) => c.capabilities?.logging).map((c) => this.#applyLevel(c)));
+      await this.#applyLevelToAll();
       return {};
     });
     server.setRequestHandler(SubscribeRequestSchema, async (request, extra) => {
@@ -53,7 +61,8 @@ export class ClientSettings {
       try {
         const target = this.#options.router.resolveResource(this.#options.registry.snapshot, request.params.uri);
         this.#subscriptions.get(target.server)?.delete(target.uri);
-        if (target.connection.state.kind === 'running') {
+        // Another session still subscribed keeps the child's subscription.
+        if (target.connection.state.kind === 'running' && !this.#peers().some((p) => p.holds(target.server, target.uri))) {
           await target.connection.request('resources/unsubscribe', { uri: target.uri }, { signal: extra.signal });
         }
         return {};
@@ -63,10 +72,10 @@ export class ClientSettings {
     });
   }
 
-  /** Brings a newly started child up to date: the client's log level, and the subscriptions it had. */
+  /** Brings a newly started child up to date: the log level, and the subscriptions this session had. */
   async apply(server: string, connection: ChildConnection): Promise<void> {
     const capabilities = connection.capabilities;
-    if (this.#level !== undefined && capabilities?.logging) await this.#applyLevel(connection);
+    if (this.#level !== undefined && capabilities?.logging) await this.#applyLevel(connection, this.#sharedLevel()!);
     const uris = this.#subscriptions.get(server);
     if (uris && capabilities?.resources?.subscribe) {
       await Promise.all([...uris.keys()].map((uri) => connection.request('resources/subscribe', { uri })));
@@ -78,17 +87,71 @@ export class ClientSettings {
     return [...(this.#subscriptions.get(server)?.values() ?? [])];
   }
 
+  /** Whether this session is subscribed to `uri` (as the child knows it) of `server`. */
+  holds(server: string, uri: string): boolean {
+    return this.#subscriptions.get(server)?.has(uri) ?? false;
+  }
+
+  /** Whether this session wants a log message of this level (it gets all when it set none). */
+  wants(level: unknown): boolean {
+    if (this.#level === undefined) return true;
+    const rank = LEVELS.indexOf(level as LoggingLevel);
+    return rank === -1 || rank >= LEVELS.indexOf(this.#level);
+  }
+
+  get level(): LoggingLevel | undefined {
+    return this.#level;
+  }
+
   /** A server was removed: its subscriptions end with it. */
   forget(server: string): void {
     this.#subscriptions.delete(server);
   }
 
-  async #applyLevel(connection: ChildConnection): Promise<void> {
-    try {
-      await connection.request('logging/setLevel', { level: this.#level });
-    } catch (error) {
-      this.#options.logger.warn(`[${connection.name}] logging/setLevel ${this.#level} failed: ${messageOf(error)}`);
+  /**
+   * The session ended: subscriptions no other session holds are ended at the children, and
+   * children log at the level the remaining sessions asked for (MCP has no way to unset one).
+   */
+  release(): void {
+    const peers = this.#peers();
+    for (const [server, uris] of this.#subscriptions) {
+      const connection = this.#options.registry.snapshot.servers.get(server)?.connection;
+      if (!connection || connection.state.kind !== 'running') continue;
+      for (const uri of uris.keys()) {
+        if (peers.some((p) => p.holds(server, uri))) continue;
+        connection.request('resources/unsubscribe', { uri }).catch((error: unknown) => {
+          this.#options.logger.debug(() => `[${server}] resources/unsubscribe ${uri} after the session ended: ${messageOf(error)}`);
+        });
+      }
     }
+    this.#subscriptions.clear();
+    const before = this.#sharedLevel();
+    this.#level = undefined;
+    if (before !== undefined && this.#sharedLevel() !== undefined && this.#sharedLevel() !== before) void this.#applyLevelToAll();
+  }
+
+  /** The level children log at: the most verbose any session asked for. */
+  #sharedLevel(): LoggingLevel | undefined {
+    const levels = [this.#level, ...this.#peers().map((p) => p.level)].filter((l): l is LoggingLevel => l !== undefined);
+    return levels.length === 0 ? undefined : levels.reduce((a, b) => (LEVELS.indexOf(a) <= LEVELS.indexOf(b) ? a : b));
+  }
+
+  async #applyLevelToAll(): Promise<void> {
+    const level = this.#sharedLevel();
+    if (level === undefined) return;
+    await Promise.all(this.#running().filter((c) => c.capabilities?.logging).map((c) => this.#applyLevel(c, level)));
+  }
+
+  async #applyLevel(connection: ChildConnection, level: LoggingLevel): Promise<void> {
+    try {
+      await connection.request('logging/setLevel', { level });
+    } catch (error) {
+      this.#options.logger.warn(`[${connection.name}] logging/setLevel ${level} failed: ${messageOf(error)}`);
+    }
+  }
+
+  #peers(): readonly ClientSettings[] {
+    return (this.#options.peers?.() ?? []).filter((p) => p !== this);
   }
 
   #running(): ChildConnection[] {

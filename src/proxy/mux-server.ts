@@ -10,6 +10,7 @@ import {
   RootsListChangedNotificationSchema,
   type CallToolRequest,
   type CallToolResult,
+  type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import type { CallOptions } from '../child/child-connection.js';
@@ -84,6 +85,24 @@ const CallToolParams = z.looseObject({
   _meta: z.looseObject({ progressToken: z.union([z.string(), z.number()]).optional() }).optional(),
 });
 
+/**
+ * mcpmux's own tools and their listed definitions, per exposure mode. They hold no state
+ * (each call gets its session's context), so every session shares them: an HTTP server
+ * with many short sessions does not build their schemas again for each.
+ */
+const ownToolsByMode = new Map<ExposeMode, { tools: ReadonlyMap<string, ManagementTool>; definitions: Tool[] }>();
+
+function ownToolsOf(mode: ExposeMode): { tools: ReadonlyMap<string, ManagementTool>; definitions: Tool[] } {
+  let own = ownToolsByMode.get(mode);
+  if (!own) {
+    const tools = new Map([...createManagementTools(), ...(mode === 'code' ? createCodeModeTools().map((t) => [t.definition.name, t] as const) : [])]);
+    // Search and code mode list compact definitions: every listed token counts there.
+    const definitions = [...tools.values()].map((t) => (mode === 'all' ? t.definition : compactDefinition(t.definition)));
+    ownToolsByMode.set(mode, (own = { tools, definitions }));
+  }
+  return own;
+}
+
 export class MuxServer {
   readonly server: Server;
   readonly #options: MuxServerOptions;
@@ -132,21 +151,17 @@ export class MuxServer {
     this.#unsubscribe = options.registry.onChange((change) => {
       for (const kind of change.kinds) this.#notifiers.get(CAPABILITY_TABLE[kind].listChanged)?.changed();
     });
-    const settings = new ClientSettings({ registry: options.registry, router: options.router, logger: options.logger });
+    const settings = new ClientSettings({ registry: options.registry, router: options.router, logger: options.logger, peers: () => options.upstream.sessionSettings() });
     settings.install(this.server);
     this.#detach = options.upstream.attach({ server: this.server, registry: options.registry, settings });
     this.#results = new ResultStore({ maxBytes: options.maxResultBytes === 0 ? Number.MAX_SAFE_INTEGER : (options.maxResultBytes ?? 16_384) });
     const mode = options.expose ?? 'all';
     if (mode === 'code' && !options.code) throw new Error('--expose code needs a CodeMode');
-    this.#management = new Map([...createManagementTools(), ...(mode === 'code' ? createCodeModeTools().map((t) => [t.definition.name, t] as const) : [])]);
+    const own = ownToolsOf(mode);
+    this.#management = own.tools;
     // Search mode lists what search_tools activated; code mode lists no child tool at all.
     this.#pool = mode === 'search' ? new ActivationPool(options.activePoolSize ?? 15) : mode === 'code' ? new ActivationPool(0) : undefined;
-    this.#catalogs = new CatalogHandlers({
-      registry: options.registry,
-      router: options.router,
-      ownTools: [...this.#management.values()].map((t) => (this.#pool ? compactDefinition(t.definition) : t.definition)),
-      pool: this.#pool,
-    });
+    this.#catalogs = new CatalogHandlers({ registry: options.registry, router: options.router, ownTools: own.definitions, pool: this.#pool });
     this.#catalogs.install(this.server);
     this.server.setRequestHandler(ListToolsRequestSchema, () => this.#catalogs.list('tools'));
     this.server.setNotificationHandler(RootsListChangedNotificationSchema, () => this.#fanOutRootsChanged());

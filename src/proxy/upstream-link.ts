@@ -42,8 +42,16 @@ export class UpstreamLink implements ChildUpstream {
     this.#attached.push(attachment);
     return () => {
       const at = this.#attached.indexOf(attachment);
-      if (at !== -1) this.#attached.splice(at, 1);
+      if (at === -1) return;
+      this.#attached.splice(at, 1);
+      // What the session held at the children is given back (unless another session holds it too).
+      attachment.settings.release();
     };
+  }
+
+  /** The settings of every connected session, for sessions to see what the others hold. */
+  sessionSettings(): readonly ClientSettings[] {
+    return this.#attached.map((a) => a.settings);
   }
 
   /**
@@ -78,10 +86,13 @@ export class UpstreamLink implements ChildUpstream {
     const params = notification.params ?? {};
     let forwarded: JSONRPCRequestLike;
     if (notification.method === 'notifications/message') {
-      // The client's level was passed to every child, which filter their own messages.
+      // Children log at the most verbose level any session asked for; each session gets its own.
+      if (!attached.settings.wants(params['level'])) return;
       const logger = typeof params['logger'] === 'string' ? `${server}/${params['logger']}` : server;
       forwarded = { method: notification.method, params: { ...params, logger } };
     } else if (notification.method === 'notifications/resources/updated' && typeof params['uri'] === 'string') {
+      // Only sessions subscribed to the resource hear of it.
+      if (!attached.settings.holds(server, params['uri'])) return;
       forwarded = { method: notification.method, params: { ...params, uri: this.#router.exposedUri(attached.registry.snapshot, server, params['uri']) } };
     } else return;
     attached.server.notification(forwarded as Parameters<Server['notification']>[0]).catch((error: unknown) => {

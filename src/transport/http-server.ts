@@ -1,8 +1,9 @@
 // mcpmux for clients that connect by URL: streamable HTTP at /mcp. Each client gets its own
 // session (its own MCP server object, with the SDK's transport); all sessions share the one
 // registry, so a server added by one is there for all, and every session hears list_changed.
-// An optional bearer token guards every request; anything but loopback requires one.
-import { randomUUID, timingSafeEqual } from 'node:crypto';
+// Every request passes the guard (Host, Origin, bearer token) before anything else; sessions
+// are capped, and one left idle is closed with everything it held.
+import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server as HttpServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
@@ -10,6 +11,8 @@ import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import { messageOf } from '../errors.js';
 import type { Logger } from '../log.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { HttpGuard } from './http-guard.js';
+import { SessionTable } from './http-sessions.js';
 
 /** One client's session: what the HTTP server needs of an MCP server (MuxServer). */
 export interface HttpSession {
@@ -22,6 +25,13 @@ export interface HttpServeOptions {
   host: string;
   /** When set, every request must carry `Authorization: Bearer <token>`. */
   authToken?: string | undefined;
+  /** More Host names and browser origins to accept than loopback and the bound address. */
+  allowedHosts?: readonly string[];
+  allowedOrigins?: readonly string[];
+  /** A session with nothing in flight for this long is closed. Default 30 min; 0: never. */
+  sessionIdleTimeoutMs?: number;
+  /** Sessions open at once. Default 100. */
+  maxSessions?: number;
   createSession: () => HttpSession;
   logger: Logger;
   /** Largest request body, in bytes. Default 16 MiB. */
@@ -29,15 +39,40 @@ export interface HttpServeOptions {
 }
 
 export const MCP_PATH = '/mcp';
+const DEFAULT_IDLE_TIMEOUT_MS = 30 * 60_000;
+const DEFAULT_MAX_SESSIONS = 100;
+const DEFAULT_MAX_BODY_BYTES = 16 * 1024 * 1024;
+
+interface OpenSession {
+  transport: StreamableHTTPServerTransport;
+  session: HttpSession;
+}
 
 export class McpHttpServer {
   readonly #options: HttpServeOptions;
   readonly #http: HttpServer;
-  readonly #sessions = new Map<string, { transport: StreamableHTTPServerTransport; session: HttpSession }>();
+  readonly #guard: HttpGuard;
+  readonly #sessions: SessionTable<OpenSession>;
+  readonly #maxSessions: number;
 
   private constructor(options: HttpServeOptions, http: HttpServer) {
     this.#options = options;
     this.#http = http;
+    this.#guard = new HttpGuard({
+      bindHost: options.host,
+      authToken: options.authToken,
+      ...(options.allowedHosts && { allowedHosts: options.allowedHosts }),
+      ...(options.allowedOrigins && { allowedOrigins: options.allowedOrigins }),
+    });
+    this.#maxSessions = options.maxSessions ?? DEFAULT_MAX_SESSIONS;
+    this.#sessions = new SessionTable({
+      idleTimeoutMs: options.sessionIdleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS,
+      maxSessions: this.#maxSessions,
+      expire: (id, idleMs) => {
+        options.logger.info(`HTTP session ${id} expired after ${Math.round(idleMs / 1000)} s without a request`);
+        void this.#sessions.get(id)?.transport.close();
+      },
+    });
   }
 
   static async listen(options: HttpServeOptions): Promise<McpHttpServer> {
@@ -62,8 +97,7 @@ export class McpHttpServer {
   }
 
   async close(): Promise<void> {
-    const sessions = [...this.#sessions.values()];
-    this.#sessions.clear();
+    const sessions = this.#sessions.drain();
     await Promise.all(sessions.map(({ transport, session }) => transport.close().then(() => session.close())));
     this.#http.closeAllConnections();
     await new Promise((resolve) => this.#http.close(resolve));
@@ -71,79 +105,110 @@ export class McpHttpServer {
 
   async #handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     try {
+      const verdict = this.#guard.check(req.headers);
+      if (!verdict.ok) {
+        // Before anything else: a refused request reaches no handler and opens no session.
+        this.#options.logger.warn(`refused HTTP ${req.method} ${req.url} from ${req.socket.remoteAddress}: ${verdict.message}`);
+        return reply(res, verdict.status, verdict.message, verdict.headers);
+      }
       const path = new URL(req.url ?? '/', 'http://localhost').pathname;
       if (path !== MCP_PATH) return reply(res, 404, `not found; MCP is served at ${MCP_PATH}`);
-      if (!this.#authorized(req)) {
-        res.setHeader('WWW-Authenticate', 'Bearer');
-        return reply(res, 401, 'missing or wrong bearer token (Authorization: Bearer <token>)');
-      }
       const sessionId = req.headers['mcp-session-id'];
       const existing = typeof sessionId === 'string' ? this.#sessions.get(sessionId) : undefined;
       if (req.method === 'POST') {
-        const body = await readJson(req, this.#options.maxBodyBytes ?? 16 * 1024 * 1024);
-        if (existing) return await existing.transport.handleRequest(req, res, body);
-        if (sessionId !== undefined) return reply(res, 404, 'unknown session; initialize a new one');
+        const body = await readJson(req, this.#options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES);
+        if (existing) return await this.#serve(sessionId as string, existing, req, res, body);
+        if (sessionId !== undefined) return reply(res, 404, 'unknown session (it was closed or expired); initialize a new one');
         if (!isInitializeRequest(body)) return reply(res, 400, 'no session: the first request must be initialize');
         return await this.#newSession(req, res, body);
       }
       if (req.method === 'GET' || req.method === 'DELETE') {
         if (!existing) return reply(res, sessionId === undefined ? 400 : 404, 'a valid mcp-session-id header is required');
-        return await existing.transport.handleRequest(req, res);
+        return await this.#serve(sessionId as string, existing, req, res);
       }
       res.setHeader('Allow', 'GET, POST, DELETE');
       return reply(res, 405, `method ${req.method} is not allowed`);
     } catch (error) {
       this.#options.logger.warn(`HTTP ${req.method} ${req.url}: ${messageOf(error)}`);
-      if (!res.headersSent) reply(res, error instanceof BodyError ? 400 : 500, messageOf(error));
+      if (!res.headersSent) {
+        if (error instanceof BodyError) res.setHeader('Connection', 'close');
+        reply(res, error instanceof BodyError ? error.status : 500, messageOf(error));
+      }
     }
   }
 
-  async #newSession(req: IncomingMessage, res: ServerResponse, body: unknown): Promise<void> {
-    const session = this.#options.createSession();
-    const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
-      sessionIdGenerator: () => randomUUID(),
-      onsessioninitialized: (id) => {
-        this.#sessions.set(id, { transport, session });
-        this.#options.logger.info(`HTTP session ${id} opened (${this.#sessions.size} open)`);
-      },
-    });
-    transport.onclose = () => {
-      const id = transport.sessionId;
-      if (id !== undefined && this.#sessions.delete(id)) this.#options.logger.info(`HTTP session ${id} closed`);
-      void session.close();
-    };
-    await session.connect(transport);
+  /** A request of an open session; the session counts as busy until its response (or stream) closes. */
+  async #serve(id: string, { transport }: OpenSession, req: IncomingMessage, res: ServerResponse, body?: unknown): Promise<void> {
+    const done = this.#sessions.busy(id);
+    res.once('close', done);
     await transport.handleRequest(req, res, body);
   }
 
-  #authorized(req: IncomingMessage): boolean {
-    const token = this.#options.authToken;
-    if (token === undefined) return true;
-    const given = Buffer.from(req.headers.authorization ?? '');
-    const wanted = Buffer.from(`Bearer ${token}`);
-    return given.length === wanted.length && timingSafeEqual(given, wanted);
+  async #newSession(req: IncomingMessage, res: ServerResponse, body: unknown): Promise<void> {
+    if (!this.#sessions.reserve()) {
+      const message = `mcpmux has ${this.#maxSessions} HTTP sessions open, its limit (--max-sessions); end one (DELETE) or wait until an idle one expires`;
+      this.#options.logger.warn(`refused a new HTTP session from ${req.socket.remoteAddress}: ${message}`);
+      res.setHeader('Retry-After', '60');
+      return reply(res, 503, message);
+    }
+    const session = this.#options.createSession();
+    let opened = false;
+    const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
+      sessionIdGenerator: () => randomUUID(),
+      onsessioninitialized: (id) => {
+        opened = true;
+        this.#sessions.add(id, { transport, session });
+        this.#options.logger.info(`HTTP session ${id} opened (${this.#sessions.size} open)`);
+      },
+      // A DELETE ends the session at once; the SDK answers it but leaves closing to us.
+      onsessionclosed: () => void transport.close(),
+    });
+    transport.onclose = () => {
+      const id = transport.sessionId;
+      if (id !== undefined && this.#sessions.remove(id)) this.#options.logger.info(`HTTP session ${id} closed (${this.#sessions.size} open)`);
+      void session.close().catch((error: unknown) => this.#options.logger.debug(() => `closing HTTP session ${id}: ${messageOf(error)}`));
+    };
+    try {
+      await session.connect(transport);
+      await transport.handleRequest(req, res, body);
+    } finally {
+      // An initialize the SDK refused opened no session: nothing of it may stay behind.
+      if (!opened) {
+        this.#sessions.unreserve();
+        await transport.close();
+      }
+    }
   }
 }
 
-class BodyError extends Error {}
+class BodyError extends Error {
+  constructor(
+    message: string,
+    readonly status: 400 | 413,
+  ) {
+    super(message);
+  }
+}
 
 async function readJson(req: IncomingMessage, maxBytes: number): Promise<unknown> {
+  const tooLarge = () => new BodyError(`request body over ${maxBytes} bytes, the limit (--max-message-bytes)`, 413);
+  if (Number(req.headers['content-length'] ?? 0) > maxBytes) throw tooLarge();
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of req as AsyncIterable<Buffer>) {
     size += chunk.length;
-    if (size > maxBytes) throw new BodyError(`request body over ${maxBytes} bytes`);
+    if (size > maxBytes) throw tooLarge();
     chunks.push(chunk);
   }
   try {
     return JSON.parse(Buffer.concat(chunks).toString('utf8'));
   } catch (error) {
-    throw new BodyError(`request body is not JSON: ${messageOf(error)}`);
+    throw new BodyError(`request body is not JSON: ${messageOf(error)}`, 400);
   }
 }
 
 /** A JSON-RPC error body, which MCP clients know how to show. */
-function reply(res: ServerResponse, status: number, message: string): void {
-  res.writeHead(status, { 'content-type': 'application/json' });
+function reply(res: ServerResponse, status: number, message: string, headers: Record<string, string> = {}): void {
+  res.writeHead(status, { ...headers, 'content-type': 'application/json' });
   res.end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32000, message }, id: null }));
 }

@@ -1,22 +1,40 @@
 // Newline-delimited JSON-RPC, the framing of MCP's stdio transport, for both sides of
 // mcpmux (the client on our stdin/stdout, each child on its pipes). Reading frames bytes
-// in linear time, skips lines that are not JSON-RPC, and hands messages over in order;
-// writing coalesces the messages of one tick into one system call.
+// in linear time, skips lines that are not JSON-RPC, drops a line past the size bound
+// without holding more than the bound (an endless line costs no more memory than that),
+// and hands messages over in order; writing coalesces the messages of one tick into one
+// system call.
 import type { Writable } from 'node:stream';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { peekEnvelope, type EnvelopeHead } from './envelope-peek.js';
 
 export interface JsonLineReaderOptions {
   onMessage: (message: JSONRPCMessage) => void;
   /** A line that is not a JSON-RPC message (a stray log line, say). */
   onSkippedLine: (line: string) => void;
-  /** A line longer than maxMessageBytes was dropped. */
+  /** A line longer than maxMessageBytes is being dropped (bytes seen so far); once per line, as soon as it is known. */
   onOversize: (bytes: number) => void;
-  /** Largest message accepted, in bytes. Default 256 MiB. */
+  /**
+   * The dropped message's id became known, from its first bytes or (once the line ended)
+   * its last ones, so that whoever waits for it can be told: once per line at most.
+   */
+  onOversizeId?: (dropped: DroppedMessage) => void;
+  /** Largest message accepted, in bytes. Default 16 MiB. */
   maxMessageBytes?: number;
 }
 
+export interface DroppedMessage {
+  id: string | number;
+  /** A request (it has a method), or else a response. */
+  isRequest: boolean;
+}
+
 const NEWLINE = 0x0a;
-const DEFAULT_MAX_MESSAGE_BYTES = 256 * 1024 * 1024;
+export const DEFAULT_MAX_MESSAGE_BYTES = 16 * 1024 * 1024;
+/** How much of a dropped line's beginning is read for its id and method. */
+const HEAD_BYTES = 64 * 1024;
+/** How much of its end is kept: the SDK writes a response's id after its result. */
+const TAIL_BYTES = 1024;
 
 export class JsonLineReader {
   readonly #options: JsonLineReaderOptions;
@@ -24,6 +42,8 @@ export class JsonLineReader {
   /** The start of a line whose end has not arrived yet. */
   #pending: Buffer[] = [];
   #pendingBytes = 0;
+  /** The rest of an oversize line being skipped up to its newline, with what is known of it. */
+  #dropping: { head: EnvelopeHead; tail: Buffer } | undefined;
   /** Messages parsed but not yet handed over, in arrival order. */
   readonly #queue: JSONRPCMessage[] = [];
   #draining = false;
@@ -35,26 +55,32 @@ export class JsonLineReader {
 
   push(chunk: Buffer): void {
     let start = 0;
+    const dropping = this.#dropping;
+    if (dropping) {
+      const newline = chunk.indexOf(NEWLINE);
+      dropping.tail = lastBytes([dropping.tail, newline === -1 ? chunk : chunk.subarray(0, newline)], TAIL_BYTES);
+      if (newline === -1) return;
+      this.#finishDrop(dropping);
+      start = newline + 1;
+    }
     let newline = chunk.indexOf(NEWLINE, start);
     while (newline !== -1) {
       const piece = chunk.subarray(start, newline);
+      const size = this.#pendingBytes + piece.length;
+      if (size > this.#maxMessageBytes) this.#finishDrop(this.#startDrop([...this.#pending, piece], size));
       // Concatenating only once a line is complete keeps a large message linear in its size.
-      const line = this.#pending.length === 0 ? piece : Buffer.concat([...this.#pending, piece]);
-      this.#pending = [];
-      this.#pendingBytes = 0;
-      this.#onLine(line);
+      else this.#onLine(this.#pending.length === 0 ? piece : Buffer.concat([...this.#pending, piece]));
+      this.clear();
       start = newline + 1;
       newline = chunk.indexOf(NEWLINE, start);
     }
     if (start < chunk.length) {
       this.#pendingBytes += chunk.length - start;
-      if (this.#pendingBytes > this.#maxMessageBytes) {
-        const bytes = this.#pendingBytes;
-        this.clear();
-        this.#options.onOversize(bytes);
-        return;
-      }
       this.#pending.push(chunk.subarray(start));
+      if (this.#pendingBytes > this.#maxMessageBytes) {
+        this.#dropping = this.#startDrop(this.#pending, this.#pendingBytes);
+        this.clear();
+      }
     }
   }
 
@@ -62,6 +88,22 @@ export class JsonLineReader {
   clear(): void {
     this.#pending = [];
     this.#pendingBytes = 0;
+  }
+
+  /** A line passed the bound: report it, and its id if its beginning gives it. */
+  #startDrop(parts: readonly Buffer[], bytes: number): { head: EnvelopeHead; tail: Buffer } {
+    const head = peekEnvelope(firstBytes(parts, HEAD_BYTES).toString('utf8'));
+    this.#options.onOversize(bytes);
+    if (head.id !== undefined) this.#options.onOversizeId?.({ id: head.id, isRequest: head.hasMethod });
+    return { head, tail: lastBytes(parts, TAIL_BYTES) };
+  }
+
+  /** The dropped line ended: its id may be at its end. */
+  #finishDrop(drop: { head: EnvelopeHead; tail: Buffer }): void {
+    this.#dropping = undefined;
+    if (drop.head.id !== undefined) return;
+    const id = trailingId(drop.tail.toString('utf8'));
+    if (id !== undefined) this.#options.onOversizeId?.({ id, isRequest: drop.head.hasMethod });
   }
 
   #onLine(bytes: Buffer): void {
@@ -101,6 +143,70 @@ export class JsonLineReader {
     }
     this.#draining = false;
   }
+}
+
+function firstBytes(parts: readonly Buffer[], count: number): Buffer {
+  const taken: Buffer[] = [];
+  let size = 0;
+  for (const part of parts) {
+    if (size >= count) break;
+    taken.push(part.subarray(0, count - size));
+    size += taken.at(-1)!.length;
+  }
+  return Buffer.concat(taken);
+}
+
+function lastBytes(parts: readonly Buffer[], count: number): Buffer {
+  const taken: Buffer[] = [];
+  let size = 0;
+  for (let i = parts.length - 1; i >= 0 && size < count; i--) {
+    const part = parts[i]!;
+    taken.unshift(part.subarray(Math.max(0, part.length - (count - size))));
+    size += taken[0]!.length;
+  }
+  return Buffer.concat(taken);
+}
+
+/**
+ * A top-level "id" written last, as the SDK writes responses (`…,"jsonrpc":"2.0","id":7}`).
+ * Only one closing brace may follow it, so an id at the end of a nested object never matches.
+ */
+function trailingId(tail: string): string | number | undefined {
+  const match = /"id"\s*:\s*(-?\d+|"(?:[^"\\]|\\.)*")\s*\}\s*$/.exec(tail);
+  if (!match) return undefined;
+  return JSON.parse(match[1]!) as string | number;
+}
+
+/** JSON-RPC's code for a message that could not be parsed. */
+const PARSE_ERROR = -32700;
+
+export interface OversizeHandling {
+  limit: number;
+  /** Who sent it, for the log line ('the client', 'the server'). */
+  sender: string;
+  /** Sends a message back to the sender. */
+  reply: (message: JSONRPCMessage) => void;
+  /** Hands a message to our own side, as if it had arrived. */
+  deliver: (message: JSONRPCMessage) => void;
+  log?: ((why: string) => void) | undefined;
+}
+
+/**
+ * The reader options that make a dropped message nobody's wait: it is logged once; a
+ * request (an id and a method) is answered to its sender with a parse error, and a
+ * response (an id, no method) becomes an error response for our own pending request.
+ */
+export function oversizeHandlers(handling: OversizeHandling): Pick<JsonLineReaderOptions, 'onOversize' | 'onOversizeId' | 'maxMessageBytes'> {
+  const why = `a message of more than ${handling.limit} bytes from ${handling.sender} was dropped (the limit is --max-message-bytes)`;
+  return {
+    maxMessageBytes: handling.limit,
+    onOversize: () => handling.log?.(why),
+    onOversizeId: ({ id, isRequest }) => {
+      const error = { jsonrpc: '2.0' as const, id, error: { code: PARSE_ERROR, message: why } };
+      if (isRequest) handling.reply(error);
+      else handling.deliver(error);
+    },
+  };
 }
 
 /** A JSON-RPC 2.0 request, notification or response, judged by its envelope. */

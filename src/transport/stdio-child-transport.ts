@@ -4,12 +4,14 @@
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import type { ChildProcess } from '../child/child-process.js';
-import { JsonLineReader, JsonLineWriter } from './json-lines.js';
+import { DEFAULT_MAX_MESSAGE_BYTES, JsonLineReader, JsonLineWriter, oversizeHandlers } from './json-lines.js';
 
 export interface StdioChildTransportOptions {
   /** Called with each stdout line that is not a JSON-RPC message. */
   onSkippedLine?: (line: string) => void;
-  /** Largest message accepted, in bytes. Default 256 MiB. */
+  /** Called once for each message dropped for its size. */
+  onDropped?: (why: string) => void;
+  /** Largest message accepted, in bytes. Default 16 MiB. */
   maxMessageBytes?: number;
 }
 
@@ -29,8 +31,13 @@ export class StdioChildTransport implements Transport {
     this.#reader = new JsonLineReader({
       onMessage: (message) => this.onmessage?.(message),
       onSkippedLine: options.onSkippedLine ?? (() => {}),
-      onOversize: (bytes) => this.onerror?.(new Error(`a message of more than ${bytes} bytes from the child was dropped`)),
-      ...(options.maxMessageBytes !== undefined && { maxMessageBytes: options.maxMessageBytes }),
+      ...oversizeHandlers({
+        limit: options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES,
+        sender: 'the server',
+        reply: (message) => void this.send(message).catch(() => {}),
+        deliver: (message) => this.onmessage?.(message),
+        log: options.onDropped,
+      }),
     });
   }
 

@@ -5,13 +5,17 @@
 import type { Readable, Writable } from 'node:stream';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
-import { JsonLineReader, JsonLineWriter } from './json-lines.js';
+import { DEFAULT_MAX_MESSAGE_BYTES, JsonLineReader, JsonLineWriter, oversizeHandlers } from './json-lines.js';
 
 export interface StdioServerTransportOptions {
   stdin?: Readable;
   stdout?: Writable;
   /** Called with each line that is not a JSON-RPC message. */
   onSkippedLine?: (line: string) => void;
+  /** Called once for each message dropped for its size. */
+  onDropped?: (why: string) => void;
+  /** Largest message accepted, in bytes. Default 16 MiB. */
+  maxMessageBytes?: number;
 }
 
 export class StdioServerTransport implements Transport {
@@ -34,7 +38,13 @@ export class StdioServerTransport implements Transport {
     this.#reader = new JsonLineReader({
       onMessage: (message) => this.onmessage?.(message),
       onSkippedLine: options.onSkippedLine ?? (() => {}),
-      onOversize: (bytes) => this.onerror?.(new Error(`a message of more than ${bytes} bytes from the client was dropped`)),
+      ...oversizeHandlers({
+        limit: options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES,
+        sender: 'the client',
+        reply: (message) => void this.send(message).catch(() => {}),
+        deliver: (message) => this.onmessage?.(message),
+        log: options.onDropped,
+      }),
     });
   }
 

@@ -68,13 +68,23 @@ t.test('the inspect and call subcommands', async (t) => {
   t.throws(() => parseCli(['inspect', 'stray'], {}), /Unexpected argument 'stray'/);
 });
 
-t.test('--http, --host and --auth-token', async (t) => {
-  t.same(parseCli(['--http', '8080'], {}).http, { port: 8080, host: '127.0.0.1' });
-  t.same(parseCli(['--http', '0', '--host', '::1', '--auth-token', 't'], {}).http, { port: 0, host: '::1', authToken: 't' });
-  t.same(parseCli(['--http', '1', '--host', '0.0.0.0'], { MCPMUX_AUTH_TOKEN: 'env-token' }).http, { port: 1, host: '0.0.0.0', authToken: 'env-token' });
+t.test('--http, --host, --auth-token and the front door', async (t) => {
+  const defaults = { allowedHosts: [], allowedOrigins: [], sessionIdleTimeoutMs: 1_800_000, maxSessions: 100 };
+  t.same(parseCli(['--http', '8080'], {}).http, { port: 8080, host: '127.0.0.1', ...defaults });
+  t.same(parseCli(['--http', '0', '--host', '::1', '--auth-token', 't'], {}).http, { port: 0, host: '::1', authToken: 't', ...defaults });
+  t.same(parseCli(['--http', '1', '--host', '0.0.0.0'], { MCPMUX_AUTH_TOKEN: 'env-token' }).http, { port: 1, host: '0.0.0.0', authToken: 'env-token', ...defaults });
   t.throws(() => parseCli(['--http', '1', '--host', '0.0.0.0'], {}), /refusing to serve on 0\.0\.0\.0 without --auth-token/);
   t.throws(() => parseCli(['--http', 'web'], {}), /--http must be a port number/);
-  t.throws(() => parseCli(['--host', '127.0.0.1'], {}), /--host and --auth-token go with --http PORT/);
+  t.throws(() => parseCli(['--host', '127.0.0.1'], {}), /^--host goes with --http PORT$/);
+  t.throws(() => parseCli(['--max-sessions', '3', '--allowed-host', 'x'], {}), /^--allowed-host, --max-sessions go with --http PORT$/);
+  t.match(
+    parseCli(['--http', '1', '--allowed-host', 'mux.example.com', '--allowed-host', 'proxy:8443', '--allowed-origin', 'https://app.example.com', '--session-idle-timeout', '90', '--max-sessions', '7'], {}).http,
+    { allowedHosts: ['mux.example.com', 'proxy:8443'], allowedOrigins: ['https://app.example.com'], sessionIdleTimeoutMs: 90_000, maxSessions: 7 },
+  );
+  t.equal(parseCli(['--http', '1', '--session-idle-timeout', '0'], {}).http?.sessionIdleTimeoutMs, 0, '0: never');
+  t.throws(() => parseCli(['--http', '1', '--max-sessions', '0'], {}), /--max-sessions must be at least 1/);
+  t.throws(() => parseCli(['--http', '1', '--session-idle-timeout', 'soon'], {}), /--session-idle-timeout must be a number of seconds/);
+  t.throws(() => parseCli(['--http', '1', '--allowed-origin', 'http://'], {}), /--allowed-origin takes a host name \(app\.example\.com\) or an origin/);
   t.throws(() => parseCli(['inspect', '--http', '1'], {}), /--http goes with serving, not with inspect/);
 });
 
@@ -91,6 +101,12 @@ t.test('--code-memory and --code-max-calls', async (t) => {
   t.match(parseCli(['--expose', 'code', '--code-memory', '64', '--code-max-calls', '10'], {}), { codeMemoryMb: 64, codeMaxToolCalls: 10 });
   t.throws(() => parseCli(['--code-memory', '4'], {}), /--code-memory must be at least 8 \(MB\)/);
   t.throws(() => parseCli(['--code-max-calls', 'many'], {}), /--code-max-calls must be a whole number/);
+});
+
+t.test('--max-message-bytes', async (t) => {
+  t.equal(parseCli([], {}).maxMessageBytes, 16 * 1024 * 1024);
+  t.equal(parseCli(['--max-message-bytes', '65536'], {}).maxMessageBytes, 65_536);
+  t.throws(() => parseCli(['--max-message-bytes', '10'], {}), /--max-message-bytes must be at least 4096/);
 });
 
 t.test('--max-result-bytes', async (t) => {

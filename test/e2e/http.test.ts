@@ -7,16 +7,14 @@ import { ToolListChangedNotificationSchema, type CallToolResult } from '@modelco
 import t from 'tap';
 import { ChildProcess } from '../../src/child/child-process.js';
 import { DIST_MAIN, fixture } from '../helpers/fixtures.js';
-import { LEAK_TAG_VAR, assertNoLeaks, killTaggedProcesses, taggedEnv, waitFor } from '../helpers/processes.js';
+import { startMcpmuxHttp } from '../helpers/mcpmux-process.js';
+import { assertNoLeaks, killTaggedProcesses, taggedEnv, waitFor } from '../helpers/processes.js';
 
 t.teardown(() => killTaggedProcesses());
 
 async function serveHttp(args: string[]): Promise<{ proc: ChildProcess; url: string; stderr: () => string }> {
-  const proc = await ChildProcess.spawn({ command: process.execPath, args: [DIST_MAIN, '--http', '0', '--pass-env', LEAK_TAG_VAR, ...args], env: taggedEnv() });
-  let stderr = '';
-  proc.stderr.on('data', (d) => (stderr += d));
-  if (!(await waitFor(() => /serving MCP over HTTP at (\S+)/.test(stderr), 15_000))) throw new Error(`mcpmux --http did not start: ${stderr}`);
-  return { proc, url: /serving MCP over HTTP at (\S+)/.exec(stderr)![1]!, stderr: () => stderr };
+  const served = await startMcpmuxHttp(args);
+  return { proc: served.process, url: served.url, stderr: served.stderr };
 }
 
 async function connect(url: string, headers: Record<string, string> = {}) {

@@ -27,7 +27,8 @@ export type FixtureName =
   | 'build-tools'
   | 'big-result'
   | 'partial-catalog'
-  | 'catalog-replay';
+  | 'catalog-replay'
+  | 'tracks-subscriptions';
 
 export const fixturePath = (name: FixtureName): string => join(ROOT, 'testservers', `${name}.js`);
 

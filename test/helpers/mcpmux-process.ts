@@ -5,7 +5,7 @@ import { ToolListChangedNotificationSchema, type CallToolResult, type ClientCapa
 import { ChildProcess } from '../../src/child/child-process.js';
 import { StdioChildTransport } from '../../src/transport/stdio-child-transport.js';
 import { DIST_MAIN } from './fixtures.js';
-import { LEAK_TAG_VAR, taggedEnv } from './processes.js';
+import { LEAK_TAG_VAR, taggedEnv, waitFor } from './processes.js';
 
 export interface Session {
   client: Client;
@@ -54,3 +54,25 @@ export async function startMcpmux(args: string[] = [], clientSide?: { capabiliti
 
 export const text = (r: CallToolResult) => r.content.map((c) => (c.type === 'text' ? c.text : '')).join('');
 export const serverStatus = async (s: Session, name: string) => ((await s.json('list_servers')).servers as any[]).find((x) => x.name === name);
+
+export interface HttpMcpmux {
+  process: ChildProcess;
+  /** The URL mcpmux serves MCP at (http://127.0.0.1:PORT/mcp). */
+  url: string;
+  stderr: () => string;
+}
+
+/**
+ * The built mcpmux serving `--http 0` (any free port), once it says where. `bare` runs it
+ * without the test runner's NODE_OPTIONS (its loaders and coverage hooks, ~70 MB of RSS), as a user's would be.
+ */
+export async function startMcpmuxHttp(args: string[] = [], { bare = false } = {}): Promise<HttpMcpmux> {
+  const argv = [process.execPath, DIST_MAIN, '--http', '0', '--pass-env', LEAK_TAG_VAR, ...args];
+  // The runner puts its hooks into every child's NODE_OPTIONS at spawn; env(1) takes them out again (and execs node: same pid).
+  const [command, ...rest] = bare ? ['/usr/bin/env', '-u', 'NODE_OPTIONS', ...argv] : argv;
+  const proc = await ChildProcess.spawn({ command: command!, args: rest, env: taggedEnv() });
+  let stderr = '';
+  proc.stderr.on('data', (d) => (stderr += d));
+  if (!(await waitFor(() => /serving MCP over HTTP at (\S+)/.test(stderr), 15_000))) throw new Error(`mcpmux --http did not start: ${stderr}`);
+  return { process: proc, url: /serving MCP over HTTP at (\S+)/.exec(stderr)![1]!, stderr: () => stderr };
+}

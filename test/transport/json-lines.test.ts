@@ -2,20 +2,23 @@
 import { PassThrough, Writable } from 'node:stream';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import t from 'tap';
-import { JsonLineReader, JsonLineWriter, isJsonRpcMessage, reuseSerialization } from '../../src/transport/json-lines.js';
+import { JsonLineReader, JsonLineWriter, isJsonRpcMessage, reuseSerialization, type DroppedMessage } from '../../src/transport/json-lines.js';
+import { peekEnvelope } from '../../src/transport/envelope-peek.js';
 import { StdioServerTransport } from '../../src/transport/stdio-server-transport.js';
 
 function collectingReader(maxMessageBytes?: number) {
   const messages: JSONRPCMessage[] = [];
   const skipped: string[] = [];
   const oversize: number[] = [];
+  const ids: DroppedMessage[] = [];
   const reader = new JsonLineReader({
     onMessage: (m) => messages.push(m),
     onSkippedLine: (l) => skipped.push(l),
     onOversize: (b) => oversize.push(b),
+    onOversizeId: (d) => ids.push(d),
     ...(maxMessageBytes !== undefined && { maxMessageBytes }),
   });
-  return { reader, messages, skipped, oversize };
+  return { reader, messages, skipped, oversize, ids };
 }
 
 const settle = () => new Promise((resolve) => setImmediate(resolve));
@@ -43,15 +46,83 @@ t.test('lines that are not JSON-RPC are skipped and reported; blank lines are ig
   t.same(skipped, ['Server started on stdio', '{"not":"jsonrpc"}', '[1,2]', '{"jsonrpc":"1.0","id":1}']);
 });
 
-t.test('an oversize line is dropped and reported; the next line is read normally', async (t) => {
-  const { reader, messages, oversize } = collectingReader(64);
+t.test('an oversize line is dropped and reported once, as soon as it passes the bound; its rest is skipped, the next line read', async (t) => {
+  const { reader, messages, skipped, oversize, ids } = collectingReader(64);
   reader.push(Buffer.from('{"jsonrpc":"2.0","id":1,"result":{"big":"' + 'x'.repeat(40)));
   reader.push(Buffer.from('x'.repeat(40)));
-  t.equal(oversize.length, 1);
+  t.equal(oversize.length, 1, 'reported');
+  t.same(ids, [{ id: 1, isRequest: false }], 'with the id its beginning gives');
+  reader.push(Buffer.from('x'.repeat(1000)));
   reader.push(Buffer.from('"}}\n{"jsonrpc":"2.0","id":2,"result":{}}\n'));
   await settle();
-  // The tail of the dropped line is not JSON on its own and is skipped; message 2 gets through.
+  t.equal(oversize.length, 1, 'once per line');
   t.same(messages, [{ jsonrpc: '2.0', id: 2, result: {} }]);
+  t.same(skipped, [], 'the tail of the dropped line is not read as a line of its own');
+});
+
+t.test('a whole oversize line in one chunk is dropped too', async (t) => {
+  const { reader, messages, oversize, ids } = collectingReader(64);
+  reader.push(Buffer.from(`{"jsonrpc":"2.0","id":"a","method":"tools/call","params":{"x":"${'y'.repeat(100)}"}}\n{"jsonrpc":"2.0","id":3,"result":{}}\n`));
+  await settle();
+  t.equal(oversize.length, 1);
+  t.same(ids, [{ id: 'a', isRequest: true }]);
+  t.same(messages, [{ jsonrpc: '2.0', id: 3, result: {} }]);
+});
+
+t.test("a response whose id comes after its result (as the SDK writes them) is identified when its line ends", async (t) => {
+  const { reader, oversize, ids } = collectingReader(64);
+  reader.push(Buffer.from(`{"result":{"content":[{"type":"text","text":"${'z'.repeat(200)}`));
+  reader.push(Buffer.from('z'.repeat(200)));
+  t.equal(oversize.length, 1);
+  t.same(ids, [], 'not yet known');
+  reader.push(Buffer.from('"}],"meta":{"id":4}},"jsonrpc":"2.0","id":17}\n'));
+  t.same(ids, [{ id: 17, isRequest: false }], 'the top-level id at its end, not the nested one');
+  reader.push(Buffer.from(`{"result":{"a":"${'q'.repeat(100)}","b":{"id":9}}}\n`));
+  t.same(ids, [{ id: 17, isRequest: false }], 'an id at the end of a nested object is not taken');
+});
+
+t.test('an endless line costs no more than the bound', async (t) => {
+  const { reader, oversize, ids } = collectingReader(1024 * 1024);
+  const zeros = Buffer.alloc(64 * 1024);
+  const before = process.memoryUsage().arrayBuffers;
+  for (let i = 0; i < 2000; i++) reader.push(zeros); // 128 MB of zero bytes, no newline
+  t.same(oversize, [1024 * 1024 + 64 * 1024], 'once, when it passed the bound');
+  t.same(ids, []);
+  t.ok(process.memoryUsage().arrayBuffers - before < 16 * 1024 * 1024, 'nothing of it is kept');
+});
+
+t.test("peekEnvelope finds the top-level id and method in a message's beginning, never a nested one", async (t) => {
+  t.same(peekEnvelope('{"jsonrpc":"2.0","id":42,"method":"tools/call","params":{"arguments":{"id":7'), { hasMethod: true, id: 42 });
+  t.same(peekEnvelope('{"method":"x","params":{"id":7,"method":"y"},"id":"req-\\"1\\""'), { hasMethod: true, id: 'req-"1"' });
+  t.same(peekEnvelope('{"jsonrpc":"2.0","result":{"id":9,"content":[{"text":"'), { hasMethod: false });
+  t.same(peekEnvelope('{"jsonrpc":"2.0","id":-3.5e2,"result":'), { hasMethod: false, id: -350 });
+  t.same(peekEnvelope('{"params":{"s":"}{\\"id\\":1"},"id":null,"method":"m"}'), { hasMethod: true });
+  t.same(peekEnvelope('\u0000\u0000\u0000'), { hasMethod: false });
+  t.same(peekEnvelope('{"id":1'), { hasMethod: false }, 'a number cut off is not taken');
+});
+
+t.test('the stdio transport answers an oversize request with a parse error and keeps serving', async (t) => {
+  const stdin = new PassThrough();
+  const stdout = new PassThrough();
+  const dropped: string[] = [];
+  const transport = new StdioServerTransport({ stdin, stdout, maxMessageBytes: 4096, onDropped: (why) => dropped.push(why) });
+  const received: JSONRPCMessage[] = [];
+  transport.onmessage = (m) => received.push(m);
+  await transport.start();
+  let out = '';
+  stdout.on('data', (d) => (out += d));
+  stdin.write(`{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"x","arguments":{"s":"${'z'.repeat(10_000)}"}}}\n`);
+  stdin.write(`{"jsonrpc":"2.0","id":9,"result":{"big":"${'z'.repeat(10_000)}"}}\n`);
+  stdin.write('{"jsonrpc":"2.0","id":6,"method":"ping"}\n');
+  await settle();
+  await settle();
+  t.same(JSON.parse(out.trim()), { jsonrpc: '2.0', id: 5, error: { code: -32700, message: 'a message of more than 4096 bytes from the client was dropped (the limit is --max-message-bytes)' } });
+  t.same(received, [
+    { jsonrpc: '2.0', id: 9, error: { code: -32700, message: 'a message of more than 4096 bytes from the client was dropped (the limit is --max-message-bytes)' } },
+    { jsonrpc: '2.0', id: 6, method: 'ping' },
+  ], 'an oversize response fails our own request; the next message arrives');
+  t.match(dropped, [/request 5 answered with a parse error$/, /it answered request 9, which fails$/]);
+  await transport.close();
 });
 
 t.test('messages reach the consumer one microtask apart, in order', async (t) => {
