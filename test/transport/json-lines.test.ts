@@ -121,7 +121,7 @@ t.test('the stdio transport answers an oversize request with a parse error and k
     { jsonrpc: '2.0', id: 9, error: { code: -32700, message: 'a message of more than 4096 bytes from the client was dropped (the limit is --max-message-bytes)' } },
     { jsonrpc: '2.0', id: 6, method: 'ping' },
   ], 'an oversize response fails our own request; the next message arrives');
-  t.match(dropped, [/request 5 answered with a parse error$/, /it answered request 9, which fails$/]);
+  t.same(dropped, Array(2).fill('a message of more than 4096 bytes from the client was dropped (the limit is --max-message-bytes)'), 'one log line each');
   await transport.close();
 });
 
