@@ -1,7 +1,9 @@
 // The HTTP front door of the built mcpmux: a foreign Host or Origin (DNS rebinding) never
 // reaches a handler; the bearer token; idle sessions end and give back what they held; the
 // session cap; bodies past --max-message-bytes; and 1,000 abandoned sessions leave no memory.
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { request, type IncomingHttpHeaders } from 'node:http';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -170,6 +172,20 @@ t.test('a session that ends gives back its subscriptions; children log at the le
   await keeper.unsubscribeResource({ uri: 'memo://note' });
   t.same((await state()).subscribed, [], 'the last one out ends it at the child');
   await keeper.close();
+  await stop(t, served);
+});
+
+t.test("an expired session's spilled results are deleted with it", async (t) => {
+  const tmp = mkdtempSync(join(tmpdir(), 'mcpmux-spill-'));
+  t.teardown(() => rmSync(tmp, { recursive: true, force: true }));
+  const served = await startMcpmuxHttp(['--session-idle-timeout', '1', '--max-result-bytes', '1024'], { env: { TMPDIR: tmp } });
+  const id = await openSession(served.url);
+  t.equal((await post(served.url, callTool('add_server', { name: 'big', ...fixture('big-result') }), inSession(id))).status, 200);
+  const spilled = await post(served.url, callTool('big__lines', { bytes: 50_000 }, 3), inSession(id));
+  t.match(spilled.text, /read_result/, 'the result was cut and kept');
+  t.equal(readdirSync(tmp).filter((name) => name.startsWith('mcpmux-results-')).length, 1, 'kept in a private directory');
+  t.ok(await waitFor(() => served.stderr().includes(`HTTP session ${id} expired`), 10_000));
+  t.ok(await waitFor(() => readdirSync(tmp).filter((name) => name.startsWith('mcpmux-results-')).length === 0), 'gone with the session');
   await stop(t, served);
 });
 

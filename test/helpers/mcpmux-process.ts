@@ -66,11 +66,11 @@ export interface HttpMcpmux {
  * The built mcpmux serving `--http 0` (any free port), once it says where. `bare` runs it
  * without the test runner's NODE_OPTIONS (its loaders and coverage hooks, ~70 MB of RSS), as a user's would be.
  */
-export async function startMcpmuxHttp(args: string[] = [], { bare = false } = {}): Promise<HttpMcpmux> {
+export async function startMcpmuxHttp(args: string[] = [], { bare = false, env = {} as Record<string, string> } = {}): Promise<HttpMcpmux> {
   const argv = [process.execPath, DIST_MAIN, '--http', '0', '--pass-env', LEAK_TAG_VAR, ...args];
   // The runner puts its hooks into every child's NODE_OPTIONS at spawn; env(1) takes them out again (and execs node: same pid).
   const [command, ...rest] = bare ? ['/usr/bin/env', '-u', 'NODE_OPTIONS', ...argv] : argv;
-  const proc = await ChildProcess.spawn({ command: command!, args: rest, env: taggedEnv() });
+  const proc = await ChildProcess.spawn({ command: command!, args: rest, env: taggedEnv(env) });
   let stderr = '';
   proc.stderr.on('data', (d) => (stderr += d));
   if (!(await waitFor(() => /serving MCP over HTTP at (\S+)/.test(stderr), 15_000))) throw new Error(`mcpmux --http did not start: ${stderr}`);
