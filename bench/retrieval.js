@@ -22,7 +22,8 @@ const DEPTH = 50;
 /** @type {Map<string, {name: string, server: string, tool: any}>} */
 const tools = new Map();
 for (const { server, tools: list } of catalog.servers) {
-  for (const tool of list) tools.set(`${server}__${tool.name}`, { name: `${server}__${tool.name}`, server, tool });
+  for (const tool of list)
+    tools.set(`${server}__${tool.name}`, { name: `${server}__${tool.name}`, server, tool });
 }
 
 /** mcpmux's ranker, exactly as search_tools uses it. */
@@ -31,21 +32,35 @@ mcpmux.update(tools);
 
 /** The baseline: MiniSearch's BM25 over the raw name and the description, with its default tokenizer and nothing else. */
 const plain = new MiniSearch({ fields: ['name', 'description'], searchOptions: { combineWith: 'OR' } });
-plain.addAll([...tools.values()].map(({ name, tool }) => ({ id: name, name: name, description: tool.description ?? '' })));
+plain.addAll(
+  [...tools.values()].map(({ name, tool }) => ({
+    id: name,
+    name: name,
+    description: tool.description ?? '',
+  })),
+);
 
 const rankers = {
   mcpmux: (/** @type {string} */ q) => mcpmux.rank(q, { limit: DEPTH }).map((r) => r.name),
-  plain_bm25: (/** @type {string} */ q) => plain.search(q).slice(0, DEPTH).map((r) => String(r.id)),
+  plain_bm25: (/** @type {string} */ q) =>
+    plain
+      .search(q)
+      .slice(0, DEPTH)
+      .map((r) => String(r.id)),
 };
 
 /** Hit@1, Recall@5, Recall@10 and MRR of one ranker over some queries. */
 function evaluate(/** @type {(q: string) => string[]} */ rank, /** @type {typeof queries} */ set) {
-  let hit1 = 0, recall5 = 0, recall10 = 0, mrr = 0;
+  let hit1 = 0,
+    recall5 = 0,
+    recall10 = 0,
+    mrr = 0;
   /** @type {string[]} */
   const missedAt10 = [];
   for (const { query, relevant } of set) {
     const ranked = rank(query);
-    const found = (/** @type {number} */ k) => relevant.filter((name) => ranked.slice(0, k).includes(name)).length / relevant.length;
+    const found = (/** @type {number} */ k) =>
+      relevant.filter((name) => ranked.slice(0, k).includes(name)).length / relevant.length;
     const first = ranked.findIndex((name) => relevant.includes(name));
     if (first === 0) hit1++;
     if (first >= 0) mrr += 1 / (first + 1);
@@ -54,16 +69,29 @@ function evaluate(/** @type {(q: string) => string[]} */ rank, /** @type {typeof
     if (first < 0 || first >= 10) missedAt10.push(query);
   }
   const mean = (/** @type {number} */ x) => Math.round((1000 * x) / set.length) / 1000;
-  return { queries: set.length, hit_at_1: mean(hit1), recall_at_5: mean(recall5), recall_at_10: mean(recall10), mrr: mean(mrr), none_in_top_10: missedAt10 };
+  return {
+    queries: set.length,
+    hit_at_1: mean(hit1),
+    recall_at_5: mean(recall5),
+    recall_at_10: mean(recall10),
+    mrr: mean(mrr),
+    none_in_top_10: missedAt10,
+  };
 }
 
-const halves = { tuning: queries.filter((q) => q.split === 'tuning'), held_out: queries.filter((q) => q.split === 'held_out'), all: queries };
+const halves = {
+  tuning: queries.filter((q) => q.split === 'tuning'),
+  held_out: queries.filter((q) => q.split === 'held_out'),
+  all: queries,
+};
 const results = /** @type {Record<string, any>} */ ({
   date: new Date().toISOString(),
   catalog: { servers: catalog.servers.length, tools: tools.size },
 });
 for (const [half, set] of Object.entries(halves)) {
-  results[half] = Object.fromEntries(Object.entries(rankers).map(([name, rank]) => [name, evaluate(rank, set)]));
+  results[half] = Object.fromEntries(
+    Object.entries(rankers).map(([name, rank]) => [name, evaluate(rank, set)]),
+  );
 }
 
 mkdirSync(join(root, 'bench/results'), { recursive: true });
@@ -72,5 +100,8 @@ const row = (/** @type {string} */ half, /** @type {string} */ name) => {
   const r = results[half][name];
   return `${half.padEnd(9)} ${name.padEnd(11)} n=${String(r.queries).padEnd(4)} Hit@1 ${r.hit_at_1.toFixed(3)}  R@5 ${r.recall_at_5.toFixed(3)}  R@10 ${r.recall_at_10.toFixed(3)}  MRR ${r.mrr.toFixed(3)}`;
 };
-process.stdout.write(`${tools.size} tools from ${catalog.servers.length} servers, ${queries.length} queries\n`);
-for (const half of Object.keys(halves)) for (const name of Object.keys(rankers)) process.stdout.write(row(half, name) + '\n');
+process.stdout.write(
+  `${tools.size} tools from ${catalog.servers.length} servers, ${queries.length} queries\n`,
+);
+for (const half of Object.keys(halves))
+  for (const name of Object.keys(rankers)) process.stdout.write(row(half, name) + '\n');

@@ -15,7 +15,10 @@ import { StdioClientTransport, getDefaultEnvironment } from '@modelcontextprotoc
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const require = createRequire(import.meta.url);
-const everything = join(dirname(require.resolve('@modelcontextprotocol/server-everything/package.json')), 'dist/index.js');
+const everything = join(
+  dirname(require.resolve('@modelcontextprotocol/server-everything/package.json')),
+  'dist/index.js',
+);
 const manyTools = join(root, 'testservers/many-tools.js');
 const mcpmux = join(root, 'dist/main.js');
 const byteRelay = join(root, 'bench/byte-relay.js');
@@ -25,7 +28,12 @@ const CALLS_PER_ROUND = Number(process.env.BENCH_CALLS ?? 200);
 /** @param {string[]} args @param {Record<string, string>} [env] */
 async function connect(args, env) {
   const client = new Client({ name: 'bench', version: '1.0.0' });
-  const transport = new StdioClientTransport({ command: process.execPath, args, stderr: 'ignore', ...(env && { env: { ...getDefaultEnvironment(), ...env } }) });
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args,
+    stderr: 'ignore',
+    ...(env && { env: { ...getDefaultEnvironment(), ...env } }),
+  });
   await client.connect(transport);
   return { client, transport };
 }
@@ -52,7 +60,9 @@ async function sequential(client, tool, /** @type {number} */ n) {
 /** @param {Client} client @param {string} tool */
 async function burst(client, tool, /** @type {number} */ n) {
   const t0 = process.hrtime.bigint();
-  await Promise.all(Array.from({ length: n }, (_, i) => client.callTool({ name: tool, arguments: { message: `b${i}` } })));
+  await Promise.all(
+    Array.from({ length: n }, (_, i) => client.callTool({ name: tool, arguments: { message: `b${i}` } })),
+  );
   return ms(process.hrtime.bigint() - t0);
 }
 
@@ -107,16 +117,30 @@ function rssMb(pid) {
 }
 
 /** @type {Record<string, unknown>} */
-const results = { date: new Date().toISOString(), node: process.version, rounds: ROUNDS, calls_per_round: CALLS_PER_ROUND };
+const results = {
+  date: new Date().toISOString(),
+  node: process.version,
+  rounds: ROUNDS,
+  calls_per_round: CALLS_PER_ROUND,
+};
 
 // 1. Latency and burst: direct, relayed and proxied, in alternating rounds so all three see the same machine load.
 {
   const direct = await connect([everything, 'stdio']);
   const relayed = await connect([byteRelay, 'everything__', process.execPath, everything, 'stdio']);
   const proxied = await connect([mcpmux, '--log-level', 'error']);
-  await proxied.client.callTool({ name: 'add_server', arguments: { name: 'everything', command: process.execPath, args: [everything, 'stdio'] } });
+  await proxied.client.callTool({
+    name: 'add_server',
+    arguments: { name: 'everything', command: process.execPath, args: [everything, 'stdio'] },
+  });
   const paths = [
-    { name: 'direct', client: direct.client, tool: 'echo', calls: /** @type {number[]} */ ([]), bursts: /** @type {number[]} */ ([]) },
+    {
+      name: 'direct',
+      client: direct.client,
+      tool: 'echo',
+      calls: /** @type {number[]} */ ([]),
+      bursts: /** @type {number[]} */ ([]),
+    },
     { name: 'relay', client: relayed.client, tool: 'everything__echo', calls: [], bursts: [] },
     { name: 'mcpmux', client: proxied.client, tool: 'everything__echo', calls: [], bursts: [] },
   ];
@@ -126,7 +150,11 @@ const results = { date: new Date().toISOString(), node: process.version, rounds:
     for (const p of paths) p.calls.push(...(await sequential(p.client, p.tool, CALLS_PER_ROUND)));
     for (const p of paths) p.bursts.push(await burst(p.client, p.tool, 200));
   }
-  const [d, relay, mux] = paths.map((p) => ({ median: quantile(p.calls, 0.5), p99: quantile(p.calls, 0.99), burst: quantile(p.bursts, 0.5) }));
+  const [d, relay, mux] = paths.map((p) => ({
+    median: quantile(p.calls, 0.5),
+    p99: quantile(p.calls, 0.99),
+    burst: quantile(p.bursts, 0.5),
+  }));
   if (!d || !relay || !mux) throw new Error('unreachable');
   results.latency = {
     direct_median_ms: round(d.median),
@@ -149,7 +177,8 @@ const results = { date: new Date().toISOString(), node: process.version, rounds:
   await direct.client.close();
 
   // 2. add_server (spawn, initialize, tools/list) against a direct connect of the same server.
-  const adds = [], connects = [];
+  const adds = [],
+    connects = [];
   for (let r = 0; r < ROUNDS * 2; r++) {
     let t0 = process.hrtime.bigint();
     const c = await connect([everything, 'stdio']);
@@ -157,7 +186,10 @@ const results = { date: new Date().toISOString(), node: process.version, rounds:
     connects.push(ms(process.hrtime.bigint() - t0));
     await c.client.close();
     t0 = process.hrtime.bigint();
-    await proxied.client.callTool({ name: 'add_server', arguments: { name: `ev${r}`, command: process.execPath, args: [everything, 'stdio'] } });
+    await proxied.client.callTool({
+      name: 'add_server',
+      arguments: { name: `ev${r}`, command: process.execPath, args: [everything, 'stdio'] },
+    });
     adds.push(ms(process.hrtime.bigint() - t0));
     await proxied.client.callTool({ name: 'remove_server', arguments: { name: `ev${r}` } });
   }
@@ -178,9 +210,18 @@ const results = { date: new Date().toISOString(), node: process.version, rounds:
   await proxied.connect(transport);
   const rssEmpty = rssMb(transport.pid);
   for (let i = 0; i < 50; i++) {
-    await proxied.callTool({ name: 'add_server', arguments: { name: `many${i}`, command: process.execPath, args: [manyTools], env: { TOOL_COUNT: '100' } } });
+    await proxied.callTool({
+      name: 'add_server',
+      arguments: {
+        name: `many${i}`,
+        command: process.execPath,
+        args: [manyTools],
+        env: { TOOL_COUNT: '100' },
+      },
+    });
   }
-  const received = [], parsed = [];
+  const received = [],
+    parsed = [];
   let count = 0;
   for (let r = 0; r < 30; r++) {
     const t0 = process.hrtime.bigint();

@@ -16,19 +16,51 @@ import { CatalogRouter } from '../dist/router/catalog-router.js';
 import { EMPTY_CATALOG } from '../dist/router/capabilities.js';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-const results = /** @type {Record<string, unknown>} */ ({ date: new Date().toISOString(), node: process.version });
+const results = /** @type {Record<string, unknown>} */ ({
+  date: new Date().toISOString(),
+  node: process.version,
+});
 
 // 1. tools/list tokens with ten servers, all vs search. The servers replay tool definitions
 // captured from real npm servers (bench/data/real-tools.json): a coding agent's ten.
-const TEN = ['github', 'filesystem', 'playwright', 'memory', 'context7', 'sentry', 'slack', 'kubernetes', 'notion', 'tavily'];
-const replay = (/** @type {string} */ name) => ({ name, command: process.execPath, args: [join(root, 'testservers/catalog-replay.js')], env: { REPLAY_SERVER: name } });
+const TEN = [
+  'github',
+  'filesystem',
+  'playwright',
+  'memory',
+  'context7',
+  'sentry',
+  'slack',
+  'kubernetes',
+  'notion',
+  'tavily',
+];
+const replay = (/** @type {string} */ name) => ({
+  name,
+  command: process.execPath,
+  args: [join(root, 'testservers/catalog-replay.js')],
+  env: { REPLAY_SERVER: name },
+});
 for (const mode of ['all', 'search']) {
   const client = new Client({ name: 'bench', version: '1.0.0' });
-  await client.connect(new StdioClientTransport({ command: process.execPath, args: [join(root, 'dist/main.js'), '--log-level', 'error', '--expose', mode], stderr: 'ignore' }));
+  await client.connect(
+    new StdioClientTransport({
+      command: process.execPath,
+      args: [join(root, 'dist/main.js'), '--log-level', 'error', '--expose', mode],
+      stderr: 'ignore',
+    }),
+  );
   for (const name of TEN) await client.callTool({ name: 'add_server', arguments: replay(name) });
   const listed = (await client.listTools()).tools;
-  const { stats } = /** @type {any} */ ((await client.callTool({ name: 'list_servers', arguments: {} })).structuredContent);
-  results[`tools_list_${mode}`] = { servers: TEN, tools_listed: listed.length, tokens: stats.tools_list_tokens, all_tools_tokens: stats.all_tools_tokens };
+  const { stats } = /** @type {any} */ (
+    (await client.callTool({ name: 'list_servers', arguments: {} })).structuredContent
+  );
+  results[`tools_list_${mode}`] = {
+    servers: TEN,
+    tools_listed: listed.length,
+    tokens: stats.tools_list_tokens,
+    all_tools_tokens: stats.all_tools_tokens,
+  };
   if (mode === 'search') results['search_mode_surface'] = listed.map((t) => t.name);
   await client.close();
 }
@@ -42,15 +74,21 @@ const real = JSON.parse(readFileSync(join(root, 'bench/data/real-tools.json'), '
 const serverTokens = real.servers.map((/** @type {any} */ s) =>
   toolTokens(s.tools.map((/** @type {any} */ t) => ({ ...t, name: `${s.server}__${t.name}` }))),
 );
-const managementTokens = all.all_tools_tokens - TEN.reduce((sum, name) => sum + serverTokens[real.servers.findIndex((/** @type {any} */ s) => s.server === name)], 0);
+const managementTokens =
+  all.all_tools_tokens -
+  TEN.reduce(
+    (sum, name) => sum + serverTokens[real.servers.findIndex((/** @type {any} */ s) => s.server === name)],
+    0,
+  );
 let seed = 42;
-const random = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+const random = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
 const shares = Array.from({ length: 10_000 }, () => {
   const order = serverTokens.map((tokens) => ({ tokens, key: random() })).sort((a, b) => a.key - b.key);
   const allTokens = managementTokens + order.slice(0, 10).reduce((sum, s) => sum + s.tokens, 0);
   return (100 * search.tokens) / allTokens;
 }).sort((a, b) => a - b);
-const pct = (/** @type {number} */ p) => Math.round(10 * (shares[Math.floor(p * (shares.length - 1))] ?? NaN)) / 10;
+const pct = (/** @type {number} */ p) =>
+  Math.round(10 * (shares[Math.floor(p * (shares.length - 1))] ?? NaN)) / 10;
 results['search_share_over_random_ten_server_sets'] = {
   sets: shares.length,
   captured_servers: real.servers.length,
@@ -61,7 +99,10 @@ results['search_share_over_random_ten_server_sets'] = {
 };
 
 // 2. Search at 5,000 tools (in process).
-const words = 'read write list create delete update search find get set file directory issue pull request repository branch commit user team project task note calendar event email message channel image video audio database table query row column index cache queue job log metric alert deploy build test release'.split(' ');
+const words =
+  'read write list create delete update search find get set file directory issue pull request repository branch commit user team project task note calendar event email message channel image video audio database table query row column index cache queue job log metric alert deploy build test release'.split(
+    ' ',
+  );
 const pick = (/** @type {number} */ i, /** @type {number} */ k) => words[(i * 7 + k * 13) % words.length];
 /** @type {Record<string, any[]>} */
 const catalog = {};
@@ -69,22 +110,38 @@ for (let s = 0; s < 50; s++) {
   catalog[`server${s}`] = Array.from({ length: 100 }, (_, i) => ({
     name: `${pick(i, s)}_${pick(i + 1, s + 3)}_${i}`,
     description: `${pick(i, 1)} the ${pick(i, 2)} of a ${pick(i, 3)} and return its ${pick(i, 4)} (${s}/${i})`,
-    inputSchema: { type: 'object', properties: { [pick(i, 5)]: { type: 'string', description: `the ${pick(i, 6)} to use` }, limit: { type: 'number' } } },
+    inputSchema: {
+      type: 'object',
+      properties: {
+        [pick(i, 5)]: { type: 'string', description: `the ${pick(i, 6)} to use` },
+        limit: { type: 'number' },
+      },
+    },
   }));
 }
 const snapshot = {
   version: 1,
-  servers: new Map(Object.entries(catalog).map(([name, tools]) => [name, { name, tools, catalog: { ...EMPTY_CATALOG, tools }, connection: /** @type {any} */ ({ name }) }])),
+  servers: new Map(
+    Object.entries(catalog).map(([name, tools]) => [
+      name,
+      { name, tools, catalog: { ...EMPTY_CATALOG, tools }, connection: /** @type {any} */ ({ name }) },
+    ]),
+  ),
 };
 global.gc?.();
 const heapBefore = process.memoryUsage().heapUsed;
-const index = new ToolIndex({ router: new CatalogRouter({ logger: createLogger({ level: 'error', sink: () => {} }) }) });
+const index = new ToolIndex({
+  router: new CatalogRouter({ logger: createLogger({ level: 'error', sink: () => {} }) }),
+});
 let t0 = performance.now();
 index.search(/** @type {any} */ (snapshot), 'warm up');
 const buildMs = performance.now() - t0;
 global.gc?.();
 const heapMb = (process.memoryUsage().heapUsed - heapBefore) / 1024 / 1024;
-const queries = Array.from({ length: 300 }, (_, i) => `${pick(i, 1)} a ${pick(i, 3)} ${i % 3 === 0 ? 'quickly' : ''}`);
+const queries = Array.from(
+  { length: 300 },
+  (_, i) => `${pick(i, 1)} a ${pick(i, 3)} ${i % 3 === 0 ? 'quickly' : ''}`,
+);
 const times = [];
 for (const q of queries) {
   t0 = performance.now();
@@ -92,8 +149,15 @@ for (const q of queries) {
   times.push(performance.now() - t0);
 }
 times.sort((a, b) => a - b);
-const q = (/** @type {number} */ p) => Math.round(1000 * (times[Math.min(times.length - 1, Math.floor(p * times.length))] ?? NaN)) / 1000;
-results['search_5000_tools'] = { tools: 5000, index_build_ms: Math.round(buildMs), index_heap_mb: Math.round(heapMb * 10) / 10, query_p50_ms: q(0.5), query_p99_ms: q(0.99) };
+const q = (/** @type {number} */ p) =>
+  Math.round(1000 * (times[Math.min(times.length - 1, Math.floor(p * times.length))] ?? NaN)) / 1000;
+results['search_5000_tools'] = {
+  tools: 5000,
+  index_build_ms: Math.round(buildMs),
+  index_heap_mb: Math.round(heapMb * 10) / 10,
+  query_p50_ms: q(0.5),
+  query_p99_ms: q(0.99),
+};
 
 mkdirSync(join(root, 'bench/results'), { recursive: true });
 writeFileSync(join(root, 'bench/results/search.json'), JSON.stringify(results, null, 2) + '\n');

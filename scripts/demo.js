@@ -15,7 +15,10 @@ import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/typ
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const require = createRequire(import.meta.url);
-const memoryServer = join(dirname(require.resolve('@modelcontextprotocol/server-memory/package.json')), 'dist/index.js');
+const memoryServer = join(
+  dirname(require.resolve('@modelcontextprotocol/server-memory/package.json')),
+  'dist/index.js',
+);
 const out = (/** @type {string} */ line) => process.stdout.write(line + '\n');
 const alive = (/** @type {number} */ pid) => {
   try {
@@ -29,7 +32,11 @@ const alive = (/** @type {number} */ pid) => {
 const client = new Client({ name: 'mcpmux-demo', version: '1.0.0' });
 let listChanged = 0;
 client.setNotificationHandler(ToolListChangedNotificationSchema, () => void listChanged++);
-const transport = new StdioClientTransport({ command: process.execPath, args: [join(root, 'dist/main.js'), '--log-level', 'warn'], stderr: 'inherit' });
+const transport = new StdioClientTransport({
+  command: process.execPath,
+  args: [join(root, 'dist/main.js'), '--log-level', 'warn'],
+  stderr: 'inherit',
+});
 await client.connect(transport);
 out(`connected to ${client.getServerVersion()?.name} ${client.getServerVersion()?.version}`);
 out(`tools before: ${(await client.listTools()).tools.map((t) => t.name).join(', ')}`);
@@ -45,13 +52,22 @@ async function call(name, args = {}) {
 
 const scratch = mkdtempSync(join(tmpdir(), 'mcpmux-demo-'));
 const memoryEnv = { MEMORY_FILE_PATH: join(scratch, 'memory.jsonl') };
-const added = await call('add_server', { name: 'memory', command: process.execPath, args: [memoryServer], env: memoryEnv });
-out(`\nadd_server memory → ${added.data.server.status}, pid ${added.data.server.pid}, ${added.data.tools.length} tools in ${added.ms} ms`);
+const added = await call('add_server', {
+  name: 'memory',
+  command: process.execPath,
+  args: [memoryServer],
+  env: memoryEnv,
+});
+out(
+  `\nadd_server memory → ${added.data.server.status}, pid ${added.data.server.pid}, ${added.data.tools.length} tools in ${added.ms} ms`,
+);
 out(`  ${added.data.tools.map((/** @type {{name: string}} */ t) => t.name).join(', ')}`);
 await new Promise((resolve) => setTimeout(resolve, 50));
 out(`  notifications/tools/list_changed received: ${listChanged}`);
 
-await call('memory__create_entities', { entities: [{ name: 'mcpmux', entityType: 'project', observations: ['multiplexes MCP servers'] }] });
+await call('memory__create_entities', {
+  entities: [{ name: 'mcpmux', entityType: 'project', observations: ['multiplexes MCP servers'] }],
+});
 const graph = await call('memory__read_graph');
 out(`\nmemory__read_graph → ${graph.result.content[0].text.replace(/\s+/g, ' ').slice(0, 120)}`);
 
@@ -68,14 +84,19 @@ const failed = /** @type {any} */ (await client.callTool({ name: 'memory__read_g
 out(`memory__read_graph → ${failed.content[0].text}`);
 
 const reloaded = await call('reload_server', { name: 'memory' });
-out(`\nreload_server memory → ${reloaded.data.server.status}, new pid ${reloaded.data.server.pid}, changes ${JSON.stringify(reloaded.data.changes)} in ${reloaded.ms} ms`);
+out(
+  `\nreload_server memory → ${reloaded.data.server.status}, new pid ${reloaded.data.server.pid}, changes ${JSON.stringify(reloaded.data.changes)} in ${reloaded.ms} ms`,
+);
 
 const removed = await call('remove_server', { name: 'memory' });
-out(`\nremove_server memory → withdrew ${removed.data.tools_removed.length} tools; process ${reloaded.data.server.pid} alive: ${alive(reloaded.data.server.pid)}`);
+out(
+  `\nremove_server memory → withdrew ${removed.data.tools_removed.length} tools; process ${reloaded.data.server.pid} alive: ${alive(reloaded.data.server.pid)}`,
+);
 out(`tools after: ${(await client.listTools()).tools.map((t) => t.name).join(', ')}`);
 
 const mcpmuxPid = transport.pid;
 await client.close();
-for (let i = 0; i < 100 && mcpmuxPid && alive(mcpmuxPid); i++) await new Promise((resolve) => setTimeout(resolve, 50));
+for (let i = 0; i < 100 && mcpmuxPid && alive(mcpmuxPid); i++)
+  await new Promise((resolve) => setTimeout(resolve, 50));
 out(`\nclosed the session; mcpmux (pid ${mcpmuxPid}) alive: ${mcpmuxPid ? alive(mcpmuxPid) : false}`);
 rmSync(scratch, { recursive: true, force: true });

@@ -10,7 +10,12 @@ import { CliError, helpText, parseCli, type CliOptions } from './cli/parse-cli.j
 import { ToolIndex } from './catalog/tool-index.js';
 import { CodeMode } from './code/code-mode.js';
 import { ConfigSync } from './config/config-sync.js';
-import { ConfigError, loadConfigFile, loadConfigSettings, type ConfiguredServer } from './config/load-config.js';
+import {
+  ConfigError,
+  loadConfigFile,
+  loadConfigSettings,
+  type ConfiguredServer,
+} from './config/load-config.js';
 import { messageOf } from './errors.js';
 import { createLogger, type Logger } from './log.js';
 import { SpawnPolicy } from './policy/spawn-policy.js';
@@ -34,7 +39,9 @@ async function main(): Promise<void> {
   if (options.command !== 'serve') return runOneShotCommand(options, servers, log);
   // The exit hooks below cover every end but SIGKILL; the reaper covers that one too.
   setProcessGroupObserver(
-    startOrphanReaper((error) => log.warn(`the orphan reaper failed (${messageOf(error)}); children may outlive a SIGKILL of mcpmux`)),
+    startOrphanReaper((error) =>
+      log.warn(`the orphan reaper failed (${messageOf(error)}); children may outlive a SIGKILL of mcpmux`),
+    ),
   );
   const router = new CatalogRouter({ maxToolName: options.maxToolName, logger: log });
   const upstream = new UpstreamLink({ router, logger: log });
@@ -64,7 +71,14 @@ async function main(): Promise<void> {
         });
   configSync?.adopt(servers);
   const index = new ToolIndex({ router });
-  const code = options.expose === 'code' ? new CodeMode({ logger: log, memoryBytes: options.codeMemoryMb * 1024 * 1024, maxToolCalls: options.codeMaxToolCalls }) : undefined;
+  const code =
+    options.expose === 'code'
+      ? new CodeMode({
+          logger: log,
+          memoryBytes: options.codeMemoryMb * 1024 * 1024,
+          maxToolCalls: options.codeMaxToolCalls,
+        })
+      : undefined;
   code?.follow(registry, log);
   const newSession = () =>
     new MuxServer({
@@ -86,8 +100,16 @@ async function main(): Promise<void> {
   // One client on stdio, or a session per client over HTTP.
   const stdioSession = options.http ? undefined : newSession();
   const http = options.http
-    ? await McpHttpServer.listen({ ...options.http, maxBodyBytes: options.maxMessageBytes, createSession: newSession, logger: log }).catch((error: unknown) =>
-        exitWith(1, `mcpmux: cannot serve HTTP on ${options.http!.host}:${options.http!.port}: ${messageOf(error)}`),
+    ? await McpHttpServer.listen({
+        ...options.http,
+        maxBodyBytes: options.maxMessageBytes,
+        createSession: newSession,
+        logger: log,
+      }).catch((error: unknown) =>
+        exitWith(
+          1,
+          `mcpmux: cannot serve HTTP on ${options.http!.host}:${options.http!.port}: ${messageOf(error)}`,
+        ),
       )
     : undefined;
   installExitHandlers(
@@ -105,14 +127,19 @@ async function main(): Promise<void> {
   if (stdioSession) {
     await stdioSession.connect(
       new StdioServerTransport({
-        onSkippedLine: (line) => log.warn(`skipped a line from the client that is not JSON-RPC: ${line.slice(0, 200)}`),
+        onSkippedLine: (line) =>
+          log.warn(`skipped a line from the client that is not JSON-RPC: ${line.slice(0, 200)}`),
         onDropped: (why) => log.warn(why),
         maxMessageBytes: options.maxMessageBytes,
       }),
     );
-    log.info(`mcpmux ${version} serving MCP on stdio${servers.length ? `; starting ${servers.length} server(s)` : ''}`);
+    log.info(
+      `mcpmux ${version} serving MCP on stdio${servers.length ? `; starting ${servers.length} server(s)` : ''}`,
+    );
   } else {
-    log.info(`mcpmux ${version} serving MCP over HTTP at ${http!.url}${options.http!.authToken ? ' (bearer token required)' : ''}`);
+    log.info(
+      `mcpmux ${version} serving MCP over HTTP at ${http!.url}${options.http!.authToken ? ' (bearer token required)' : ''}`,
+    );
   }
   const clientInitialized = stdioSession?.initialized;
   // Configured servers are registered now and start in the background, on stdio once the
@@ -120,18 +147,30 @@ async function main(): Promise<void> {
   // come and go, so they start at once): initialize is answered at once, and one server that
   // fails is reported (log, list_servers) without stopping the others.
   for (const { name, spec } of servers) {
-    registry.add(name, spec, { keepOnFailure: true, ...(clientInitialized && { startAfter: clientInitialized }) }).then(
-      ({ tools }) => log.info(`server '${name}' is running with ${tools.length} tool(s)`),
-      (error) => log.error(`server '${name}' failed to start: ${messageOf(error)}`),
-    );
+    registry
+      .add(name, spec, { keepOnFailure: true, ...(clientInitialized && { startAfter: clientInitialized }) })
+      .then(
+        ({ tools }) => log.info(`server '${name}' is running with ${tools.length} tool(s)`),
+        (error) => log.error(`server '${name}' failed to start: ${messageOf(error)}`),
+      );
   }
   if (options.watchConfig) configSync?.watch();
 }
 
 /** inspect and call: no MCP on stdout, just their output; children are stopped before exit. */
-async function runOneShotCommand(options: CliOptions, servers: ConfiguredServer[], log: Logger): Promise<void> {
-  if (servers.length === 0) exitWith(EXIT_USAGE, `mcpmux ${options.command}: give the servers with --config FILE or -- NAME CMD [ARGS…]`);
-  setProcessGroupObserver(startOrphanReaper((error) => log.warn(`the orphan reaper failed: ${messageOf(error)}`)));
+async function runOneShotCommand(
+  options: CliOptions,
+  servers: ConfiguredServer[],
+  log: Logger,
+): Promise<void> {
+  if (servers.length === 0)
+    exitWith(
+      EXIT_USAGE,
+      `mcpmux ${options.command}: give the servers with --config FILE or -- NAME CMD [ARGS…]`,
+    );
+  setProcessGroupObserver(
+    startOrphanReaper((error) => log.warn(`the orphan reaper failed: ${messageOf(error)}`)),
+  );
   installExitHandlers(log, async () => {}, { watchStdin: false });
   const policy = spawnPolicy(options, log);
   const router = new CatalogRouter({ maxToolName: options.maxToolName, logger: log });
@@ -165,7 +204,8 @@ function readOptions(): CliOptions {
     if (options.version) exitWith(0, version, process.stdout);
     return options;
   } catch (error) {
-    if (error instanceof CliError) exitWith(EXIT_USAGE, `mcpmux: ${error.message}\nRun 'mcpmux --help' for usage.`);
+    if (error instanceof CliError)
+      exitWith(EXIT_USAGE, `mcpmux: ${error.message}\nRun 'mcpmux --help' for usage.`);
     throw error;
   }
 }
@@ -186,14 +226,19 @@ async function readServers(options: CliOptions): Promise<ConfiguredServer[]> {
   const all = [...configured, ...options.inline];
   const names = new Set<string>();
   for (const { name } of all) {
-    if (names.has(name)) exitWith(EXIT_USAGE, `mcpmux: server '${name}' is defined both in the config file and inline`);
+    if (names.has(name))
+      exitWith(EXIT_USAGE, `mcpmux: server '${name}' is defined both in the config file and inline`);
     names.add(name);
   }
   return all;
 }
 
 /** However mcpmux ends (stdin EOF when serving, a signal, a fatal error, exit), its children end first. */
-function installExitHandlers(log: Logger, close: () => Promise<void>, { watchStdin = true, onHangup }: { watchStdin?: boolean; onHangup?: () => void } = {}): void {
+function installExitHandlers(
+  log: Logger,
+  close: () => Promise<void>,
+  { watchStdin = true, onHangup }: { watchStdin?: boolean; onHangup?: () => void } = {},
+): void {
   let shuttingDown = false;
   const shutdown = (why: string, code: number) => {
     if (shuttingDown) {
@@ -222,7 +267,11 @@ function installExitHandlers(log: Logger, close: () => Promise<void>, { watchStd
     process.stdin.once('close', () => shutdown('stdin closed', 0));
   }
   process.stdout.on('error', () => shutdown('stdout closed', 0));
-  for (const [signal, number] of [['SIGINT', 2], ['SIGTERM', 15], ['SIGHUP', 1]] as const) {
+  for (const [signal, number] of [
+    ['SIGINT', 2],
+    ['SIGTERM', 15],
+    ['SIGHUP', 1],
+  ] as const) {
     if (signal === 'SIGHUP' && onHangup) process.on(signal, () => onHangup());
     else process.on(signal, () => shutdown(signal, 128 + number));
   }
@@ -243,7 +292,9 @@ function exitWith(code: number, text: string, stream: NodeJS.WriteStream = proce
 }
 
 main().catch((error) => {
-  process.stderr.write(`mcpmux: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  process.stderr.write(
+    `mcpmux: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+  );
   killAllProcessGroupsSync();
   process.exit(1);
 });

@@ -26,8 +26,18 @@ export interface WatchSpec {
 export const watchField = z
   .object({
     paths: z.array(z.string().min(1)).min(1).describe('Globs relative to cwd, e.g. ["src/**/*.ts"].'),
-    debounce_ms: z.number().int().min(0).max(60_000).optional().describe('Quiet time before the restart. Default 300.'),
-    build: z.array(z.string().min(1)).min(1).optional().describe('Run before the restart, e.g. ["npm", "run", "build"].'),
+    debounce_ms: z
+      .number()
+      .int()
+      .min(0)
+      .max(60_000)
+      .optional()
+      .describe('Quiet time before the restart. Default 300.'),
+    build: z
+      .array(z.string().min(1))
+      .min(1)
+      .optional()
+      .describe('Run before the restart, e.g. ["npm", "run", "build"].'),
   })
   .strict();
 
@@ -83,9 +93,16 @@ export function specFromWire(fields: WireServerFields): ServerSpec | string {
     return 'give either command (a local server) or url (a remote server), not both';
   }
   if (fields.url !== undefined) {
-    if (fields.args || fields.env || fields.cwd || fields.watch) return 'args, env, cwd and watch apply to a command, not to a url';
-    if (!/^https?:\/\//.test(fields.url) || !URL.canParse(fields.url)) return `url '${fields.url}' is not an absolute http(s) URL`;
-    return { transport: 'http', url: fields.url, headers: fields.headers ?? {}, ...(fields.tools && { toolFilter: fields.tools }) };
+    if (fields.args || fields.env || fields.cwd || fields.watch)
+      return 'args, env, cwd and watch apply to a command, not to a url';
+    if (!/^https?:\/\//.test(fields.url) || !URL.canParse(fields.url))
+      return `url '${fields.url}' is not an absolute http(s) URL`;
+    return {
+      transport: 'http',
+      url: fields.url,
+      headers: fields.headers ?? {},
+      ...(fields.tools && { toolFilter: fields.tools }),
+    };
   }
   if (fields.command === undefined) return 'command is required (or url, for a remote server)';
   if (fields.headers) return 'headers apply to a url, not to a command';

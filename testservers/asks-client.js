@@ -7,17 +7,32 @@ import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
 import { z } from 'zod';
 
 const PARAMS = {
-  'sampling/createMessage': { messages: [{ role: 'user', content: { type: 'text', text: 'hi' } }], maxTokens: 10 },
-  'elicitation/create': { message: 'Your name?', requestedSchema: { type: 'object', properties: { name: { type: 'string' } } } },
+  'sampling/createMessage': {
+    messages: [{ role: 'user', content: { type: 'text', text: 'hi' } }],
+    maxTokens: 10,
+  },
+  'elicitation/create': {
+    message: 'Your name?',
+    requestedSchema: { type: 'object', properties: { name: { type: 'string' } } },
+  },
   'roots/list': {},
 };
 const server = new McpServer({ name: 'asks-client', version: '1.0.0' });
-server.registerTool('ask', { description: 'Send a request to the client', inputSchema: { method: z.enum(['sampling/createMessage', 'elicitation/create', 'roots/list']) } }, async ({ method }) => {
-  try {
-    const result = await server.server.request({ method, params: PARAMS[method] }, z.any());
-    return { content: [{ type: 'text', text: `answer: ${JSON.stringify(result)}` }] };
-  } catch (error) {
-    return { content: [{ type: 'text', text: `error: ${error instanceof Error ? error.message : String(error)}` }] };
-  }
-});
+server.registerTool(
+  'ask',
+  {
+    description: 'Send a request to the client',
+    inputSchema: { method: z.enum(['sampling/createMessage', 'elicitation/create', 'roots/list']) },
+  },
+  async ({ method }) => {
+    try {
+      const result = await server.server.request({ method, params: PARAMS[method] }, z.any());
+      return { content: [{ type: 'text', text: `answer: ${JSON.stringify(result)}` }] };
+    } catch (error) {
+      return {
+        content: [{ type: 'text', text: `error: ${error instanceof Error ? error.message : String(error)}` }],
+      };
+    }
+  },
+);
 await server.connect(new StdioServerTransport());

@@ -10,13 +10,17 @@ import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 
-const file = process.env['REPLAY_CATALOG'] ?? join(dirname(fileURLToPath(import.meta.url)), '../bench/data/real-tools.json');
+const file =
+  process.env['REPLAY_CATALOG'] ??
+  join(dirname(fileURLToPath(import.meta.url)), '../bench/data/real-tools.json');
 const name = process.env['REPLAY_SERVER'];
 /** @type {{servers: {server: string, tools: import('@modelcontextprotocol/sdk/types.js').Tool[]}[]}} */
 const catalog = JSON.parse(readFileSync(file, 'utf8'));
 const entry = catalog.servers.find((s) => s.server === name);
 if (!entry) {
-  process.stderr.write(`catalog-replay: no server '${name}' in ${file}; there are ${catalog.servers.map((s) => s.server).join(', ')}\n`);
+  process.stderr.write(
+    `catalog-replay: no server '${name}' in ${file}; there are ${catalog.servers.map((s) => s.server).join(', ')}\n`,
+  );
   process.exit(2);
 }
 const server = new Server({ name: `replay-${name}`, version: '1.0.0' }, { capabilities: { tools: {} } });

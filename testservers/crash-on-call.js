@@ -10,5 +10,7 @@ server.registerTool('crash', { description: 'Exit the process without answering'
   process.stderr.write('crash-on-call: exiting on purpose\n');
   process.exit(code);
 });
-server.registerTool('ok', { description: 'Answer normally' }, () => ({ content: [{ type: 'text', text: 'ok' }] }));
+server.registerTool('ok', { description: 'Answer normally' }, () => ({
+  content: [{ type: 'text', text: 'ok' }],
+}));
 await server.connect(new StdioServerTransport());

@@ -6,10 +6,18 @@ import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
 import { z } from 'zod';
 
 const server = new McpServer({ name: 'echo', version: '1.0.0' });
-server.registerTool('echo', { description: 'Echo the message back', inputSchema: { message: z.string() } }, ({ message }) => ({
-  content: [{ type: 'text', text: message }],
-}));
-server.registerTool('add', { description: 'Add two numbers', inputSchema: { a: z.number(), b: z.number() } }, ({ a, b }) => ({
-  content: [{ type: 'text', text: String(a + b) }],
-}));
+server.registerTool(
+  'echo',
+  { description: 'Echo the message back', inputSchema: { message: z.string() } },
+  ({ message }) => ({
+    content: [{ type: 'text', text: message }],
+  }),
+);
+server.registerTool(
+  'add',
+  { description: 'Add two numbers', inputSchema: { a: z.number(), b: z.number() } },
+  ({ a, b }) => ({
+    content: [{ type: 'text', text: String(a + b) }],
+  }),
+);
 await server.connect(new StdioServerTransport());

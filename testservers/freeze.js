@@ -6,12 +6,18 @@ import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
 import { z } from 'zod';
 
 const server = new McpServer({ name: 'freeze', version: '1.0.0' });
-server.registerTool('freeze', { description: 'Block the event loop for ms milliseconds', inputSchema: { ms: z.number() } }, ({ ms }) => {
-  const until = Date.now() + ms;
-  while (Date.now() < until) {
-    // busy: nothing else runs
-  }
-  return { content: [{ type: 'text', text: `froze ${ms} ms` }] };
-});
-server.registerTool('ping_me', { description: 'Answer at once' }, () => ({ content: [{ type: 'text', text: 'here' }] }));
+server.registerTool(
+  'freeze',
+  { description: 'Block the event loop for ms milliseconds', inputSchema: { ms: z.number() } },
+  ({ ms }) => {
+    const until = Date.now() + ms;
+    while (Date.now() < until) {
+      // busy: nothing else runs
+    }
+    return { content: [{ type: 'text', text: `froze ${ms} ms` }] };
+  },
+);
+server.registerTool('ping_me', { description: 'Answer at once' }, () => ({
+  content: [{ type: 'text', text: 'here' }],
+}));
 await server.connect(new StdioServerTransport());

@@ -6,7 +6,11 @@ import { spawn } from 'node:child_process';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 
-const grandchild = spawn(process.execPath, ['-e', 'process.on("SIGTERM", () => {}); setInterval(() => {}, 1 << 30)'], { stdio: 'ignore' });
+const grandchild = spawn(
+  process.execPath,
+  ['-e', 'process.on("SIGTERM", () => {}); setInterval(() => {}, 1 << 30)'],
+  { stdio: 'ignore' },
+);
 const server = new McpServer({ name: 'grandchild', version: '1.0.0' });
 server.registerTool('grandchild_pid', { description: 'The pid of the long-lived child process' }, () => ({
   content: [{ type: 'text', text: String(grandchild.pid) }],

@@ -9,5 +9,7 @@ process.stdin.on('end', () => process.stderr.write('hang-on-shutdown: ignoring s
 process.stderr.write('hang-on-shutdown: ready\n');
 setInterval(() => {}, 1 << 30);
 const server = new McpServer({ name: 'hang-on-shutdown', version: '1.0.0' });
-server.registerTool('ping', { description: 'Answer pong' }, () => ({ content: [{ type: 'text', text: 'pong' }] }));
+server.registerTool('ping', { description: 'Answer pong' }, () => ({
+  content: [{ type: 'text', text: 'pong' }],
+}));
 await server.connect(new StdioServerTransport());

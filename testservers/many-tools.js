@@ -9,9 +9,15 @@ const count = Number(process.env.TOOL_COUNT ?? 100);
 const tools = Array.from({ length: count }, (_, i) => ({
   name: `tool_${i}`,
   description: `Tool number ${i}: does thing ${i} to the input`,
-  inputSchema: { type: /** @type {const} */ ('object'), properties: { input: { type: 'string', description: 'What to work on' } }, required: ['input'] },
+  inputSchema: {
+    type: /** @type {const} */ ('object'),
+    properties: { input: { type: 'string', description: 'What to work on' } },
+    required: ['input'],
+  },
 }));
 const server = new Server({ name: 'many-tools', version: '1.0.0' }, { capabilities: { tools: {} } });
 server.setRequestHandler(ListToolsRequestSchema, () => ({ tools }));
-server.setRequestHandler(CallToolRequestSchema, (request) => ({ content: [{ type: 'text', text: `${request.params.name} ok` }] }));
+server.setRequestHandler(CallToolRequestSchema, (request) => ({
+  content: [{ type: 'text', text: `${request.params.name} ok` }],
+}));
 await server.connect(new StdioServerTransport());

@@ -5,9 +5,16 @@
 // server-postgres's does when its database is down). Its tools must still be usable.
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-import { CallToolRequestSchema, ListResourcesRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import {
+  CallToolRequestSchema,
+  ListResourcesRequestSchema,
+  ListToolsRequestSchema,
+} from '@modelcontextprotocol/sdk/types.js';
 
-const server = new Server({ name: 'partial-catalog', version: '1.0.0' }, { capabilities: { tools: {}, prompts: {}, resources: {} } });
+const server = new Server(
+  { name: 'partial-catalog', version: '1.0.0' },
+  { capabilities: { tools: {}, prompts: {}, resources: {} } },
+);
 server.setRequestHandler(ListToolsRequestSchema, () => ({
   tools: [{ name: 'ping', description: 'Answer pong', inputSchema: { type: 'object', properties: {} } }],
 }));

@@ -10,7 +10,10 @@ let lastWait = 'none';
 const server = new McpServer({ name: 'slow-call', version: '1.0.0' });
 server.registerTool(
   'wait',
-  { description: 'Wait, reporting progress', inputSchema: { steps: z.number().int(), interval_ms: z.number().int() } },
+  {
+    description: 'Wait, reporting progress',
+    inputSchema: { steps: z.number().int(), interval_ms: z.number().int() },
+  },
   async ({ steps, interval_ms }, extra) => {
     lastWait = 'running';
     for (let i = 1; i <= steps; i++) {
@@ -21,12 +24,17 @@ server.registerTool(
       }
       const token = extra._meta?.progressToken;
       if (token !== undefined) {
-        await extra.sendNotification({ method: 'notifications/progress', params: { progressToken: token, progress: i, total: steps } });
+        await extra.sendNotification({
+          method: 'notifications/progress',
+          params: { progressToken: token, progress: i, total: steps },
+        });
       }
     }
     lastWait = 'completed';
     return { content: [{ type: 'text', text: `waited ${steps} steps` }] };
   },
 );
-server.registerTool('last_wait', { description: 'How the last wait ended' }, () => ({ content: [{ type: 'text', text: lastWait }] }));
+server.registerTool('last_wait', { description: 'How the last wait ended' }, () => ({
+  content: [{ type: 'text', text: lastWait }],
+}));
 await server.connect(new StdioServerTransport());

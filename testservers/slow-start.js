@@ -13,5 +13,7 @@ if (gate) {
   await new Promise((resolve) => setTimeout(resolve, Number(process.env.SLOW_START_MS ?? 2000)));
 }
 const server = new McpServer({ name: 'slow-start', version: '1.0.0' });
-server.registerTool('ready', { description: 'Answer once started' }, () => ({ content: [{ type: 'text', text: 'ready' }] }));
+server.registerTool('ready', { description: 'Answer once started' }, () => ({
+  content: [{ type: 'text', text: 'ready' }],
+}));
 await server.connect(new StdioServerTransport());

@@ -8,5 +8,8 @@ import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
 /** @type {string[]} */
 const names = JSON.parse(readFileSync('build/tools.json', 'utf8'));
 const server = new McpServer({ name: 'tools-from-file', version: '1.0.0' });
-for (const name of names) server.registerTool(name, { description: `Tool ${name}` }, () => ({ content: [{ type: 'text', text: name }] }));
+for (const name of names)
+  server.registerTool(name, { description: `Tool ${name}` }, () => ({
+    content: [{ type: 'text', text: name }],
+  }));
 await server.connect(new StdioServerTransport());

@@ -5,18 +5,37 @@
 // proxy left behind at the server when its client went away.
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-import { SetLevelRequestSchema, SubscribeRequestSchema, UnsubscribeRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import {
+  SetLevelRequestSchema,
+  SubscribeRequestSchema,
+  UnsubscribeRequestSchema,
+} from '@modelcontextprotocol/sdk/types.js';
 
-const server = new McpServer({ name: 'tracks-subscriptions', version: '1.0.0' }, { capabilities: { resources: { subscribe: true }, logging: {} } });
+const server = new McpServer(
+  { name: 'tracks-subscriptions', version: '1.0.0' },
+  { capabilities: { resources: { subscribe: true }, logging: {} } },
+);
 /** @type {Set<string>} */
 const subscribed = new Set();
 /** @type {string | null} */
 let level = null;
-server.registerResource('note', 'memo://note', { description: 'A note' }, (uri) => ({ contents: [{ uri: uri.href, text: 'a note' }] }));
-server.server.setRequestHandler(SubscribeRequestSchema, (request) => (subscribed.add(request.params.uri), {}));
-server.server.setRequestHandler(UnsubscribeRequestSchema, (request) => (subscribed.delete(request.params.uri), {}));
-server.server.setRequestHandler(SetLevelRequestSchema, (request) => ((level = request.params.level), {}));
-server.registerTool('state', { description: 'What the client asked of this server: subscriptions and log level' }, () => ({
-  content: [{ type: 'text', text: JSON.stringify({ subscribed: [...subscribed], level }) }],
+server.registerResource('note', 'memo://note', { description: 'A note' }, (uri) => ({
+  contents: [{ uri: uri.href, text: 'a note' }],
 }));
+server.server.setRequestHandler(
+  SubscribeRequestSchema,
+  (request) => (subscribed.add(request.params.uri), {}),
+);
+server.server.setRequestHandler(
+  UnsubscribeRequestSchema,
+  (request) => (subscribed.delete(request.params.uri), {}),
+);
+server.server.setRequestHandler(SetLevelRequestSchema, (request) => ((level = request.params.level), {}));
+server.registerTool(
+  'state',
+  { description: 'What the client asked of this server: subscriptions and log level' },
+  () => ({
+    content: [{ type: 'text', text: JSON.stringify({ subscribed: [...subscribed], level }) }],
+  }),
+);
 await server.connect(new StdioServerTransport());

@@ -32,7 +32,8 @@ export class ActivationPool {
     const evicted: string[] = [];
     while (this.#tools.size > this.#limit) {
       let oldest: string | undefined;
-      for (const [name, used] of this.#tools) if (oldest === undefined || used < this.#tools.get(oldest)!) oldest = name;
+      for (const [name, used] of this.#tools)
+        if (oldest === undefined || used < this.#tools.get(oldest)!) oldest = name;
       this.#tools.delete(oldest!);
       evicted.push(oldest!);
     }

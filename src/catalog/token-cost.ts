@@ -4,4 +4,5 @@
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import { approxTokens } from '../results/result-store.js';
 
-export const toolTokens = (tools: readonly Tool[]): number => approxTokens(Buffer.byteLength(JSON.stringify(tools)));
+export const toolTokens = (tools: readonly Tool[]): number =>
+  approxTokens(Buffer.byteLength(JSON.stringify(tools)));

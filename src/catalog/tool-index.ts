@@ -24,7 +24,10 @@ export interface ToolHit {
 export interface ToolRanker {
   /** Brings the ranker's view to `tools` (called only when the tool set changed). */
   update(tools: ReadonlyMap<string, IndexedTool>): void;
-  rank(query: string, options: { limit: number; server?: string | undefined }): { name: string; score: number }[];
+  rank(
+    query: string,
+    options: { limit: number; server?: string | undefined },
+  ): { name: string; score: number }[];
 }
 
 export interface IndexedTool {
@@ -58,7 +61,15 @@ export class ToolIndex {
       const entry = this.#tools.get(name);
       if (!entry) return [];
       const { tool } = entry;
-      return [{ name, server: entry.server, ...(tool.description !== undefined && { description: tool.description }), inputSchema: tool.inputSchema, score: round(score) }];
+      return [
+        {
+          name,
+          server: entry.server,
+          ...(tool.description !== undefined && { description: tool.description }),
+          inputSchema: tool.inputSchema,
+          score: round(score),
+        },
+      ];
     });
   }
 
@@ -74,8 +85,11 @@ export class ToolIndex {
     if (snapshot.version === this.#version) return;
     const table = this.#router.table(snapshot, 'tools');
     const next = new Map<string, IndexedTool>();
-    for (const route of table.byKey.values()) next.set(route.exposedKey, { name: route.exposedKey, server: route.server, tool: route.item });
-    const changed = next.size !== this.#tools.size || [...next].some(([name, entry]) => this.#tools.get(name)?.tool !== entry.tool);
+    for (const route of table.byKey.values())
+      next.set(route.exposedKey, { name: route.exposedKey, server: route.server, tool: route.item });
+    const changed =
+      next.size !== this.#tools.size ||
+      [...next].some(([name, entry]) => this.#tools.get(name)?.tool !== entry.tool);
     this.#version = snapshot.version;
     if (!changed) return;
     this.#tools = next;
@@ -84,7 +98,9 @@ export class ToolIndex {
 }
 
 const STOPWORDS = new Set(
-  'a an and are as at be by for from get has have in into is it its of on or set that the this to use used uses using with'.split(' '),
+  'a an and are as at be by for from get has have in into is it its of on or set that the this to use used uses using with'.split(
+    ' ',
+  ),
 );
 
 /** Words of a name: camelCase, snake_case, kebab-case and digits split apart. */
@@ -152,22 +168,32 @@ export class Bm25Ranker implements ToolRanker {
     }
   }
 
-  rank(query: string, options: { limit: number; server?: string | undefined }): { name: string; score: number }[] {
+  rank(
+    query: string,
+    options: { limit: number; server?: string | undefined },
+  ): { name: string; score: number }[] {
     const server = options.server;
-    const words = query.toLowerCase().split(/[^a-z0-9]+/).filter(Boolean);
+    const words = query
+      .toLowerCase()
+      .split(/[^a-z0-9]+/)
+      .filter(Boolean);
     const alternatives = alternativesOf(words);
     const own = new Set(words.map(processTerm));
     const expanded = new Set(alternatives.map(processTerm).filter((t) => t !== null && !own.has(t)));
     // Alternatives go first: the last word of the query keeps its prefix match.
     const results = this.#search.search([...alternatives, query].join(' '), {
       ...(server !== undefined && { filter: (result) => result['server'] === server }),
-      ...(expanded.size > 0 && { boostTerm: (term: string) => (expanded.has(term) ? ALTERNATIVE_WEIGHT : 1) }),
+      ...(expanded.size > 0 && {
+        boostTerm: (term: string) => (expanded.has(term) ? ALTERNATIVE_WEIGHT : 1),
+      }),
     });
     const exact = exactName(query);
     const ranked = results.map((r) => ({ name: String(r.id), score: r.score }));
     if (exact) {
       // A query that is a tool's name (exposed, or the child's own) means that tool.
-      const at = ranked.findIndex((r) => r.name === exact || r.name.slice(r.name.indexOf('__') + 2) === exact);
+      const at = ranked.findIndex(
+        (r) => r.name === exact || r.name.slice(r.name.indexOf('__') + 2) === exact,
+      );
       if (at > 0) ranked.unshift(...ranked.splice(at, 1).map((r) => ({ ...r, score: ranked[0]!.score + 1 })));
     }
     return ranked.slice(0, options.limit);

@@ -4,7 +4,10 @@
 // new generation; events of an older generation's process are ignored.
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
-import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import {
+  StreamableHTTPClientTransport,
+  StreamableHTTPError,
+} from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import {
   CreateMessageRequestSchema,
   ElicitRequestSchema,
@@ -27,7 +30,14 @@ import { ChildProcess, runToCompletion, type ExitInfo, type StopTimings } from '
 import { SourceWatcher } from './source-watcher.js';
 import { transition, type ChildState } from './child-state.js';
 import { StderrTail } from './stderr-tail.js';
-import { CAPABILITY_ROWS, EMPTY_CATALOG, rowsChangedBy, type CapabilityRow, type Catalog, type CatalogKind } from '../router/capabilities.js';
+import {
+  CAPABILITY_ROWS,
+  EMPTY_CATALOG,
+  rowsChangedBy,
+  type CapabilityRow,
+  type Catalog,
+  type CatalogKind,
+} from '../router/capabilities.js';
 import type { SpawnPolicy } from '../policy/spawn-policy.js';
 import { UncheckedResult } from '../relay.js';
 import { filterTools } from '../router/tool-filter.js';
@@ -186,13 +196,21 @@ export class ChildConnection {
     const spec = this.spec;
     const build = spec.transport === 'stdio' ? spec.watch?.build : undefined;
     if (spec.transport !== 'stdio' || !build) {
-      throw new MuxError('INVALID_ARGUMENTS', `server '${this.name}' has no build command; give watch.build (e.g. ["npm", "run", "build"]) when adding it`);
+      throw new MuxError(
+        'INVALID_ARGUMENTS',
+        `server '${this.name}' has no build command; give watch.build (e.g. ["npm", "run", "build"]) when adding it`,
+      );
     }
     const policy = this.#options.spawnPolicy;
     const cwd = policy.workingDirectory(this.name, spec);
     const line = [build.command, ...build.args].join(' ');
     const run = await runToCompletion(
-      { command: build.command, args: build.args, env: { ...policy.baseEnv, ...spec.env }, ...(cwd !== undefined && { cwd }) },
+      {
+        command: build.command,
+        args: build.args,
+        env: { ...policy.baseEnv, ...spec.env },
+        ...(cwd !== undefined && { cwd }),
+      },
       { timeoutMs: this.#options.buildTimeoutMs ?? 300_000 },
     );
     const ok = run.exit.code === 0 && !run.timedOut;
@@ -200,7 +218,10 @@ export class ChildConnection {
     this.#lastBuild = { ok, seconds: Math.round(run.ms / 100) / 10, ...(!ok && { output_tail: tail }) };
     if (ok) return;
     const why = run.timedOut ? 'timed out' : `failed (${describeEnd(run.exit)})`;
-    throw new MuxError('BUILD_FAILED', `build of server '${this.name}' (${line}) ${why}; the running process is kept\n${tail.join('\n')}`);
+    throw new MuxError(
+      'BUILD_FAILED',
+      `build of server '${this.name}' (${line}) ${why}; the running process is kept\n${tail.join('\n')}`,
+    );
   }
 
   /** The author's dev loop: a change of the watched files is reported to the registry, which rebuilds and reloads. */
@@ -218,7 +239,13 @@ export class ChildConnection {
       cwd,
       globs: spec.watch.paths,
       debounceMs: spec.watch.debounceMs,
-      onChange: (paths) => this.#options.onEvent?.({ type: 'sources-changed', name: this.name, generation: this.generation, paths }),
+      onChange: (paths) =>
+        this.#options.onEvent?.({
+          type: 'sources-changed',
+          name: this.name,
+          generation: this.generation,
+          paths,
+        }),
       onError: (error) => this.#log.warn(`[${this.name}] watching its sources: ${error.message}`),
     });
   }
@@ -282,7 +309,11 @@ export class ChildConnection {
    * progress, and returns the child's result unchecked (the client checks it). Errors say
    * what happened to the child: removed, reloaded, crashed, timed out.
    */
-  async request(method: string, params: Record<string, unknown> | undefined, options: CallOptions = {}): Promise<Record<string, unknown>> {
+  async request(
+    method: string,
+    params: Record<string, unknown> | undefined,
+    options: CallOptions = {},
+  ): Promise<Record<string, unknown>> {
     const gen = this.#gen;
     if (this.#state.kind !== 'running' || !gen?.client) throw this.#notRunningError();
     try {
@@ -307,7 +338,10 @@ export class ChildConnection {
       if (error instanceof McpError && error.code === ErrorCode.RequestTimeout && !options.signal?.aborted) {
         const seconds = (this.#options.callTimeoutMs ?? 300_000) / 1000;
         const what = method === 'tools/call' ? `tool '${String(params?.['name'])}'` : method;
-        throw new MuxError('CALL_TIMEOUT', `server '${this.name}' did not answer ${what} within ${seconds} s (no progress either); the request was cancelled`);
+        throw new MuxError(
+          'CALL_TIMEOUT',
+          `server '${this.name}' did not answer ${what} within ${seconds} s (no progress either); the request was cancelled`,
+        );
       }
       throw error;
     }
@@ -347,7 +381,8 @@ export class ChildConnection {
     }
     if (this.#lastBuild) out.last_build = this.#lastBuild;
     const pid = this.#gen?.process?.pid;
-    if (pid !== undefined && (s.kind === 'running' || s.kind === 'starting' || s.kind === 'stopping')) out.pid = pid;
+    if (pid !== undefined && (s.kind === 'running' || s.kind === 'starting' || s.kind === 'stopping'))
+      out.pid = pid;
     if (s.kind === 'running') {
       out.tools = s.catalog.tools.map((t) => t.name);
       if (s.catalog.prompts.length > 0) out.prompts = s.catalog.prompts.map((p) => p.name);
@@ -380,7 +415,10 @@ export class ChildConnection {
     const reload = `call reload_server {"name":"${this.name}"}`;
     switch (s.kind) {
       case 'crashed':
-        return new MuxError('SERVER_CRASHED', `server '${this.name}' crashed (${describeEnd(s.exit, s.error)}); ${reload}`);
+        return new MuxError(
+          'SERVER_CRASHED',
+          `server '${this.name}' crashed (${describeEnd(s.exit, s.error)}); ${reload}`,
+        );
       case 'starting':
         return new MuxError('SERVER_BUSY', `server '${this.name}' is starting; try again when it is running`);
       case 'stopping':
@@ -405,22 +443,41 @@ export class ChildConnection {
     this.#setState({ kind: 'starting', since: Date.now() });
     const timeoutMs = spec.startupTimeoutMs ?? this.#options.startupTimeoutMs ?? 60_000;
     const timer = setTimeout(
-      () => gen.startup.abort(new MuxError('STARTUP_TIMEOUT', `server '${this.name}' did not finish start-up (initialize and tools/list) within ${timeoutMs / 1000} s`)),
+      () =>
+        gen.startup.abort(
+          new MuxError(
+            'STARTUP_TIMEOUT',
+            `server '${this.name}' did not finish start-up (initialize and tools/list) within ${timeoutMs / 1000} s`,
+          ),
+        ),
       timeoutMs,
     );
     try {
       const catalog = await this.#handshake(gen, spec);
-      if (this.#gen !== gen || this.#state.kind !== 'starting') throw gen.startup.signal.reason ?? this.#notRunningError();
-      this.#setState({ kind: 'running', since: Date.now(), ...(gen.process && { pid: gen.process.pid }), catalog });
+      if (this.#gen !== gen || this.#state.kind !== 'starting')
+        throw gen.startup.signal.reason ?? this.#notRunningError();
+      this.#setState({
+        kind: 'running',
+        since: Date.now(),
+        ...(gen.process && { pid: gen.process.pid }),
+        catalog,
+      });
       this.#startPinging(gen);
       await this.#options.upstream?.started?.(this.name, this).catch((error: unknown) => {
-        this.#log.warn(`[${this.name}] bringing the new process up to date (log level, subscriptions) failed: ${messageOf(error)}`);
+        this.#log.warn(
+          `[${this.name}] bringing the new process up to date (log level, subscriptions) failed: ${messageOf(error)}`,
+        );
       });
       return catalog.tools;
     } catch (error) {
       const failure = await this.#startFailure(gen, error);
       if (this.#gen === gen && this.#state.kind === 'starting') {
-        this.#setState({ kind: 'crashed', at: Date.now(), error: failure.message, ...(gen.process?.exit && { exit: gen.process.exit }) });
+        this.#setState({
+          kind: 'crashed',
+          at: Date.now(),
+          error: failure.message,
+          ...(gen.process?.exit && { exit: gen.process.exit }),
+        });
         gen.cleanup = this.#release(gen);
       }
       throw failure;
@@ -444,7 +501,11 @@ export class ChildConnection {
    * 405 is taken for one of the older HTTP+SSE kind and tried again that way (the SDK's
    * advice for clients that must reach both).
    */
-  async #connectRemote(gen: Generation, spec: RemoteServerSpec, options: { signal: AbortSignal; timeout: number }): Promise<Client> {
+  async #connectRemote(
+    gen: Generation,
+    spec: RemoteServerSpec,
+    options: { signal: AbortSignal; timeout: number },
+  ): Promise<Client> {
     const url = new URL(spec.url);
     const requestInit: RequestInit = { headers: { ...spec.headers } };
     const streamable = this.#newClient(gen);
@@ -453,21 +514,40 @@ export class ChildConnection {
       gen.remote = 'streamable-http';
       return streamable;
     } catch (error) {
-      if (gen.startup.signal.aborted || !(error instanceof StreamableHTTPError && [400, 404, 405].includes(error.code ?? 0))) throw error;
-      this.#log.info(`[${this.name}] ${spec.url} does not speak streamable HTTP (${error.message}); trying HTTP+SSE`);
+      if (
+        gen.startup.signal.aborted ||
+        !(error instanceof StreamableHTTPError && [400, 404, 405].includes(error.code ?? 0))
+      )
+        throw error;
+      this.#log.info(
+        `[${this.name}] ${spec.url} does not speak streamable HTTP (${error.message}); trying HTTP+SSE`,
+      );
       await streamable.close().catch(() => {});
     }
     const sse = this.#newClient(gen);
     const headers = { ...spec.headers };
     await sse.connect(
-      new SSEClientTransport(url, { requestInit, eventSourceInit: { fetch: (input, init) => fetch(input, { ...init, headers: { ...Object.fromEntries(new Headers(init?.headers)), ...headers } }) } }),
+      new SSEClientTransport(url, {
+        requestInit,
+        eventSourceInit: {
+          fetch: (input, init) =>
+            fetch(input, {
+              ...init,
+              headers: { ...Object.fromEntries(new Headers(init?.headers)), ...headers },
+            }),
+        },
+      }),
       options,
     );
     gen.remote = 'sse';
     return sse;
   }
 
-  async #spawnAndConnect(gen: Generation, spec: StdioServerSpec, options: { signal: AbortSignal; timeout: number }): Promise<Catalog> {
+  async #spawnAndConnect(
+    gen: Generation,
+    spec: StdioServerSpec,
+    options: { signal: AbortSignal; timeout: number },
+  ): Promise<Catalog> {
     const signal = options.signal;
     const policy = this.#options.spawnPolicy;
     const cwd = policy.workingDirectory(this.name, spec);
@@ -482,7 +562,8 @@ export class ChildConnection {
     gen.tail.follow(proc.stderr);
     if (signal.aborted) throw signal.reason;
     const transport = new StdioChildTransport(proc, {
-      onSkippedLine: (line) => this.#log.warn(`[${this.name}] skipped a non-JSON line on stdout: ${line.slice(0, 200)}`),
+      onSkippedLine: (line) =>
+        this.#log.warn(`[${this.name}] skipped a non-JSON line on stdout: ${line.slice(0, 200)}`),
       onDropped: (why) => this.#log.warn(`[${this.name}] ${why}`),
       ...(this.#options.maxMessageBytes !== undefined && { maxMessageBytes: this.#options.maxMessageBytes }),
     });
@@ -492,7 +573,10 @@ export class ChildConnection {
     const exitedEarly = proc.exited.then(() => Promise.reject(new MuxError('STARTUP_FAILED', 'exited')));
     exitedEarly.catch(() => {});
     await Promise.race([client.connect(transport, options), exitedEarly]);
-    return await Promise.race([this.#listCatalog(client, CAPABILITY_ROWS, EMPTY_CATALOG, options), exitedEarly]);
+    return await Promise.race([
+      this.#listCatalog(client, CAPABILITY_ROWS, EMPTY_CATALOG, options),
+      exitedEarly,
+    ]);
   }
 
   /** The generation's SDK client, told what mcpmux's client can do, with every relay and watch in place. */
@@ -510,7 +594,9 @@ export class ChildConnection {
     });
     client.onerror = (error) => this.#log.debug(() => `[${this.name}] protocol: ${messageOf(error)}`);
     for (const row of CAPABILITY_ROWS) {
-      client.setNotificationHandler(row.listChangedSchema, () => this.#refresh(gen, rowsChangedBy(row.listChanged)));
+      client.setNotificationHandler(row.listChangedSchema, () =>
+        this.#refresh(gen, rowsChangedBy(row.listChanged)),
+      );
     }
     return client;
   }
@@ -521,7 +607,8 @@ export class ChildConnection {
    * resource updates go up as they come.
    */
   #relayToUpstream(client: Client, upstream: ChildUpstream, declared: ClientCapabilities): void {
-    const relay = (request: JSONRPCRequestLike, extra: { signal: AbortSignal }) => upstream.request(this.name, request, extra.signal) as Promise<never>;
+    const relay = (request: JSONRPCRequestLike, extra: { signal: AbortSignal }) =>
+      upstream.request(this.name, request, extra.signal) as Promise<never>;
     if (declared.sampling) client.setRequestHandler(CreateMessageRequestSchema, relay);
     if (declared.elicitation) client.setRequestHandler(ElicitRequestSchema, relay);
     if (declared.roots) client.setRequestHandler(ListRootsRequestSchema, relay);
@@ -530,25 +617,42 @@ export class ChildConnection {
     };
     client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => upstream.notify(this.name, n));
     client.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => upstream.notify(this.name, n));
-    client.fallbackNotificationHandler = async (n) => this.#log.debug(() => `[${this.name}] ${n.method} is not relayed to the client`);
+    client.fallbackNotificationHandler = async (n) =>
+      this.#log.debug(() => `[${this.name}] ${n.method} is not relayed to the client`);
   }
 
   /** Lists `rows` (those the child declared) on top of `base`, every page of each. */
-  async #listCatalog(client: Client, rows: readonly CapabilityRow[], base: Catalog, options: { signal: AbortSignal; timeout: number }): Promise<Catalog> {
+  async #listCatalog(
+    client: Client,
+    rows: readonly CapabilityRow[],
+    base: Catalog,
+    options: { signal: AbortSignal; timeout: number },
+  ): Promise<Catalog> {
     const capabilities = client.getServerCapabilities() ?? {};
     const lists = await Promise.all(
-      rows.map(async (row) => [row.kind, capabilities[row.capability] ? await this.#listAll(client, row, options) : []] as const),
+      rows.map(
+        async (row) =>
+          [row.kind, capabilities[row.capability] ? await this.#listAll(client, row, options) : []] as const,
+      ),
     );
     return Object.freeze({ ...base, ...Object.fromEntries(lists) }) as Catalog;
   }
 
-  async #listAll<K extends CatalogKind>(client: Client, row: CapabilityRow<K>, options: { signal: AbortSignal; timeout: number }) {
+  async #listAll<K extends CatalogKind>(
+    client: Client,
+    row: CapabilityRow<K>,
+    options: { signal: AbortSignal; timeout: number },
+  ) {
     const items: unknown[] = [];
     let cursor: string | undefined;
     do {
       let page;
       try {
-        page = await client.request({ method: row.listMethod, params: cursor === undefined ? {} : { cursor } }, row.listResultSchema, options);
+        page = await client.request(
+          { method: row.listMethod, params: cursor === undefined ? {} : { cursor } },
+          row.listResultSchema,
+          options,
+        );
       } catch (error) {
         if (!this.#isEmptyList(row, error, options.signal)) throw error;
         break;
@@ -566,10 +670,17 @@ export class ChildConnection {
    * Such a list is empty, not a failed start: only tools/list is essential. A timeout or an
    * abort still fails the start.
    */
-  #isEmptyList(row: Pick<CapabilityRow, 'kind' | 'capability' | 'listMethod'>, error: unknown, signal: AbortSignal): boolean {
-    if (signal.aborted || !(error instanceof McpError) || error.code === ErrorCode.RequestTimeout) return false;
+  #isEmptyList(
+    row: Pick<CapabilityRow, 'kind' | 'capability' | 'listMethod'>,
+    error: unknown,
+    signal: AbortSignal,
+  ): boolean {
+    if (signal.aborted || !(error instanceof McpError) || error.code === ErrorCode.RequestTimeout)
+      return false;
     if (error.code === ErrorCode.MethodNotFound) {
-      this.#log.debug(() => `[${this.name}] declares '${row.capability}' but has no ${row.listMethod}; taking it as empty`);
+      this.#log.debug(
+        () => `[${this.name}] declares '${row.capability}' but has no ${row.listMethod}; taking it as empty`,
+      );
       return true;
     }
     if (row.kind === 'tools') return false;
@@ -580,8 +691,13 @@ export class ChildConnection {
   /** Builds the error a failed start reports: why, the exit, and the last stderr lines. */
   async #startFailure(gen: Generation, error: unknown): Promise<MuxError> {
     const signal = gen.startup.signal;
-    if (signal.aborted && signal.reason instanceof MuxError && signal.reason.code !== 'STARTUP_TIMEOUT') return signal.reason;
-    if (error instanceof MuxError && (error.code === 'SPAWN_FAILED' || error.code === 'NOT_SUPPORTED' || error.code === 'NOT_ALLOWED')) return error;
+    if (signal.aborted && signal.reason instanceof MuxError && signal.reason.code !== 'STARTUP_TIMEOUT')
+      return signal.reason;
+    if (
+      error instanceof MuxError &&
+      (error.code === 'SPAWN_FAILED' || error.code === 'NOT_SUPPORTED' || error.code === 'NOT_ALLOWED')
+    )
+      return error;
     const proc = gen.process;
     // Give a dying process a moment so the report has its exit code and last words.
     if (proc && !proc.exit) await Promise.race([proc.exited, delay(200)]);
@@ -594,8 +710,13 @@ export class ChildConnection {
       why = `server '${this.name}' exited (${describeEnd(proc.exit)}) before it finished the MCP handshake; is '${this.#commandLine()}' an MCP server speaking JSON-RPC on stdio?`;
     } else why = `server '${this.name}' failed during start-up: ${messageOf(error)}`;
     const tail = gen.tail.lines(20);
-    const message = tail.length > 0 ? `${why}\nlast stderr lines:\n${tail.join('\n')}` : `${why} (it wrote nothing on stderr)`;
-    return new MuxError(signal.reason instanceof MuxError ? signal.reason.code : 'STARTUP_FAILED', message, { cause: error });
+    const message =
+      tail.length > 0
+        ? `${why}\nlast stderr lines:\n${tail.join('\n')}`
+        : `${why} (it wrote nothing on stderr)`;
+    return new MuxError(signal.reason instanceof MuxError ? signal.reason.code : 'STARTUP_FAILED', message, {
+      cause: error,
+    });
   }
 
   #commandLine(): string {
@@ -612,11 +733,22 @@ export class ChildConnection {
       (listed) => {
         if (this.#gen !== gen || this.#state.kind !== 'running') return;
         // Only the re-listed rows are taken: another refresh may have replaced the others meanwhile.
-        const catalog = Object.freeze({ ...this.#state.catalog, ...Object.fromEntries(rows.map((row) => [row.kind, listed[row.kind]])) }) as Catalog;
+        const catalog = Object.freeze({
+          ...this.#state.catalog,
+          ...Object.fromEntries(rows.map((row) => [row.kind, listed[row.kind]])),
+        }) as Catalog;
         this.#setState({ ...this.#state, catalog });
-        this.#options.onEvent?.({ type: 'catalog-changed', name: this.name, generation: gen.number, catalog });
+        this.#options.onEvent?.({
+          type: 'catalog-changed',
+          name: this.name,
+          generation: gen.number,
+          catalog,
+        });
       },
-      (error) => this.#log.warn(`[${this.name}] re-listing ${rows.map((r) => r.kind).join(' and ')} after list_changed failed: ${messageOf(error)}`),
+      (error) =>
+        this.#log.warn(
+          `[${this.name}] re-listing ${rows.map((r) => r.kind).join(' and ')} after list_changed failed: ${messageOf(error)}`,
+        ),
     );
   }
 
@@ -630,10 +762,13 @@ export class ChildConnection {
     if (this.#gen !== gen || this.#state.kind !== 'running') return;
     // Let the last messages on stdout arrive before failing what is in flight.
     await Promise.race([gen.transportClosed, delay(DRAIN_AFTER_EXIT_MS)]);
-    if (gen.process && !gen.process.exit) await Promise.race([gen.process.exited, delay(DRAIN_AFTER_EXIT_MS)]);
+    if (gen.process && !gen.process.exit)
+      await Promise.race([gen.process.exited, delay(DRAIN_AFTER_EXIT_MS)]);
     if (this.#gen !== gen || this.#state.kind !== 'running') return;
     const exit = gen.process?.exit;
-    const error = exit ? `exited unexpectedly (${describeEnd(exit)})` : (gen.lostBecause ?? 'closed its connection unexpectedly');
+    const error = exit
+      ? `exited unexpectedly (${describeEnd(exit)})`
+      : (gen.lostBecause ?? 'closed its connection unexpectedly');
     this.#setState({ kind: 'crashed', at: Date.now(), error, ...(exit && { exit }) });
     this.#log.warn(`server '${this.name}' ${error}; its tools are withdrawn until reload_server`);
     this.#endCalls(gen, this.#notRunningError());
@@ -659,13 +794,17 @@ export class ChildConnection {
     if (s === 'running' || reason === 'removed') this.#options.upstream?.ended?.(this.name, reason);
     if (reason !== 'reloading') this.#watcher?.close();
     const verb = { removed: 'removed', reloading: 'reloaded', shutdown: 'shut down' }[reason];
-    gen.startup.abort(new MuxError('SERVER_STOPPED', `server '${this.name}' was ${verb} while it was starting`));
+    gen.startup.abort(
+      new MuxError('SERVER_STOPPED', `server '${this.name}' was ${verb} while it was starting`),
+    );
     this.#endCalls(gen, stopError);
     // The stop ladder and the wait for a start under way run in parallel: killing the process ends the start.
     gen.cleanup ??= this.#release(gen);
     await Promise.all([gen.cleanup, this.#starting?.catch(() => {})]);
-    if (this.#state.kind === 'stopping') this.#setState({ kind: 'stopped', ...(gen.process?.exit && { exit: gen.process.exit }) });
-    else if (this.#state.kind === 'crashed') this.#setState({ kind: 'stopped', ...(gen.process?.exit && { exit: gen.process.exit }) });
+    if (this.#state.kind === 'stopping')
+      this.#setState({ kind: 'stopped', ...(gen.process?.exit && { exit: gen.process.exit }) });
+    else if (this.#state.kind === 'crashed')
+      this.#setState({ kind: 'stopped', ...(gen.process?.exit && { exit: gen.process.exit }) });
   }
 
   /**
@@ -677,24 +816,34 @@ export class ChildConnection {
     const interval = this.#options.pingIntervalMs ?? 30_000;
     const client = gen.client;
     if (interval <= 0 || !client) return;
-    const ping = { lastOk: Date.now(), missed: 0, inFlight: false, timer: setInterval(() => tick(), interval).unref() };
+    const ping = {
+      lastOk: Date.now(),
+      missed: 0,
+      inFlight: false,
+      timer: setInterval(() => tick(), interval).unref(),
+    };
     gen.ping = ping;
     const tick = () => {
       if (this.#gen !== gen || this.#state.kind !== 'running') return clearInterval(ping.timer);
       if (ping.inFlight) return;
       ping.inFlight = true;
-      client.ping({ timeout: this.#options.pingTimeoutMs ?? 10_000 }).then(
-        () => {
-          if (ping.missed > 0) this.#log.info(`[${this.name}] answers pings again after ${ping.missed} missed`);
-          ping.lastOk = Date.now();
-          ping.missed = 0;
-        },
-        (error: unknown) => {
-          if (this.#lostRemote(gen, error)) return;
-          ping.missed++;
-          if (this.#gen === gen && this.#state.kind === 'running') this.#log.warn(`[${this.name}] missed a ping (${ping.missed} in a row): ${messageOf(error)}`);
-        },
-      ).finally(() => (ping.inFlight = false));
+      client
+        .ping({ timeout: this.#options.pingTimeoutMs ?? 10_000 })
+        .then(
+          () => {
+            if (ping.missed > 0)
+              this.#log.info(`[${this.name}] answers pings again after ${ping.missed} missed`);
+            ping.lastOk = Date.now();
+            ping.missed = 0;
+          },
+          (error: unknown) => {
+            if (this.#lostRemote(gen, error)) return;
+            ping.missed++;
+            if (this.#gen === gen && this.#state.kind === 'running')
+              this.#log.warn(`[${this.name}] missed a ping (${ping.missed} in a row): ${messageOf(error)}`);
+          },
+        )
+        .finally(() => (ping.inFlight = false));
     };
   }
 
@@ -750,7 +899,11 @@ export function childCapabilities(upstream: ClientCapabilities): ClientCapabilit
 }
 
 function undeclaredRequestMessage(method: string): string {
-  const capability = { 'sampling/createMessage': 'sampling', 'elicitation/create': 'elicitation', 'roots/list': 'roots' }[method];
+  const capability = {
+    'sampling/createMessage': 'sampling',
+    'elicitation/create': 'elicitation',
+    'roots/list': 'roots',
+  }[method];
   return capability
     ? `the client connected to mcpmux did not declare the '${capability}' capability, so mcpmux cannot forward ${method}`
     : `mcpmux does not forward ${method} from a server to its client`;
@@ -764,7 +917,11 @@ function isConnectionFailure(error: unknown): boolean {
 function connectionFailureCode(error: unknown): string | undefined {
   for (let e: unknown = error, depth = 0; e instanceof Error && depth < 4; e = e.cause, depth++) {
     const code = (e as { code?: unknown }).code;
-    if (typeof code === 'string' && ['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'EHOSTUNREACH', 'UND_ERR_SOCKET'].includes(code)) return code;
+    if (
+      typeof code === 'string' &&
+      ['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'EHOSTUNREACH', 'UND_ERR_SOCKET'].includes(code)
+    )
+      return code;
   }
   return undefined;
 }

@@ -77,7 +77,10 @@ export interface RunResult {
  * Runs a command to completion (a build) in its own process group, with its output kept;
  * after `timeoutMs` the group is stopped like a child's. Rejects only when it cannot start.
  */
-export async function runToCompletion(spec: SpawnSpec, options: { timeoutMs: number; maxOutputBytes?: number }): Promise<RunResult> {
+export async function runToCompletion(
+  spec: SpawnSpec,
+  options: { timeoutMs: number; maxOutputBytes?: number },
+): Promise<RunResult> {
   const started = Date.now();
   const proc = await ChildProcess.spawn(spec);
   proc.stdin.end();
@@ -97,7 +100,10 @@ export async function runToCompletion(spec: SpawnSpec, options: { timeoutMs: num
   const exit = await proc.exited;
   clearTimeout(timer);
   // The last output may still be in the pipes when the exit is reported.
-  const drained = Promise.all([new Promise((r) => proc.stdout.once('close', r)), new Promise((r) => proc.stderr.once('close', r))]);
+  const drained = Promise.all([
+    new Promise((r) => proc.stdout.once('close', r)),
+    new Promise((r) => proc.stderr.once('close', r)),
+  ]);
   await Promise.race([drained, new Promise((r) => setTimeout(r, 1000).unref())]);
   // Reap the group (a build may leave watchers behind) and confirm it is gone.
   await proc.stop({ stdinGraceMs: 0, termGraceMs: 1000 });
@@ -114,7 +120,11 @@ export class ChildProcess {
   #exit: ExitInfo | undefined;
   #stopping: Promise<ExitInfo> | undefined;
 
-  private constructor(pid: number, streams: { stdin: Writable; stdout: Readable; stderr: Readable }, exited: Promise<ExitInfo>) {
+  private constructor(
+    pid: number,
+    streams: { stdin: Writable; stdout: Readable; stderr: Readable },
+    exited: Promise<ExitInfo>,
+  ) {
     this.pid = pid;
     this.stdin = streams.stdin;
     this.stdout = streams.stdout;
@@ -125,7 +135,10 @@ export class ChildProcess {
   /** Spawns `spec` as the leader of a new process group; rejects with SPAWN_FAILED. */
   static async spawn(spec: SpawnSpec): Promise<ChildProcess> {
     if (spec.cwd !== undefined && !isDirectory(spec.cwd)) {
-      throw new MuxError('SPAWN_FAILED', `cannot start '${spec.command}': cwd '${spec.cwd}' is not an existing directory`);
+      throw new MuxError(
+        'SPAWN_FAILED',
+        `cannot start '${spec.command}': cwd '${spec.cwd}' is not an existing directory`,
+      );
     }
     // execa's `cleanup` is off with `detached`, so groups are tracked in liveGroups instead.
     const subprocess = execa(spec.command, [...spec.args], {
@@ -147,7 +160,8 @@ export class ChildProcess {
       subprocess.once('error', (error: NodeJS.ErrnoException) => reject(spawnError(spec, error)));
     });
     const pid = subprocess.pid;
-    if (pid === undefined) throw new MuxError('SPAWN_FAILED', `cannot start '${spec.command}': no pid was assigned`);
+    if (pid === undefined)
+      throw new MuxError('SPAWN_FAILED', `cannot start '${spec.command}': no pid was assigned`);
     liveGroups.add(pid);
     groupObserver?.added(pid);
     // Settle on 'exit' (not on the stdio streams closing: a grandchild may hold them open).
@@ -156,7 +170,11 @@ export class ChildProcess {
     });
     // execa's own promise is not used; keep it from reporting an unhandled rejection.
     subprocess.catch(() => {});
-    return new ChildProcess(pid, { stdin: subprocess.stdin, stdout: subprocess.stdout, stderr: subprocess.stderr }, exited);
+    return new ChildProcess(
+      pid,
+      { stdin: subprocess.stdin, stdout: subprocess.stdout, stderr: subprocess.stderr },
+      exited,
+    );
   }
 
   /** The direct child's exit, once it has exited. */

@@ -36,4 +36,5 @@ export function transition(current: ChildState, next: ChildState): ChildState {
   return next;
 }
 
-export const canTransition = (from: ChildStateKind, to: ChildStateKind): boolean => ALLOWED[from].includes(to);
+export const canTransition = (from: ChildStateKind, to: ChildStateKind): boolean =>
+  ALLOWED[from].includes(to);

@@ -37,7 +37,10 @@ export interface OrphanReaper extends ProcessGroupObserver {
  * once mcpmux is gone (at once when no group is left).
  */
 export function startOrphanReaper(onError: (error: Error) => void): OrphanReaper | undefined {
-  const reaper = spawn('/bin/sh', ['-c', REAPER_SCRIPT], { detached: true, stdio: ['pipe', 'ignore', 'ignore'] });
+  const reaper = spawn('/bin/sh', ['-c', REAPER_SCRIPT], {
+    detached: true,
+    stdio: ['pipe', 'ignore', 'ignore'],
+  });
   if (reaper.pid === undefined) {
     reaper.once('error', onError);
     return undefined;

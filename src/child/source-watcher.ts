@@ -22,7 +22,9 @@ export class SourceWatcher {
 
   constructor(options: SourceWatcherOptions) {
     const matches = picomatch([...options.globs], { dot: false });
-    const bases = new Set(options.globs.map((glob) => resolve(options.cwd, picomatch.scan(glob).base || '.')));
+    const bases = new Set(
+      options.globs.map((glob) => resolve(options.cwd, picomatch.scan(glob).base || '.')),
+    );
     for (const base of bases) {
       try {
         const watcher = watch(base, { recursive: true }, (_event, filename) => {

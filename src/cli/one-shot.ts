@@ -88,11 +88,32 @@ function formatInspect(report: { servers: ServerReport[] }): string {
   if (report.servers.length === 0) return 'no server is running';
   const lines: string[] = [];
   for (const s of report.servers) {
-    const counts = [plural(s.tools.length, 'tool'), plural(s.prompts.length, 'prompt'), plural(s.resources.length, 'resource'), plural(s.resourceTemplates.length, 'resource template')];
+    const counts = [
+      plural(s.tools.length, 'tool'),
+      plural(s.prompts.length, 'prompt'),
+      plural(s.resources.length, 'resource'),
+      plural(s.resourceTemplates.length, 'resource template'),
+    ];
     lines.push(`${s.name} (pid ${s.pid}): ${counts.join(', ')}`);
-    section(lines, 'tools', s.tools, (t) => `${t.name}(${parameters(t.inputSchema)})${summary(t.description)}`);
-    section(lines, 'prompts', s.prompts, (p) => `${p.name}(${(p.arguments ?? []).map((a) => (a.required ? a.name : `${a.name}?`)).join(', ')})${summary(p.description)}`);
-    section(lines, 'resources', s.resources, (r) => `${r.uri}${summary(r.name)}${r.mimeType ? ` (${r.mimeType})` : ''}`);
+    section(
+      lines,
+      'tools',
+      s.tools,
+      (t) => `${t.name}(${parameters(t.inputSchema)})${summary(t.description)}`,
+    );
+    section(
+      lines,
+      'prompts',
+      s.prompts,
+      (p) =>
+        `${p.name}(${(p.arguments ?? []).map((a) => (a.required ? a.name : `${a.name}?`)).join(', ')})${summary(p.description)}`,
+    );
+    section(
+      lines,
+      'resources',
+      s.resources,
+      (r) => `${r.uri}${summary(r.name)}${r.mimeType ? ` (${r.mimeType})` : ''}`,
+    );
     section(lines, 'resource templates', s.resourceTemplates, (r) => `${r.uriTemplate}${summary(r.name)}`);
   }
   return lines.join('\n');
@@ -105,14 +126,18 @@ function section<T>(lines: string[], title: string, items: readonly T[], line: (
 }
 
 /** `a: string, b?: number` from a JSON Schema object. */
-function parameters(schema: { properties?: Record<string, object> | undefined; required?: string[] | undefined }): string {
+function parameters(schema: {
+  properties?: Record<string, object> | undefined;
+  required?: string[] | undefined;
+}): string {
   const required = new Set(schema.required ?? []);
   return Object.entries(schema.properties ?? {})
     .map(([name, prop]) => `${name}${required.has(name) ? '' : '?'}: ${typeName(prop as { type?: unknown })}`)
     .join(', ');
 }
 
-const typeName = (prop: { type?: unknown }) => (Array.isArray(prop.type) ? prop.type.join('|') : typeof prop.type === 'string' ? prop.type : 'any');
+const typeName = (prop: { type?: unknown }) =>
+  Array.isArray(prop.type) ? prop.type.join('|') : typeof prop.type === 'string' ? prop.type : 'any';
 const summary = (text: string | undefined) => (text ? ` — ${text.split('\n')[0]}` : '');
 const plural = (n: number, noun: string) => `${n} ${noun}${n === 1 ? '' : 's'}`;
 
@@ -128,7 +153,10 @@ async function call(registry: Registry, ctx: OneShotContext): Promise<number> {
   if (ctx.options.json) ctx.out(JSON.stringify(result, null, 2));
   else {
     const text = result.content.map(describeBlock).join('\n');
-    const structured = result.structuredContent && !result.content.length ? JSON.stringify(result.structuredContent, null, 2) : '';
+    const structured =
+      result.structuredContent && !result.content.length
+        ? JSON.stringify(result.structuredContent, null, 2)
+        : '';
     (result.isError ? ctx.err : ctx.out)(text || structured || '(no content)');
   }
   return result.isError ? 1 : 0;

@@ -67,30 +67,75 @@ export interface HttpOptions {
 
 export const FLAG_HELP: ReadonlyArray<[flag: string, help: string]> = [
   ['-c, --config FILE', 'Start the servers of a config file ({"mcpServers": …} or VS Code {"servers": …}).'],
-  ['--http PORT', 'Serve MCP over streamable HTTP at http://HOST:PORT/mcp instead of stdio (0: any free port).'],
-  ['--host HOST', 'With --http: the address to bind (default 127.0.0.1). Anything but loopback needs --auth-token.'],
+  [
+    '--http PORT',
+    'Serve MCP over streamable HTTP at http://HOST:PORT/mcp instead of stdio (0: any free port).',
+  ],
+  [
+    '--host HOST',
+    'With --http: the address to bind (default 127.0.0.1). Anything but loopback needs --auth-token.',
+  ],
   ['--auth-token TOKEN', 'With --http: require "Authorization: Bearer TOKEN"; also MCPMUX_AUTH_TOKEN.'],
-  ['--allowed-host NAME', 'With --http: also answer requests whose Host is NAME (a reverse proxy\'s name); repeat for more. Default: loopback and the bound address.'],
-  ['--allowed-origin ORIGIN', 'With --http: also accept browser requests from ORIGIN (https://app.example.com, or a host name); repeat for more. Default: loopback origins.'],
-  ['--session-idle-timeout SECONDS', 'With --http: close a session with no request or stream open for this long (default 1800; 0 = never).'],
-  ['--max-sessions N', 'With --http: how many sessions may be open at once (default 100); past it a new one gets 503.'],
-  ['--max-message-bytes N', 'Largest JSON-RPC message taken from the client or a server, and largest HTTP body (default 16777216).'],
-  ['--expose all|search|code', 'all: list every tool (default); search: only the management tools, search_tools and call_tool; code: those and list_modules, read_module, execute_code (programs call the tools).'],
-  ['--active-pool N', 'With --expose search: how many found tools search_tools {activate: true} may list at once (default 15).'],
-  ['--max-result-bytes N', 'Cut tool results with more text than this (default 16384) and keep them whole for read_result; 0: never.'],
+  [
+    '--allowed-host NAME',
+    "With --http: also answer requests whose Host is NAME (a reverse proxy's name); repeat for more. Default: loopback and the bound address.",
+  ],
+  [
+    '--allowed-origin ORIGIN',
+    'With --http: also accept browser requests from ORIGIN (https://app.example.com, or a host name); repeat for more. Default: loopback origins.',
+  ],
+  [
+    '--session-idle-timeout SECONDS',
+    'With --http: close a session with no request or stream open for this long (default 1800; 0 = never).',
+  ],
+  [
+    '--max-sessions N',
+    'With --http: how many sessions may be open at once (default 100); past it a new one gets 503.',
+  ],
+  [
+    '--max-message-bytes N',
+    'Largest JSON-RPC message taken from the client or a server, and largest HTTP body (default 16777216).',
+  ],
+  [
+    '--expose all|search|code',
+    'all: list every tool (default); search: only the management tools, search_tools and call_tool; code: those and list_modules, read_module, execute_code (programs call the tools).',
+  ],
+  [
+    '--active-pool N',
+    'With --expose search: how many found tools search_tools {activate: true} may list at once (default 15).',
+  ],
+  [
+    '--max-result-bytes N',
+    'Cut tool results with more text than this (default 16384) and keep them whole for read_result; 0: never.',
+  ],
   ['--code-memory MB', 'With --expose code: the memory one program may use (default 128).'],
   ['--code-max-calls N', 'With --expose code: the tool calls one program may make (default 200).'],
-  ['--watch-config', 'Apply edits of the config file while running: only what changed is stopped, started or replaced (SIGHUP does the same).'],
+  [
+    '--watch-config',
+    'Apply edits of the config file while running: only what changed is stopped, started or replaced (SIGHUP does the same).',
+  ],
   ['-- NAME CMD [ARGS…]', 'Start a server given inline; repeat "-- NAME CMD …" for more. Must come last.'],
   ['--log-level LEVEL', 'error, warn, info (default) or debug; also MCPMUX_LOG_LEVEL. Logs go to stderr.'],
-  ['--max-tool-name N', `Longest exposed tool name (default ${DEFAULT_MAX_TOOL_NAME}); lower it by the prefix your client adds.`],
+  [
+    '--max-tool-name N',
+    `Longest exposed tool name (default ${DEFAULT_MAX_TOOL_NAME}); lower it by the prefix your client adds.`,
+  ],
   ['--startup-timeout SECONDS', 'Default time a server may take to start (default 60).'],
   ['--call-timeout SECONDS', 'Time a tool call may go without an answer or progress (default 300).'],
-  ['--ping-interval SECONDS', 'How often each server is pinged to notice a hung one, shown in list_servers (default 30; 0 = never).'],
-  ['--allow-command PATTERN', 'Let add_server run only programs matching this pattern, judged by the real file after PATH lookup and symlinks: a path glob or a name on mcpmux\'s PATH, then optional argument globs ("npx -y @modelcontextprotocol/*"; a final ... allows more). Repeat for more.'],
+  [
+    '--ping-interval SECONDS',
+    'How often each server is pinged to notice a hung one, shown in list_servers (default 30; 0 = never).',
+  ],
+  [
+    '--allow-command PATTERN',
+    'Let add_server run only programs matching this pattern, judged by the real file after PATH lookup and symlinks: a path glob or a name on mcpmux\'s PATH, then optional argument globs ("npx -y @modelcontextprotocol/*"; a final ... allows more). Repeat for more.',
+  ],
   ['--no-runtime-add', 'Refuse add_server: servers come only from the config and the command line.'],
-  ['--inherit-env', "Give children mcpmux's whole environment (default: PATH, HOME and the SDK's safe list, plus their own env)."],
-  ['--pass-env NAME', 'Also pass this variable of mcpmux\'s environment to children; repeat for more.'],
+  [
+    '--inherit-env',
+    "Give children mcpmux's whole environment (default: PATH, HOME and the SDK's safe list, plus their own env).",
+  ],
+  ['--pass-env NAME', "Also pass this variable of mcpmux's environment to children; repeat for more."],
   ['--root DIR', "Keep every child's cwd under DIR (and start children there by default)."],
   ['--json', 'inspect: print JSON for scripts instead of text.'],
   ['-h, --help', 'Show this help.'],
@@ -104,17 +149,38 @@ const flagsSchema = z.object({
     .int('--max-tool-name must be a whole number')
     .min(16, '--max-tool-name must be at least 16')
     .max(128, '--max-tool-name must be at most 128'),
-  startupTimeout: z.coerce.number({ error: '--startup-timeout must be a number of seconds' }).positive('--startup-timeout must be positive').max(3600),
-  callTimeout: z.coerce.number({ error: '--call-timeout must be a number of seconds' }).positive('--call-timeout must be positive').max(86_400),
-  pingInterval: z.coerce.number({ error: '--ping-interval must be a number of seconds' }).min(0, '--ping-interval must be 0 or more').max(86_400),
+  startupTimeout: z.coerce
+    .number({ error: '--startup-timeout must be a number of seconds' })
+    .positive('--startup-timeout must be positive')
+    .max(3600),
+  callTimeout: z.coerce
+    .number({ error: '--call-timeout must be a number of seconds' })
+    .positive('--call-timeout must be positive')
+    .max(86_400),
+  pingInterval: z.coerce
+    .number({ error: '--ping-interval must be a number of seconds' })
+    .min(0, '--ping-interval must be 0 or more')
+    .max(86_400),
   expose: z.enum(['all', 'search', 'code'], { error: '--expose must be all, search or code' }),
   maxResultBytes: z.coerce
     .number({ error: '--max-result-bytes must be a whole number' })
     .int('--max-result-bytes must be a whole number')
     .refine((n) => n === 0 || n >= 1024, '--max-result-bytes must be 0 (never cut) or at least 1024'),
-  codeMemory: z.coerce.number({ error: '--code-memory must be a whole number of MB' }).int('--code-memory must be a whole number of MB').min(8, '--code-memory must be at least 8 (MB)').max(4096, '--code-memory must be at most 4096 (MB)'),
-  codeMaxCalls: z.coerce.number({ error: '--code-max-calls must be a whole number' }).int('--code-max-calls must be a whole number').min(1, '--code-max-calls must be at least 1').max(100_000),
-  activePool: z.coerce.number({ error: '--active-pool must be a whole number' }).int('--active-pool must be a whole number').min(1, '--active-pool must be at least 1').max(500),
+  codeMemory: z.coerce
+    .number({ error: '--code-memory must be a whole number of MB' })
+    .int('--code-memory must be a whole number of MB')
+    .min(8, '--code-memory must be at least 8 (MB)')
+    .max(4096, '--code-memory must be at most 4096 (MB)'),
+  codeMaxCalls: z.coerce
+    .number({ error: '--code-max-calls must be a whole number' })
+    .int('--code-max-calls must be a whole number')
+    .min(1, '--code-max-calls must be at least 1')
+    .max(100_000),
+  activePool: z.coerce
+    .number({ error: '--active-pool must be a whole number' })
+    .int('--active-pool must be a whole number')
+    .min(1, '--active-pool must be at least 1')
+    .max(500),
   maxMessageBytes: z.coerce
     .number({ error: '--max-message-bytes must be a whole number' })
     .int('--max-message-bytes must be a whole number')
@@ -127,13 +193,22 @@ const httpSchema = z.object({
     .number({ error: '--session-idle-timeout must be a number of seconds' })
     .min(0, '--session-idle-timeout must be 0 (never) or more')
     .max(7 * 86_400, '--session-idle-timeout must be at most 604800 (a week)'),
-  maxSessions: z.coerce.number({ error: '--max-sessions must be a whole number' }).int('--max-sessions must be a whole number').min(1, '--max-sessions must be at least 1').max(100_000),
+  maxSessions: z.coerce
+    .number({ error: '--max-sessions must be a whole number' })
+    .int('--max-sessions must be a whole number')
+    .min(1, '--max-sessions must be at least 1')
+    .max(100_000),
 });
 
 const SUBCOMMANDS = ['inspect', 'call'] as const;
 
-export function parseCli(argv: readonly string[], env: Readonly<Record<string, string | undefined>>): CliOptions {
-  const command = (SUBCOMMANDS as readonly string[]).includes(argv[0] ?? '') ? (argv[0] as 'inspect' | 'call') : 'serve';
+export function parseCli(
+  argv: readonly string[],
+  env: Readonly<Record<string, string | undefined>>,
+): CliOptions {
+  const command = (SUBCOMMANDS as readonly string[]).includes(argv[0] ?? '')
+    ? (argv[0] as 'inspect' | 'call')
+    : 'serve';
   const rest = command === 'serve' ? argv : argv.slice(1);
   const split = rest.indexOf('--');
   const flagArgs = split === -1 ? [...rest] : rest.slice(0, split);
@@ -177,7 +252,9 @@ export function parseCli(argv: readonly string[], env: Readonly<Record<string, s
       },
     }));
   } catch (error) {
-    throw new CliError((error as Error).message.replace(/\. To specify a positional argument starting with a '-'.*$/s, ''));
+    throw new CliError(
+      (error as Error).message.replace(/\. To specify a positional argument starting with a '-'.*$/s, ''),
+    );
   }
   const flags = flagsSchema.safeParse({
     // One-shot commands print their result on stdout; only problems belong on stderr.
@@ -194,7 +271,19 @@ export function parseCli(argv: readonly string[], env: Readonly<Record<string, s
     maxMessageBytes: values['max-message-bytes'] ?? 16 * 1024 * 1024,
   });
   if (!flags.success) throw new CliError(flags.error.issues.map((i) => i.message).join('; '));
-  const { logLevel, maxToolName, startupTimeout, callTimeout, pingInterval, expose, activePool, maxResultBytes, codeMemory, codeMaxCalls, maxMessageBytes } = flags.data;
+  const {
+    logLevel,
+    maxToolName,
+    startupTimeout,
+    callTimeout,
+    pingInterval,
+    expose,
+    activePool,
+    maxResultBytes,
+    codeMemory,
+    codeMaxCalls,
+    maxMessageBytes,
+  } = flags.data;
   const options: CliOptions = {
     command,
     json: values['json'] === true,
@@ -223,7 +312,8 @@ export function parseCli(argv: readonly string[], env: Readonly<Record<string, s
   if (command === 'call' && !options.help) options.call = parseCallArguments(positionals);
   if (command === 'serve' && options.json) throw new CliError('--json goes with inspect');
   if (typeof values['config'] === 'string') options.configPath = values['config'];
-  if (options.watchConfig && options.configPath === undefined) throw new CliError('--watch-config needs --config FILE');
+  if (options.watchConfig && options.configPath === undefined)
+    throw new CliError('--watch-config needs --config FILE');
   const http = parseHttp(values, env);
   if (http) {
     if (command !== 'serve') throw new CliError(`--http goes with serving, not with ${command}`);
@@ -232,27 +322,51 @@ export function parseCli(argv: readonly string[], env: Readonly<Record<string, s
   return options;
 }
 
-const HTTP_ONLY_FLAGS = ['host', 'auth-token', 'allowed-host', 'allowed-origin', 'session-idle-timeout', 'max-sessions'] as const;
+const HTTP_ONLY_FLAGS = [
+  'host',
+  'auth-token',
+  'allowed-host',
+  'allowed-origin',
+  'session-idle-timeout',
+  'max-sessions',
+] as const;
 
-function parseHttp(values: Record<string, unknown>, env: Readonly<Record<string, string | undefined>>): CliOptions['http'] {
+function parseHttp(
+  values: Record<string, unknown>,
+  env: Readonly<Record<string, string | undefined>>,
+): CliOptions['http'] {
   const port = values['http'];
   const host = typeof values['host'] === 'string' ? values['host'] : undefined;
-  const token = typeof values['auth-token'] === 'string' ? values['auth-token'] : env['MCPMUX_AUTH_TOKEN'] || undefined;
+  const token =
+    typeof values['auth-token'] === 'string' ? values['auth-token'] : env['MCPMUX_AUTH_TOKEN'] || undefined;
   if (typeof port !== 'string') {
     const stray = HTTP_ONLY_FLAGS.filter((flag) => values[flag] !== undefined);
-    if (stray.length > 0) throw new CliError(`${stray.map((f) => `--${f}`).join(', ')} go${stray.length === 1 ? 'es' : ''} with --http PORT`);
+    if (stray.length > 0)
+      throw new CliError(
+        `${stray.map((f) => `--${f}`).join(', ')} go${stray.length === 1 ? 'es' : ''} with --http PORT`,
+      );
     return undefined;
   }
   const number = Number(port);
-  if (!Number.isInteger(number) || number < 0 || number > 65_535) throw new CliError(`--http must be a port number (0-65535), not '${port}'`);
+  if (!Number.isInteger(number) || number < 0 || number > 65_535)
+    throw new CliError(`--http must be a port number (0-65535), not '${port}'`);
   const bind = host ?? '127.0.0.1';
   if (!isLoopbackHost(bind) && token === undefined) {
-    throw new CliError(`refusing to serve on ${bind} without --auth-token (or MCPMUX_AUTH_TOKEN): anyone who reaches it could make mcpmux run commands`);
+    throw new CliError(
+      `refusing to serve on ${bind} without --auth-token (or MCPMUX_AUTH_TOKEN): anyone who reaches it could make mcpmux run commands`,
+    );
   }
-  const checked = httpSchema.safeParse({ sessionIdleTimeout: values['session-idle-timeout'] ?? 1800, maxSessions: values['max-sessions'] ?? 100 });
+  const checked = httpSchema.safeParse({
+    sessionIdleTimeout: values['session-idle-timeout'] ?? 1800,
+    maxSessions: values['max-sessions'] ?? 100,
+  });
   if (!checked.success) throw new CliError(checked.error.issues.map((i) => i.message).join('; '));
-  const allowedHosts = ((values['allowed-host'] as string[] | undefined) ?? []).map((name) => checkedHost(name, '--allowed-host'));
-  const allowedOrigins = ((values['allowed-origin'] as string[] | undefined) ?? []).map((origin) => checkedHost(origin, '--allowed-origin'));
+  const allowedHosts = ((values['allowed-host'] as string[] | undefined) ?? []).map((name) =>
+    checkedHost(name, '--allowed-host'),
+  );
+  const allowedOrigins = ((values['allowed-origin'] as string[] | undefined) ?? []).map((origin) =>
+    checkedHost(origin, '--allowed-origin'),
+  );
   return {
     port: number,
     host: bind,
@@ -271,15 +385,24 @@ function checkedHost(value: string, flag: string): string {
     if (value.includes('://') && new URL(value).origin === 'null') throw new Error('no origin');
     return value;
   } catch {
-    throw new CliError(`${flag} takes a host name (app.example.com) or an origin (https://app.example.com:8443), not '${value}'`);
+    throw new CliError(
+      `${flag} takes a host name (app.example.com) or an origin (https://app.example.com:8443), not '${value}'`,
+    );
   }
 }
 
 /** `call TOOL [JSON]`: the tool's exposed name and its arguments, a JSON object. */
-function parseCallArguments(positionals: readonly string[]): { tool: string; arguments: Record<string, unknown> } {
+function parseCallArguments(positionals: readonly string[]): {
+  tool: string;
+  arguments: Record<string, unknown>;
+} {
   const [tool, json, ...extra] = positionals;
-  if (tool === undefined) throw new CliError("call needs a tool: mcpmux call [options] SERVER__TOOL ['{\"arg\": …}'] [-- NAME CMD …]");
-  if (extra.length > 0) throw new CliError(`call takes one tool and one JSON object; unexpected '${extra[0]}'`);
+  if (tool === undefined)
+    throw new CliError(
+      'call needs a tool: mcpmux call [options] SERVER__TOOL [\'{"arg": …}\'] [-- NAME CMD …]',
+    );
+  if (extra.length > 0)
+    throw new CliError(`call takes one tool and one JSON object; unexpected '${extra[0]}'`);
   if (json === undefined) return { tool, arguments: {} };
   let parsed: unknown;
   try {
@@ -287,7 +410,8 @@ function parseCallArguments(positionals: readonly string[]): { tool: string; arg
   } catch (error) {
     throw new CliError(`the arguments of ${tool} are not valid JSON (${(error as Error).message}): ${json}`);
   }
-  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new CliError(`the arguments of ${tool} must be a JSON object, like '{"message": "hi"}'`);
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))
+    throw new CliError(`the arguments of ${tool} must be a JSON object, like '{"message": "hi"}'`);
   return { tool, arguments: parsed as Record<string, unknown> };
 }
 
@@ -319,7 +443,7 @@ export function helpText(version: string): string {
     '',
     'Usage: mcpmux [options] [-- NAME CMD [ARGS…]]…',
     '       mcpmux inspect [--json] [options] [-- NAME CMD [ARGS…]]…',
-    "       mcpmux call [options] SERVER__TOOL ['{\"arg\": …}'] [-- NAME CMD [ARGS…]]…",
+    '       mcpmux call [options] SERVER__TOOL [\'{"arg": …}\'] [-- NAME CMD [ARGS…]]…',
     '',
     'Serves MCP over stdio. With no servers given, the agent adds them with add_server.',
     'inspect starts the servers, prints their tools, prompts and resources, and exits;',

@@ -69,11 +69,19 @@ export class CodeMode {
   }
 
   /** Strips, runs and reports one program. A program's own failure is a result (ok: false), not an exception. */
-  async execute(request: ExecuteRequest, deps: { registry: Registry; router: CatalogRouter; options: CallOptions }): Promise<ExecuteResult> {
+  async execute(
+    request: ExecuteRequest,
+    deps: { registry: Registry; router: CatalogRouter; options: CallOptions },
+  ): Promise<ExecuteResult> {
     const timeoutSeconds = request.timeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS;
     const catalog = this.#catalog(deps.registry, request.servers);
     const script = await toSandboxScript(request.code);
-    const limits: SandboxLimits = { timeoutMs: timeoutSeconds * 1000, memoryBytes: this.#memoryBytes, maxToolCalls: this.#maxToolCalls, maxLogBytes: MAX_LOG_BYTES };
+    const limits: SandboxLimits = {
+      timeoutMs: timeoutSeconds * 1000,
+      memoryBytes: this.#memoryBytes,
+      maxToolCalls: this.#maxToolCalls,
+      maxLogBytes: MAX_LOG_BYTES,
+    };
     const outcome = await this.#pool.run({
       script,
       catalog,
@@ -97,7 +105,11 @@ export class CodeMode {
     return registry.onChange((change) => {
       if (!change.kinds.includes('tools')) return;
       for (const view of runningServers(registry.snapshot)) {
-        this.declarations.module(view.name, view.tools).catch((error: unknown) => logger.debug(() => `[${view.name}] declarations not made: ${messageOf(error)}`));
+        this.declarations
+          .module(view.name, view.tools)
+          .catch((error: unknown) =>
+            logger.debug(() => `[${view.name}] declarations not made: ${messageOf(error)}`),
+          );
       }
     });
   }
@@ -118,20 +130,41 @@ export class CodeMode {
         );
       }
     }
-    return Object.fromEntries(running.filter((view) => !allow || allow.includes(view.name)).map((view) => [view.name, view.tools.map((t) => t.name)]));
+    return Object.fromEntries(
+      running
+        .filter((view) => !allow || allow.includes(view.name))
+        .map((view) => [view.name, view.tools.map((t) => t.name)]),
+    );
   }
 
-  async #callTool(server: string, tool: string, args: unknown, catalog: SandboxCatalog, deps: { registry: Registry; router: CatalogRouter; options: CallOptions }) {
-    if (!catalog[server]?.includes(tool)) return { ok: false as const, error: `${server}.${tool} is not allowed in this run` };
+  async #callTool(
+    server: string,
+    tool: string,
+    args: unknown,
+    catalog: SandboxCatalog,
+    deps: { registry: Registry; router: CatalogRouter; options: CallOptions },
+  ) {
+    if (!catalog[server]?.includes(tool))
+      return { ok: false as const, error: `${server}.${tool} is not allowed in this run` };
     const view = deps.registry.snapshot.servers.get(server);
     const definition = view?.tools.find((t) => t.name === tool);
     if (!view || !definition) {
-      return { ok: false as const, error: `server '${server}' ${view ? `no longer has a tool '${tool}'` : 'was removed while the program ran'}` };
+      return {
+        ok: false as const,
+        error: `server '${server}' ${view ? `no longer has a tool '${tool}'` : 'was removed while the program ran'}`,
+      };
     }
     const checked = this.#validatorFor(definition)(args);
-    if (!checked.valid) return { ok: false as const, error: `invalid arguments for ${server}.${tool}: ${checked.errorMessage ?? 'they do not match its input schema'}` };
+    if (!checked.valid)
+      return {
+        ok: false as const,
+        error: `invalid arguments for ${server}.${tool}: ${checked.errorMessage ?? 'they do not match its input schema'}`,
+      };
     try {
-      const params = { name: deps.router.exposedName(server, tool), arguments: args as Record<string, unknown> };
+      const params = {
+        name: deps.router.exposedName(server, tool),
+        arguments: args as Record<string, unknown>,
+      };
       return toProgramValue(await deps.router.callTool(deps.registry.snapshot, params, deps.options));
     } catch (error) {
       return { ok: false as const, error: messageOf(error) };
@@ -157,7 +190,9 @@ export class CodeMode {
  * What a program gets from a tool: its structured result when it has one, else its text
  * (parsed when it is JSON), else the content blocks; a tool error becomes a ToolError.
  */
-export function toProgramValue(result: CallToolResult): { ok: true; value: unknown } | { ok: false; error: string } {
+export function toProgramValue(
+  result: CallToolResult,
+): { ok: true; value: unknown } | { ok: false; error: string } {
   const texts = result.content.filter((block) => block.type === 'text').map((block) => block.text);
   if (result.isError) return { ok: false, error: texts.join('\n') || 'the tool reported an error' };
   if (result.structuredContent !== undefined) return { ok: true, value: result.structuredContent };
@@ -170,7 +205,14 @@ export function toProgramValue(result: CallToolResult): { ok: true; value: unkno
     }
   }
   if (texts.length === result.content.length) return { ok: true, value: texts.join('\n') };
-  return { ok: true, value: result.content.map((block) => (block.type === 'text' ? block : { type: block.type, ...('mimeType' in block && { mimeType: block.mimeType }) })) };
+  return {
+    ok: true,
+    value: result.content.map((block) =>
+      block.type === 'text'
+        ? block
+        : { type: block.type, ...('mimeType' in block && { mimeType: block.mimeType }) },
+    ),
+  };
 }
 
 function toExecuteResult(outcome: RunOutcome, limits: SandboxLimits): ExecuteResult {
@@ -178,7 +220,14 @@ function toExecuteResult(outcome: RunOutcome, limits: SandboxLimits): ExecuteRes
   if (outcome.ok) return { ok: true, return_value: outcome.value ?? null, ...base };
   const error = outcome.error ?? { name: 'Error', message: 'the program failed' };
   if (error.name === 'InternalError' && error.message === 'out of memory') {
-    return { ok: false, error: { ...error, message: `the program ran out of memory (limit ${limits.memoryBytes / 1024 / 1024} MB)` }, ...base };
+    return {
+      ok: false,
+      error: {
+        ...error,
+        message: `the program ran out of memory (limit ${limits.memoryBytes / 1024 / 1024} MB)`,
+      },
+      ...base,
+    };
   }
   return { ok: false, error, ...base };
 }

@@ -85,7 +85,10 @@ async function typeOf(schema: object, name: string): Promise<{ name: string; tex
     return { name, text: text.replace(/^export /gm, '').trim() };
   } catch (error) {
     const why = String((error as Error).message ?? error).split('\n')[0];
-    return { name, text: `// The schema of ${name} could not be turned into a type (${why}).\ntype ${name} = Record<string, unknown>;` };
+    return {
+      name,
+      text: `// The schema of ${name} could not be turned into a type (${why}).\ntype ${name} = Record<string, unknown>;`,
+    };
   }
 }
 

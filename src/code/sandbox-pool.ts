@@ -33,7 +33,12 @@ export interface RunOutcome {
 }
 
 /** What a program's tool call does on the host: routed like call_tool; a failure is `{ok: false, error}`. */
-export type SandboxToolCall = (server: string, tool: string, args: unknown, signal: AbortSignal) => Promise<{ ok: true; value: unknown } | { ok: false; error: string }>;
+export type SandboxToolCall = (
+  server: string,
+  tool: string,
+  args: unknown,
+  signal: AbortSignal,
+) => Promise<{ ok: true; value: unknown } | { ok: false; error: string }>;
 
 export interface RunRequest {
   script: string;
@@ -51,7 +56,10 @@ const ENGINE_HEAP_BYTES = 64 * 1024 * 1024;
 const RECYCLE_HEAP_BYTES = 64 * 1024 * 1024;
 
 // The worker is the .js next to this file once built, the .ts when run from source (tests).
-const WORKER_URL = new URL(`./sandbox-worker${import.meta.url.endsWith('.ts') ? '.ts' : '.js'}`, import.meta.url);
+const WORKER_URL = new URL(
+  `./sandbox-worker${import.meta.url.endsWith('.ts') ? '.ts' : '.js'}`,
+  import.meta.url,
+);
 
 export class SandboxPool {
   readonly #queue: PQueue;
@@ -73,10 +81,14 @@ export class SandboxPool {
 
   /** Runs a program when a worker is free; refuses at once when the queue is full. */
   run(request: RunRequest): Promise<RunOutcome> {
-    if (this.#closed) return Promise.reject(new MuxError('CODE_BUSY', 'mcpmux is shutting down; the program was not run'));
+    if (this.#closed)
+      return Promise.reject(new MuxError('CODE_BUSY', 'mcpmux is shutting down; the program was not run'));
     if (this.#queue.size >= this.#maxQueued) {
       return Promise.reject(
-        new MuxError('CODE_BUSY', `${this.#queue.pending} programs are running and ${this.#queue.size} are waiting (the most mcpmux queues); try again when one has finished`),
+        new MuxError(
+          'CODE_BUSY',
+          `${this.#queue.pending} programs are running and ${this.#queue.size} are waiting (the most mcpmux queues); try again when one has finished`,
+        ),
       );
     }
     return this.#queue.add(() => this.#runOnWorker(request)) as Promise<RunOutcome>;
@@ -164,7 +176,10 @@ class SandboxWorker {
     return this.#worker.terminate();
   }
 
-  async run(runId: number, { script, catalog, limits, callTool, signal }: RunRequest): Promise<{ outcome: RunOutcome; heapBytes: number }> {
+  async run(
+    runId: number,
+    { script, catalog, limits, callTool, signal }: RunRequest,
+  ): Promise<{ outcome: RunOutcome; heapBytes: number }> {
     await this.#ready;
     const started = performance.now();
     const toolCalls: ToolCallRecord[] = [];
@@ -194,12 +209,35 @@ class SandboxWorker {
       };
       // The interpreter stops itself at the deadline; a worker still busy after the grace is killed.
       const timer = setTimeout(
-        () => end({ ok: false, error: { name: 'Timeout', message: `the program ran past its time limit of ${limits.timeoutMs / 1000} s and was stopped` }, logs }, true),
+        () =>
+          end(
+            {
+              ok: false,
+              error: {
+                name: 'Timeout',
+                message: `the program ran past its time limit of ${limits.timeoutMs / 1000} s and was stopped`,
+              },
+              logs,
+            },
+            true,
+          ),
         limits.timeoutMs + TERMINATE_GRACE_MS,
       );
-      const onAbort = () => end({ ok: false, error: { name: 'Cancelled', message: 'the client cancelled the call; the program was stopped' }, logs }, true);
+      const onAbort = () =>
+        end(
+          {
+            ok: false,
+            error: { name: 'Cancelled', message: 'the client cancelled the call; the program was stopped' },
+            logs,
+          },
+          true,
+        );
       signal?.addEventListener('abort', onAbort, { once: true });
-      this.#onExit = (why) => end({ ok: false, error: { name: 'InternalError', message: `the sandbox worker ended (${why})` }, logs }, false);
+      this.#onExit = (why) =>
+        end(
+          { ok: false, error: { name: 'InternalError', message: `the sandbox worker ended (${why})` }, logs },
+          false,
+        );
       this.#onMessage = (message) => {
         if (message.type === 'done' && message.runId === runId) {
           logs = message.logs;
@@ -209,11 +247,15 @@ class SandboxWorker {
         }
         if (message.type !== 'call' || message.runId !== runId) return;
         const answer = (outcome: unknown) => {
-          if (!settled) post({ type: 'answer', runId, callId: message.callId, outcome: JSON.stringify(outcome) });
+          if (!settled)
+            post({ type: 'answer', runId, callId: message.callId, outcome: JSON.stringify(outcome) });
         };
         const name = `${message.server}.${message.tool}`;
         if (toolCalls.length >= limits.maxToolCalls) {
-          answer({ ok: false, error: `this program made more than ${limits.maxToolCalls} tool calls, the most one run may make` });
+          answer({
+            ok: false,
+            error: `this program made more than ${limits.maxToolCalls} tool calls, the most one run may make`,
+          });
           return;
         }
         const record: ToolCallRecord = { name, ms: 0, ok: false };
@@ -237,16 +279,33 @@ class SandboxWorker {
           },
         );
       };
-      post({ type: 'run', runId, script, catalog, deadline, memoryBytes: limits.memoryBytes, maxLogBytes: limits.maxLogBytes });
+      post({
+        type: 'run',
+        runId,
+        script,
+        catalog,
+        deadline,
+        memoryBytes: limits.memoryBytes,
+        maxLogBytes: limits.maxLogBytes,
+      });
     });
   }
 }
 
 function fromDone(message: DoneMessage): Omit<RunOutcome, 'toolCalls' | 'durationMs'> {
-  if (!message.ok) return { ok: false, error: message.error ?? { name: 'Error', message: 'the program failed' }, logs: message.logs };
+  if (!message.ok)
+    return {
+      ok: false,
+      error: message.error ?? { name: 'Error', message: 'the program failed' },
+      logs: message.logs,
+    };
   try {
     return { ok: true, value: JSON.parse(message.value ?? 'null'), logs: message.logs };
   } catch {
-    return { ok: false, error: { name: 'Error', message: 'the return value could not be read as JSON' }, logs: message.logs };
+    return {
+      ok: false,
+      error: { name: 'Error', message: 'the return value could not be read as JSON' },
+      logs: message.logs,
+    };
   }
 }

@@ -27,10 +27,16 @@ if (!port) throw new Error('sandbox-worker.js runs only as a worker thread');
 const { maxHeapBytes } = workerData as { maxHeapBytes: number };
 const PAGE = 64 * 1024;
 // (Node has WebAssembly; the TypeScript lib without DOM declares only its types.)
-const { Memory } = (globalThis as unknown as { WebAssembly: { Memory: new (size: { initial: number; maximum: number }) => { buffer: ArrayBuffer } } }).WebAssembly;
+const { Memory } = (
+  globalThis as unknown as {
+    WebAssembly: { Memory: new (size: { initial: number; maximum: number }) => { buffer: ArrayBuffer } };
+  }
+).WebAssembly;
 const memory = new Memory({ initial: 256, maximum: Math.ceil(maxHeapBytes / PAGE) });
 // The variant's .d.ts reads as CommonJS under NodeNext; at run time the ESM default is the variant.
-const quickjs = await newQuickJSWASMModuleFromVariant(newVariant(releaseSync as unknown as QuickJSSyncVariant, { wasmMemory: memory as never }));
+const quickjs = await newQuickJSWASMModuleFromVariant(
+  newVariant(releaseSync as unknown as QuickJSSyncVariant, { wasmMemory: memory as never }),
+);
 const send = (message: FromWorker) => port.postMessage(message);
 
 /** Waiting tool calls of the current run, by call id. */
@@ -41,7 +47,9 @@ let current: { runId: number; context: QuickJSContext } | undefined;
 
 port.on('message', (message: ToWorker) => {
   if (message.type === 'run') {
-    void run(message).then(send, (error: unknown) => send(failure(message.runId, { name: 'InternalError', message: String(error) }, [])));
+    void run(message).then(send, (error: unknown) =>
+      send(failure(message.runId, { name: 'InternalError', message: String(error) }, [])),
+    );
     return;
   }
   const deferred = waiting.get(message.callId);
@@ -109,14 +117,25 @@ async function run(message: RunMessage): Promise<DoneMessage> {
       const deferred = context.newPromise();
       const id = ++callId;
       waiting.set(id, deferred);
-      send({ type: 'call', runId: message.runId, callId: id, server: context.getString(server), tool: context.getString(tool), args: context.getString(args) });
+      send({
+        type: 'call',
+        runId: message.runId,
+        callId: id,
+        server: context.getString(server),
+        tool: context.getString(tool),
+        args: context.getString(args),
+      });
       return deferred.handle;
     });
     const logFn = context.newFunction('log', (level, text) => {
       if (logBytes > message.maxLogBytes) return;
       const line = `${context.getString(level)}: ${context.getString(text)}`;
       logBytes += line.length;
-      logs.push(logBytes > message.maxLogBytes ? `[mcpmux: console output past ${message.maxLogBytes} bytes was dropped]` : line);
+      logs.push(
+        logBytes > message.maxLogBytes
+          ? `[mcpmux: console output past ${message.maxLogBytes} bytes was dropped]`
+          : line,
+      );
     });
     context.setProp(context.global, '__mcpmux_call', callFn);
     context.setProp(context.global, '__mcpmux_log', logFn);
@@ -145,7 +164,12 @@ async function run(message: RunMessage): Promise<DoneMessage> {
 }
 
 /** Runs the program's jobs until its promise settles, waiting for tool answers in between. */
-async function settle(context: QuickJSContext, promise: QuickJSHandle, message: RunMessage, logs: string[]): Promise<DoneMessage> {
+async function settle(
+  context: QuickJSContext,
+  promise: QuickJSHandle,
+  message: RunMessage,
+  logs: string[],
+): Promise<DoneMessage> {
   for (;;) {
     const jobs = context.runtime.executePendingJobs();
     if (jobs.error) return failure(message.runId, describe(context, jobs.error), logs);
@@ -153,12 +177,27 @@ async function settle(context: QuickJSContext, promise: QuickJSHandle, message: 
     if (state.type === 'fulfilled') {
       const value = context.getString(state.value);
       state.value.dispose();
-      return { type: 'done', runId: message.runId, ok: true, value, logs, heapBytes: memory.buffer.byteLength };
+      return {
+        type: 'done',
+        runId: message.runId,
+        ok: true,
+        value,
+        logs,
+        heapBytes: memory.buffer.byteLength,
+      };
     }
     if (state.type === 'rejected') return failure(message.runId, describe(context, state.error), logs);
     if (waiting.size === 0) {
       // No tool call is out and no timer exists: nothing can ever settle this promise.
-      return failure(message.runId, { name: 'Deadlock', message: 'the program is waiting on a promise that nothing will ever settle (no tool call is pending)' }, logs);
+      return failure(
+        message.runId,
+        {
+          name: 'Deadlock',
+          message:
+            'the program is waiting on a promise that nothing will ever settle (no tool call is pending)',
+        },
+        logs,
+      );
     }
     await new Promise<void>((resolve) => (wake = resolve));
     wake = undefined;
@@ -170,9 +209,13 @@ function describe(context: QuickJSContext, handle: QuickJSHandle): SandboxError 
     const dumped = context.dump(handle) as unknown;
     if (dumped && typeof dumped === 'object' && 'message' in dumped) {
       const { name, message, stack } = dumped as { name?: unknown; message?: unknown; stack?: unknown };
-      const error: SandboxError = { name: typeof name === 'string' ? name : 'Error', message: String(message) };
+      const error: SandboxError = {
+        name: typeof name === 'string' ? name : 'Error',
+        message: String(message),
+      };
       if (typeof stack === 'string' && stack.trim() !== '') error.stack = stack;
-      if (error.name === 'InternalError' && error.message === 'interrupted') return { name: 'Timeout', message: 'the program ran past its time limit' };
+      if (error.name === 'InternalError' && error.message === 'interrupted')
+        return { name: 'Timeout', message: 'the program ran past its time limit' };
       return error;
     }
     // Out of memory while making the error leaves no Error to throw; a small allocation tells.
@@ -193,4 +236,11 @@ function outOfMemory(context: QuickJSContext): boolean {
   return false;
 }
 
-const failure = (runId: number, error: SandboxError, logs: string[]): DoneMessage => ({ type: 'done', runId, ok: false, error, logs, heapBytes: memory.buffer.byteLength });
+const failure = (runId: number, error: SandboxError, logs: string[]): DoneMessage => ({
+  type: 'done',
+  runId,
+  ok: false,
+  error,
+  logs,
+  heapBytes: memory.buffer.byteLength,
+});

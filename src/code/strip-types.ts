@@ -7,20 +7,32 @@ import { MuxError } from '../errors.js';
 
 // One line before the program: error positions are shifted back by it.
 const HEAD = 'const __mcpmux_main = async () => {\n';
-const TAIL = '\n};\n__mcpmux_main().then((value) => { const json = JSON.stringify(value); return json === undefined ? "null" : json; })';
+const TAIL =
+  '\n};\n__mcpmux_main().then((value) => { const json = JSON.stringify(value); return json === undefined ? "null" : json; })';
 
 /** The script for a sandbox, or a CODE_SYNTAX error that says where the program is wrong. */
 export async function toSandboxScript(code: string): Promise<string> {
   if (/^\s*(import|export)\s[^(]/m.test(code)) {
-    throw new MuxError('CODE_SYNTAX', 'a program cannot import or export modules: call tools through the global `tools` object, e.g. await tools.memory.read_graph({})');
+    throw new MuxError(
+      'CODE_SYNTAX',
+      'a program cannot import or export modules: call tools through the global `tools` object, e.g. await tools.memory.read_graph({})',
+    );
   }
   try {
-    const { code: script } = await transform(HEAD + code + TAIL, { loader: 'ts', target: 'es2022', format: 'esm', sourcefile: 'program.ts', logLevel: 'silent' });
+    const { code: script } = await transform(HEAD + code + TAIL, {
+      loader: 'ts',
+      target: 'es2022',
+      format: 'esm',
+      sourcefile: 'program.ts',
+      logLevel: 'silent',
+    });
     return script;
   } catch (error) {
     const errors = (error as { errors?: Message[] }).errors ?? [];
     if (errors.length === 0) throw error;
-    const where = errors.map(({ text, location }) => (location ? `line ${location.line - 1}, column ${location.column + 1}: ${text}` : text));
+    const where = errors.map(({ text, location }) =>
+      location ? `line ${location.line - 1}, column ${location.column + 1}: ${text}` : text,
+    );
     throw new MuxError('CODE_SYNTAX', `the program does not parse: ${where.join('; ')}`);
   }
 }

@@ -112,7 +112,10 @@ export class ConfigSync {
     // Remove first, so a name that moves to another spec is free again.
     for (const name of this.#applied.keys()) {
       if (wanted.has(name)) continue;
-      await registry.remove(name).then(() => summary.removed.push(name), (error) => fail(name, error));
+      await registry.remove(name).then(
+        () => summary.removed.push(name),
+        (error) => fail(name, error),
+      );
     }
     const starts: Promise<unknown>[] = [];
     for (const [name, spec] of wanted) {
@@ -133,9 +136,14 @@ export class ConfigSync {
     await Promise.all(starts);
     for (const name of taken) wanted.delete(name);
     this.#applied = wanted;
-    const parts = (['added', 'replaced', 'removed'] as const).filter((k) => summary[k].length > 0).map((k) => `${k} ${summary[k].join(', ')}`);
-    logger.info(`config ${path} applied: ${parts.join('; ') || 'no change'}${summary.unchanged.length ? ` (unchanged: ${summary.unchanged.join(', ')})` : ''}`);
-    for (const { name, error } of summary.failed) logger.error(`config ${path}: server '${name}' failed: ${error}`);
+    const parts = (['added', 'replaced', 'removed'] as const)
+      .filter((k) => summary[k].length > 0)
+      .map((k) => `${k} ${summary[k].join(', ')}`);
+    logger.info(
+      `config ${path} applied: ${parts.join('; ') || 'no change'}${summary.unchanged.length ? ` (unchanged: ${summary.unchanged.join(', ')})` : ''}`,
+    );
+    for (const { name, error } of summary.failed)
+      logger.error(`config ${path}: server '${name}' failed: ${error}`);
     return summary;
   }
 }

@@ -18,7 +18,9 @@ export function expandVariables(text: string, env: Readonly<Record<string, strin
     const dash = body.indexOf(':-');
     const name = dash === -1 ? body : body.slice(0, dash);
     if (!NAME.test(name)) {
-      problems.push(`${whole} is not a variable mcpmux can expand (use \${NAME}, \${env:NAME} or \${NAME:-default})`);
+      problems.push(
+        `${whole} is not a variable mcpmux can expand (use \${NAME}, \${env:NAME} or \${NAME:-default})`,
+      );
       return whole;
     }
     const found = env[name];

@@ -28,9 +28,7 @@ const fileSchema = z.looseObject({
 });
 
 /** mcpmux's own settings in its config file: `"mcpmux": {"expose": "search"}` (flags win over them). */
-const settingsSchema = z
-  .object({ expose: z.enum(['all', 'search', 'code']).optional() })
-  .strict();
+const settingsSchema = z.object({ expose: z.enum(['all', 'search', 'code']).optional() }).strict();
 
 export type ConfigSettings = z.infer<typeof settingsSchema>;
 
@@ -45,7 +43,9 @@ export async function loadConfigSettings(path: string): Promise<ConfigSettings> 
   if (block === undefined) return {};
   const settings = settingsSchema.safeParse(block);
   if (!settings.success) {
-    throw new ConfigError(`config file '${path}': ${settings.error.issues.map((i) => `mcpmux${i.path.length ? '.' + i.path.join('.') : ''}: ${i.message}`).join('; ')}`);
+    throw new ConfigError(
+      `config file '${path}': ${settings.error.issues.map((i) => `mcpmux${i.path.length ? '.' + i.path.join('.') : ''}: ${i.message}`).join('; ')}`,
+    );
   }
   return settings.data;
 }
@@ -60,7 +60,9 @@ export async function loadConfigFile(
     text = await readFile(path, 'utf8');
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    throw new ConfigError(`cannot read config file '${path}': ${code === 'ENOENT' ? 'no such file' : String(error)}`);
+    throw new ConfigError(
+      `cannot read config file '${path}': ${code === 'ENOENT' ? 'no such file' : String(error)}`,
+    );
   }
   return parseConfig(text, path, env, validateName);
 }
@@ -79,7 +81,9 @@ export function parseConfig(
   }
   const file = fileSchema.safeParse(json);
   if (!file.success || (file.data.mcpServers === undefined && file.data.servers === undefined)) {
-    throw new ConfigError(`config file '${source}' must be an object with "mcpServers" (or VS Code's "servers"), e.g. {"mcpServers": {"memory": {"command": "npx", "args": ["-y", "@modelcontextprotocol/server-memory"]}}}`);
+    throw new ConfigError(
+      `config file '${source}' must be an object with "mcpServers" (or VS Code's "servers"), e.g. {"mcpServers": {"memory": {"command": "npx", "args": ["-y", "@modelcontextprotocol/server-memory"]}}}`,
+    );
   }
   const key = file.data.mcpServers !== undefined ? 'mcpServers' : 'servers';
   const entries = Object.entries(file.data[key] ?? {});
@@ -91,7 +95,8 @@ export function parseConfig(
     if (nameProblem) problems.push(`${where}: ${nameProblem}`);
     const entry = entrySchema.safeParse(raw);
     if (!entry.success) {
-      for (const issue of entry.error.issues) problems.push(`${[where, ...issue.path].join('.')}: ${issue.message}`);
+      for (const issue of entry.error.issues)
+        problems.push(`${[where, ...issue.path].join('.')}: ${issue.message}`);
       continue;
     }
     if (entry.data.disabled) continue;
@@ -100,13 +105,19 @@ export function parseConfig(
     if (typeof spec === 'string') problems.push(`${where}: ${spec}`);
     else if (!nameProblem) servers.push({ name, spec });
   }
-  if (problems.length > 0) throw new ConfigError(`config file '${source}' has problems:\n  ${problems.join('\n  ')}`);
+  if (problems.length > 0)
+    throw new ConfigError(`config file '${source}' has problems:\n  ${problems.join('\n  ')}`);
   return servers;
 }
 
 type Entry = z.infer<typeof entrySchema>;
 
-function expandEntry(entry: Entry, env: Readonly<Record<string, string | undefined>>, where: string, problems: string[]) {
+function expandEntry(
+  entry: Entry,
+  env: Readonly<Record<string, string | undefined>>,
+  where: string,
+  problems: string[],
+) {
   const expand = (value: string, field: string) => {
     const result = expandVariables(value, env);
     for (const p of result.problems) problems.push(`${where}.${field}: ${p}`);

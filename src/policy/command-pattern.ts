@@ -24,7 +24,9 @@ export function compileCommandPattern(source: string, lookup: CommandLookup): Co
   const [program = '', ...argTokens] = source.trim().split(/\s+/);
   const rest = argTokens.at(-1) === MORE_ARGUMENTS;
   if (rest) argTokens.pop();
-  const programMatches = program.includes('/') ? pathMatcher(program, lookup.cwd) : nameMatcher(program, lookup);
+  const programMatches = program.includes('/')
+    ? pathMatcher(program, lookup.cwd)
+    : nameMatcher(program, lookup);
   const argMatchers = argTokens.map((token) => argumentMatcher(token));
   // No argument tokens: any arguments (an interpreter allowed so runs any code; the README says so).
   const exactArity = argTokens.length > 0 && !rest;
@@ -56,7 +58,9 @@ function nameMatcher(pattern: string, lookup: CommandLookup): ProgramMatcher {
     const matchesName = picomatch(pattern, { dot: true });
     for (const dir of (lookup.path ?? '').split(delimiter)) {
       for (const name of listDirectory(resolve(lookup.cwd, dir || '.'))) {
-        const resolved = matchesName(name) ? resolveCommand(resolve(lookup.cwd, dir || '.', name), lookup) : undefined;
+        const resolved = matchesName(name)
+          ? resolveCommand(resolve(lookup.cwd, dir || '.', name), lookup)
+          : undefined;
         if (resolved) found.add(resolved.realPath);
       }
     }
@@ -66,7 +70,8 @@ function nameMatcher(pattern: string, lookup: CommandLookup): ProgramMatcher {
   }
   return {
     test: (realPath) => found.has(realPath),
-    problem: found.size === 0 ? `'${pattern}' is not on mcpmux's PATH, so this pattern allows nothing` : undefined,
+    problem:
+      found.size === 0 ? `'${pattern}' is not on mcpmux's PATH, so this pattern allows nothing` : undefined,
   };
 }
 

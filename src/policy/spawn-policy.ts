@@ -44,9 +44,12 @@ export class SpawnPolicy {
     this.#options = options;
     this.#cwd = options.cwd ?? process.cwd();
     const ownPath = (options.environment ?? process.env)['PATH'];
-    this.#patterns = (options.allowCommands ?? []).map((pattern) => compileCommandPattern(pattern, { path: ownPath, cwd: this.#cwd }));
+    this.#patterns = (options.allowCommands ?? []).map((pattern) =>
+      compileCommandPattern(pattern, { path: ownPath, cwd: this.#cwd }),
+    );
     for (const pattern of this.#patterns) {
-      if (pattern.problem) options.logger.warn(`--allow-command ${JSON.stringify(pattern.source)}: ${pattern.problem}`);
+      if (pattern.problem)
+        options.logger.warn(`--allow-command ${JSON.stringify(pattern.source)}: ${pattern.problem}`);
     }
     this.#baseEnv = baseEnvironment(options);
     this.#root = options.root === undefined ? undefined : realPathOf(options.root);
@@ -59,30 +62,55 @@ export class SpawnPolicy {
    */
   admitRuntimeAdd<S extends ServerSpec>(name: string, spec: S): S {
     if (this.#options.runtimeAdd === false) {
-      throw new MuxError('NOT_ALLOWED', `add_server is turned off (mcpmux runs with --no-runtime-add): '${name}' can only come from mcpmux's config`);
+      throw new MuxError(
+        'NOT_ALLOWED',
+        `add_server is turned off (mcpmux runs with --no-runtime-add): '${name}' can only come from mcpmux's config`,
+      );
     }
     if (this.#patterns.length === 0) return spec;
     if (spec.transport !== 'stdio') {
-      throw new MuxError('NOT_ALLOWED', `remote server '${name}' refused: mcpmux only runs commands matching --allow-command (${this.#allowedList()})`);
+      throw new MuxError(
+        'NOT_ALLOWED',
+        `remote server '${name}' refused: mcpmux only runs commands matching --allow-command (${this.#allowedList()})`,
+      );
     }
     const cwd = this.workingDirectory(name, spec) ?? this.#cwd;
     const command = this.#admitProgram(spec, spec.command, spec.args, cwd, 'command');
     const build = spec.watch?.build;
-    const admittedBuild = build && { ...build, command: this.#admitProgram(spec, build.command, build.args, cwd, 'build command').path };
-    return { ...spec, command: command.path, ...(admittedBuild && { watch: { ...spec.watch, build: admittedBuild } }) };
+    const admittedBuild = build && {
+      ...build,
+      command: this.#admitProgram(spec, build.command, build.args, cwd, 'build command').path,
+    };
+    return {
+      ...spec,
+      command: command.path,
+      ...(admittedBuild && { watch: { ...spec.watch, build: admittedBuild } }),
+    };
   }
 
-  #admitProgram(spec: StdioServerSpec, command: string, args: readonly string[], cwd: string, what: string): ResolvedCommand {
+  #admitProgram(
+    spec: StdioServerSpec,
+    command: string,
+    args: readonly string[],
+    cwd: string,
+    what: string,
+  ): ResolvedCommand {
     const path = this.#childPath(spec);
     const resolved = resolveCommand(command, { path, cwd });
     const line = [command, ...args].join(' ');
     if (!resolved) {
       const where = command.includes('/') ? `relative to ${cwd}` : "on the server's PATH";
-      throw new MuxError('NOT_ALLOWED', `${what} '${command}' is not allowed: no executable file '${command}' ${where} (allowed: ${this.#allowedList()})`);
+      throw new MuxError(
+        'NOT_ALLOWED',
+        `${what} '${command}' is not allowed: no executable file '${command}' ${where} (allowed: ${this.#allowedList()})`,
+      );
     }
     if (!this.#patterns.some((pattern) => pattern.matches(resolved, args, cwd))) {
       const runs = resolved.realPath === command ? '' : ` (it runs ${resolved.realPath})`;
-      throw new MuxError('NOT_ALLOWED', `${what} '${line}'${runs} is not allowed by --allow-command (allowed: ${this.#allowedList()})`);
+      throw new MuxError(
+        'NOT_ALLOWED',
+        `${what} '${line}'${runs} is not allowed by --allow-command (allowed: ${this.#allowedList()})`,
+      );
     }
     return resolved;
   }
@@ -117,7 +145,10 @@ export class SpawnPolicy {
   /** One line per spawn for the operator's audit: who, what (the real file too), where; never env values. */
   audit(name: string, spec: StdioServerSpec, cwd: string | undefined, pid: number): void {
     const envNames = Object.keys(spec.env);
-    const real = resolveCommand(spec.command, { path: this.#childPath(spec), cwd: cwd ?? this.#cwd })?.realPath;
+    const real = resolveCommand(spec.command, {
+      path: this.#childPath(spec),
+      cwd: cwd ?? this.#cwd,
+    })?.realPath;
     this.#options.logger.audit(
       `spawn server=${name} pid=${pid} command=${JSON.stringify(spec.command)}` +
         (real !== undefined ? ` path=${JSON.stringify(real)}` : '') +

@@ -46,7 +46,9 @@ export class CatalogHandlers {
     const cached = this.#listed.get(kind);
     if (cached?.version === version) return cached.result as ListResult<K>;
     const table = this.#options.router.table(snapshot, kind);
-    const children = pool ? pool.listed().flatMap((name) => itemOf(table.byKey.get(name), name)) : table.items;
+    const children = pool
+      ? pool.listed().flatMap((name) => itemOf(table.byKey.get(name), name))
+      : table.items;
     const items = kind === 'tools' ? [...this.#options.ownTools, ...children] : [...children];
     const result = reuseSerialization({ [kind]: items } as ListResult<K>);
     this.#listed.set(kind, { version, result });
@@ -62,14 +64,22 @@ export class CatalogHandlers {
     server.setRequestHandler(GetPromptRequestSchema, (request, extra) =>
       answer(async () => {
         const route = router.route(registry.snapshot, 'prompts', request.params.name);
-        return route.connection.request(CAPABILITY_TABLE.prompts.useMethod!, forwardedParams(request.params, route.item.name), forwardingOptions(request.params, extra));
+        return route.connection.request(
+          CAPABILITY_TABLE.prompts.useMethod!,
+          forwardedParams(request.params, route.item.name),
+          forwardingOptions(request.params, extra),
+        );
       }),
     );
 
     server.setRequestHandler(ReadResourceRequestSchema, (request, extra) =>
       answer(async () => {
         const target = router.resolveResource(registry.snapshot, request.params.uri);
-        const result = await target.connection.request(CAPABILITY_TABLE.resources.useMethod!, { ...request.params, uri: target.uri }, forwardingOptions(request.params, extra));
+        const result = await target.connection.request(
+          CAPABILITY_TABLE.resources.useMethod!,
+          { ...request.params, uri: target.uri },
+          forwardingOptions(request.params, extra),
+        );
         return withExposedUris(result, target.uri, request.params.uri);
       }),
     );
@@ -80,10 +90,18 @@ export class CatalogHandlers {
         const snapshot = registry.snapshot;
         if (ref.type === 'ref/prompt') {
           const route = router.route(snapshot, 'prompts', ref.name);
-          return route.connection.request('completion/complete', { ...request.params, ref: { ...ref, name: route.item.name } }, forwardingOptions(request.params, extra));
+          return route.connection.request(
+            'completion/complete',
+            { ...request.params, ref: { ...ref, name: route.item.name } },
+            forwardingOptions(request.params, extra),
+          );
         }
         const target = router.resolveTemplate(snapshot, ref.uri);
-        return target.connection.request('completion/complete', { ...request.params, ref: { ...ref, uri: target.uri } }, forwardingOptions(request.params, extra));
+        return target.connection.request(
+          'completion/complete',
+          { ...request.params, ref: { ...ref, uri: target.uri } },
+          forwardingOptions(request.params, extra),
+        );
       }),
     );
   }
@@ -104,8 +122,15 @@ async function answer(run: () => Promise<Record<string, unknown>>): Promise<neve
 }
 
 /** A read of a rewritten URI returns contents under the URI the client asked for. */
-function withExposedUris(result: Record<string, unknown>, childUri: string, exposedUri: string): Record<string, unknown> {
+function withExposedUris(
+  result: Record<string, unknown>,
+  childUri: string,
+  exposedUri: string,
+): Record<string, unknown> {
   const contents = result['contents'];
   if (childUri === exposedUri || !Array.isArray(contents)) return result;
-  return { ...result, contents: contents.map((c: { uri?: unknown }) => (c.uri === childUri ? { ...c, uri: exposedUri } : c)) };
+  return {
+    ...result,
+    contents: contents.map((c: { uri?: unknown }) => (c.uri === childUri ? { ...c, uri: exposedUri } : c)),
+  };
 }

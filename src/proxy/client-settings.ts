@@ -28,7 +28,16 @@ export interface ClientSettingsOptions {
 }
 
 /** Severity order of MCP's logging levels, least severe first. */
-const LEVELS: readonly LoggingLevel[] = ['debug', 'info', 'notice', 'warning', 'error', 'critical', 'alert', 'emergency'];
+const LEVELS: readonly LoggingLevel[] = [
+  'debug',
+  'info',
+  'notice',
+  'warning',
+  'error',
+  'critical',
+  'alert',
+  'emergency',
+];
 
 export class ClientSettings {
   readonly #options: ClientSettingsOptions;
@@ -49,9 +58,15 @@ export class ClientSettings {
     });
     server.setRequestHandler(SubscribeRequestSchema, async (request, extra) => {
       try {
-        const target = this.#options.router.resolveResource(this.#options.registry.snapshot, request.params.uri);
+        const target = this.#options.router.resolveResource(
+          this.#options.registry.snapshot,
+          request.params.uri,
+        );
         await target.connection.request('resources/subscribe', { uri: target.uri }, { signal: extra.signal });
-        this.#subscriptions.set(target.server, (this.#subscriptions.get(target.server) ?? new Map()).set(target.uri, request.params.uri));
+        this.#subscriptions.set(
+          target.server,
+          (this.#subscriptions.get(target.server) ?? new Map()).set(target.uri, request.params.uri),
+        );
         return {};
       } catch (error) {
         throw toJsonRpcError(error);
@@ -59,11 +74,21 @@ export class ClientSettings {
     });
     server.setRequestHandler(UnsubscribeRequestSchema, async (request, extra) => {
       try {
-        const target = this.#options.router.resolveResource(this.#options.registry.snapshot, request.params.uri);
+        const target = this.#options.router.resolveResource(
+          this.#options.registry.snapshot,
+          request.params.uri,
+        );
         this.#subscriptions.get(target.server)?.delete(target.uri);
         // Another session still subscribed keeps the child's subscription.
-        if (target.connection.state.kind === 'running' && !this.#peers().some((p) => p.holds(target.server, target.uri))) {
-          await target.connection.request('resources/unsubscribe', { uri: target.uri }, { signal: extra.signal });
+        if (
+          target.connection.state.kind === 'running' &&
+          !this.#peers().some((p) => p.holds(target.server, target.uri))
+        ) {
+          await target.connection.request(
+            'resources/unsubscribe',
+            { uri: target.uri },
+            { signal: extra.signal },
+          );
         }
         return {};
       } catch (error) {
@@ -75,7 +100,8 @@ export class ClientSettings {
   /** Brings a newly started child up to date: the log level, and the subscriptions this session had. */
   async apply(server: string, connection: ChildConnection): Promise<void> {
     const capabilities = connection.capabilities;
-    if (this.#level !== undefined && capabilities?.logging) await this.#applyLevel(connection, this.#sharedLevel()!);
+    if (this.#level !== undefined && capabilities?.logging)
+      await this.#applyLevel(connection, this.#sharedLevel()!);
     const uris = this.#subscriptions.get(server);
     if (uris && capabilities?.resources?.subscribe) {
       await Promise.all([...uris.keys()].map((uri) => connection.request('resources/subscribe', { uri })));
@@ -120,26 +146,37 @@ export class ClientSettings {
       for (const uri of uris.keys()) {
         if (peers.some((p) => p.holds(server, uri))) continue;
         connection.request('resources/unsubscribe', { uri }).catch((error: unknown) => {
-          this.#options.logger.debug(() => `[${server}] resources/unsubscribe ${uri} after the session ended: ${messageOf(error)}`);
+          this.#options.logger.debug(
+            () => `[${server}] resources/unsubscribe ${uri} after the session ended: ${messageOf(error)}`,
+          );
         });
       }
     }
     this.#subscriptions.clear();
     const before = this.#sharedLevel();
     this.#level = undefined;
-    if (before !== undefined && this.#sharedLevel() !== undefined && this.#sharedLevel() !== before) void this.#applyLevelToAll();
+    if (before !== undefined && this.#sharedLevel() !== undefined && this.#sharedLevel() !== before)
+      void this.#applyLevelToAll();
   }
 
   /** The level children log at: the most verbose any session asked for. */
   #sharedLevel(): LoggingLevel | undefined {
-    const levels = [this.#level, ...this.#peers().map((p) => p.level)].filter((l): l is LoggingLevel => l !== undefined);
-    return levels.length === 0 ? undefined : levels.reduce((a, b) => (LEVELS.indexOf(a) <= LEVELS.indexOf(b) ? a : b));
+    const levels = [this.#level, ...this.#peers().map((p) => p.level)].filter(
+      (l): l is LoggingLevel => l !== undefined,
+    );
+    return levels.length === 0
+      ? undefined
+      : levels.reduce((a, b) => (LEVELS.indexOf(a) <= LEVELS.indexOf(b) ? a : b));
   }
 
   async #applyLevelToAll(): Promise<void> {
     const level = this.#sharedLevel();
     if (level === undefined) return;
-    await Promise.all(this.#running().filter((c) => c.capabilities?.logging).map((c) => this.#applyLevel(c, level)));
+    await Promise.all(
+      this.#running()
+        .filter((c) => c.capabilities?.logging)
+        .map((c) => this.#applyLevel(c, level)),
+    );
   }
 
   async #applyLevel(connection: ChildConnection, level: LoggingLevel): Promise<void> {

@@ -13,7 +13,10 @@ const listModulesInput = z.object({}).strict();
 const readModuleInput = z
   .object({
     server: z.string().describe('A server named by list_modules.'),
-    tools: z.array(z.string()).optional().describe('Only these tools (the names in the module). Default: all.'),
+    tools: z
+      .array(z.string())
+      .optional()
+      .describe('Only these tools (the names in the module). Default: all.'),
   })
   .strict();
 const executeCodeInput = z
@@ -22,9 +25,19 @@ const executeCodeInput = z
       .string()
       .min(1)
       .max(200_000)
-      .describe('TypeScript run as the body of an async function: await tools.<server>.<tool>(args), console.log, and return the answer.'),
-    timeout_seconds: z.number().positive().max(MAX_TIMEOUT_SECONDS).optional().describe(`Default 30, at most ${MAX_TIMEOUT_SECONDS}.`),
-    servers: z.array(z.string()).optional().describe('Only these servers are reachable from the program. Default: all.'),
+      .describe(
+        'TypeScript run as the body of an async function: await tools.<server>.<tool>(args), console.log, and return the answer.',
+      ),
+    timeout_seconds: z
+      .number()
+      .positive()
+      .max(MAX_TIMEOUT_SECONDS)
+      .optional()
+      .describe(`Default 30, at most ${MAX_TIMEOUT_SECONDS}.`),
+    servers: z
+      .array(z.string())
+      .optional()
+      .describe('Only these servers are reachable from the program. Default: all.'),
   })
   .strict();
 
@@ -38,8 +51,15 @@ export function createCodeModeTools(): ManagementTool[] {
       ),
       handle: async (raw, ctx) => {
         parseArguments('list_modules', listModulesInput, raw);
-        const modules = runningServers(ctx.registry.snapshot).map((view) => ({ server: view.name, tools: view.tools.length, summary: summarize(view.connection.about, view.tools) }));
-        return jsonResult({ modules, ...(modules.length === 0 && { hint: 'no server is running; add one with add_server' }) });
+        const modules = runningServers(ctx.registry.snapshot).map((view) => ({
+          server: view.name,
+          tools: view.tools.length,
+          summary: summarize(view.connection.about, view.tools),
+        }));
+        return jsonResult({
+          modules,
+          ...(modules.length === 0 && { hint: 'no server is running; add one with add_server' }),
+        });
       },
     },
     {
@@ -53,10 +73,17 @@ export function createCodeModeTools(): ManagementTool[] {
         const code = requireCode(ctx);
         const running = runningServers(ctx.registry.snapshot);
         const view = running.find((v) => v.name === server);
-        if (!view) throw new MuxError('SERVER_NOT_FOUND', `no running server named '${server}'; running: ${running.map((v) => v.name).join(', ') || '(none)'}`);
+        if (!view)
+          throw new MuxError(
+            'SERVER_NOT_FOUND',
+            `no running server named '${server}'; running: ${running.map((v) => v.name).join(', ') || '(none)'}`,
+          );
         const unknown = (tools ?? []).filter((name) => !view.tools.some((t) => t.name === name));
         if (unknown.length > 0) {
-          throw new MuxError('TOOL_NOT_FOUND', `server '${server}' has no tool ${unknown.map((n) => `'${n}'`).join(', ')}; it has ${view.tools.map((t) => t.name).join(', ')}`);
+          throw new MuxError(
+            'TOOL_NOT_FOUND',
+            `server '${server}' has no tool ${unknown.map((n) => `'${n}'`).join(', ')}; it has ${view.tools.map((t) => t.name).join(', ')}`,
+          );
         }
         const shown = tools ? view.tools.filter((t) => tools.includes(t.name)) : view.tools;
         const text = await code.declarations.module(server, shown, view.tools.length);
@@ -91,9 +118,16 @@ function requireCode(ctx: ManagementContext): CodeMode {
 }
 
 /** One line on what a server is for: its own instructions or title when it gives them, else its first tools. */
-function summarize(about: { name?: string; title?: string; instructions?: string } | undefined, tools: readonly { name: string }[]): string {
+function summarize(
+  about: { name?: string; title?: string; instructions?: string } | undefined,
+  tools: readonly { name: string }[],
+): string {
   const said = about?.instructions?.trim().split(/(?<=[.!?])\s|\n/)[0] ?? about?.title;
-  const names = tools.slice(0, 6).map((t) => t.name).join(', ') + (tools.length > 6 ? ', …' : '');
+  const names =
+    tools
+      .slice(0, 6)
+      .map((t) => t.name)
+      .join(', ') + (tools.length > 6 ? ', …' : '');
   const prefix = said ? `${said.slice(0, 160)} ` : about?.name ? `${about.name}: ` : '';
   return `${prefix}(${names})`;
 }

@@ -8,9 +8,15 @@ interface CallerExtra {
   sendNotification: (notification: never) => Promise<void>;
 }
 
-type SendProgress = (notification: { method: 'notifications/progress'; params: Record<string, unknown> }) => Promise<void>;
+type SendProgress = (notification: {
+  method: 'notifications/progress';
+  params: Record<string, unknown>;
+}) => Promise<void>;
 
-export function forwardingOptions(params: { _meta?: { progressToken?: string | number | undefined } | undefined } | undefined, extra: CallerExtra): CallOptions {
+export function forwardingOptions(
+  params: { _meta?: { progressToken?: string | number | undefined } | undefined } | undefined,
+  extra: CallerExtra,
+): CallOptions {
   const progressToken = params?._meta?.progressToken;
   if (progressToken === undefined) return { signal: extra.signal };
   const send = extra.sendNotification as unknown as SendProgress;

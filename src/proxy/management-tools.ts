@@ -62,14 +62,28 @@ const addServerInput = z
       .min(1, 'command must not be empty')
       .optional()
       .describe('Executable of a server speaking MCP on stdio, e.g. "npx". Give this or url.'),
-    args: z.array(z.string()).optional().describe('Arguments, e.g. ["-y", "@modelcontextprotocol/server-memory"].'),
+    args: z
+      .array(z.string())
+      .optional()
+      .describe('Arguments, e.g. ["-y", "@modelcontextprotocol/server-memory"].'),
     env: envRecord.optional().describe('Extra environment variables (values are never echoed).'),
     cwd: z.string().min(1).optional().describe('Working directory.'),
-    url: z.string().min(1).optional().describe('A remote server instead: its streamable HTTP (or HTTP+SSE) endpoint.'),
+    url: z
+      .string()
+      .min(1)
+      .optional()
+      .describe('A remote server instead: its streamable HTTP (or HTTP+SSE) endpoint.'),
     headers: envRecord.optional().describe('HTTP headers for a remote server (values are never echoed).'),
-    tools: toolFilterField.optional().describe('Which of its tools to expose: {"allow": ["read_*"], "deny": ["delete_*"]}.'),
-    watch: watchField.optional().describe('For its author: restart it (after build, if given) when files matching paths change.'),
-    persist: z.boolean().optional().describe("Also write it into mcpmux's config file, so it comes back next time."),
+    tools: toolFilterField
+      .optional()
+      .describe('Which of its tools to expose: {"allow": ["read_*"], "deny": ["delete_*"]}.'),
+    watch: watchField
+      .optional()
+      .describe('For its author: restart it (after build, if given) when files matching paths change.'),
+    persist: z
+      .boolean()
+      .optional()
+      .describe("Also write it into mcpmux's config file, so it comes back next time."),
     startup_timeout_seconds: z
       .number()
       .positive()
@@ -80,17 +94,29 @@ const addServerInput = z
   .strict();
 
 const reloadInput = z
-  .object({ name: serverName, build: z.boolean().optional().describe("Run the server's watch.build first; if it fails, the running process is kept.") })
+  .object({
+    name: serverName,
+    build: z
+      .boolean()
+      .optional()
+      .describe("Run the server's watch.build first; if it fails, the running process is kept."),
+  })
   .strict();
 const removeInput = z
-  .object({ name: serverName, persist: z.boolean().optional().describe("Also delete the server from mcpmux's config file.") })
+  .object({
+    name: serverName,
+    persist: z.boolean().optional().describe("Also delete the server from mcpmux's config file."),
+  })
   .strict();
 const searchInput = z
   .object({
     query: z.string().max(1000).describe('What the tool should do, in words, or its name.'),
     limit: z.number().int().min(1).max(50).optional().describe('How many tools to return. Default 5.'),
     server: z.string().optional().describe('Only tools of this server.'),
-    activate: z.boolean().optional().describe('Also add the found tools to your tool list (when mcpmux runs with --expose search).'),
+    activate: z
+      .boolean()
+      .optional()
+      .describe('Also add the found tools to your tool list (when mcpmux runs with --expose search).'),
   })
   .strict();
 const searchOutput = z.object({
@@ -100,20 +126,32 @@ const searchOutput = z.object({
       server: z.string(),
       description: z.string().optional(),
       inputSchema: z.record(z.string(), z.unknown()).optional(),
-      declaration: z.string().optional().describe('In code mode, instead of inputSchema: how a program calls it, with its types.'),
+      declaration: z
+        .string()
+        .optional()
+        .describe('In code mode, instead of inputSchema: how a program calls it, with its types.'),
       score: z.number(),
     }),
   ),
-  servers: z.array(z.object({ name: z.string(), tools: z.number() })).optional().describe('When nothing matched: the servers and their tool counts.'),
+  servers: z
+    .array(z.object({ name: z.string(), tools: z.number() }))
+    .optional()
+    .describe('When nothing matched: the servers and their tool counts.'),
   activated: z.array(z.string()).optional().describe('Tools newly added to the tool list.'),
-  deactivated: z.array(z.string()).optional().describe('Tools taken off the list to make room (least recently used).'),
+  deactivated: z
+    .array(z.string())
+    .optional()
+    .describe('Tools taken off the list to make room (least recently used).'),
   hint: z.string().optional(),
 });
 const persistedFields = { persisted_to: z.string().optional(), persist_error: z.string().optional() };
 const emptyInput = z.object({}).strict();
 const callToolInput = z
   .object({
-    name: z.string().min(1).describe('Exposed tool name, e.g. "memory__read_graph" (as returned by add_server).'),
+    name: z
+      .string()
+      .min(1)
+      .describe('Exposed tool name, e.g. "memory__read_graph" (as returned by add_server).'),
     arguments: z.record(z.string(), z.unknown()).optional().describe('The tool arguments, an object.'),
   })
   .strict();
@@ -127,19 +165,27 @@ const statusSchema = z.object({
   args: z.array(z.string()).optional(),
   url: z.string().optional(),
   cwd: z.string().optional(),
-  env: z.array(z.string()).optional().describe('Names of the extra environment variables (values are never shown).'),
+  env: z
+    .array(z.string())
+    .optional()
+    .describe('Names of the extra environment variables (values are never shown).'),
   headers: z.array(z.string()).optional(),
   pid: z.number().optional(),
   tools: z.array(z.string()).describe('Exposed tool names.'),
   http_transport: z.enum(['streamable-http', 'sse']).optional(),
-  last_build: z.object({ ok: z.boolean(), seconds: z.number(), output_tail: z.array(z.string()).optional() }).optional(),
+  last_build: z
+    .object({ ok: z.boolean(), seconds: z.number(), output_tail: z.array(z.string()).optional() })
+    .optional(),
   tool_filter: toolFilterField.optional(),
   prompts: z.array(z.string()).optional().describe('Exposed prompt names.'),
   resources: z.number().optional().describe('How many resources it lists.'),
   resource_templates: z.number().optional().describe('How many resource templates it lists.'),
   uptime_seconds: z.number().optional(),
   last_ping_ok_seconds_ago: z.number().optional().describe('Seconds since it last answered a ping.'),
-  missed_pings: z.number().optional().describe('Pings missed in a row since then (a hung server keeps missing them).'),
+  missed_pings: z
+    .number()
+    .optional()
+    .describe('Pings missed in a row since then (a hung server keeps missing them).'),
   exit: exitSchema.optional(),
   stderr_tail: z.array(z.string()).optional(),
   last_error: z.string().optional(),
@@ -151,9 +197,21 @@ const toolSummary = z.object({
   outputSchema: z.record(z.string(), z.unknown()).optional(),
 });
 const startedOutput = z.object({ server: statusSchema, tools: z.array(toolSummary), ...persistedFields });
-const diffSchema = z.object({ added: z.array(z.string()), removed: z.array(z.string()), changed: z.array(z.string()) });
+const diffSchema = z.object({
+  added: z.array(z.string()),
+  removed: z.array(z.string()),
+  changed: z.array(z.string()),
+});
 
-export const MANAGEMENT_TOOL_NAMES = ['add_server', 'remove_server', 'reload_server', 'list_servers', 'search_tools', 'call_tool', 'read_result'] as const;
+export const MANAGEMENT_TOOL_NAMES = [
+  'add_server',
+  'remove_server',
+  'reload_server',
+  'list_servers',
+  'search_tools',
+  'call_tool',
+  'read_result',
+] as const;
 
 export function createManagementTools(): ReadonlyMap<string, ManagementTool> {
   const tools: ManagementTool[] = [
@@ -173,8 +231,14 @@ export function createManagementTools(): ReadonlyMap<string, ManagementTool> {
         const admitted = policy ? policy.admitRuntimeAdd(args.name, spec) : spec;
         if (args.persist) requireConfig(config, 'add_server');
         const timeout = args.startup_timeout_seconds;
-        const started = await registry.add(args.name, timeout === undefined ? admitted : { ...admitted, startupTimeoutMs: timeout * 1000 });
-        const result = { server: exposeStatus(started.status, router), tools: summarize(args.name, started.tools, router) };
+        const started = await registry.add(
+          args.name,
+          timeout === undefined ? admitted : { ...admitted, startupTimeoutMs: timeout * 1000 },
+        );
+        const result = {
+          server: exposeStatus(started.status, router),
+          tools: summarize(args.name, started.tools, router),
+        };
         if (!args.persist) return jsonResult(result);
         const { name: _name, persist: _persist, startup_timeout_seconds: _timeout, ...entry } = args;
         return jsonResult({ ...result, ...(await persisted(config!, args.name, entry, spec)) });
@@ -185,7 +249,12 @@ export function createManagementTools(): ReadonlyMap<string, ManagementTool> {
         'remove_server',
         'Stop a server and withdraw its tools. Calls in flight to it fail at once; the process (and any process it started) is confirmed dead before this returns.',
         removeInput,
-        z.object({ removed: z.string(), tools_removed: z.array(z.string()), exit: exitSchema.optional(), ...persistedFields }),
+        z.object({
+          removed: z.string(),
+          tools_removed: z.array(z.string()),
+          exit: exitSchema.optional(),
+          ...persistedFields,
+        }),
       ),
       handle: async (raw, { registry, router, config }) => {
         const { name, persist } = parse('remove_server', removeInput, raw);
@@ -224,9 +293,15 @@ export function createManagementTools(): ReadonlyMap<string, ManagementTool> {
         'List every server with its status (starting, running, stopping, crashed), pid, exposed tool names, uptime, and for a crashed server its exit and last stderr lines.',
         emptyInput,
         z.object({
-          servers: z.array(statusSchema.extend({ tools_tokens: z.number().optional().describe('Approximate tokens its tools add to tools/list.') })),
+          servers: z.array(
+            statusSchema.extend({
+              tools_tokens: z.number().optional().describe('Approximate tokens its tools add to tools/list.'),
+            }),
+          ),
           stats: z.object({
-            tools_list_tokens: z.number().describe('Approximate tokens of the tools/list your client gets now.'),
+            tools_list_tokens: z
+              .number()
+              .describe('Approximate tokens of the tools/list your client gets now.'),
             all_tools_tokens: z.number().describe('The same if every tool of every server were listed.'),
           }),
         }),
@@ -237,10 +312,15 @@ export function createManagementTools(): ReadonlyMap<string, ManagementTool> {
         const servers = registry.list().map((status) => {
           const tools = snapshot.servers.get(status.name)?.tools ?? [];
           const exposed = exposeStatus(status, router);
-          return tools.length > 0 ? { ...exposed, tools_tokens: toolTokens(router.exposedItems('tools', status.name, tools)) } : exposed;
+          return tools.length > 0
+            ? { ...exposed, tools_tokens: toolTokens(router.exposedItems('tools', status.name, tools)) }
+            : exposed;
         });
         const all = [...MANAGEMENT_DEFINITIONS(), ...router.table(snapshot, 'tools').items];
-        return jsonResult({ servers, stats: { tools_list_tokens: toolTokens(listedTools()), all_tools_tokens: toolTokens(all) } });
+        return jsonResult({
+          servers,
+          stats: { tools_list_tokens: toolTokens(listedTools()), all_tools_tokens: toolTokens(all) },
+        });
       },
     },
     {
@@ -255,13 +335,22 @@ export function createManagementTools(): ReadonlyMap<string, ManagementTool> {
         const { query, limit, server, activate: wantsActivation } = parse('search_tools', searchInput, raw);
         const snapshot = registry.snapshot;
         if (server !== undefined && !snapshot.servers.has(server)) {
-          throw new MuxError('SERVER_NOT_FOUND', `no server named '${server}'; servers: ${[...snapshot.servers.keys()].join(', ') || '(none)'}`);
+          throw new MuxError(
+            'SERVER_NOT_FOUND',
+            `no server named '${server}'; servers: ${[...snapshot.servers.keys()].join(', ') || '(none)'}`,
+          );
         }
         const found = query.trim() === '' ? [] : index.search(snapshot, query, { limit: limit ?? 5, server });
-        const tools = code ? await Promise.all(found.map((hit) => withDeclaration(hit, snapshot, router, code))) : found;
+        const tools = code
+          ? await Promise.all(found.map((hit) => withDeclaration(hit, snapshot, router, code)))
+          : found;
         if (tools.length > 0) {
           if (!wantsActivation) return jsonResult({ tools });
-          if (!activate) return jsonResult({ tools, hint: 'activate changes nothing here: only --expose search lists found tools' });
+          if (!activate)
+            return jsonResult({
+              tools,
+              hint: 'activate changes nothing here: only --expose search lists found tools',
+            });
           const { added, evicted } = activate(tools.map((x) => x.name));
           return jsonResult({ tools, activated: added, ...(evicted.length > 0 && { deactivated: evicted }) });
         }
@@ -284,7 +373,11 @@ export function createManagementTools(): ReadonlyMap<string, ManagementTool> {
       ),
       handle: async (raw, ctx) => {
         const args = parse('call_tool', callToolInput, raw);
-        if (args.name === 'call_tool') throw new MuxError('INVALID_ARGUMENTS', 'call_tool cannot call itself; give the name of the tool to call');
+        if (args.name === 'call_tool')
+          throw new MuxError(
+            'INVALID_ARGUMENTS',
+            'call_tool cannot call itself; give the name of the tool to call',
+          );
         return ctx.callTool(args.name, args.arguments);
       },
     },
@@ -295,7 +388,8 @@ export function createManagementTools(): ReadonlyMap<string, ManagementTool> {
           'or bytes, lines matching a pattern (grep), its size (stat), or a part of it as JSON.',
         readResultInput,
       ),
-      handle: async (raw, { results }) => jsonResult(await readResult(results, parse('read_result', readResultInput, raw))),
+      handle: async (raw, { results }) =>
+        jsonResult(await readResult(results, parse('read_result', readResultInput, raw))),
     },
   ];
   return new Map(tools.map((t) => [t.definition.name, t]));
@@ -303,14 +397,24 @@ export function createManagementTools(): ReadonlyMap<string, ManagementTool> {
 
 /** The management tools' own definitions, for what listing everything would cost. */
 let managementDefinitions: Tool[] | undefined;
-const MANAGEMENT_DEFINITIONS = () => (managementDefinitions ??= [...createManagementTools().values()].map((t) => t.definition));
+const MANAGEMENT_DEFINITIONS = () =>
+  (managementDefinitions ??= [...createManagementTools().values()].map((t) => t.definition));
 
 function requireConfig(config: PersistentConfig | undefined, tool: string): void {
-  if (!config) throw new MuxError('INVALID_ARGUMENTS', `${tool}: persist needs a config file, and mcpmux was started without --config; nothing was changed`);
+  if (!config)
+    throw new MuxError(
+      'INVALID_ARGUMENTS',
+      `${tool}: persist needs a config file, and mcpmux was started without --config; nothing was changed`,
+    );
 }
 
 /** Writes the change into the config file; a failure is reported beside the result, since the server change itself happened. */
-async function persisted(config: PersistentConfig, name: string, entry: Record<string, unknown> | undefined, spec?: ServerSpec) {
+async function persisted(
+  config: PersistentConfig,
+  name: string,
+  entry: Record<string, unknown> | undefined,
+  spec?: ServerSpec,
+) {
   try {
     await config.persist(name, entry, spec);
     return { persisted_to: config.path };
@@ -320,7 +424,12 @@ async function persisted(config: PersistentConfig, name: string, entry: Record<s
 }
 
 /** A search hit as code mode shows it: how a program calls the tool, with its types, instead of its JSON schema. */
-async function withDeclaration(hit: ToolHit, snapshot: RegistrySnapshot, router: CatalogRouter, code: CodeMode) {
+async function withDeclaration(
+  hit: ToolHit,
+  snapshot: RegistrySnapshot,
+  router: CatalogRouter,
+  code: CodeMode,
+) {
   const route = router.table(snapshot, 'tools').byKey.get(hit.name);
   if (!route) return hit;
   const declared = await code.declarations.tool(hit.server, route.item);
@@ -331,7 +440,11 @@ async function withDeclaration(hit: ToolHit, snapshot: RegistrySnapshot, router:
 function exposeStatus(status: ChildStatus, router: CatalogRouter): ChildStatus {
   // Two child tools that map to one exposed name are one tool to the client (the first).
   const exposed = (names: string[]) => [...new Set(names.map((n) => router.exposedName(status.name, n)))];
-  return { ...status, tools: exposed(status.tools), ...(status.prompts && { prompts: exposed(status.prompts) }) };
+  return {
+    ...status,
+    tools: exposed(status.tools),
+    ...(status.prompts && { prompts: exposed(status.prompts) }),
+  };
 }
 
 /** The tools as the client can call them now: exposed name, description and schemas. */

@@ -26,7 +26,12 @@ import { CAPABILITY_ROWS, CAPABILITY_TABLE, type ListChangedMethod } from '../ro
 import { CatalogHandlers } from './catalog-handlers.js';
 import { ClientSettings } from './client-settings.js';
 import { ListChangedNotifier } from './list-changed-notifier.js';
-import { createManagementTools, type ManagementContext, type ManagementTool, type PersistentConfig } from './management-tools.js';
+import {
+  createManagementTools,
+  type ManagementContext,
+  type ManagementTool,
+  type PersistentConfig,
+} from './management-tools.js';
 import { createCodeModeTools } from './code-mode-tools.js';
 import type { CodeMode } from '../code/code-mode.js';
 import { compactDefinition } from './tool-definition.js';
@@ -90,14 +95,22 @@ const CallToolParams = z.looseObject({
  * (each call gets its session's context), so every session shares them: an HTTP server
  * with many short sessions does not build their schemas again for each.
  */
-const ownToolsByMode = new Map<ExposeMode, { tools: ReadonlyMap<string, ManagementTool>; definitions: Tool[] }>();
+const ownToolsByMode = new Map<
+  ExposeMode,
+  { tools: ReadonlyMap<string, ManagementTool>; definitions: Tool[] }
+>();
 
 function ownToolsOf(mode: ExposeMode): { tools: ReadonlyMap<string, ManagementTool>; definitions: Tool[] } {
   let own = ownToolsByMode.get(mode);
   if (!own) {
-    const tools = new Map([...createManagementTools(), ...(mode === 'code' ? createCodeModeTools().map((t) => [t.definition.name, t] as const) : [])]);
+    const tools = new Map([
+      ...createManagementTools(),
+      ...(mode === 'code' ? createCodeModeTools().map((t) => [t.definition.name, t] as const) : []),
+    ]);
     // Search and code mode list compact definitions: every listed token counts there.
-    const definitions = [...tools.values()].map((t) => (mode === 'all' ? t.definition : compactDefinition(t.definition)));
+    const definitions = [...tools.values()].map((t) =>
+      mode === 'all' ? t.definition : compactDefinition(t.definition),
+    );
     ownToolsByMode.set(mode, (own = { tools, definitions }));
   }
   return own;
@@ -151,29 +164,53 @@ export class MuxServer {
     this.#unsubscribe = options.registry.onChange((change) => {
       for (const kind of change.kinds) this.#notifiers.get(CAPABILITY_TABLE[kind].listChanged)?.changed();
     });
-    const settings = new ClientSettings({ registry: options.registry, router: options.router, logger: options.logger, peers: () => options.upstream.sessionSettings() });
+    const settings = new ClientSettings({
+      registry: options.registry,
+      router: options.router,
+      logger: options.logger,
+      peers: () => options.upstream.sessionSettings(),
+    });
     settings.install(this.server);
     this.#detach = options.upstream.attach({ server: this.server, registry: options.registry, settings });
-    this.#results = new ResultStore({ maxBytes: options.maxResultBytes === 0 ? Number.MAX_SAFE_INTEGER : (options.maxResultBytes ?? 16_384) });
+    this.#results = new ResultStore({
+      maxBytes: options.maxResultBytes === 0 ? Number.MAX_SAFE_INTEGER : (options.maxResultBytes ?? 16_384),
+    });
     const mode = options.expose ?? 'all';
     if (mode === 'code' && !options.code) throw new Error('--expose code needs a CodeMode');
     const own = ownToolsOf(mode);
     this.#management = own.tools;
     // Search mode lists what search_tools activated; code mode lists no child tool at all.
-    this.#pool = mode === 'search' ? new ActivationPool(options.activePoolSize ?? 15) : mode === 'code' ? new ActivationPool(0) : undefined;
-    this.#catalogs = new CatalogHandlers({ registry: options.registry, router: options.router, ownTools: own.definitions, pool: this.#pool });
+    this.#pool =
+      mode === 'search'
+        ? new ActivationPool(options.activePoolSize ?? 15)
+        : mode === 'code'
+          ? new ActivationPool(0)
+          : undefined;
+    this.#catalogs = new CatalogHandlers({
+      registry: options.registry,
+      router: options.router,
+      ownTools: own.definitions,
+      pool: this.#pool,
+    });
     this.#catalogs.install(this.server);
     this.server.setRequestHandler(ListToolsRequestSchema, () => this.#catalogs.list('tools'));
     this.server.setNotificationHandler(RootsListChangedNotificationSchema, () => this.#fanOutRootsChanged());
-    this.server.fallbackNotificationHandler = async (n) => options.logger.debug(() => `the client's ${n.method} is not relayed to servers`);
+    this.server.fallbackNotificationHandler = async (n) =>
+      options.logger.debug(() => `the client's ${n.method} is not relayed to servers`);
     // tools/call is the hot path. The Server class wraps a tools/call handler so that it
     // parses the request twice and the result once with zod; the client validates the
     // result anyway, so the call is taken as an unhandled method and its params checked once.
     this.server.fallbackRequestHandler = async (request, extra) => {
-      if (request.method.startsWith('tasks/')) throw new WireError(ErrorCode.MethodNotFound, TASKS_NOT_SUPPORTED);
-      if (request.method !== 'tools/call') throw new WireError(ErrorCode.MethodNotFound, `Method not found: ${request.method}`);
+      if (request.method.startsWith('tasks/'))
+        throw new WireError(ErrorCode.MethodNotFound, TASKS_NOT_SUPPORTED);
+      if (request.method !== 'tools/call')
+        throw new WireError(ErrorCode.MethodNotFound, `Method not found: ${request.method}`);
       const parsed = CallToolParams.safeParse(request.params);
-      if (!parsed.success) throw new WireError(ErrorCode.InvalidParams, `Invalid tools/call request: ${z.prettifyError(parsed.error)}`);
+      if (!parsed.success)
+        throw new WireError(
+          ErrorCode.InvalidParams,
+          `Invalid tools/call request: ${z.prettifyError(parsed.error)}`,
+        );
       const params = parsed.data as CallToolRequest['params'];
       return this.#callTool(params, forwardingOptions(params, extra));
     };
@@ -199,7 +236,8 @@ export class MuxServer {
   /** Lists found tools (search mode); the client hears list_changed when the list changed. */
   #activate(names: readonly string[]): { added: string[]; evicted: string[] } {
     const change = this.#pool!.activate(names);
-    if (change.added.length > 0 || change.evicted.length > 0) this.#notifiers.get('notifications/tools/list_changed')?.changed();
+    if (change.added.length > 0 || change.evicted.length > 0)
+      this.#notifiers.get('notifications/tools/list_changed')?.changed();
     return change;
   }
 
@@ -207,7 +245,9 @@ export class MuxServer {
   #fanOutRootsChanged(): void {
     for (const { connection } of this.#options.registry.snapshot.servers.values()) {
       connection.notify('notifications/roots/list_changed').catch((error: unknown) => {
-        this.#options.logger.debug(() => `[${connection.name}] roots/list_changed not forwarded: ${messageOf(error)}`);
+        this.#options.logger.debug(
+          () => `[${connection.name}] roots/list_changed not forwarded: ${messageOf(error)}`,
+        );
       });
     }
   }
@@ -217,7 +257,9 @@ export class MuxServer {
       const management = this.#management.get(params.name);
       if (management) return await management.handle(params.arguments, this.#context(options));
       this.#pool?.touch(params.name);
-      return await this.#results.fit(await this.#options.router.callTool(this.#options.registry.snapshot, params, options));
+      return await this.#results.fit(
+        await this.#options.router.callTool(this.#options.registry.snapshot, params, options),
+      );
     } catch (error) {
       return toToolResult(error);
     }
@@ -231,11 +273,14 @@ export class MuxServer {
       index: this.#options.index,
       results: this.#results,
       listedTools: () => this.#catalogs.list('tools').tools,
-      ...(this.#options.expose === 'search' && { activate: (names: readonly string[]) => this.#activate(names) }),
+      ...(this.#options.expose === 'search' && {
+        activate: (names: readonly string[]) => this.#activate(names),
+      }),
       code: this.#options.code,
       callOptions: options,
       config: this.#options.config,
-      callTool: (name, args) => this.#callTool({ name, ...(args !== undefined && { arguments: args }) }, options),
+      callTool: (name, args) =>
+        this.#callTool({ name, ...(args !== undefined && { arguments: args }) }, options),
     };
   }
 }

@@ -32,7 +32,11 @@ export function toJsonRpcError(error: unknown): WireError {
   if (error instanceof McpError) return relayedError(error);
   if (isMuxError(error)) {
     const code =
-      error.code === 'RESOURCE_NOT_FOUND' ? RESOURCE_NOT_FOUND : error.code.endsWith('_NOT_FOUND') ? ErrorCode.InvalidParams : ErrorCode.InternalError;
+      error.code === 'RESOURCE_NOT_FOUND'
+        ? RESOURCE_NOT_FOUND
+        : error.code.endsWith('_NOT_FOUND')
+          ? ErrorCode.InvalidParams
+          : ErrorCode.InternalError;
     return new WireError(code, `${error.message} [${error.code}]`);
   }
   return new WireError(ErrorCode.InternalError, `mcpmux failed unexpectedly: ${messageOf(error)}`);
@@ -40,4 +44,3 @@ export function toJsonRpcError(error: unknown): WireError {
 
 /** The MCP spec's code for an unknown resource. */
 const RESOURCE_NOT_FOUND = -32002;
-

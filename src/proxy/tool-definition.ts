@@ -26,7 +26,11 @@ function withoutNoise(node: unknown): unknown {
   if (typeof node !== 'object' || node === null) return node;
   const out: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(node)) {
-    if ((key === 'maximum' && value === Number.MAX_SAFE_INTEGER) || (key === 'minimum' && value === Number.MIN_SAFE_INTEGER)) continue;
+    if (
+      (key === 'maximum' && value === Number.MAX_SAFE_INTEGER) ||
+      (key === 'minimum' && value === Number.MIN_SAFE_INTEGER)
+    )
+      continue;
     if (key === 'propertyNames' && JSON.stringify(value) === '{"type":"string"}') continue;
     out[key] = withoutNoise(value);
   }
@@ -55,4 +59,3 @@ export function parseArguments<T extends z.ZodType>(tool: string, schema: T, raw
   });
   throw new MuxError('INVALID_ARGUMENTS', `invalid arguments for ${tool}: ${problems.join('; ')}`);
 }
-

@@ -4,14 +4,18 @@
 // do, and has a new child brought up to date (log level, subscriptions) before it is used.
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { McpError, type ClientCapabilities } from '@modelcontextprotocol/sdk/types.js';
-import type { ChildConnection, ChildUpstream, JSONRPCRequestLike, StopReason } from '../child/child-connection.js';
+import type {
+  ChildConnection,
+  ChildUpstream,
+  JSONRPCRequestLike,
+  StopReason,
+} from '../child/child-connection.js';
 import { MuxError, messageOf, relayedError } from '../errors.js';
 import type { Logger } from '../log.js';
 import type { CatalogRouter } from '../router/catalog-router.js';
 import type { Registry } from '../registry/registry.js';
 import { UncheckedResult } from '../relay.js';
 import type { ClientSettings } from './client-settings.js';
-
 
 interface Attachment {
   server: Server;
@@ -64,14 +68,28 @@ export class UpstreamLink implements ChildUpstream {
     return merged;
   }
 
-  async request(server: string, request: JSONRPCRequestLike, signal: AbortSignal): Promise<Record<string, unknown>> {
+  async request(
+    server: string,
+    request: JSONRPCRequestLike,
+    signal: AbortSignal,
+  ): Promise<Record<string, unknown>> {
     const need = NEEDS[request.method];
     // The most recently connected client that can answer it.
-    const upstream = [...this.#attached].reverse().find((a) => need === undefined || a.server.getClientCapabilities()?.[need])?.server;
-    if (!upstream) throw new MuxError('NOT_SUPPORTED', `no client connected to mcpmux can answer ${request.method} from server '${server}'`);
+    const upstream = [...this.#attached]
+      .reverse()
+      .find((a) => need === undefined || a.server.getClientCapabilities()?.[need])?.server;
+    if (!upstream)
+      throw new MuxError(
+        'NOT_SUPPORTED',
+        `no client connected to mcpmux can answer ${request.method} from server '${server}'`,
+      );
     this.#log.debug(() => `[${server}] ${request.method} → client`);
     try {
-      return await upstream.request({ method: request.method, ...(request.params && { params: request.params }) }, UncheckedResult, { signal });
+      return await upstream.request(
+        { method: request.method, ...(request.params && { params: request.params }) },
+        UncheckedResult,
+        { signal },
+      );
     } catch (error) {
       // The client's refusal goes back to the child as the client said it.
       throw error instanceof McpError ? relayedError(error) : error;
@@ -90,14 +108,25 @@ export class UpstreamLink implements ChildUpstream {
       if (!attached.settings.wants(params['level'])) return;
       const logger = typeof params['logger'] === 'string' ? `${server}/${params['logger']}` : server;
       forwarded = { method: notification.method, params: { ...params, logger } };
-    } else if (notification.method === 'notifications/resources/updated' && typeof params['uri'] === 'string') {
+    } else if (
+      notification.method === 'notifications/resources/updated' &&
+      typeof params['uri'] === 'string'
+    ) {
       // Only sessions subscribed to the resource hear of it.
       if (!attached.settings.holds(server, params['uri'])) return;
-      forwarded = { method: notification.method, params: { ...params, uri: this.#router.exposedUri(attached.registry.snapshot, server, params['uri']) } };
+      forwarded = {
+        method: notification.method,
+        params: {
+          ...params,
+          uri: this.#router.exposedUri(attached.registry.snapshot, server, params['uri']),
+        },
+      };
     } else return;
-    attached.server.notification(forwarded as Parameters<Server['notification']>[0]).catch((error: unknown) => {
-      this.#log.debug(() => `[${server}] ${notification.method} not relayed: ${messageOf(error)}`);
-    });
+    attached.server
+      .notification(forwarded as Parameters<Server['notification']>[0])
+      .catch((error: unknown) => {
+        this.#log.debug(() => `[${server}] ${notification.method} not relayed: ${messageOf(error)}`);
+      });
   }
 
   async started(server: string, connection: ChildConnection): Promise<void> {

@@ -4,7 +4,13 @@
 // a change, and a re-list that changes nothing does not.
 import { createHash } from 'node:crypto';
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
-import { CATALOG_KINDS, itemKey, type Catalog, type CatalogItems, type CatalogKind } from '../router/capabilities.js';
+import {
+  CATALOG_KINDS,
+  itemKey,
+  type Catalog,
+  type CatalogItems,
+  type CatalogKind,
+} from '../router/capabilities.js';
 
 export interface ToolDiff {
   added: string[];
@@ -25,7 +31,11 @@ export function fingerprint(item: object): string {
 }
 
 /** Keys added, removed and changed going from `before` to `after` in one list. */
-export function diffItems<K extends CatalogKind>(kind: K, before: readonly CatalogItems[K][], after: readonly CatalogItems[K][]): ToolDiff {
+export function diffItems<K extends CatalogKind>(
+  kind: K,
+  before: readonly CatalogItems[K][],
+  after: readonly CatalogItems[K][],
+): ToolDiff {
   const old = new Map(before.map((item) => [itemKey(kind, item), fingerprint(item)]));
   const diff: ToolDiff = { added: [], removed: [], changed: [] };
   const seen = new Set<string>();
@@ -40,9 +50,11 @@ export function diffItems<K extends CatalogKind>(kind: K, before: readonly Catal
   return diff;
 }
 
-export const diffTools = (before: readonly Tool[], after: readonly Tool[]): ToolDiff => diffItems('tools', before, after);
+export const diffTools = (before: readonly Tool[], after: readonly Tool[]): ToolDiff =>
+  diffItems('tools', before, after);
 
-export const isEmptyDiff = (d: ToolDiff): boolean => d.added.length + d.removed.length + d.changed.length === 0;
+export const isEmptyDiff = (d: ToolDiff): boolean =>
+  d.added.length + d.removed.length + d.changed.length === 0;
 
 /** True when both lists show the client exactly the same items, in the same order. */
 export function sameItems(a: readonly object[], b: readonly object[]): boolean {
@@ -52,7 +64,8 @@ export function sameItems(a: readonly object[], b: readonly object[]): boolean {
 }
 
 /** The lists that differ between two catalogs. */
-export const changedKinds = (a: Catalog, b: Catalog): CatalogKind[] => CATALOG_KINDS.filter((kind) => !sameItems(a[kind], b[kind]));
+export const changedKinds = (a: Catalog, b: Catalog): CatalogKind[] =>
+  CATALOG_KINDS.filter((kind) => !sameItems(a[kind], b[kind]));
 
 /** JSON with object keys sorted, so equal content gives equal text. */
 export function stableStringify(value: unknown): string {

@@ -4,7 +4,12 @@
 // under the lock, the child starts outside it, and the result is committed under it again.
 import PQueue from 'p-queue';
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
-import { ChildConnection, type ChildConnectionOptions, type ChildEvent, type ChildStatus } from '../child/child-connection.js';
+import {
+  ChildConnection,
+  type ChildConnectionOptions,
+  type ChildEvent,
+  type ChildStatus,
+} from '../child/child-connection.js';
 import { MuxError, messageOf } from '../errors.js';
 import type { Logger } from '../log.js';
 import type { ServerSpec } from '../server-spec.js';
@@ -104,13 +109,20 @@ export class Registry {
    * (config servers), which keeps it as `crashed` so reload_server can retry it. With
    * `startAfter`, the child is spawned only once that settles.
    */
-  async add(name: string, spec: ServerSpec, options: { keepOnFailure?: boolean; startAfter?: Promise<void> } = {}): Promise<StartedServer> {
+  async add(
+    name: string,
+    spec: ServerSpec,
+    options: { keepOnFailure?: boolean; startAfter?: Promise<void> } = {},
+  ): Promise<StartedServer> {
     const connection = await this.#mutate(() => {
       this.#assertOpen();
       const problem = this.#options.validateName?.(name);
       if (problem) throw new MuxError('INVALID_NAME', problem);
       if (this.#entries.has(name)) {
-        throw new MuxError('NAME_TAKEN', `a server named '${name}' already exists; remove it first or pick another name (reload_server restarts it)`);
+        throw new MuxError(
+          'NAME_TAKEN',
+          `a server named '${name}' already exists; remove it first or pick another name (reload_server restarts it)`,
+        );
       }
       const conn = new ChildConnection({
         ...this.#options.connection,
@@ -187,14 +199,19 @@ export class Registry {
       await connection.start();
     } finally {
       await this.#mutate(() => {
-        if (this.#entries.get(name) === entry && connection.state.kind === 'running') entry.lastTools = connection.tools;
+        if (this.#entries.get(name) === entry && connection.state.kind === 'running')
+          entry.lastTools = connection.tools;
         this.#publish();
       });
     }
     if (this.#entries.get(name) !== entry) {
       throw new MuxError('SERVER_STOPPED', `server '${name}' was removed while it was reloading`);
     }
-    return { status: connection.status(), tools: connection.tools, changes: diffTools(before, connection.tools) };
+    return {
+      status: connection.status(),
+      tools: connection.tools,
+      changes: diffTools(before, connection.tools),
+    };
   }
 
   /** Stops every child (in parallel) and refuses further additions. */
@@ -224,7 +241,8 @@ export class Registry {
 
   #onChildEvent(connection: ChildConnection, event: ChildEvent): void {
     if (event.type === 'sources-changed') {
-      if (this.#entries.get(event.name)?.connection === connection) void this.#rebuild(event.name, event.paths);
+      if (this.#entries.get(event.name)?.connection === connection)
+        void this.#rebuild(event.name, event.paths);
       return;
     }
     void this.#mutate(() => {
@@ -232,7 +250,8 @@ export class Registry {
       // A late event of a removed server or of an older generation changes nothing.
       if (entry?.connection !== connection || event.generation !== connection.generation) return;
       if (event.type === 'catalog-changed') {
-        if (sameItems(entry.lastTools, event.catalog.tools)) this.#log.debug(`server '${event.name}' sent list_changed; its tools did not change`);
+        if (sameItems(entry.lastTools, event.catalog.tools))
+          this.#log.debug(`server '${event.name}' sent list_changed; its tools did not change`);
         entry.lastTools = event.catalog.tools;
       }
       this.#publish();
@@ -263,14 +282,22 @@ export class Registry {
 
   #notFound(name: string): MuxError {
     const known = [...this.#entries.keys()];
-    const hint = known.length > 0 ? `known servers: ${known.join(', ')}` : 'no server is registered; add one with add_server';
+    const hint =
+      known.length > 0
+        ? `known servers: ${known.join(', ')}`
+        : 'no server is registered; add one with add_server';
     return new MuxError('SERVER_NOT_FOUND', `no server named '${name}'; ${hint}`);
   }
 }
 
 /** Whether the `kind` lists of two snapshots show the client anything different. */
-function listsDiffer(kind: CatalogKind, a: ReadonlyMap<string, ServerView>, b: ReadonlyMap<string, ServerView>): boolean {
-  const withItems = (m: ReadonlyMap<string, ServerView>) => [...m.values()].filter((s) => s.catalog[kind].length > 0);
+function listsDiffer(
+  kind: CatalogKind,
+  a: ReadonlyMap<string, ServerView>,
+  b: ReadonlyMap<string, ServerView>,
+): boolean {
+  const withItems = (m: ReadonlyMap<string, ServerView>) =>
+    [...m.values()].filter((s) => s.catalog[kind].length > 0);
   const x = withItems(a);
   const y = withItems(b);
   if (x.length !== y.length) return true;

@@ -7,17 +7,42 @@ import { approxTokens, formatBytes, type ResultStore } from './result-store.js';
 export const readResultInput = z
   .object({
     handle: z.string().min(1).describe('The handle a cut result named, e.g. "r-1a2b3c4d".'),
-    mode: z.enum(['head', 'tail', 'slice', 'grep', 'stat', 'json']).describe('head/tail: first/last lines; slice: a range; grep: matching lines; stat: size; json: a path.'),
-    lines: z.number().int().min(1).max(100_000).optional().describe('head, tail: how many lines. Default 50.'),
+    mode: z
+      .enum(['head', 'tail', 'slice', 'grep', 'stat', 'json'])
+      .describe(
+        'head/tail: first/last lines; slice: a range; grep: matching lines; stat: size; json: a path.',
+      ),
+    lines: z
+      .number()
+      .int()
+      .min(1)
+      .max(100_000)
+      .optional()
+      .describe('head, tail: how many lines. Default 50.'),
     start_line: z.number().int().min(1).optional().describe('slice: first line (1-based).'),
     end_line: z.number().int().min(1).optional().describe('slice: last line (inclusive).'),
     start_byte: z.number().int().min(0).optional().describe('slice: first byte (0-based), instead of lines.'),
     end_byte: z.number().int().min(1).optional().describe('slice: end byte (exclusive).'),
     pattern: z.string().min(1).optional().describe('grep: a regular expression (JavaScript syntax).'),
     ignore_case: z.boolean().optional(),
-    context: z.number().int().min(0).max(20).optional().describe('grep: lines shown around each match. Default 0.'),
-    max_matches: z.number().int().min(1).max(1000).optional().describe('grep: at most this many matches. Default 50.'),
-    path: z.string().optional().describe('json: where to look, e.g. "items[0].name" ("" for the whole value).'),
+    context: z
+      .number()
+      .int()
+      .min(0)
+      .max(20)
+      .optional()
+      .describe('grep: lines shown around each match. Default 0.'),
+    max_matches: z
+      .number()
+      .int()
+      .min(1)
+      .max(1000)
+      .optional()
+      .describe('grep: at most this many matches. Default 50.'),
+    path: z
+      .string()
+      .optional()
+      .describe('json: where to look, e.g. "items[0].name" ("" for the whole value).'),
   })
   .strict();
 
@@ -29,7 +54,12 @@ export async function readResult(store: ResultStore, args: ReadResultArgs): Prom
   const fail = (message: string) => new MuxError('INVALID_ARGUMENTS', `read_result ${args.mode}: ${message}`);
   switch (args.mode) {
     case 'stat':
-      return { bytes: stored.bytes, size: formatBytes(stored.bytes), lines: stored.lines, approx_tokens: approxTokens(stored.bytes) };
+      return {
+        bytes: stored.bytes,
+        size: formatBytes(stored.bytes),
+        lines: stored.lines,
+        approx_tokens: approxTokens(stored.bytes),
+      };
     case 'head':
     case 'tail': {
       const n = args.lines ?? 50;
@@ -41,14 +71,21 @@ export async function readResult(store: ResultStore, args: ReadResultArgs): Prom
         const bytes = Buffer.from(text);
         const start = args.start_byte ?? 0;
         const end = Math.min(args.end_byte ?? bytes.length, bytes.length);
-        if (start >= bytes.length) throw fail(`start_byte ${start} is past the end (the result has ${bytes.length} bytes)`);
+        if (start >= bytes.length)
+          throw fail(`start_byte ${start} is past the end (the result has ${bytes.length} bytes)`);
         if (end <= start) throw fail(`end_byte must be greater than start_byte`);
         const selected = bytes.subarray(start, Math.min(end, start + store.maxBytes)).toString('utf8');
-        return { text: selected, start_byte: start, end_byte: start + Buffer.byteLength(selected), total_bytes: bytes.length };
+        return {
+          text: selected,
+          start_byte: start,
+          end_byte: start + Buffer.byteLength(selected),
+          total_bytes: bytes.length,
+        };
       }
       const start = args.start_line ?? 1;
       const end = Math.min(args.end_line ?? start + 49, lines.length);
-      if (start > lines.length) throw fail(`start_line ${start} is past the end (the result has ${lines.length} lines)`);
+      if (start > lines.length)
+        throw fail(`start_line ${start} is past the end (the result has ${lines.length} lines)`);
       if (end < start) throw fail(`end_line ${args.end_line} comes before start_line ${start}`);
       return capped(store, lines.slice(start - 1, end), start, lines.length);
     }
@@ -69,11 +106,24 @@ export async function readResult(store: ResultStore, args: ReadResultArgs): Prom
         if (!regex.test(line)) return;
         total++;
         if (matches.length >= max || size > store.maxBytes) return;
-        const match = { line: i + 1, text: line, ...(context > 0 && { before: lines.slice(Math.max(0, i - context), i), after: lines.slice(i + 1, i + 1 + context) }) };
+        const match = {
+          line: i + 1,
+          text: line,
+          ...(context > 0 && {
+            before: lines.slice(Math.max(0, i - context), i),
+            after: lines.slice(i + 1, i + 1 + context),
+          }),
+        };
         size += JSON.stringify(match).length;
         matches.push(match);
       });
-      return { matches, total_matches: total, ...(total > matches.length && { note: `${total - matches.length} more matches not shown; narrow the pattern or raise max_matches` }) };
+      return {
+        matches,
+        total_matches: total,
+        ...(total > matches.length && {
+          note: `${total - matches.length} more matches not shown; narrow the pattern or raise max_matches`,
+        }),
+      };
     }
     case 'json': {
       let value: unknown;
@@ -86,8 +136,14 @@ export async function readResult(store: ResultStore, args: ReadResultArgs): Prom
       const selected = select(value, path, fail);
       const json = JSON.stringify(selected, null, 2) ?? 'null';
       if (Buffer.byteLength(json) > store.maxBytes) {
-        const shape = Array.isArray(selected) ? `an array of ${selected.length}` : typeof selected === 'object' && selected ? `an object with keys ${Object.keys(selected).slice(0, 20).join(', ')}` : typeof selected;
-        throw fail(`'${path}' is ${formatBytes(Buffer.byteLength(json))} of JSON (${shape}); select something smaller, e.g. "${path ? path + '.' : ''}${Array.isArray(selected) ? '[0]' : Object.keys(selected as object)[0] ?? ''}"`);
+        const shape = Array.isArray(selected)
+          ? `an array of ${selected.length}`
+          : typeof selected === 'object' && selected
+            ? `an object with keys ${Object.keys(selected).slice(0, 20).join(', ')}`
+            : typeof selected;
+        throw fail(
+          `'${path}' is ${formatBytes(Buffer.byteLength(json))} of JSON (${shape}); select something smaller, e.g. "${path ? path + '.' : ''}${Array.isArray(selected) ? '[0]' : (Object.keys(selected as object)[0] ?? '')}"`,
+        );
       }
       return { path, value: selected };
     }
@@ -95,7 +151,12 @@ export async function readResult(store: ResultStore, args: ReadResultArgs): Prom
 }
 
 /** Lines from `first` on, as many as fit under the limit. */
-function capped(store: ResultStore, selected: string[], first: number, total: number): Record<string, unknown> {
+function capped(
+  store: ResultStore,
+  selected: string[],
+  first: number,
+  total: number,
+): Record<string, unknown> {
   const kept: string[] = [];
   let size = 0;
   for (const line of selected) {
@@ -109,7 +170,9 @@ function capped(store: ResultStore, selected: string[], first: number, total: nu
     from_line: first,
     to_line: last,
     total_lines: total,
-    ...(kept.length < selected.length && { note: `cut at ${formatBytes(store.maxBytes)}; continue with slice from line ${last + 1}` }),
+    ...(kept.length < selected.length && {
+      note: `cut at ${formatBytes(store.maxBytes)}; continue with slice from line ${last + 1}`,
+    }),
   };
 }
 
@@ -127,12 +190,15 @@ function select(value: unknown, path: string, fail: (message: string) => Error):
       current = current[i];
       at += step;
     } else {
-      if (typeof current !== 'object' || current === null || Array.isArray(current)) throw fail(`'${at || '(root)'}' is not an object`);
-      if (!(step in current)) throw fail(`'${at || '(root)'}' has no key '${step}' (keys: ${Object.keys(current).slice(0, 20).join(', ')})`);
+      if (typeof current !== 'object' || current === null || Array.isArray(current))
+        throw fail(`'${at || '(root)'}' is not an object`);
+      if (!(step in current))
+        throw fail(
+          `'${at || '(root)'}' has no key '${step}' (keys: ${Object.keys(current).slice(0, 20).join(', ')})`,
+        );
       current = (current as Record<string, unknown>)[step];
       at += at ? `.${step}` : step;
     }
   }
   return current;
 }
-

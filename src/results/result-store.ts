@@ -71,7 +71,10 @@ export class ResultStore {
   async read(handle: string): Promise<{ text: string; stored: StoredResult }> {
     const entry = this.#results.get(handle);
     if (!entry) {
-      throw new MuxError('RESULT_NOT_FOUND', `no result '${handle}': results are kept for ${Math.round((this.#options.ttlMs ?? 3_600_000) / 60_000)} min and until the session ends`);
+      throw new MuxError(
+        'RESULT_NOT_FOUND',
+        `no result '${handle}': results are kept for ${Math.round((this.#options.ttlMs ?? 3_600_000) / 60_000)} min and until the session ends`,
+      );
     }
     const { path: _path, timer: _timer, ...stored } = entry;
     return { text: await readFile(entry.path, 'utf8'), stored };
@@ -111,7 +114,10 @@ export class ResultStore {
 
 /** At most `maxBytes` of `text`, ending at a line break when one is near. */
 function cutAtLine(text: string, maxBytes: number): string {
-  const head = Buffer.from(text).subarray(0, maxBytes).toString('utf8').replace(/\uFFFD$/, '');
+  const head = Buffer.from(text)
+    .subarray(0, maxBytes)
+    .toString('utf8')
+    .replace(/\uFFFD$/, '');
   const lastBreak = head.lastIndexOf('\n');
   return lastBreak > head.length * 0.8 ? head.slice(0, lastBreak) : head;
 }

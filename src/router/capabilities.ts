@@ -32,7 +32,12 @@ export interface CatalogItems {
 /** Everything one child publishes; each list is immutable once made. */
 export type Catalog = { readonly [K in CatalogKind]: readonly CatalogItems[K][] };
 
-export const EMPTY_CATALOG: Catalog = Object.freeze({ tools: [], prompts: [], resources: [], resourceTemplates: [] });
+export const EMPTY_CATALOG: Catalog = Object.freeze({
+  tools: [],
+  prompts: [],
+  resources: [],
+  resourceTemplates: [],
+});
 
 export type ListChangedMethod =
   | 'notifications/tools/list_changed'
@@ -57,7 +62,10 @@ export interface CapabilityRow<K extends CatalogKind = CatalogKind> {
   readonly useMethod: 'tools/call' | 'prompts/get' | 'resources/read' | undefined;
   /** What a child sends when this list changed, and what mcpmux sends its client. */
   readonly listChanged: ListChangedMethod;
-  readonly listChangedSchema: typeof ToolListChangedNotificationSchema | typeof PromptListChangedNotificationSchema | typeof ResourceListChangedNotificationSchema;
+  readonly listChangedSchema:
+    | typeof ToolListChangedNotificationSchema
+    | typeof PromptListChangedNotificationSchema
+    | typeof ResourceListChangedNotificationSchema;
 }
 
 export const CAPABILITY_TABLE: { readonly [K in CatalogKind]: CapabilityRow<K> } = {
@@ -108,7 +116,9 @@ export const CAPABILITY_TABLE: { readonly [K in CatalogKind]: CapabilityRow<K> }
   },
 };
 
-export const CAPABILITY_ROWS: readonly CapabilityRow[] = CATALOG_KINDS.map((kind) => CAPABILITY_TABLE[kind] as CapabilityRow);
+export const CAPABILITY_ROWS: readonly CapabilityRow[] = CATALOG_KINDS.map(
+  (kind) => CAPABILITY_TABLE[kind] as CapabilityRow,
+);
 
 /** The key of an item under its row (its name, URI or URI template). */
 export function itemKey<K extends CatalogKind>(kind: K, item: CatalogItems[K]): string {

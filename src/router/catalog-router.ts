@@ -51,7 +51,12 @@ export class CatalogRouter {
   readonly #maxToolName: number;
   readonly #log: Logger;
   /** Prefixed exposures per child list; child lists are immutable, so identity is the key. */
-  readonly #exposures: ExposureCache = { tools: new WeakMap(), prompts: new WeakMap(), resources: new WeakMap(), resourceTemplates: new WeakMap() };
+  readonly #exposures: ExposureCache = {
+    tools: new WeakMap(),
+    prompts: new WeakMap(),
+    resources: new WeakMap(),
+    resourceTemplates: new WeakMap(),
+  };
   readonly #tables = new Map<CatalogKind, { version: number; table: CatalogTable }>();
   readonly #templates = new WeakMap<object, UriTemplate>();
 
@@ -66,7 +71,11 @@ export class CatalogRouter {
   }
 
   /** A child's tools or prompts exactly as the client is shown them (exposed names, collisions left out). */
-  exposedItems<K extends 'tools' | 'prompts'>(kind: K, server: string, items: readonly CatalogItems[K][]): readonly CatalogItems[K][] {
+  exposedItems<K extends 'tools' | 'prompts'>(
+    kind: K,
+    server: string,
+    items: readonly CatalogItems[K][],
+  ): readonly CatalogItems[K][] {
     return this.#prefixedExposure(kind, server, items).items;
   }
 
@@ -74,13 +83,20 @@ export class CatalogRouter {
   table<K extends CatalogKind>(snapshot: RegistrySnapshot, kind: K): CatalogTable<K> {
     const cached = this.#tables.get(kind);
     if (cached?.version === snapshot.version) return cached.table as CatalogTable<K>;
-    const table = CAPABILITY_TABLE[kind].naming === 'prefixed' ? this.#prefixedTable(snapshot, kind) : this.#uriTable(snapshot, kind);
+    const table =
+      CAPABILITY_TABLE[kind].naming === 'prefixed'
+        ? this.#prefixedTable(snapshot, kind)
+        : this.#uriTable(snapshot, kind);
     this.#tables.set(kind, { version: snapshot.version, table: table as CatalogTable });
     return table;
   }
 
   /** Forwards a call of an exposed tool to its child. */
-  callTool(snapshot: RegistrySnapshot, params: CallToolRequest['params'], options: CallOptions = {}): Promise<CallToolResult> {
+  callTool(
+    snapshot: RegistrySnapshot,
+    params: CallToolRequest['params'],
+    options: CallOptions = {},
+  ): Promise<CallToolResult> {
     const route = this.#route(snapshot, 'tools', params.name);
     return route.connection.callTool(forwardedParams(params, route.item.name), options);
   }
@@ -103,21 +119,29 @@ export class CatalogRouter {
     const listed = this.table(snapshot, 'resources').byKey.get(uri);
     if (listed) return { server: listed.server, uri: listed.item.uri, connection: listed.connection };
     for (const route of this.table(snapshot, 'resourceTemplates').byKey.values()) {
-      if (this.#template(route.item).match(uri)) return { server: route.server, uri, connection: route.connection };
+      if (this.#template(route.item).match(uri))
+        return { server: route.server, uri, connection: route.connection };
     }
     const withResources = [...snapshot.servers.values()].filter((v) => v.connection.capabilities?.resources);
-    if (withResources.length === 1) return { server: withResources[0]!.name, uri, connection: withResources[0]!.connection };
+    if (withResources.length === 1)
+      return { server: withResources[0]!.name, uri, connection: withResources[0]!.connection };
     throw new MuxError(
       'RESOURCE_NOT_FOUND',
       `no server lists resource '${uri}' or a template matching it` +
-        (withResources.length ? `; servers with resources: ${withResources.map((v) => v.name).join(', ')}` : '; no running server has resources'),
+        (withResources.length
+          ? `; servers with resources: ${withResources.map((v) => v.name).join(', ')}`
+          : '; no running server has resources'),
     );
   }
 
   /** Where a resource template (as exposed) lives, for completions. */
   resolveTemplate(snapshot: RegistrySnapshot, uriTemplate: string): ResourceTarget {
     const route = this.table(snapshot, 'resourceTemplates').byKey.get(uriTemplate);
-    if (!route) throw new MuxError('RESOURCE_NOT_FOUND', `no server lists the resource template '${uriTemplate}'; call resources/templates/list`);
+    if (!route)
+      throw new MuxError(
+        'RESOURCE_NOT_FOUND',
+        `no server lists the resource template '${uriTemplate}'; call resources/templates/list`,
+      );
     return { server: route.server, uri: route.item.uriTemplate, connection: route.connection };
   }
 
@@ -144,13 +168,18 @@ export class CatalogRouter {
       if (list.length === 0) continue;
       const exposure = this.#prefixedExposure(kind, view.name, list);
       items.push(...exposure.items);
-      for (const route of exposure.routes) byKey.set(route.exposedKey, { ...route, connection: view.connection });
+      for (const route of exposure.routes)
+        byKey.set(route.exposedKey, { ...route, connection: view.connection });
     }
     return { items, byKey };
   }
 
   /** Child lists are immutable, so each is exposed (and a collision logged) once. */
-  #prefixedExposure<K extends CatalogKind>(kind: K, server: string, list: readonly CatalogItems[K][]): Exposure<K> {
+  #prefixedExposure<K extends CatalogKind>(
+    kind: K,
+    server: string,
+    list: readonly CatalogItems[K][],
+  ): Exposure<K> {
     const cache = this.#exposures[kind] as WeakMap<readonly CatalogItems[K][], Exposure<K>>;
     let exposure = cache.get(list);
     if (!exposure) {
@@ -160,7 +189,11 @@ export class CatalogRouter {
     return exposure;
   }
 
-  #exposePrefixed<K extends CatalogKind>(kind: K, server: string, list: readonly CatalogItems[K][]): Exposure<K> {
+  #exposePrefixed<K extends CatalogKind>(
+    kind: K,
+    server: string,
+    list: readonly CatalogItems[K][],
+  ): Exposure<K> {
     const noun = kind === 'tools' ? 'tool' : 'prompt';
     const items: CatalogItems[K][] = [];
     const routes: Omit<Route<K>, 'connection'>[] = [];
@@ -225,16 +258,27 @@ export class CatalogRouter {
     const parts = splitExposedName(name);
     if (!parts) {
       const hint = kind === 'tools' ? 'call list_servers to see them' : 'call prompts/list to see them';
-      return new MuxError(code, `unknown ${noun} '${name}'; child ${noun}s are named <server>__<${noun}>: ${hint}`);
+      return new MuxError(
+        code,
+        `unknown ${noun} '${name}'; child ${noun}s are named <server>__<${noun}>: ${hint}`,
+      );
     }
     const view = snapshot.servers.get(parts.server);
     if (!view) {
       const known = [...snapshot.servers.keys()];
-      return new MuxError(code, `unknown ${noun} '${name}': no server named '${parts.server}'${known.length ? ` (servers: ${known.join(', ')})` : ''}`);
+      return new MuxError(
+        code,
+        `unknown ${noun} '${name}': no server named '${parts.server}'${known.length ? ` (servers: ${known.join(', ')})` : ''}`,
+      );
     }
     if (view.connection.state.kind !== 'running') return notAvailable(view, `${noun} '${name}'`);
-    const available = this.table(snapshot, kind).items.filter((t) => t.name.startsWith(view.name + '__')).map((t) => t.name);
-    return new MuxError(code, `server '${view.name}' has no ${noun} '${name}'; its ${noun}s: ${available.join(', ') || '(none)'}`);
+    const available = this.table(snapshot, kind)
+      .items.filter((t) => t.name.startsWith(view.name + '__'))
+      .map((t) => t.name);
+    return new MuxError(
+      code,
+      `server '${view.name}' has no ${noun} '${name}'; its ${noun}s: ${available.join(', ') || '(none)'}`,
+    );
   }
 }
 
@@ -242,13 +286,18 @@ export class CatalogRouter {
 function notAvailable(view: ServerView, what: string): MuxError {
   const status = view.connection.status();
   const why =
-    status.status === 'crashed' ? `crashed (${status.last_error}); call reload_server {"name":"${view.name}"}` : `${status.status}; try again when it is running`;
+    status.status === 'crashed'
+      ? `crashed (${status.last_error}); call reload_server {"name":"${view.name}"}`
+      : `${status.status}; try again when it is running`;
   const code = status.status === 'crashed' ? 'SERVER_CRASHED' : 'SERVER_BUSY';
   return new MuxError(code, `${what} is not available: server '${view.name}' is ${why}`);
 }
 
 /** The caller's params for the child: its own name; our progress token replaces the caller's (the SDK sets it). */
-export function forwardedParams<P extends { name: string; _meta?: Record<string, unknown> | undefined }>(params: P, childName: string): P {
+export function forwardedParams<P extends { name: string; _meta?: Record<string, unknown> | undefined }>(
+  params: P,
+  childName: string,
+): P {
   const forwarded = { ...params, name: childName };
   const { progressToken: _ignored, ...meta } = params._meta ?? {};
   if (Object.keys(meta).length > 0) forwarded._meta = meta;

@@ -27,7 +27,8 @@ export function serverNameProblem(name: string, maxToolName = DEFAULT_MAX_TOOL_N
   if (name.includes(NAME_SEPARATOR)) {
     return `server name '${name}' contains '__', which separates server and tool in exposed names; use a single '_' or '-'`;
   }
-  if (name.endsWith('_')) return `server name '${name}' ends with '_', which would make its exposed names ambiguous`;
+  if (name.endsWith('_'))
+    return `server name '${name}' ends with '_', which would make its exposed names ambiguous`;
   const max = maxServerNameLength(maxToolName);
   if (name.length > max) {
     return `server name '${name}' has ${name.length} characters; with --max-tool-name ${maxToolName} a server name can have at most ${max}`;
@@ -53,5 +54,10 @@ export function splitExposedName(exposed: string): { server: string; tool: strin
 }
 
 function shortHash(server: string, tool: string): string {
-  return createHash('sha256').update(server).update('\0').update(tool).digest('hex').slice(0, HASH_SUFFIX_LENGTH - 1);
+  return createHash('sha256')
+    .update(server)
+    .update('\0')
+    .update(tool)
+    .digest('hex')
+    .slice(0, HASH_SUFFIX_LENGTH - 1);
 }

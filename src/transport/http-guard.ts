@@ -19,7 +19,8 @@ export interface HttpGuardOptions {
   authToken?: string | undefined;
 }
 
-export type GuardVerdict = { ok: true } | { ok: false; status: 401 | 403; message: string; headers?: Record<string, string> };
+export type GuardVerdict =
+  { ok: true } | { ok: false; status: 401 | 403; message: string; headers?: Record<string, string> };
 
 const LOOPBACK_NAMES = ['localhost', '127.0.0.1', '[::1]'];
 const LOOPBACK_ADDRESS = /^(127(\.\d{1,3}){3}|::1|localhost)$/;
@@ -40,7 +41,9 @@ export class HttpGuard {
     this.#hosts = [...new Set([...LOOPBACK_NAMES, ...ownNames(options.bindHost), ...extraHosts])];
     const origins = options.allowedOrigins ?? [];
     this.#fullOrigins = new Set(origins.filter((o) => o.includes('://')).map((o) => new URL(o).origin));
-    this.#originHosts = [...new Set([...this.#hosts, ...origins.filter((o) => !o.includes('://')).map(hostnameOf)])];
+    this.#originHosts = [
+      ...new Set([...this.#hosts, ...origins.filter((o) => !o.includes('://')).map(hostnameOf)]),
+    ];
     this.#tokenDigest = options.authToken === undefined ? undefined : digest(`Bearer ${options.authToken}`);
   }
 
@@ -52,13 +55,21 @@ export class HttpGuard {
   check(headers: IncomingHttpHeaders): GuardVerdict {
     const host = validateHostHeader(headers.host, [...this.#hosts]);
     if (!host.ok) {
-      return { ok: false, status: 403, message: `${host.message}: mcpmux answers only to ${this.#hosts.join(', ')} (widen it with --allowed-host NAME)` };
+      return {
+        ok: false,
+        status: 403,
+        message: `${host.message}: mcpmux answers only to ${this.#hosts.join(', ')} (widen it with --allowed-host NAME)`,
+      };
     }
     const origin = headers.origin;
     if (origin !== undefined && !this.#fullOrigins.has(origin)) {
       const verdict = validateOriginHeader(origin, [...this.#originHosts]);
       if (!verdict.ok) {
-        return { ok: false, status: 403, message: `${verdict.message}: a browser page of another site may not use mcpmux (allow it with --allowed-origin ORIGIN)` };
+        return {
+          ok: false,
+          status: 403,
+          message: `${verdict.message}: a browser page of another site may not use mcpmux (allow it with --allowed-origin ORIGIN)`,
+        };
       }
     }
     if (this.#tokenDigest === undefined) return { ok: true };
@@ -68,7 +79,10 @@ export class HttpGuard {
     return {
       ok: false,
       status: 401,
-      message: given === undefined ? 'missing bearer token (send Authorization: Bearer <token>)' : 'wrong bearer token',
+      message:
+        given === undefined
+          ? 'missing bearer token (send Authorization: Bearer <token>)'
+          : 'wrong bearer token',
       headers: { 'WWW-Authenticate': 'Bearer realm="mcpmux"' },
     };
   }

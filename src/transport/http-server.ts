@@ -4,7 +4,12 @@
 // Every request passes the guard (Host, Origin, bearer token) before anything else; sessions
 // are capped, and one left idle is closed with everything it held.
 import { randomUUID } from 'node:crypto';
-import { createServer, type IncomingMessage, type Server as HttpServer, type ServerResponse } from 'node:http';
+import {
+  createServer,
+  type IncomingMessage,
+  type Server as HttpServer,
+  type ServerResponse,
+} from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
@@ -69,7 +74,9 @@ export class McpHttpServer {
       idleTimeoutMs: options.sessionIdleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS,
       maxSessions: this.#maxSessions,
       expire: (id, idleMs) => {
-        options.logger.info(`HTTP session ${id} expired after ${Math.round(idleMs / 1000)} s without a request`);
+        options.logger.info(
+          `HTTP session ${id} expired after ${Math.round(idleMs / 1000)} s without a request`,
+        );
         void this.#sessions.get(id)?.transport.close();
       },
     });
@@ -98,7 +105,9 @@ export class McpHttpServer {
 
   async close(): Promise<void> {
     const sessions = this.#sessions.drain();
-    await Promise.all(sessions.map(({ transport, session }) => transport.close().then(() => session.close())));
+    await Promise.all(
+      sessions.map(({ transport, session }) => transport.close().then(() => session.close())),
+    );
     this.#http.closeAllConnections();
     await new Promise((resolve) => this.#http.close(resolve));
   }
@@ -108,7 +117,9 @@ export class McpHttpServer {
       const verdict = this.#guard.check(req.headers);
       if (!verdict.ok) {
         // Before anything else: a refused request reaches no handler and opens no session.
-        this.#options.logger.warn(`refused HTTP ${req.method} ${req.url} from ${req.socket.remoteAddress}: ${verdict.message}`);
+        this.#options.logger.warn(
+          `refused HTTP ${req.method} ${req.url} from ${req.socket.remoteAddress}: ${verdict.message}`,
+        );
         return reply(res, verdict.status, verdict.message, verdict.headers);
       }
       const path = new URL(req.url ?? '/', 'http://localhost').pathname;
@@ -118,12 +129,15 @@ export class McpHttpServer {
       if (req.method === 'POST') {
         const body = await readJson(req, this.#options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES);
         if (existing) return await this.#serve(sessionId as string, existing, req, res, body);
-        if (sessionId !== undefined) return reply(res, 404, 'unknown session (it was closed or expired); initialize a new one');
-        if (!isInitializeRequest(body)) return reply(res, 400, 'no session: the first request must be initialize');
+        if (sessionId !== undefined)
+          return reply(res, 404, 'unknown session (it was closed or expired); initialize a new one');
+        if (!isInitializeRequest(body))
+          return reply(res, 400, 'no session: the first request must be initialize');
         return await this.#newSession(req, res, body);
       }
       if (req.method === 'GET' || req.method === 'DELETE') {
-        if (!existing) return reply(res, sessionId === undefined ? 400 : 404, 'a valid mcp-session-id header is required');
+        if (!existing)
+          return reply(res, sessionId === undefined ? 400 : 404, 'a valid mcp-session-id header is required');
         return await this.#serve(sessionId as string, existing, req, res);
       }
       res.setHeader('Allow', 'GET, POST, DELETE');
@@ -138,7 +152,13 @@ export class McpHttpServer {
   }
 
   /** A request of an open session; the session counts as busy until its response (or stream) closes. */
-  async #serve(id: string, { transport }: OpenSession, req: IncomingMessage, res: ServerResponse, body?: unknown): Promise<void> {
+  async #serve(
+    id: string,
+    { transport }: OpenSession,
+    req: IncomingMessage,
+    res: ServerResponse,
+    body?: unknown,
+  ): Promise<void> {
     const done = this.#sessions.busy(id);
     res.once('close', done);
     await transport.handleRequest(req, res, body);
@@ -165,8 +185,13 @@ export class McpHttpServer {
     });
     transport.onclose = () => {
       const id = transport.sessionId;
-      if (id !== undefined && this.#sessions.remove(id)) this.#options.logger.info(`HTTP session ${id} closed (${this.#sessions.size} open)`);
-      void session.close().catch((error: unknown) => this.#options.logger.debug(() => `closing HTTP session ${id}: ${messageOf(error)}`));
+      if (id !== undefined && this.#sessions.remove(id))
+        this.#options.logger.info(`HTTP session ${id} closed (${this.#sessions.size} open)`);
+      void session
+        .close()
+        .catch((error: unknown) =>
+          this.#options.logger.debug(() => `closing HTTP session ${id}: ${messageOf(error)}`),
+        );
     };
     try {
       await session.connect(transport);
@@ -191,7 +216,8 @@ class BodyError extends Error {
 }
 
 async function readJson(req: IncomingMessage, maxBytes: number): Promise<unknown> {
-  const tooLarge = () => new BodyError(`request body over ${maxBytes} bytes, the limit (--max-message-bytes)`, 413);
+  const tooLarge = () =>
+    new BodyError(`request body over ${maxBytes} bytes, the limit (--max-message-bytes)`, 413);
   if (Number(req.headers['content-length'] ?? 0) > maxBytes) throw tooLarge();
   const chunks: Buffer[] = [];
   let size = 0;
@@ -208,7 +234,12 @@ async function readJson(req: IncomingMessage, maxBytes: number): Promise<unknown
 }
 
 /** A JSON-RPC error body, which MCP clients know how to show. */
-function reply(res: ServerResponse, status: number, message: string, headers: Record<string, string> = {}): void {
+function reply(
+  res: ServerResponse,
+  status: number,
+  message: string,
+  headers: Record<string, string> = {},
+): void {
   res.writeHead(status, { ...headers, 'content-type': 'application/json' });
   res.end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32000, message }, id: null }));
 }

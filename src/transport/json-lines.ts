@@ -58,7 +58,10 @@ export class JsonLineReader {
     const dropping = this.#dropping;
     if (dropping) {
       const newline = chunk.indexOf(NEWLINE);
-      dropping.tail = lastBytes([dropping.tail, newline === -1 ? chunk : chunk.subarray(0, newline)], TAIL_BYTES);
+      dropping.tail = lastBytes(
+        [dropping.tail, newline === -1 ? chunk : chunk.subarray(0, newline)],
+        TAIL_BYTES,
+      );
       if (newline === -1) return;
       this.#finishDrop(dropping);
       start = newline + 1;
@@ -196,7 +199,9 @@ export interface OversizeHandling {
  * request (an id and a method) is answered to its sender with a parse error, and a
  * response (an id, no method) becomes an error response for our own pending request.
  */
-export function oversizeHandlers(handling: OversizeHandling): Pick<JsonLineReaderOptions, 'onOversize' | 'onOversizeId' | 'maxMessageBytes'> {
+export function oversizeHandlers(
+  handling: OversizeHandling,
+): Pick<JsonLineReaderOptions, 'onOversize' | 'onOversizeId' | 'maxMessageBytes'> {
   const why = `a message of more than ${handling.limit} bytes from ${handling.sender} was dropped (the limit is --max-message-bytes)`;
   return {
     maxMessageBytes: handling.limit,
@@ -231,7 +236,8 @@ export function reuseSerialization<T extends object>(result: T): T {
 
 function serializeMessage(message: JSONRPCMessage): string {
   const result = (message as { result?: unknown }).result;
-  if (typeof result !== 'object' || result === null || !reusedResults.has(result)) return JSON.stringify(message);
+  if (typeof result !== 'object' || result === null || !reusedResults.has(result))
+    return JSON.stringify(message);
   let json = reusedResults.get(result);
   if (json == null) {
     json = JSON.stringify(result);

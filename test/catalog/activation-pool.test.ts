@@ -14,5 +14,9 @@ t.test('bounded with LRU eviction; order stays; a call counts as a use', async (
   t.same(pool.activate(['c', 'd']), { added: ['c', 'd'], evicted: ['a'] }, 'the least recently used leaves');
   t.same(pool.listed(), ['b', 'c', 'd'], 'the others keep their places; new ones are appended');
   t.not(pool.version, v);
-  t.same(new ActivationPool(2).activate(['x', 'y', 'z']), { added: ['x', 'y'], evicted: [] }, 'never more than the limit at once');
+  t.same(
+    new ActivationPool(2).activate(['x', 'y', 'z']),
+    { added: ['x', 'y'], evicted: [] },
+    'never more than the limit at once',
+  );
 });

@@ -6,28 +6,60 @@ import { fixture, npmServerPath } from '../helpers/fixtures.js';
 import { startHarness, textOf } from '../helpers/mux-harness.js';
 import { waitFor } from '../helpers/processes.js';
 
-const MANAGEMENT = ['add_server', 'remove_server', 'reload_server', 'list_servers', 'search_tools', 'call_tool', 'read_result'];
+const MANAGEMENT = [
+  'add_server',
+  'remove_server',
+  'reload_server',
+  'list_servers',
+  'search_tools',
+  'call_tool',
+  'read_result',
+];
 
 t.test('search mode: find, call, activate, evict', async (t) => {
   const h = await startHarness(t, { mux: { expose: 'search', activePoolSize: 2 } });
-  await h.callJson('add_server', { name: 'ev', command: process.execPath, args: [npmServerPath('@modelcontextprotocol/server-everything'), 'stdio'] });
+  await h.callJson('add_server', {
+    name: 'ev',
+    command: process.execPath,
+    args: [npmServerPath('@modelcontextprotocol/server-everything'), 'stdio'],
+  });
   await h.callJson('add_server', { name: 'e', ...fixture('echo-v2') });
   t.same(await h.toolNames(), MANAGEMENT, 'only the management tools are listed');
   const listed = (await h.client.listTools()).tools;
-  t.same(listed.filter((tool) => tool.outputSchema !== undefined).map((tool) => tool.name), [], 'compact: no outputSchema in search mode');
+  t.same(
+    listed.filter((tool) => tool.outputSchema !== undefined).map((tool) => tool.name),
+    [],
+    'compact: no outputSchema in search mode',
+  );
   const status = await h.client.callTool({ name: 'list_servers', arguments: {} });
   t.ok(status.structuredContent, 'results still carry structuredContent');
   t.notMatch(JSON.stringify(listed), /9007199254740991|propertyNames/, "zod's noise is not listed");
   const { servers, stats } = await h.callJson('list_servers');
-  t.ok(servers.every((s: { tools_tokens: number }) => s.tools_tokens > 0), 'each server says what its tools cost');
-  t.ok(stats.tools_list_tokens < stats.all_tools_tokens, `search mode lists ${stats.tools_list_tokens} of ${stats.all_tools_tokens} tokens`);
+  t.ok(
+    servers.every((s: { tools_tokens: number }) => s.tools_tokens > 0),
+    'each server says what its tools cost',
+  );
+  t.ok(
+    stats.tools_list_tokens < stats.all_tools_tokens,
+    `search mode lists ${stats.tools_list_tokens} of ${stats.all_tools_tokens} tokens`,
+  );
   const sum = servers.reduce((total: number, s: { tools_tokens: number }) => total + s.tools_tokens, 0);
   const managementInAllMode = stats.all_tools_tokens - sum;
-  t.ok(managementInAllMode > 0 && stats.tools_list_tokens < managementInAllMode, "what search mode lists costs less than the management tools' full definitions");
+  t.ok(
+    managementInAllMode > 0 && stats.tools_list_tokens < managementInAllMode,
+    "what search mode lists costs less than the management tools' full definitions",
+  );
 
   const found = await h.callJson('search_tools', { query: 'add two numbers together' });
-  t.ok(found.tools.slice(0, 2).some((x: { name: string }) => x.name === 'ev__get-sum' || x.name === 'e__add'), 'the adding tools rank high');
-  t.match(textOf(await h.call('call_tool', { name: 'e__add', arguments: { a: 2, b: 3 } })), '5', 'a found tool is called through call_tool');
+  t.ok(
+    found.tools.slice(0, 2).some((x: { name: string }) => x.name === 'ev__get-sum' || x.name === 'e__add'),
+    'the adding tools rank high',
+  );
+  t.match(
+    textOf(await h.call('call_tool', { name: 'e__add', arguments: { a: 2, b: 3 } })),
+    '5',
+    'a found tool is called through call_tool',
+  );
 
   const before = h.listChanged();
   const activated = await h.callJson('search_tools', { query: 'reverse a string', limit: 1, activate: true });
@@ -36,14 +68,22 @@ t.test('search mode: find, call, activate, evict', async (t) => {
   t.same(await h.toolNames(), [...MANAGEMENT, 'e__reverse']);
 
   await h.callJson('search_tools', { query: 'e__echo', limit: 1, activate: true });
-  t.same(await h.toolNames(), [...MANAGEMENT, 'e__reverse', 'e__echo'], 'appended; the first keeps its place');
+  t.same(
+    await h.toolNames(),
+    [...MANAGEMENT, 'e__reverse', 'e__echo'],
+    'appended; the first keeps its place',
+  );
   await h.call('e__reverse', { text: 'ab' }); // a call is a use: e__echo is now the least recently used
   const third = await h.callJson('search_tools', { query: 'get-tiny-image', limit: 1, activate: true });
   t.same(third.deactivated, ['e__echo'], 'the pool of 2 makes room by the least recently used');
   t.same(await h.toolNames(), [...MANAGEMENT, 'e__reverse', 'ev__get-tiny-image']);
 
   await h.callJson('remove_server', { name: 'e' });
-  t.same(await h.toolNames(), [...MANAGEMENT, 'ev__get-tiny-image'], "an activated tool of a removed server is not listed");
+  t.same(
+    await h.toolNames(),
+    [...MANAGEMENT, 'ev__get-tiny-image'],
+    'an activated tool of a removed server is not listed',
+  );
   await h.close();
 });
 

@@ -17,24 +17,49 @@ const logger = createLogger({ level: 'error', sink: () => {} });
 const tool = (name: string, description: string, args: Record<string, string> = {}): Tool => ({
   name,
   description,
-  inputSchema: { type: 'object', properties: Object.fromEntries(Object.entries(args).map(([k, d]) => [k, { type: 'string', description: d }])) },
+  inputSchema: {
+    type: 'object',
+    properties: Object.fromEntries(
+      Object.entries(args).map(([k, d]) => [k, { type: 'string', description: d }]),
+    ),
+  },
 });
 function snapshot(version: number, servers: Record<string, Tool[]>): RegistrySnapshot {
   const views = Object.entries(servers).map(
-    ([name, tools]) => [name, { name, tools, catalog: { ...EMPTY_CATALOG, tools }, connection: { name } as unknown as ChildConnection }] as const,
+    ([name, tools]) =>
+      [
+        name,
+        {
+          name,
+          tools,
+          catalog: { ...EMPTY_CATALOG, tools },
+          connection: { name } as unknown as ChildConnection,
+        },
+      ] as const,
   );
   return { version, servers: new Map(views) };
 }
 
 const catalog = {
   fs: [
-    tool('read_file', 'Read the complete contents of a file from the file system', { path: 'Path of the file' }),
-    tool('write_file', 'Create a new file or overwrite an existing file with new content', { path: 'Path', content: 'Text to write' }),
+    tool('read_file', 'Read the complete contents of a file from the file system', {
+      path: 'Path of the file',
+    }),
+    tool('write_file', 'Create a new file or overwrite an existing file with new content', {
+      path: 'Path',
+      content: 'Text to write',
+    }),
     tool('list_directory', 'Get a listing of all files and directories in a path', { path: 'Directory' }),
-    tool('searchFiles', 'Recursively search for files and directories matching a pattern', { pattern: 'Glob pattern' }),
+    tool('searchFiles', 'Recursively search for files and directories matching a pattern', {
+      pattern: 'Glob pattern',
+    }),
   ],
   github: [
-    tool('create_issue', 'Create a new issue in a GitHub repository', { owner: 'Owner', repo: 'Repository', title: 'Title' }),
+    tool('create_issue', 'Create a new issue in a GitHub repository', {
+      owner: 'Owner',
+      repo: 'Repository',
+      title: 'Title',
+    }),
     tool('list_issues', 'List issues in a GitHub repository', { state: 'open or closed' }),
   ],
   weather: [tool('get_forecast', 'Weather forecast for the coming days', { city: 'Name of the city' })],
@@ -55,49 +80,83 @@ t.test('ranking sanity', async (t) => {
   t.equal(top('search files')[0], 'fs__searchFiles', 'a camelCase name is found by its words');
   t.equal(top('city')[0], 'weather__get_forecast', 'argument names count');
   t.equal(top('make a new issue')[0], 'github__create_issue');
-  t.same(top('issue', { server: 'github' }).sort(), ['github__create_issue', 'github__list_issues'], 'narrowed to one server');
+  t.same(
+    top('issue', { server: 'github' }).sort(),
+    ['github__create_issue', 'github__list_issues'],
+    'narrowed to one server',
+  );
   t.same(top('zzqx'), [], 'nonsense finds nothing');
   t.equal(top('file', { limit: 2 }).length, 2, 'limit');
   const [hit] = index.search(snap, 'forecast');
-  t.match(hit, { name: 'weather__get_forecast', server: 'weather', description: 'Weather forecast for the coming days', inputSchema: { type: 'object' } });
+  t.match(hit, {
+    name: 'weather__get_forecast',
+    server: 'weather',
+    description: 'Weather forecast for the coming days',
+    inputSchema: { type: 'object' },
+  });
   t.ok(hit!.score > 0);
 });
 
-t.test('query words also find their usual alternatives, at a lower weight than the word itself', async (t) => {
-  const index = new ToolIndex({ router: new CatalogRouter({ logger }) });
-  const snap = snapshot(1, {
-    page: [tool('evaluate_script', 'Evaluate JavaScript inside the page'), tool('close_page', 'Close the page')],
-    table: [tool('create_record', 'Create a new record in a table'), tool('list_rows', 'List the rows of a table')],
-    calc: [tool('get_sum', 'Returns the sum of two numbers')],
-  });
-  const top = (query: string) => index.search(snap, query).map((h) => h.name);
-  t.equal(top('run javascript in the page')[0], 'page__evaluate_script', 'run → evaluate');
-  t.equal(top('add a row to my table')[0], 'table__create_record', 'add → create, row → record');
-  t.equal(top('list rows')[0], 'table__list_rows', "the query's own word beats an alternative");
-  t.equal(top('add two numbers')[0], 'calc__get_sum', 'add → sum');
-  t.same(alternativesOf(['run', 'execute']), ['evaluate', 'exec'], 'words already in the query are not added again');
-});
+t.test(
+  'query words also find their usual alternatives, at a lower weight than the word itself',
+  async (t) => {
+    const index = new ToolIndex({ router: new CatalogRouter({ logger }) });
+    const snap = snapshot(1, {
+      page: [
+        tool('evaluate_script', 'Evaluate JavaScript inside the page'),
+        tool('close_page', 'Close the page'),
+      ],
+      table: [
+        tool('create_record', 'Create a new record in a table'),
+        tool('list_rows', 'List the rows of a table'),
+      ],
+      calc: [tool('get_sum', 'Returns the sum of two numbers')],
+    });
+    const top = (query: string) => index.search(snap, query).map((h) => h.name);
+    t.equal(top('run javascript in the page')[0], 'page__evaluate_script', 'run → evaluate');
+    t.equal(top('add a row to my table')[0], 'table__create_record', 'add → create, row → record');
+    t.equal(top('list rows')[0], 'table__list_rows', "the query's own word beats an alternative");
+    t.equal(top('add two numbers')[0], 'calc__get_sum', 'add → sum');
+    t.same(
+      alternativesOf(['run', 'execute']),
+      ['evaluate', 'exec'],
+      'words already in the query are not added again',
+    );
+  },
+);
 
 t.test('the index follows the registry: add, list_changed, reload, crash and remove', async (t) => {
   const h = await startHarness(t);
   const search = async (query: string, server?: string) =>
-    ((await h.callJson('search_tools', { query, ...(server && { server }) })).tools as { name: string }[]).map((x) => x.name);
+    (
+      (await h.callJson('search_tools', { query, ...(server && { server }) })).tools as { name: string }[]
+    ).map((x) => x.name);
   await h.callJson('add_server', { name: 'lc', ...fixture('list-changed') });
   t.same(await search('register a new prompt'), ['lc__add_prompt', 'lc__add_tool']);
   await h.call('lc__add_tool', { name: 'brew_coffee' });
-  t.ok(await waitFor(async () => (await search('coffee')).includes('lc__brew_coffee')), "a tool added by the child's own list_changed is found");
+  t.ok(
+    await waitFor(async () => (await search('coffee')).includes('lc__brew_coffee')),
+    "a tool added by the child's own list_changed is found",
+  );
   await h.callJson('add_server', { name: 'e', ...fixture('echo-v1') });
   t.same(await search('echo'), ['e__echo']);
   const { pid } = (await h.callJson('list_servers')).servers.find((s: { name: string }) => s.name === 'e');
   process.kill(pid, 'SIGKILL');
-  t.ok(await waitFor(async () => (await search('echo')).length === 0), "a crashed server's tools are not found");
+  t.ok(
+    await waitFor(async () => (await search('echo')).length === 0),
+    "a crashed server's tools are not found",
+  );
   await h.callJson('reload_server', { name: 'e' });
   t.same(await search('echo'), ['e__echo'], 'back after reload');
   await h.callJson('remove_server', { name: 'e' });
   t.same(await search('echo'), [], 'gone after remove');
 
   const empty = await h.callJson('search_tools', { query: '   ' });
-  t.match(empty, { tools: [], servers: [{ name: 'lc', tools: 4 }], hint: /give a query that describes the task/ });
+  t.match(empty, {
+    tools: [],
+    servers: [{ name: 'lc', tools: 4 }],
+    hint: /give a query that describes the task/,
+  });
   const nothing = await h.callJson('search_tools', { query: 'zzqx' });
   t.match(nothing.hint, /no tool matches 'zzqx'/);
   const unknown = await h.call('search_tools', { query: 'x', server: 'nope' });

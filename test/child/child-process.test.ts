@@ -47,10 +47,18 @@ t.test('killAllProcessGroupsSync kills every tracked group at once', async (t) =
 });
 
 t.test('spawn failures are SPAWN_FAILED errors that say what to fix', async (t) => {
-  await t.rejects(ChildProcess.spawn({ command: '/nonexistent/cmd', args: [], env: {} }), { code: 'SPAWN_FAILED', message: /command not found \(ENOENT\)/ });
+  await t.rejects(ChildProcess.spawn({ command: '/nonexistent/cmd', args: [], env: {} }), {
+    code: 'SPAWN_FAILED',
+    message: /command not found \(ENOENT\)/,
+  });
   const dir = mkdtempSync(join(tmpdir(), 'mcpmux-spawn-'));
   t.teardown(() => rmSync(dir, { recursive: true, force: true }));
   writeFileSync(join(dir, 'not-executable'), '#!/bin/sh\n', { mode: 0o644 });
-  await t.rejects(ChildProcess.spawn({ command: join(dir, 'not-executable'), args: [], env: {} }), { code: 'SPAWN_FAILED', message: /EACCES/ });
-  await t.rejects(ChildProcess.spawn({ command: 'node', args: [], env: {}, cwd: '/nonexistent' }), { message: /cwd '\/nonexistent' is not an existing directory/ });
+  await t.rejects(ChildProcess.spawn({ command: join(dir, 'not-executable'), args: [], env: {} }), {
+    code: 'SPAWN_FAILED',
+    message: /EACCES/,
+  });
+  await t.rejects(ChildProcess.spawn({ command: 'node', args: [], env: {}, cwd: '/nonexistent' }), {
+    message: /cwd '\/nonexistent' is not an existing directory/,
+  });
 });

@@ -13,28 +13,31 @@ const spawnFixture = (name: Parameters<typeof fixtureSpec>[0]) => {
   return ChildProcess.spawn({ command: spec.command, args: spec.args, env: taggedEnv() });
 };
 
-t.test('at the end of its input the reaper kills listed groups, spares released ones, and exits', async (t) => {
-  const errors: Error[] = [];
-  const reaper = startOrphanReaper((error) => errors.push(error));
-  if (!reaper) throw new Error('the reaper did not start');
-  const stubborn = await spawnFixture('hang-on-shutdown'); // ignores EOF and SIGTERM: only SIGKILL ends it
-  const released = await spawnFixture('echo-v1');
-  reaper.added(stubborn.pid);
-  reaper.added(released.pid);
-  reaper.removed(released.pid);
-  // Not process group ids: must be ignored (a -0 would be the reaper's own group).
-  reaper.added(0);
-  reaper.added(Number.NaN);
-  reaper.added(-5);
-  reaper.close();
-  t.ok(await waitFor(() => !isGroupAlive(stubborn.pid), 10_000), 'the listed group is killed');
-  t.ok(await waitFor(() => !isProcessAlive(reaper.pid), 5_000), 'the reaper exits');
-  t.ok(isGroupAlive(released.pid), 'the released group is spared');
-  t.same(errors, []);
-  await stubborn.stop({ stdinGraceMs: 10, termGraceMs: 10 });
-  await released.stop();
-  await assertNoLeaks(t);
-});
+t.test(
+  'at the end of its input the reaper kills listed groups, spares released ones, and exits',
+  async (t) => {
+    const errors: Error[] = [];
+    const reaper = startOrphanReaper((error) => errors.push(error));
+    if (!reaper) throw new Error('the reaper did not start');
+    const stubborn = await spawnFixture('hang-on-shutdown'); // ignores EOF and SIGTERM: only SIGKILL ends it
+    const released = await spawnFixture('echo-v1');
+    reaper.added(stubborn.pid);
+    reaper.added(released.pid);
+    reaper.removed(released.pid);
+    // Not process group ids: must be ignored (a -0 would be the reaper's own group).
+    reaper.added(0);
+    reaper.added(Number.NaN);
+    reaper.added(-5);
+    reaper.close();
+    t.ok(await waitFor(() => !isGroupAlive(stubborn.pid), 10_000), 'the listed group is killed');
+    t.ok(await waitFor(() => !isProcessAlive(reaper.pid), 5_000), 'the reaper exits');
+    t.ok(isGroupAlive(released.pid), 'the released group is spared');
+    t.same(errors, []);
+    await stubborn.stop({ stdinGraceMs: 10, termGraceMs: 10 });
+    await released.stop();
+    await assertNoLeaks(t);
+  },
+);
 
 t.test('with nothing left to kill, the reaper just exits', async (t) => {
   const reaper = startOrphanReaper((error) => t.fail(error.message));

@@ -13,7 +13,10 @@ t.test('a hung child misses pings without being called crashed, and is seen to r
   t.equal((await status()).missed_pings, 0);
 
   const frozen = h.call('fz__freeze', { ms: 2000 });
-  t.ok(await waitFor(async () => (await status()).missed_pings >= 2, 10_000), 'missed pings are counted while it hangs');
+  t.ok(
+    await waitFor(async () => (await status()).missed_pings >= 2, 10_000),
+    'missed pings are counted while it hangs',
+  );
   const during = await status();
   t.equal(during.status, 'running', 'a hung child is not reported crashed');
   t.ok(during.last_ping_ok_seconds_ago >= 0.3, 'and the last good ping ages');

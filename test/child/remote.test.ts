@@ -18,40 +18,62 @@ async function freePort(): Promise<number> {
 
 /** server-everything in an HTTP mode on `port`, resolved once it listens. */
 async function httpEverything(mode: 'streamableHttp' | 'sse', port: number): Promise<ChildProcess> {
-  const proc = await ChildProcess.spawn({ command: process.execPath, args: [npmServerPath('@modelcontextprotocol/server-everything'), mode], env: taggedEnv({ PORT: String(port) }) });
+  const proc = await ChildProcess.spawn({
+    command: process.execPath,
+    args: [npmServerPath('@modelcontextprotocol/server-everything'), mode],
+    env: taggedEnv({ PORT: String(port) }),
+  });
   let stderr = '';
   proc.stderr.on('data', (d) => (stderr += d));
-  if (!(await waitFor(() => /listening|running on port/i.test(stderr), 20_000))) throw new Error(`server-everything ${mode} did not start: ${stderr}`);
+  if (!(await waitFor(() => /listening|running on port/i.test(stderr), 20_000)))
+    throw new Error(`server-everything ${mode} did not start: ${stderr}`);
   return proc;
 }
 
-t.test('streamable HTTP: tools work, headers stay secret, a drop is a crash, reload reconnects', async (t) => {
-  const port = await freePort();
-  let server = await httpEverything('streamableHttp', port);
-  const h = await startHarness(t);
-  const url = `http://127.0.0.1:${port}/mcp`;
-  const added = await h.callJson('add_server', { name: 'web', url, headers: { Authorization: 'Bearer sekrit-123' } });
-  t.ok(added.tools.some((x: { name: string }) => x.name === 'web__echo'));
-  t.match(textOf(await h.call('web__echo', { message: 'over http' })), /over http/);
-  const [status] = (await h.callJson('list_servers')).servers;
-  t.match(status, { name: 'web', status: 'running', transport: 'http', url, headers: ['Authorization'], http_transport: 'streamable-http' });
-  t.notMatch(JSON.stringify(status) + h.logs.join('\n'), /sekrit/, 'the header value is never shown');
+t.test(
+  'streamable HTTP: tools work, headers stay secret, a drop is a crash, reload reconnects',
+  async (t) => {
+    const port = await freePort();
+    let server = await httpEverything('streamableHttp', port);
+    const h = await startHarness(t);
+    const url = `http://127.0.0.1:${port}/mcp`;
+    const added = await h.callJson('add_server', {
+      name: 'web',
+      url,
+      headers: { Authorization: 'Bearer sekrit-123' },
+    });
+    t.ok(added.tools.some((x: { name: string }) => x.name === 'web__echo'));
+    t.match(textOf(await h.call('web__echo', { message: 'over http' })), /over http/);
+    const [status] = (await h.callJson('list_servers')).servers;
+    t.match(status, {
+      name: 'web',
+      status: 'running',
+      transport: 'http',
+      url,
+      headers: ['Authorization'],
+      http_transport: 'streamable-http',
+    });
+    t.notMatch(JSON.stringify(status) + h.logs.join('\n'), /sekrit/, 'the header value is never shown');
 
-  await server.stop({ stdinGraceMs: 0 });
-  const failed = await h.call('web__echo', { message: 'anyone?' });
-  t.ok(failed.isError);
-  t.match(textOf(failed), /server 'web' crashed \(connection to http:\/\/127\.0\.0\.1:\d+\/mcp lost \(ECONNREFUSED\)\)/);
-  const crashed = (await h.callJson('list_servers')).servers[0];
-  t.match(crashed, { status: 'crashed', last_error: /connection to .* lost \(ECONNREFUSED\)/ });
-  t.notOk((await h.toolNames()).includes('web__echo'), 'its tools are withdrawn');
+    await server.stop({ stdinGraceMs: 0 });
+    const failed = await h.call('web__echo', { message: 'anyone?' });
+    t.ok(failed.isError);
+    t.match(
+      textOf(failed),
+      /server 'web' crashed \(connection to http:\/\/127\.0\.0\.1:\d+\/mcp lost \(ECONNREFUSED\)\)/,
+    );
+    const crashed = (await h.callJson('list_servers')).servers[0];
+    t.match(crashed, { status: 'crashed', last_error: /connection to .* lost \(ECONNREFUSED\)/ });
+    t.notOk((await h.toolNames()).includes('web__echo'), 'its tools are withdrawn');
 
-  server = await httpEverything('streamableHttp', port);
-  await h.callJson('reload_server', { name: 'web' });
-  t.match(textOf(await h.call('web__echo', { message: 'back' })), /back/, 'reload_server reconnects');
-  await h.callJson('remove_server', { name: 'web' });
-  await server.stop({ stdinGraceMs: 0 });
-  await h.close();
-});
+    server = await httpEverything('streamableHttp', port);
+    await h.callJson('reload_server', { name: 'web' });
+    t.match(textOf(await h.call('web__echo', { message: 'back' })), /back/, 'reload_server reconnects');
+    await h.callJson('remove_server', { name: 'web' });
+    await server.stop({ stdinGraceMs: 0 });
+    await h.close();
+  },
+);
 
 t.test('an old HTTP+SSE server is reached by falling back from streamable HTTP', async (t) => {
   const port = await freePort();
@@ -69,7 +91,10 @@ t.test('a URL where nothing listens fails add_server with the reason, and regist
   const port = await freePort();
   const h = await startHarness(t);
   const result = await h.call('add_server', { name: 'gone', url: `http://127.0.0.1:${port}/mcp` });
-  t.match(textOf(result), new RegExp(`server 'gone' could not be reached at http://127.0.0.1:${port}/mcp: ECONNREFUSED`));
+  t.match(
+    textOf(result),
+    new RegExp(`server 'gone' could not be reached at http://127.0.0.1:${port}/mcp: ECONNREFUSED`),
+  );
   t.same((await h.callJson('list_servers')).servers, []);
   await h.close();
 });

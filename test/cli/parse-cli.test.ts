@@ -3,27 +3,87 @@ import t from 'tap';
 import { CliError, helpText, parseCli, FLAG_HELP } from '../../src/cli/parse-cli.js';
 
 t.test('defaults', async (t) => {
-  t.match(parseCli([], {}), { help: false, version: false, inline: [], logLevel: 'info', maxToolName: 64, startupTimeoutMs: 60_000, callTimeoutMs: 300_000 });
+  t.match(parseCli([], {}), {
+    help: false,
+    version: false,
+    inline: [],
+    logLevel: 'info',
+    maxToolName: 64,
+    startupTimeoutMs: 60_000,
+    callTimeoutMs: 300_000,
+  });
   t.equal(parseCli([], { MCPMUX_LOG_LEVEL: 'debug' }).logLevel, 'debug');
-  t.equal(parseCli(['--log-level', 'warn'], { MCPMUX_LOG_LEVEL: 'debug' }).logLevel, 'warn', 'the flag wins over the env');
+  t.equal(
+    parseCli(['--log-level', 'warn'], { MCPMUX_LOG_LEVEL: 'debug' }).logLevel,
+    'warn',
+    'the flag wins over the env',
+  );
 });
 
 t.test('flags', async (t) => {
-  const o = parseCli(['-c', 'cfg.json', '--max-tool-name', '51', '--startup-timeout', '90', '--call-timeout', '1.5'], {});
+  const o = parseCli(
+    ['-c', 'cfg.json', '--max-tool-name', '51', '--startup-timeout', '90', '--call-timeout', '1.5'],
+    {},
+  );
   t.match(o, { configPath: 'cfg.json', maxToolName: 51, startupTimeoutMs: 90_000, callTimeoutMs: 1500 });
 });
 
 t.test('spawn policy and ping flags', async (t) => {
-  t.match(parseCli([], {}), { allowCommands: [], runtimeAdd: true, inheritEnv: false, passEnv: [], pingIntervalMs: 30_000 });
-  const o = parseCli(['--allow-command', 'npx', '--allow-command', '/opt/**', '--no-runtime-add', '--inherit-env', '--pass-env', 'HTTP_PROXY', '--root', '/srv', '--ping-interval', '0'], {});
-  t.match(o, { allowCommands: ['npx', '/opt/**'], runtimeAdd: false, inheritEnv: true, passEnv: ['HTTP_PROXY'], root: '/srv', pingIntervalMs: 0 });
+  t.match(parseCli([], {}), {
+    allowCommands: [],
+    runtimeAdd: true,
+    inheritEnv: false,
+    passEnv: [],
+    pingIntervalMs: 30_000,
+  });
+  const o = parseCli(
+    [
+      '--allow-command',
+      'npx',
+      '--allow-command',
+      '/opt/**',
+      '--no-runtime-add',
+      '--inherit-env',
+      '--pass-env',
+      'HTTP_PROXY',
+      '--root',
+      '/srv',
+      '--ping-interval',
+      '0',
+    ],
+    {},
+  );
+  t.match(o, {
+    allowCommands: ['npx', '/opt/**'],
+    runtimeAdd: false,
+    inheritEnv: true,
+    passEnv: ['HTTP_PROXY'],
+    root: '/srv',
+    pingIntervalMs: 0,
+  });
   t.throws(() => parseCli(['--ping-interval', 'often'], {}), /--ping-interval must be a number of seconds/);
   t.equal(parseCli(['-c', 'f.json', '--watch-config'], {}).watchConfig, true);
   t.throws(() => parseCli(['--watch-config'], {}), /--watch-config needs --config FILE/);
 });
 
 t.test('inline servers after --, separated by --', async (t) => {
-  const o = parseCli(['--log-level', 'error', '--', 'mem', 'npx', '-y', 'server-memory', '--', 'ev', 'node', 'ev.js', '--flag'], {});
+  const o = parseCli(
+    [
+      '--log-level',
+      'error',
+      '--',
+      'mem',
+      'npx',
+      '-y',
+      'server-memory',
+      '--',
+      'ev',
+      'node',
+      'ev.js',
+      '--flag',
+    ],
+    {},
+  );
   t.same(o.inline, [
     { name: 'mem', spec: { transport: 'stdio', command: 'npx', args: ['-y', 'server-memory'], env: {} } },
     { name: 'ev', spec: { transport: 'stdio', command: 'node', args: ['ev.js', '--flag'], env: {} } },
@@ -44,7 +104,8 @@ t.test('mistakes', async (t) => {
     [['--', 'a__b', 'cmd'], /contains '__'/],
     [['--', 'a', 'x', '--', 'a', 'y'], /'a' is given twice/],
   ];
-  for (const [argv, message] of cases) t.throws(() => parseCli(argv, {}), { name: 'CliError', message }, argv.join(' '));
+  for (const [argv, message] of cases)
+    t.throws(() => parseCli(argv, {}), { name: 'CliError', message }, argv.join(' '));
   t.type(new CliError('x'), Error);
 });
 
@@ -55,7 +116,12 @@ t.test('help lists every flag', async (t) => {
 });
 
 t.test('the inspect and call subcommands', async (t) => {
-  t.match(parseCli(['inspect', '--json', '-c', 'f.json'], {}), { command: 'inspect', json: true, configPath: 'f.json', logLevel: 'warn' });
+  t.match(parseCli(['inspect', '--json', '-c', 'f.json'], {}), {
+    command: 'inspect',
+    json: true,
+    configPath: 'f.json',
+    logLevel: 'warn',
+  });
   t.match(parseCli(['call', 'dev__echo', '{"message":"hi"}', '--', 'dev', 'node', 'x.js'], {}), {
     command: 'call',
     call: { tool: 'dev__echo', arguments: { message: 'hi' } },
@@ -69,28 +135,83 @@ t.test('the inspect and call subcommands', async (t) => {
 });
 
 t.test('--http, --host, --auth-token and the front door', async (t) => {
-  const defaults = { allowedHosts: [], allowedOrigins: [], sessionIdleTimeoutMs: 1_800_000, maxSessions: 100 };
+  const defaults = {
+    allowedHosts: [],
+    allowedOrigins: [],
+    sessionIdleTimeoutMs: 1_800_000,
+    maxSessions: 100,
+  };
   t.same(parseCli(['--http', '8080'], {}).http, { port: 8080, host: '127.0.0.1', ...defaults });
-  t.same(parseCli(['--http', '0', '--host', '::1', '--auth-token', 't'], {}).http, { port: 0, host: '::1', authToken: 't', ...defaults });
-  t.same(parseCli(['--http', '1', '--host', '0.0.0.0'], { MCPMUX_AUTH_TOKEN: 'env-token' }).http, { port: 1, host: '0.0.0.0', authToken: 'env-token', ...defaults });
-  t.throws(() => parseCli(['--http', '1', '--host', '0.0.0.0'], {}), /refusing to serve on 0\.0\.0\.0 without --auth-token/);
+  t.same(parseCli(['--http', '0', '--host', '::1', '--auth-token', 't'], {}).http, {
+    port: 0,
+    host: '::1',
+    authToken: 't',
+    ...defaults,
+  });
+  t.same(parseCli(['--http', '1', '--host', '0.0.0.0'], { MCPMUX_AUTH_TOKEN: 'env-token' }).http, {
+    port: 1,
+    host: '0.0.0.0',
+    authToken: 'env-token',
+    ...defaults,
+  });
+  t.throws(
+    () => parseCli(['--http', '1', '--host', '0.0.0.0'], {}),
+    /refusing to serve on 0\.0\.0\.0 without --auth-token/,
+  );
   t.throws(() => parseCli(['--http', 'web'], {}), /--http must be a port number/);
   t.throws(() => parseCli(['--host', '127.0.0.1'], {}), /^--host goes with --http PORT$/);
-  t.throws(() => parseCli(['--max-sessions', '3', '--allowed-host', 'x'], {}), /^--allowed-host, --max-sessions go with --http PORT$/);
-  t.match(
-    parseCli(['--http', '1', '--allowed-host', 'mux.example.com', '--allowed-host', 'proxy:8443', '--allowed-origin', 'https://app.example.com', '--session-idle-timeout', '90', '--max-sessions', '7'], {}).http,
-    { allowedHosts: ['mux.example.com', 'proxy:8443'], allowedOrigins: ['https://app.example.com'], sessionIdleTimeoutMs: 90_000, maxSessions: 7 },
+  t.throws(
+    () => parseCli(['--max-sessions', '3', '--allowed-host', 'x'], {}),
+    /^--allowed-host, --max-sessions go with --http PORT$/,
   );
-  t.equal(parseCli(['--http', '1', '--session-idle-timeout', '0'], {}).http?.sessionIdleTimeoutMs, 0, '0: never');
+  t.match(
+    parseCli(
+      [
+        '--http',
+        '1',
+        '--allowed-host',
+        'mux.example.com',
+        '--allowed-host',
+        'proxy:8443',
+        '--allowed-origin',
+        'https://app.example.com',
+        '--session-idle-timeout',
+        '90',
+        '--max-sessions',
+        '7',
+      ],
+      {},
+    ).http,
+    {
+      allowedHosts: ['mux.example.com', 'proxy:8443'],
+      allowedOrigins: ['https://app.example.com'],
+      sessionIdleTimeoutMs: 90_000,
+      maxSessions: 7,
+    },
+  );
+  t.equal(
+    parseCli(['--http', '1', '--session-idle-timeout', '0'], {}).http?.sessionIdleTimeoutMs,
+    0,
+    '0: never',
+  );
   t.throws(() => parseCli(['--http', '1', '--max-sessions', '0'], {}), /--max-sessions must be at least 1/);
-  t.throws(() => parseCli(['--http', '1', '--session-idle-timeout', 'soon'], {}), /--session-idle-timeout must be a number of seconds/);
-  t.throws(() => parseCli(['--http', '1', '--allowed-origin', 'http://'], {}), /--allowed-origin takes a host name \(app\.example\.com\) or an origin/);
+  t.throws(
+    () => parseCli(['--http', '1', '--session-idle-timeout', 'soon'], {}),
+    /--session-idle-timeout must be a number of seconds/,
+  );
+  t.throws(
+    () => parseCli(['--http', '1', '--allowed-origin', 'http://'], {}),
+    /--allowed-origin takes a host name \(app\.example\.com\) or an origin/,
+  );
   t.throws(() => parseCli(['inspect', '--http', '1'], {}), /--http goes with serving, not with inspect/);
 });
 
 t.test('--expose and --active-pool', async (t) => {
   t.match(parseCli([], {}), { expose: 'all', activePoolSize: 15 });
-  t.match(parseCli(['--expose', 'search', '--active-pool', '5'], {}), { expose: 'search', activePoolSize: 5 });
+  t.match(parseCli(['--expose', 'search', '--active-pool', '5'], {}), {
+    expose: 'search',
+    activePoolSize: 5,
+  });
   t.match(parseCli(['--expose', 'code'], {}), { expose: 'code' });
   t.throws(() => parseCli(['--expose', 'some'], {}), /--expose must be all, search or code/);
   t.throws(() => parseCli(['--active-pool', '0'], {}), /--active-pool must be at least 1/);
@@ -98,7 +219,10 @@ t.test('--expose and --active-pool', async (t) => {
 
 t.test('--code-memory and --code-max-calls', async (t) => {
   t.match(parseCli([], {}), { codeMemoryMb: 128, codeMaxToolCalls: 200 });
-  t.match(parseCli(['--expose', 'code', '--code-memory', '64', '--code-max-calls', '10'], {}), { codeMemoryMb: 64, codeMaxToolCalls: 10 });
+  t.match(parseCli(['--expose', 'code', '--code-memory', '64', '--code-max-calls', '10'], {}), {
+    codeMemoryMb: 64,
+    codeMaxToolCalls: 10,
+  });
   t.throws(() => parseCli(['--code-memory', '4'], {}), /--code-memory must be at least 8 \(MB\)/);
   t.throws(() => parseCli(['--code-max-calls', 'many'], {}), /--code-max-calls must be a whole number/);
 });

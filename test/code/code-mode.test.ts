@@ -14,8 +14,17 @@ import { waitFor } from '../helpers/processes.js';
 const scratch = mkdtempSync(join(tmpdir(), 'mcpmux-code-'));
 t.teardown(() => rmSync(scratch, { recursive: true, force: true }));
 
-const memory = (file: string) => ({ name: 'memory', command: process.execPath, args: [npmServerPath('@modelcontextprotocol/server-memory')], env: { MEMORY_FILE_PATH: join(scratch, file) } });
-const everything = { name: 'everything', command: process.execPath, args: [npmServerPath('@modelcontextprotocol/server-everything'), 'stdio'] };
+const memory = (file: string) => ({
+  name: 'memory',
+  command: process.execPath,
+  args: [npmServerPath('@modelcontextprotocol/server-memory')],
+  env: { MEMORY_FILE_PATH: join(scratch, file) },
+});
+const everything = {
+  name: 'everything',
+  command: process.execPath,
+  args: [npmServerPath('@modelcontextprotocol/server-everything'), 'stdio'],
+};
 
 type Outcome = ExecuteResult;
 
@@ -30,28 +39,67 @@ t.test('discovery: only the code-mode surface is listed; modules are typed and s
   await h.callJson('add_server', memory('discovery.jsonl'));
   await h.callJson('add_server', everything);
   t.same(await h.toolNames(), [
-    'add_server', 'remove_server', 'reload_server', 'list_servers', 'search_tools', 'call_tool', 'read_result', 'list_modules', 'read_module', 'execute_code',
+    'add_server',
+    'remove_server',
+    'reload_server',
+    'list_servers',
+    'search_tools',
+    'call_tool',
+    'read_result',
+    'list_modules',
+    'read_module',
+    'execute_code',
   ]);
   const { modules } = await h.callJson('list_modules');
-  t.same(modules.map((m: { server: string }) => m.server), ['memory', 'everything']);
-  t.ok(modules.every((m: { tools: number; summary: string }) => m.tools > 5 && m.summary.length > 0), 'each with a count and a summary');
+  t.same(
+    modules.map((m: { server: string }) => m.server),
+    ['memory', 'everything'],
+  );
+  t.ok(
+    modules.every((m: { tools: number; summary: string }) => m.tools > 5 && m.summary.length > 0),
+    'each with a count and a summary',
+  );
 
   const declarations = textOf(await h.call('read_module', { server: 'memory' }));
   t.match(declarations, /declare const tools: Tools;/, 'the prelude');
-  t.match(declarations, /interface MemoryCreateEntitiesArgs \{\n\s+entities: \{/, 'argument types from the input schema');
-  t.match(declarations, /\/\*\*\n\s+\* Create multiple new entities in the knowledge graph\n\s+\*\/\n\s+create_entities\(args: MemoryCreateEntitiesArgs\): Promise<MemoryCreateEntitiesResult>;/, 'the description as a doc comment, the output schema as the result');
+  t.match(
+    declarations,
+    /interface MemoryCreateEntitiesArgs \{\n\s+entities: \{/,
+    'argument types from the input schema',
+  );
+  t.match(
+    declarations,
+    /\/\*\*\n\s+\* Create multiple new entities in the knowledge graph\n\s+\*\/\n\s+create_entities\(args: MemoryCreateEntitiesArgs\): Promise<MemoryCreateEntitiesResult>;/,
+    'the description as a doc comment, the output schema as the result',
+  );
   t.match(declarations, /interface Tools \{\n\s+memory: MemoryTools;\n\}/);
-  t.match(textOf(await h.call('read_module', { server: 'everything' })), /"get-sum"\(args: EverythingGetSumArgs\): Promise<unknown>;/, 'a name that is no identifier is quoted');
-  t.match(textOf(await h.call('read_module', { server: 'nope' })), /no running server named 'nope'; running: memory, everything/);
-  const two = textOf(await h.call('read_module', { server: 'memory', tools: ['read_graph', 'search_nodes'] }));
+  t.match(
+    textOf(await h.call('read_module', { server: 'everything' })),
+    /"get-sum"\(args: EverythingGetSumArgs\): Promise<unknown>;/,
+    'a name that is no identifier is quoted',
+  );
+  t.match(
+    textOf(await h.call('read_module', { server: 'nope' })),
+    /no running server named 'nope'; running: memory, everything/,
+  );
+  const two = textOf(
+    await h.call('read_module', { server: 'memory', tools: ['read_graph', 'search_nodes'] }),
+  );
   t.match(two, /Server 'memory': 2 of 9 tools/, 'only the tools asked for');
   t.match(two, /read_graph\(/);
   t.notMatch(two, /create_entities/);
-  t.match(textOf(await h.call('read_module', { server: 'memory', tools: ['fly'] })), /server 'memory' has no tool 'fly'; it has create_entities, /);
+  t.match(
+    textOf(await h.call('read_module', { server: 'memory', tools: ['fly'] })),
+    /server 'memory' has no tool 'fly'; it has create_entities, /,
+  );
 
   const found = await h.callJson('search_tools', { query: 'add two numbers', limit: 1 });
   t.equal(found.tools[0].name, 'everything__get-sum');
-  t.match(found.tools[0].declaration, /tools\.everything\["get-sum"\]\(args: EverythingGetSumArgs\): Promise<unknown>/, 'search hits show how a program calls them');
+  t.match(
+    found.tools[0].declaration,
+    /tools\.everything\["get-sum"\]\(args: EverythingGetSumArgs\): Promise<unknown>/,
+    'search hits show how a program calls them',
+  );
   t.notOk(found.tools[0].inputSchema, 'instead of the JSON schema');
   await h.close();
 });
@@ -73,40 +121,69 @@ t.test('a program chains two servers, filters in code and returns only the answe
   t.equal(out.ok, true, JSON.stringify(out.error));
   t.same(out.return_value, { mathematicians: ['Ada', 'Linus'], sum: 'The sum of 2 and 40 is 42.' });
   t.same(out.logs, ['log: found 2 {"of":4}']);
-  t.same(out.tool_calls.map((c) => [c.name, c.ok]), [['memory.create_entities', true], ['memory.read_graph', true], ['everything.get-sum', true]]);
+  t.same(
+    out.tool_calls.map((c) => [c.name, c.ok]),
+    [
+      ['memory.create_entities', true],
+      ['memory.read_graph', true],
+      ['everything.get-sum', true],
+    ],
+  );
   t.ok(out.duration_ms >= 0);
   await h.close();
 });
 
-t.test("tool errors are catchable with the server's message; arguments are checked against the schema first", async (t) => {
-  const h = await startHarness(t, { mux: { expose: 'code' } });
-  await h.callJson('add_server', memory('errors.jsonl'));
-  await h.callJson('add_server', { name: 'crashy', ...fixture('crash-on-call') });
-  const caught = await run(h, `
-    try { await tools.memory.open_nodes({ names: 42 }); } catch (e) { return [e.name, e.message, e.tool]; }`);
-  t.equal(caught.return_value && (caught.return_value as string[])[0], 'ToolError');
-  t.match((caught.return_value as string[])[1], /^invalid arguments for memory\.open_nodes: .*names/);
-  t.equal((caught.return_value as string[])[2], 'memory.open_nodes');
-  t.same(caught.tool_calls.map((c) => c.ok), [false]);
+t.test(
+  "tool errors are catchable with the server's message; arguments are checked against the schema first",
+  async (t) => {
+    const h = await startHarness(t, { mux: { expose: 'code' } });
+    await h.callJson('add_server', memory('errors.jsonl'));
+    await h.callJson('add_server', { name: 'crashy', ...fixture('crash-on-call') });
+    const caught = await run(
+      h,
+      `
+    try { await tools.memory.open_nodes({ names: 42 }); } catch (e) { return [e.name, e.message, e.tool]; }`,
+    );
+    t.equal(caught.return_value && (caught.return_value as string[])[0], 'ToolError');
+    t.match((caught.return_value as string[])[1], /^invalid arguments for memory\.open_nodes: .*names/);
+    t.equal((caught.return_value as string[])[2], 'memory.open_nodes');
+    t.same(
+      caught.tool_calls.map((c) => c.ok),
+      [false],
+    );
 
-  const uncaught = await run(h, `await tools.memory.open_nodes({ names: 42 }); return 'not reached';`);
-  t.equal(uncaught.ok, false);
-  t.equal(uncaught.error?.name, 'ToolError');
+    const uncaught = await run(h, `await tools.memory.open_nodes({ names: 42 }); return 'not reached';`);
+    t.equal(uncaught.ok, false);
+    t.equal(uncaught.error?.name, 'ToolError');
 
-  const unknown = await run(h, `return await tools.memory.fly({})`);
-  t.match(unknown.error?.message, `server 'memory' has no tool 'fly'; read_module {"server": "memory"} lists its tools`);
-  const elsewhere = await run(h, `return await tools.crashy.crash({})`, { servers: ['memory'] });
-  t.match(elsewhere.error?.message, "no server 'crashy' in this run; servers: memory", 'the allowlist hides other servers');
-  t.match(textOf(await h.call('execute_code', { code: 'return 1', servers: ['ghost'] })), /no running server named 'ghost'/);
-  await h.close();
-});
+    const unknown = await run(h, `return await tools.memory.fly({})`);
+    t.match(
+      unknown.error?.message,
+      `server 'memory' has no tool 'fly'; read_module {"server": "memory"} lists its tools`,
+    );
+    const elsewhere = await run(h, `return await tools.crashy.crash({})`, { servers: ['memory'] });
+    t.match(
+      elsewhere.error?.message,
+      "no server 'crashy' in this run; servers: memory",
+      'the allowlist hides other servers',
+    );
+    t.match(
+      textOf(await h.call('execute_code', { code: 'return 1', servers: ['ghost'] })),
+      /no running server named 'ghost'/,
+    );
+    await h.close();
+  },
+);
 
 t.test('escape attempts fail with clear errors and leave mcpmux healthy', async (t) => {
   const h = await startHarness(t, { mux: { expose: 'code' } });
   const attempts: [string, RegExp][] = [
     ['return process.env', /ReferenceError: 'process' is not defined/],
     ["return require('fs').readFileSync('/etc/passwd', 'utf8')", /ReferenceError: 'require' is not defined/],
-    ["return globalThis.constructor.constructor('return process')().env", /ReferenceError: 'process' is not defined/],
+    [
+      "return globalThis.constructor.constructor('return process')().env",
+      /ReferenceError: 'process' is not defined/,
+    ],
     ["return await import('node:fs')", /could not load module 'node:fs'/],
     ["return await fetch('http://127.0.0.1:9')", /ReferenceError: 'fetch' is not defined/],
     ['setTimeout(() => {}, 10); return 1', /ReferenceError: 'setTimeout' is not defined/],
@@ -115,10 +192,17 @@ t.test('escape attempts fail with clear errors and leave mcpmux healthy', async 
   for (const [code, expected] of attempts) {
     const result = await h.call('execute_code', { code });
     t.ok(result.isError, code);
-    const out = JSON.parse(textOf(result).startsWith('{') ? textOf(result) : JSON.stringify({ error: { name: 'Error', message: textOf(result) } })) as Outcome;
+    const out = JSON.parse(
+      textOf(result).startsWith('{')
+        ? textOf(result)
+        : JSON.stringify({ error: { name: 'Error', message: textOf(result) } }),
+    ) as Outcome;
     t.match(`${out.error?.name}: ${out.error?.message}`, expected, code);
   }
-  const after = await run(h, 'return [typeof globalThis.tools, Object.keys(globalThis).includes("__mcpmux_call")]');
+  const after = await run(
+    h,
+    'return [typeof globalThis.tools, Object.keys(globalThis).includes("__mcpmux_call")]',
+  );
   t.same(after.return_value, ['object', false], 'still answering; the host functions are hidden');
   await h.close();
 });
@@ -128,17 +212,30 @@ t.test('limits: a busy loop, a promise that never settles and a memory bomb are 
   const loop = await run(h, 'while (true) {}', { timeout_seconds: 1 });
   t.equal(loop.error?.name, 'Timeout');
   t.match(loop.error?.message, /time limit/);
-  t.ok(loop.duration_ms >= 900 && loop.duration_ms < 5_000, `stopped near its limit (${loop.duration_ms} ms)`);
+  t.ok(
+    loop.duration_ms >= 900 && loop.duration_ms < 5_000,
+    `stopped near its limit (${loop.duration_ms} ms)`,
+  );
   const never = await run(h, 'await new Promise(() => {}); return 1');
   t.equal(never.error?.name, 'Deadlock', 'nothing can settle it, so it ends at once');
   await h.callJson('add_server', { name: 'slow', ...fixture('slow-call') });
-  const waiting = await run(h, 'return await tools.slow.wait({ steps: 100, interval_ms: 100 })', { timeout_seconds: 1 });
+  const waiting = await run(h, 'return await tools.slow.wait({ steps: 100, interval_ms: 100 })', {
+    timeout_seconds: 1,
+  });
   t.equal(waiting.error?.name, 'Timeout', 'a program waiting on a tool past its limit is stopped');
   t.ok(waiting.duration_ms < 5_000, `at its limit (${waiting.duration_ms} ms)`);
-  t.ok(await waitFor(async () => (await run(h, 'return await tools.slow.last_wait()')).return_value === 'cancelled'), 'and its tool call was cancelled');
+  t.ok(
+    await waitFor(
+      async () => (await run(h, 'return await tools.slow.last_wait()')).return_value === 'cancelled',
+    ),
+    'and its tool call was cancelled',
+  );
   const OOM = 'InternalError: the program ran out of memory (limit 32 MB)';
   const bombs: [string, string][] = [
-    ['const keep = []; for (;;) { const row = []; for (let i = 0; i < 100000; i++) row.push(i); keep.push(row); }', OOM],
+    [
+      'const keep = []; for (;;) { const row = []; for (let i = 0; i < 100000; i++) row.push(i); keep.push(row); }',
+      OOM,
+    ],
     ['const keep = []; for (let i = 0; ; i++) keep.push({ i, label: "item " + i });', OOM],
     // QuickJS concatenates strings as ropes: this one hits the longest string before the limit.
     ['let s = "x"; for (;;) s = s + s + Math.random();', 'InternalError: string too long'],
@@ -148,38 +245,64 @@ t.test('limits: a busy loop, a promise that never settles and a memory bomb are 
     t.equal(`${out.error?.name}: ${out.error?.message}`, expected, bomb);
     t.ok(out.duration_ms < 20_000, `stopped by the memory limit, not the clock (${out.duration_ms} ms)`);
   }
-  t.match(textOf(await h.call('execute_code', { code: 'return 1', timeout_seconds: 121 })), /timeout_seconds: Too big: expected number to be <=120/);
-  t.match(textOf(await h.call('execute_code', { code: 'const x = ;' })), /the program does not parse: line 1, column 11: Unexpected ";"/);
+  t.match(
+    textOf(await h.call('execute_code', { code: 'return 1', timeout_seconds: 121 })),
+    /timeout_seconds: Too big: expected number to be <=120/,
+  );
+  t.match(
+    textOf(await h.call('execute_code', { code: 'const x = ;' })),
+    /the program does not parse: line 1, column 11: Unexpected ";"/,
+  );
   const typed = await run(h, 'const n: number = "not a number" as any; return n');
   t.equal(typed.return_value, 'not a number', 'types are stripped, not checked');
   t.same((await run(h, 'return 6 * 7')).return_value, 42, 'healthy afterwards');
   await h.close();
 });
 
-t.test('the queue: a full queue refuses the next program clearly, and every queued one completes', async (t) => {
-  const h = await startHarness(t, { mux: { expose: 'code' }, code: { concurrency: 1, maxQueued: 50 } });
-  await h.callJson('add_server', { name: 'slow', ...fixture('slow-call') });
-  const blocker = run(h, 'return await tools.slow.wait({ steps: 30, interval_ms: 100 })');
-  t.ok(await waitFor(async () => textOf(await h.call('call_tool', { name: 'slow__last_wait' })) === 'running'), 'the one sandbox is busy');
-  // 51 programs at once: each is stripped (asynchronously) before it reaches the queue, so
-  // which one arrives last is not the order they were sent in; exactly one must be refused.
-  const sent = await Promise.all(Array.from({ length: 51 }, (_, i) => h.call('execute_code', { code: `return ${i}` })));
-  const refused = sent.filter((r) => r.isError);
-  t.equal(refused.length, 1, 'exactly one program beyond the depth of 50 is refused');
-  t.match(textOf(refused[0]!), /1 programs are running and 50 are waiting \(the most mcpmux queues\); try again when one has finished \[CODE_BUSY\]/);
-  t.equal((await blocker).ok, true);
-  const completed = sent.filter((r) => !r.isError).map((r) => (JSON.parse(textOf(r)) as Outcome).return_value);
-  const refusedIndex = sent.findIndex((r) => r.isError);
-  t.same(completed, Array.from({ length: 51 }, (_, i) => i).filter((i) => i !== refusedIndex), 'the 50 queued programs all completed with their own answers');
-  await h.close();
-});
+t.test(
+  'the queue: a full queue refuses the next program clearly, and every queued one completes',
+  async (t) => {
+    const h = await startHarness(t, { mux: { expose: 'code' }, code: { concurrency: 1, maxQueued: 50 } });
+    await h.callJson('add_server', { name: 'slow', ...fixture('slow-call') });
+    const blocker = run(h, 'return await tools.slow.wait({ steps: 30, interval_ms: 100 })');
+    t.ok(
+      await waitFor(async () => textOf(await h.call('call_tool', { name: 'slow__last_wait' })) === 'running'),
+      'the one sandbox is busy',
+    );
+    // 51 programs at once: each is stripped (asynchronously) before it reaches the queue, so
+    // which one arrives last is not the order they were sent in; exactly one must be refused.
+    const sent = await Promise.all(
+      Array.from({ length: 51 }, (_, i) => h.call('execute_code', { code: `return ${i}` })),
+    );
+    const refused = sent.filter((r) => r.isError);
+    t.equal(refused.length, 1, 'exactly one program beyond the depth of 50 is refused');
+    t.match(
+      textOf(refused[0]!),
+      /1 programs are running and 50 are waiting \(the most mcpmux queues\); try again when one has finished \[CODE_BUSY\]/,
+    );
+    t.equal((await blocker).ok, true);
+    const completed = sent
+      .filter((r) => !r.isError)
+      .map((r) => (JSON.parse(textOf(r)) as Outcome).return_value);
+    const refusedIndex = sent.findIndex((r) => r.isError);
+    t.same(
+      completed,
+      Array.from({ length: 51 }, (_, i) => i).filter((i) => i !== refusedIndex),
+      'the 50 queued programs all completed with their own answers',
+    );
+    await h.close();
+  },
+);
 
 t.test('a server removed while a program calls it gives a clear error', async (t) => {
   const h = await startHarness(t, { mux: { expose: 'code' } });
   await h.callJson('add_server', { name: 'slow', ...fixture('slow-call') });
-  const pending = run(h, `
+  const pending = run(
+    h,
+    `
     try { await tools.slow.wait({ steps: 50, interval_ms: 100 }); return 'finished'; }
-    catch (e) { return e.name + ': ' + e.message; }`);
+    catch (e) { return e.name + ': ' + e.message; }`,
+  );
   await new Promise((resolve) => setTimeout(resolve, 500));
   await h.callJson('remove_server', { name: 'slow' });
   const out = await pending;
@@ -200,7 +323,10 @@ t.test('wrappers change when a server is reloaded with a new tool', async (t) =>
   t.notMatch(before, /beta/);
   writeFileSync(join(project, 'build/tools.json'), JSON.stringify(['alpha', 'beta']));
   await h.callJson('reload_server', { name: 'dev' });
-  t.match(textOf(await h.call('read_module', { server: 'dev' })), /beta\(args\?: DevBetaArgs\): Promise<unknown>;/);
+  t.match(
+    textOf(await h.call('read_module', { server: 'dev' })),
+    /beta\(args\?: DevBetaArgs\): Promise<unknown>;/,
+  );
   t.same((await run(h, 'return await tools.dev.beta()')).return_value, 'beta');
   await h.close();
 });
@@ -215,17 +341,30 @@ t.test('a large answer is cut and kept for read_result like any big result', asy
 t.test('a program may make only so many tool calls; a cancelled program frees its sandbox', async (t) => {
   const h = await startHarness(t, { mux: { expose: 'code' }, code: { maxToolCalls: 3, concurrency: 1 } });
   await h.callJson('add_server', { name: 'e', ...fixture('echo-v1') });
-  const capped = await run(h, `
+  const capped = await run(
+    h,
+    `
     const said = [];
     for (let i = 0; i < 5; i++) {
       try { said.push(await tools.e.echo({ message: String(i) })); } catch (e) { said.push(e.message); }
     }
-    return said;`);
-  t.same(capped.return_value, ['0', '1', '2', 'this program made more than 3 tool calls, the most one run may make', 'this program made more than 3 tool calls, the most one run may make']);
+    return said;`,
+  );
+  t.same(capped.return_value, [
+    '0',
+    '1',
+    '2',
+    'this program made more than 3 tool calls, the most one run may make',
+    'this program made more than 3 tool calls, the most one run may make',
+  ]);
   t.equal(capped.tool_calls.length, 3);
 
   const controller = new AbortController();
-  const stuck = h.client.callTool({ name: 'execute_code', arguments: { code: 'while (true) {}', timeout_seconds: 60 } }, undefined, { signal: controller.signal });
+  const stuck = h.client.callTool(
+    { name: 'execute_code', arguments: { code: 'while (true) {}', timeout_seconds: 60 } },
+    undefined,
+    { signal: controller.signal },
+  );
   setTimeout(() => controller.abort(), 300);
   await t.rejects(stuck, /abort/i);
   const started = Date.now();

@@ -3,34 +3,89 @@ import t from 'tap';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ConfigError, loadConfigFile, loadConfigSettings, parseConfig } from '../../src/config/load-config.js';
+import {
+  ConfigError,
+  loadConfigFile,
+  loadConfigSettings,
+  parseConfig,
+} from '../../src/config/load-config.js';
 import { expandVariables } from '../../src/config/expand-variables.js';
 import { serverNameProblem } from '../../src/router/tool-names.js';
 
-const parse = (value: unknown, env: Record<string, string> = {}) => parseConfig(JSON.stringify(value), 'mcp.json', env, (n) => serverNameProblem(n));
+const parse = (value: unknown, env: Record<string, string> = {}) =>
+  parseConfig(JSON.stringify(value), 'mcp.json', env, (n) => serverNameProblem(n));
 
 t.test('mcpServers entries become specs; unknown fields of other clients are ignored', async (t) => {
   const servers = parse(
     {
       mcpServers: {
-        memory: { command: 'npx', args: ['-y', '@modelcontextprotocol/server-memory'], env: { A: '1' }, autoApprove: [] },
+        memory: {
+          command: 'npx',
+          args: ['-y', '@modelcontextprotocol/server-memory'],
+          env: { A: '1' },
+          autoApprove: [],
+        },
         off: { command: 'x', disabled: true },
       },
     },
     {},
   );
-  t.same(servers, [{ name: 'memory', spec: { transport: 'stdio', command: 'npx', args: ['-y', '@modelcontextprotocol/server-memory'], env: { A: '1' } } }]);
+  t.same(servers, [
+    {
+      name: 'memory',
+      spec: {
+        transport: 'stdio',
+        command: 'npx',
+        args: ['-y', '@modelcontextprotocol/server-memory'],
+        env: { A: '1' },
+      },
+    },
+  ]);
 });
 
 t.test("VS Code's servers format, and remote entries", async (t) => {
-  const servers = parse({ servers: { web: { type: 'http', url: 'http://127.0.0.1:3000/mcp', headers: { Authorization: 'Bearer ${TOKEN}' } } } }, { TOKEN: 'abc' });
-  t.same(servers, [{ name: 'web', spec: { transport: 'http', url: 'http://127.0.0.1:3000/mcp', headers: { Authorization: 'Bearer abc' } } }]);
+  const servers = parse(
+    {
+      servers: {
+        web: {
+          type: 'http',
+          url: 'http://127.0.0.1:3000/mcp',
+          headers: { Authorization: 'Bearer ${TOKEN}' },
+        },
+      },
+    },
+    { TOKEN: 'abc' },
+  );
+  t.same(servers, [
+    {
+      name: 'web',
+      spec: { transport: 'http', url: 'http://127.0.0.1:3000/mcp', headers: { Authorization: 'Bearer abc' } },
+    },
+  ]);
 });
 
 t.test('variables expand in command, args, env, cwd; unset ones are named', async (t) => {
   const env = { HOME_DIR: '/home/u', KEY: 'k1' };
-  const [s] = parse({ mcpServers: { a: { command: '${HOME_DIR}/bin/srv', args: ['--key=${env:KEY}', '${MISSING:-fallback}'], env: { K: '${KEY}' }, cwd: '${HOME_DIR}' } } }, env);
-  t.same(s?.spec, { transport: 'stdio', command: '/home/u/bin/srv', args: ['--key=k1', 'fallback'], env: { K: 'k1' }, cwd: '/home/u' });
+  const [s] = parse(
+    {
+      mcpServers: {
+        a: {
+          command: '${HOME_DIR}/bin/srv',
+          args: ['--key=${env:KEY}', '${MISSING:-fallback}'],
+          env: { K: '${KEY}' },
+          cwd: '${HOME_DIR}',
+        },
+      },
+    },
+    env,
+  );
+  t.same(s?.spec, {
+    transport: 'stdio',
+    command: '/home/u/bin/srv',
+    args: ['--key=k1', 'fallback'],
+    env: { K: 'k1' },
+    cwd: '/home/u',
+  });
   t.throws(() => parse({ mcpServers: { a: { command: 'x', env: { T: '${GITHUB_TOKEN}' } } } }), {
     name: 'ConfigError',
     message: /mcpServers\.a\.env\.T: \$\{GITHUB_TOKEN\} is not set/,
@@ -39,7 +94,14 @@ t.test('variables expand in command, args, env, cwd; unset ones are named', asyn
 
 t.test('every problem of a file is reported at once, with where it is', async (t) => {
   const error = t.throws(() =>
-    parse({ mcpServers: { 'bad__name': { command: 'x' }, noCmd: { args: [] }, both: { command: 'x', url: 'http://127.0.0.1/' }, typo: { command: 5 } } }),
+    parse({
+      mcpServers: {
+        bad__name: { command: 'x' },
+        noCmd: { args: [] },
+        both: { command: 'x', url: 'http://127.0.0.1/' },
+        typo: { command: 5 },
+      },
+    }),
   ) as ConfigError;
   t.match(error.message, /mcpServers\.bad__name: .*'__'/);
   t.match(error.message, /mcpServers\.noCmd: command is required/);
@@ -51,26 +113,47 @@ t.test('files that are not configs say what is expected', async (t) => {
   t.throws(() => parseConfig('{nope', 'f.json', {}, () => undefined), /not valid JSON/);
   t.throws(() => parse({ servers_typo: {} }), /must be an object with "mcpServers"/);
   t.throws(() => parse({ mcpServers: { w: { url: 'ftp://x' } } }), /not an absolute http\(s\) URL/);
-  await t.rejects(loadConfigFile('/nonexistent/mcp.json', {}, () => undefined), /cannot read config file '\/nonexistent\/mcp.json': no such file/);
+  await t.rejects(
+    loadConfigFile('/nonexistent/mcp.json', {}, () => undefined),
+    /cannot read config file '\/nonexistent\/mcp.json': no such file/,
+  );
   const dir = mkdtempSync(join(tmpdir(), 'mcpmux-config-'));
   const file = join(dir, 'mcp.json');
   writeFileSync(file, JSON.stringify({ mcpServers: { m: { command: 'node' } } }));
-  t.same(await loadConfigFile(file, {}, () => undefined), [{ name: 'm', spec: { transport: 'stdio', command: 'node', args: [], env: {} } }]);
+  t.same(await loadConfigFile(file, {}, () => undefined), [
+    { name: 'm', spec: { transport: 'stdio', command: 'node', args: [], env: {} } },
+  ]);
 });
 
 t.test('expandVariables forms', async (t) => {
   t.same(expandVariables('a${X}b${env:Y}c', { X: '1', Y: '2' }), { value: 'a1b2c', problems: [] });
   t.same(expandVariables('${X:-d}', {}), { value: 'd', problems: [] });
-  t.same(expandVariables('${X:-d}', { X: '' }), { value: 'd', problems: [] }, 'empty counts as unset for a default');
+  t.same(
+    expandVariables('${X:-d}', { X: '' }),
+    { value: 'd', problems: [] },
+    'empty counts as unset for a default',
+  );
   t.match(expandVariables('${input:token}', {}).problems[0], /not a variable mcpmux can expand/);
-  t.same(expandVariables('no vars $HOME', {}), { value: 'no vars $HOME', problems: [] }, 'bare $VAR is left alone');
+  t.same(
+    expandVariables('no vars $HOME', {}),
+    { value: 'no vars $HOME', problems: [] },
+    'bare $VAR is left alone',
+  );
 });
 
 t.test('a tools filter in an entry is kept; a malformed one is named', async (t) => {
-  const servers = parse({ mcpServers: { fs: { command: 'fs-server', tools: { allow: ['read_*'], deny: ['read_secret'] } } } });
+  const servers = parse({
+    mcpServers: { fs: { command: 'fs-server', tools: { allow: ['read_*'], deny: ['read_secret'] } } },
+  });
   t.same(servers[0]?.spec.toolFilter, { allow: ['read_*'], deny: ['read_secret'] });
-  t.throws(() => parse({ mcpServers: { fs: { command: 'fs-server', tools: { allow: 'read_*' } } } }), /mcpServers\.fs\.tools\.allow: /);
-  t.throws(() => parse({ mcpServers: { fs: { command: 'fs-server', tools: { only: ['x'] } } } }), /mcpServers\.fs\.tools: Unrecognized key: "only"/);
+  t.throws(
+    () => parse({ mcpServers: { fs: { command: 'fs-server', tools: { allow: 'read_*' } } } }),
+    /mcpServers\.fs\.tools\.allow: /,
+  );
+  t.throws(
+    () => parse({ mcpServers: { fs: { command: 'fs-server', tools: { only: ['x'] } } } }),
+    /mcpServers\.fs\.tools: Unrecognized key: "only"/,
+  );
 });
 
 t.test("mcpmux's own settings block", async (t) => {
@@ -80,8 +163,16 @@ t.test("mcpmux's own settings block", async (t) => {
     writeFileSync(path, JSON.stringify(value));
     return path;
   };
-  t.same(await loadConfigSettings(file('a.json', { mcpmux: { expose: 'search' }, mcpServers: {} })), { expose: 'search' });
+  t.same(await loadConfigSettings(file('a.json', { mcpmux: { expose: 'search' }, mcpServers: {} })), {
+    expose: 'search',
+  });
   t.same(await loadConfigSettings(file('b.json', { mcpServers: {} })), {}, 'no block: no settings');
-  await t.rejects(loadConfigSettings(file('c.json', { mcpmux: { expose: 'some' }, mcpServers: {} })), /mcpmux\.expose: /);
-  await t.rejects(loadConfigSettings(file('d.json', { mcpmux: { exposed: 'search' }, mcpServers: {} })), /mcpmux: Unrecognized key: "exposed"/);
+  await t.rejects(
+    loadConfigSettings(file('c.json', { mcpmux: { expose: 'some' }, mcpServers: {} })),
+    /mcpmux\.expose: /,
+  );
+  await t.rejects(
+    loadConfigSettings(file('d.json', { mcpmux: { exposed: 'search' }, mcpServers: {} })),
+    /mcpmux: Unrecognized key: "exposed"/,
+  );
 });

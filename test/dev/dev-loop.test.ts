@@ -9,56 +9,91 @@ import { fixture, fixturePath } from '../helpers/fixtures.js';
 import { startHarness, textOf } from '../helpers/mux-harness.js';
 import { waitFor } from '../helpers/processes.js';
 
-t.test('edit → build → reload with a diff; a broken edit keeps the old process; reload_server {build}', async (t) => {
-  const project = mkdtempSync(join(tmpdir(), 'mcpmux-dev-'));
-  t.teardown(() => rmSync(project, { recursive: true, force: true }));
-  mkdirSync(join(project, 'src'));
-  mkdirSync(join(project, 'build'));
-  const source = (value: unknown) => writeFileSync(join(project, 'src/tools.json'), JSON.stringify(value));
-  source(['alpha']);
-  writeFileSync(join(project, 'build/tools.json'), JSON.stringify(['alpha']));
+t.test(
+  'edit → build → reload with a diff; a broken edit keeps the old process; reload_server {build}',
+  async (t) => {
+    const project = mkdtempSync(join(tmpdir(), 'mcpmux-dev-'));
+    t.teardown(() => rmSync(project, { recursive: true, force: true }));
+    mkdirSync(join(project, 'src'));
+    mkdirSync(join(project, 'build'));
+    const source = (value: unknown) => writeFileSync(join(project, 'src/tools.json'), JSON.stringify(value));
+    source(['alpha']);
+    writeFileSync(join(project, 'build/tools.json'), JSON.stringify(['alpha']));
 
-  const h = await startHarness(t);
-  const status = async () => (await h.callJson('list_servers')).servers[0];
-  await h.callJson('add_server', {
-    name: 'dev',
-    ...fixture('tools-from-file'),
-    cwd: project,
-    watch: { paths: ['src/**/*.json'], debounce_ms: 100, build: [process.execPath, fixturePath('build-tools')] },
-  });
-  t.same(await h.toolNames().then((n) => n.filter((x) => x.startsWith('dev__'))), ['dev__alpha']);
+    const h = await startHarness(t);
+    const status = async () => (await h.callJson('list_servers')).servers[0];
+    await h.callJson('add_server', {
+      name: 'dev',
+      ...fixture('tools-from-file'),
+      cwd: project,
+      watch: {
+        paths: ['src/**/*.json'],
+        debounce_ms: 100,
+        build: [process.execPath, fixturePath('build-tools')],
+      },
+    });
+    t.same(await h.toolNames().then((n) => n.filter((x) => x.startsWith('dev__'))), ['dev__alpha']);
 
-  source(['alpha', 'beta']);
-  t.ok(await waitFor(async () => (await h.toolNames()).includes('dev__beta'), 20_000), 'the edit was built and the server reloaded');
-  t.ok(await waitFor(() => h.logs.some((l) => /server 'dev' reloaded after changes to src\/tools\.json: tools added \[beta\], removed \[\], changed \[\]/.test(l))), 'the diff is logged');
-  t.match(textOf(await h.call('dev__beta')), 'beta');
-  const pid = (await status()).pid;
+    source(['alpha', 'beta']);
+    t.ok(
+      await waitFor(async () => (await h.toolNames()).includes('dev__beta'), 20_000),
+      'the edit was built and the server reloaded',
+    );
+    t.ok(
+      await waitFor(() =>
+        h.logs.some((l) =>
+          /server 'dev' reloaded after changes to src\/tools\.json: tools added \[beta\], removed \[\], changed \[\]/.test(
+            l,
+          ),
+        ),
+      ),
+      'the diff is logged',
+    );
+    t.match(textOf(await h.call('dev__beta')), 'beta');
+    const pid = (await status()).pid;
 
-  source({ not: 'a list' });
-  t.ok(await waitFor(() => h.logs.some((l) => /server 'dev' not reloaded after changes to src\/tools\.json: build of server 'dev' .* failed \(exit 1\); the running process is kept/.test(l)), 20_000));
-  const failed = await status();
-  t.equal(failed.pid, pid, 'the old process still serves');
-  t.match(failed.last_build, { ok: false, output_tail: ['building tools…', 'src/tools.json: error TS1005: a list of tool names was expected'] });
-  t.match(textOf(await h.call('dev__beta')), 'beta');
+    source({ not: 'a list' });
+    t.ok(
+      await waitFor(
+        () =>
+          h.logs.some((l) =>
+            /server 'dev' not reloaded after changes to src\/tools\.json: build of server 'dev' .* failed \(exit 1\); the running process is kept/.test(
+              l,
+            ),
+          ),
+        20_000,
+      ),
+    );
+    const failed = await status();
+    t.equal(failed.pid, pid, 'the old process still serves');
+    t.match(failed.last_build, {
+      ok: false,
+      output_tail: ['building tools…', 'src/tools.json: error TS1005: a list of tool names was expected'],
+    });
+    t.match(textOf(await h.call('dev__beta')), 'beta');
 
-  const onDemand = await h.call('reload_server', { name: 'dev', build: true });
-  t.ok(onDemand.isError);
-  t.match(textOf(onDemand), /error TS1005[\s\S]*\[BUILD_FAILED\]/);
-  t.equal((await status()).pid, pid);
+    const onDemand = await h.call('reload_server', { name: 'dev', build: true });
+    t.ok(onDemand.isError);
+    t.match(textOf(onDemand), /error TS1005[\s\S]*\[BUILD_FAILED\]/);
+    t.equal((await status()).pid, pid);
 
-  source(['beta', 'gamma']);
-  // The watcher may get there first; either way a build+reload brings gamma.
-  const reloaded = await h.callJson('reload_server', { name: 'dev', build: true });
-  t.ok(reloaded.tools.some((x: { name: string }) => x.name === 'dev__gamma'));
-  t.equal((await status()).last_build.ok, true);
-  t.ok(await waitFor(async () => !(await h.toolNames()).includes('dev__alpha')));
-  await h.callJson('remove_server', { name: 'dev' });
-  await h.close();
-});
+    source(['beta', 'gamma']);
+    // The watcher may get there first; either way a build+reload brings gamma.
+    const reloaded = await h.callJson('reload_server', { name: 'dev', build: true });
+    t.ok(reloaded.tools.some((x: { name: string }) => x.name === 'dev__gamma'));
+    t.equal((await status()).last_build.ok, true);
+    t.ok(await waitFor(async () => !(await h.toolNames()).includes('dev__alpha')));
+    await h.callJson('remove_server', { name: 'dev' });
+    await h.close();
+  },
+);
 
 t.test('reload_server {build} of a server without a build command says how to give one', async (t) => {
   const h = await startHarness(t);
   await h.callJson('add_server', { name: 'e', ...fixture('echo-v1') });
-  t.match(textOf(await h.call('reload_server', { name: 'e', build: true })), /server 'e' has no build command; give watch\.build/);
+  t.match(
+    textOf(await h.call('reload_server', { name: 'e', build: true })),
+    /server 'e' has no build command; give watch\.build/,
+  );
   await h.close();
 });

@@ -16,11 +16,20 @@ import { assertNoLeaks, killTaggedProcesses, waitFor } from '../helpers/processe
 t.teardown(() => killTaggedProcesses());
 
 const PROTOCOL = '2025-11-25';
-const INITIALIZE = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: PROTOCOL, capabilities: {}, clientInfo: { name: 'raw', version: '1' } } };
+const INITIALIZE = {
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'initialize',
+  params: { protocolVersion: PROTOCOL, capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+};
 const JSON_HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
 
 /** One POST with whatever headers a test wants: node:http, because fetch will not send a Host of our choosing. */
-function post(url: string, body: unknown, headers: Record<string, string> = {}): Promise<{ status: number; text: string; headers: IncomingHttpHeaders }> {
+function post(
+  url: string,
+  body: unknown,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; text: string; headers: IncomingHttpHeaders }> {
   return new Promise((resolve, reject) => {
     const req = request(url, { method: 'POST', headers: { ...JSON_HEADERS, ...headers } }, (res) => {
       let text = '';
@@ -37,12 +46,25 @@ async function openSession(url: string, headers: Record<string, string> = {}): P
   const init = await post(url, INITIALIZE, headers);
   if (init.status !== 200) throw new Error(`initialize: ${init.status} ${init.text}`);
   const id = init.headers['mcp-session-id'] as string;
-  await post(url, { jsonrpc: '2.0', method: 'notifications/initialized' }, { ...headers, 'mcp-session-id': id, 'mcp-protocol-version': PROTOCOL });
+  await post(
+    url,
+    { jsonrpc: '2.0', method: 'notifications/initialized' },
+    { ...headers, 'mcp-session-id': id, 'mcp-protocol-version': PROTOCOL },
+  );
   return id;
 }
 
-const inSession = (id: string, extra: Record<string, string> = {}) => ({ 'mcp-session-id': id, 'mcp-protocol-version': PROTOCOL, ...extra });
-const callTool = (name: string, args: Record<string, unknown> = {}, id = 2) => ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: args } });
+const inSession = (id: string, extra: Record<string, string> = {}) => ({
+  'mcp-session-id': id,
+  'mcp-protocol-version': PROTOCOL,
+  ...extra,
+});
+const callTool = (name: string, args: Record<string, unknown> = {}, id = 2) => ({
+  jsonrpc: '2.0',
+  id,
+  method: 'tools/call',
+  params: { name, arguments: args },
+});
 
 async function stop(t: Test, served: HttpMcpmux): Promise<void> {
   process.kill(served.process.pid, 'SIGTERM');
@@ -50,42 +72,75 @@ async function stop(t: Test, served: HttpMcpmux): Promise<void> {
   await assertNoLeaks(t);
 }
 
-const rssMb = (pid: number) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]) / 1024;
+const rssMb = (pid: number) =>
+  Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]) / 1024;
 
 t.test('DNS rebinding: a foreign Host or Origin gets 403 and reaches no handler', async (t) => {
   const served = await startMcpmuxHttp([]);
   const { url } = served;
   const port = new URL(url).port;
-  const foreign = await post(url, INITIALIZE, { Host: `evil.example.com:${port}`, Origin: `http://evil.example.com:${port}` });
+  const foreign = await post(url, INITIALIZE, {
+    Host: `evil.example.com:${port}`,
+    Origin: `http://evil.example.com:${port}`,
+  });
   t.equal(foreign.status, 403);
-  t.match(JSON.parse(foreign.text), { error: { message: /Invalid Host: evil\.example\.com: mcpmux answers only to localhost, 127\.0\.0\.1, \[::1\]/ } });
-  t.equal((await post(url, INITIALIZE, { Origin: 'http://evil.example.com' })).status, 403, 'a loopback Host with a foreign Origin');
+  t.match(JSON.parse(foreign.text), {
+    error: {
+      message: /Invalid Host: evil\.example\.com: mcpmux answers only to localhost, 127\.0\.0\.1, \[::1\]/,
+    },
+  });
+  t.equal(
+    (await post(url, INITIALIZE, { Origin: 'http://evil.example.com' })).status,
+    403,
+    'a loopback Host with a foreign Origin',
+  );
   t.equal((await post(url, INITIALIZE, { Origin: 'null' })).status, 403, "an opaque origin ('null')");
   t.notMatch(served.stderr(), /HTTP session .* opened/, 'no session was opened');
   t.match(served.stderr(), /refused HTTP POST \/mcp from 127\.0\.0\.1: Invalid Host: evil\.example\.com/);
 
   // An open session, reached from a foreign page: the call that would spawn a program is refused before any handler.
   const id = await openSession(url);
-  const attack = await post(url, callTool('add_server', { name: 'pwn', ...fixture('echo-v1') }), inSession(id, { Origin: 'http://evil.example.com' }));
+  const attack = await post(
+    url,
+    callTool('add_server', { name: 'pwn', ...fixture('echo-v1') }),
+    inSession(id, { Origin: 'http://evil.example.com' }),
+  );
   t.equal(attack.status, 403);
   const listed = await post(url, callTool('list_servers', {}, 3), inSession(id));
   t.match(listed.text, /"structuredContent":\{"servers":\[\],/, 'nothing was added');
   t.notMatch(served.stderr(), /audit: spawn/, 'nothing was spawned');
 
   for (const host of [`localhost:${port}`, `127.0.0.1:${port}`, 'localhost']) {
-    t.equal((await post(url, INITIALIZE, { Host: host, Origin: `http://${host}` })).status, 200, `Host ${host} is accepted`);
+    t.equal(
+      (await post(url, INITIALIZE, { Host: host, Origin: `http://${host}` })).status,
+      200,
+      `Host ${host} is accepted`,
+    );
   }
   await stop(t, served);
 });
 
 t.test('--allowed-host and --allowed-origin widen the door for a reverse proxy', async (t) => {
-  const served = await startMcpmuxHttp(['--allowed-host', 'mux.example.com', '--allowed-origin', 'https://app.example.com']);
+  const served = await startMcpmuxHttp([
+    '--allowed-host',
+    'mux.example.com',
+    '--allowed-origin',
+    'https://app.example.com',
+  ]);
   const { url } = served;
   t.equal((await post(url, INITIALIZE, { Host: 'mux.example.com' })).status, 200);
   t.equal((await post(url, INITIALIZE, { Host: 'other.example.com' })).status, 403);
   t.equal((await post(url, INITIALIZE, { Origin: 'https://app.example.com' })).status, 200);
-  t.equal((await post(url, INITIALIZE, { Origin: 'http://app.example.com:8080' })).status, 403, 'a full origin must match scheme and port too');
-  t.equal((await post(url, INITIALIZE, { Origin: 'https://mux.example.com' })).status, 200, 'an allowed host is an allowed origin');
+  t.equal(
+    (await post(url, INITIALIZE, { Origin: 'http://app.example.com:8080' })).status,
+    403,
+    'a full origin must match scheme and port too',
+  );
+  t.equal(
+    (await post(url, INITIALIZE, { Origin: 'https://mux.example.com' })).status,
+    200,
+    'an allowed host is an allowed origin',
+  );
   await stop(t, served);
 });
 
@@ -103,32 +158,41 @@ t.test('the bearer token: 401 with WWW-Authenticate, logged without the token', 
   await stop(t, served);
 });
 
-t.test('an idle session ends; a connected client with its stream open does not; DELETE ends one at once', async (t) => {
-  const served = await startMcpmuxHttp(['--session-idle-timeout', '1']);
-  const { url } = served;
-  const abandoned = await openSession(url);
-  t.ok(await waitFor(() => served.stderr().includes(`HTTP session ${abandoned} expired after`), 10_000), 'the abandoned session expired');
-  const late = await post(url, callTool('list_servers'), inSession(abandoned));
-  t.equal(late.status, 404);
-  t.match(late.text, /unknown session \(it was closed or expired\); initialize a new one/);
+t.test(
+  'an idle session ends; a connected client with its stream open does not; DELETE ends one at once',
+  async (t) => {
+    const served = await startMcpmuxHttp(['--session-idle-timeout', '1']);
+    const { url } = served;
+    const abandoned = await openSession(url);
+    t.ok(
+      await waitFor(() => served.stderr().includes(`HTTP session ${abandoned} expired after`), 10_000),
+      'the abandoned session expired',
+    );
+    const late = await post(url, callTool('list_servers'), inSession(abandoned));
+    t.equal(late.status, 404);
+    t.match(late.text, /unknown session \(it was closed or expired\); initialize a new one/);
 
-  const client = new Client({ name: 'live', version: '1' });
-  const transport = new StreamableHTTPClientTransport(new URL(url));
-  await client.connect(transport);
-  const live = transport.sessionId!;
-  await new Promise((resolve) => setTimeout(resolve, 3000));
-  t.notMatch(served.stderr(), new RegExp(`session ${live} expired`), 'its open stream keeps it');
-  const result = (await client.callTool({ name: 'list_servers', arguments: {} })) as CallToolResult;
-  t.notOk(result.isError, 'it still works after more than the idle timeout');
-  await client.close(); // sends no DELETE: the session must end by itself
-  t.ok(await waitFor(() => served.stderr().includes(`HTTP session ${live} expired after`), 10_000), 'once the client went away, it expired');
+    const client = new Client({ name: 'live', version: '1' });
+    const transport = new StreamableHTTPClientTransport(new URL(url));
+    await client.connect(transport);
+    const live = transport.sessionId!;
+    await new Promise((resolve) => setTimeout(resolve, 3000));
+    t.notMatch(served.stderr(), new RegExp(`session ${live} expired`), 'its open stream keeps it');
+    const result = (await client.callTool({ name: 'list_servers', arguments: {} })) as CallToolResult;
+    t.notOk(result.isError, 'it still works after more than the idle timeout');
+    await client.close(); // sends no DELETE: the session must end by itself
+    t.ok(
+      await waitFor(() => served.stderr().includes(`HTTP session ${live} expired after`), 10_000),
+      'once the client went away, it expired',
+    );
 
-  const deleted = await openSession(url);
-  const response = await fetch(url, { method: 'DELETE', headers: inSession(deleted) });
-  t.equal(response.status, 200);
-  t.ok(await waitFor(() => served.stderr().includes(`HTTP session ${deleted} closed`)), 'DELETE closes it');
-  await stop(t, served);
-});
+    const deleted = await openSession(url);
+    const response = await fetch(url, { method: 'DELETE', headers: inSession(deleted) });
+    t.equal(response.status, 200);
+    t.ok(await waitFor(() => served.stderr().includes(`HTTP session ${deleted} closed`)), 'DELETE closes it');
+    await stop(t, served);
+  },
+);
 
 t.test('--max-sessions: past the cap a clear 503; a closed session frees its place', async (t) => {
   const served = await startMcpmuxHttp(['--max-sessions', '2']);
@@ -138,83 +202,159 @@ t.test('--max-sessions: past the cap a clear 503; a closed session frees its pla
   const refused = await post(url, INITIALIZE);
   t.equal(refused.status, 503);
   t.equal(refused.headers['retry-after'], '60');
-  t.match(JSON.parse(refused.text), { error: { message: /mcpmux has 2 HTTP sessions open, its limit \(--max-sessions\)/ } });
+  t.match(JSON.parse(refused.text), {
+    error: { message: /mcpmux has 2 HTTP sessions open, its limit \(--max-sessions\)/ },
+  });
   t.match(served.stderr(), /refused a new HTTP session from 127\.0\.0\.1/);
   await fetch(url, { method: 'DELETE', headers: inSession(first) });
   t.ok(await waitFor(async () => (await post(url, INITIALIZE)).status === 200), 'a place is free again');
   await stop(t, served);
 });
 
-t.test('a session that ends gives back its subscriptions; children log at the level the remaining sessions asked for', async (t) => {
-  const served = await startMcpmuxHttp(['--session-idle-timeout', '1']);
-  const { url } = served;
-  const keeper = new Client({ name: 'keeper', version: '1' });
-  await keeper.connect(new StreamableHTTPClientTransport(new URL(url)));
-  await keeper.callTool({ name: 'add_server', arguments: { name: 'subs', ...fixture('tracks-subscriptions') } });
-  await keeper.setLoggingLevel('error');
-  const state = async () => JSON.parse(((await keeper.callTool({ name: 'subs__state', arguments: {} })) as CallToolResult).content.map((c) => (c.type === 'text' ? c.text : '')).join(''));
+t.test(
+  'a session that ends gives back its subscriptions; children log at the level the remaining sessions asked for',
+  async (t) => {
+    const served = await startMcpmuxHttp(['--session-idle-timeout', '1']);
+    const { url } = served;
+    const keeper = new Client({ name: 'keeper', version: '1' });
+    await keeper.connect(new StreamableHTTPClientTransport(new URL(url)));
+    await keeper.callTool({
+      name: 'add_server',
+      arguments: { name: 'subs', ...fixture('tracks-subscriptions') },
+    });
+    await keeper.setLoggingLevel('error');
+    const state = async () =>
+      JSON.parse(
+        ((await keeper.callTool({ name: 'subs__state', arguments: {} })) as CallToolResult).content
+          .map((c) => (c.type === 'text' ? c.text : ''))
+          .join(''),
+      );
 
-  const leaver = await openSession(url);
-  const headers = inSession(leaver);
-  t.equal((await post(url, { jsonrpc: '2.0', id: 5, method: 'resources/subscribe', params: { uri: 'memo://note' } }, headers)).status, 200);
-  t.equal((await post(url, { jsonrpc: '2.0', id: 6, method: 'logging/setLevel', params: { level: 'debug' } }, headers)).status, 200);
-  t.same(await state(), { subscribed: ['memo://note'], level: 'debug' }, 'the most verbose level asked for');
+    const leaver = await openSession(url);
+    const headers = inSession(leaver);
+    t.equal(
+      (
+        await post(
+          url,
+          { jsonrpc: '2.0', id: 5, method: 'resources/subscribe', params: { uri: 'memo://note' } },
+          headers,
+        )
+      ).status,
+      200,
+    );
+    t.equal(
+      (
+        await post(
+          url,
+          { jsonrpc: '2.0', id: 6, method: 'logging/setLevel', params: { level: 'debug' } },
+          headers,
+        )
+      ).status,
+      200,
+    );
+    t.same(
+      await state(),
+      { subscribed: ['memo://note'], level: 'debug' },
+      'the most verbose level asked for',
+    );
 
-  await keeper.subscribeResource({ uri: 'memo://note' });
-  const other = await openSession(url);
-  await post(url, { jsonrpc: '2.0', id: 7, method: 'resources/subscribe', params: { uri: 'memo://note' } }, inSession(other));
-  await post(url, { jsonrpc: '2.0', id: 8, method: 'resources/unsubscribe', params: { uri: 'memo://note' } }, inSession(other));
-  t.same((await state()).subscribed, ['memo://note'], "one session's unsubscribe leaves the others' subscription");
+    await keeper.subscribeResource({ uri: 'memo://note' });
+    const other = await openSession(url);
+    await post(
+      url,
+      { jsonrpc: '2.0', id: 7, method: 'resources/subscribe', params: { uri: 'memo://note' } },
+      inSession(other),
+    );
+    await post(
+      url,
+      { jsonrpc: '2.0', id: 8, method: 'resources/unsubscribe', params: { uri: 'memo://note' } },
+      inSession(other),
+    );
+    t.same(
+      (await state()).subscribed,
+      ['memo://note'],
+      "one session's unsubscribe leaves the others' subscription",
+    );
 
-  t.ok(await waitFor(() => served.stderr().includes(`HTTP session ${leaver} expired`), 10_000));
-  t.ok(await waitFor(async () => (await state()).level === 'error'), "the child is back at the remaining session's level");
-  t.same((await state()).subscribed, ['memo://note'], 'still subscribed for the session that is left');
-  await keeper.unsubscribeResource({ uri: 'memo://note' });
-  t.same((await state()).subscribed, [], 'the last one out ends it at the child');
-  await keeper.close();
-  await stop(t, served);
-});
+    t.ok(await waitFor(() => served.stderr().includes(`HTTP session ${leaver} expired`), 10_000));
+    t.ok(
+      await waitFor(async () => (await state()).level === 'error'),
+      "the child is back at the remaining session's level",
+    );
+    t.same((await state()).subscribed, ['memo://note'], 'still subscribed for the session that is left');
+    await keeper.unsubscribeResource({ uri: 'memo://note' });
+    t.same((await state()).subscribed, [], 'the last one out ends it at the child');
+    await keeper.close();
+    await stop(t, served);
+  },
+);
 
 t.test("an expired session's spilled results are deleted with it", async (t) => {
   const tmp = mkdtempSync(join(tmpdir(), 'mcpmux-spill-'));
   t.teardown(() => rmSync(tmp, { recursive: true, force: true }));
-  const served = await startMcpmuxHttp(['--session-idle-timeout', '1', '--max-result-bytes', '1024'], { env: { TMPDIR: tmp } });
+  const served = await startMcpmuxHttp(['--session-idle-timeout', '1', '--max-result-bytes', '1024'], {
+    env: { TMPDIR: tmp },
+  });
   const id = await openSession(served.url);
-  t.equal((await post(served.url, callTool('add_server', { name: 'big', ...fixture('big-result') }), inSession(id))).status, 200);
+  t.equal(
+    (await post(served.url, callTool('add_server', { name: 'big', ...fixture('big-result') }), inSession(id)))
+      .status,
+    200,
+  );
   const spilled = await post(served.url, callTool('big__lines', { bytes: 50_000 }, 3), inSession(id));
   t.match(spilled.text, /read_result/, 'the result was cut and kept');
-  t.equal(readdirSync(tmp).filter((name) => name.startsWith('mcpmux-results-')).length, 1, 'kept in a private directory');
+  t.equal(
+    readdirSync(tmp).filter((name) => name.startsWith('mcpmux-results-')).length,
+    1,
+    'kept in a private directory',
+  );
   t.ok(await waitFor(() => served.stderr().includes(`HTTP session ${id} expired`), 10_000));
-  t.ok(await waitFor(() => readdirSync(tmp).filter((name) => name.startsWith('mcpmux-results-')).length === 0), 'gone with the session');
+  t.ok(
+    await waitFor(() => readdirSync(tmp).filter((name) => name.startsWith('mcpmux-results-')).length === 0),
+    'gone with the session',
+  );
   await stop(t, served);
 });
 
 t.test('a body past --max-message-bytes gets 413, and the session goes on', async (t) => {
   const served = await startMcpmuxHttp(['--max-message-bytes', '65536']);
   const id = await openSession(served.url);
-  const big = await post(served.url, callTool('call_tool', { name: 'x', arguments: { s: 'y'.repeat(100_000) } }), inSession(id));
+  const big = await post(
+    served.url,
+    callTool('call_tool', { name: 'x', arguments: { s: 'y'.repeat(100_000) } }),
+    inSession(id),
+  );
   t.equal(big.status, 413);
-  t.match(JSON.parse(big.text), { error: { message: 'request body over 65536 bytes, the limit (--max-message-bytes)' } });
+  t.match(JSON.parse(big.text), {
+    error: { message: 'request body over 65536 bytes, the limit (--max-message-bytes)' },
+  });
   t.equal((await post(served.url, callTool('list_servers'), inSession(id))).status, 200);
   await stop(t, served);
 });
 
-t.test('1,000 sessions opened and abandoned: all expire and RSS comes back within 10 MB of where it started', { timeout: 200_000 }, async (t) => {
-  const served = await startMcpmuxHttp(['--session-idle-timeout', '1'], { bare: true });
-  const expired = () => served.stderr().match(/expired after/g)?.length ?? 0;
-  const { url, process: proc } = served;
-  const start = rssMb(proc.pid);
-  let peak = start;
-  // Ten waves of 100 (the default cap): each wave is abandoned and expires before the next.
-  for (let wave = 0; wave < 10; wave++) {
-    const ids = await Promise.all(Array.from({ length: 100 }, () => openSession(url)));
-    await Promise.all(ids.map((id, i) => post(url, callTool('list_servers', {}, i + 10), inSession(id))));
-    peak = Math.max(peak, rssMb(proc.pid));
-    t.ok(await waitFor(() => expired() === 100 * (wave + 1), 10_000), `wave ${wave} expired`);
-  }
-  // V8 gives memory back once mcpmux has been idle for a while (its memory reducer, 15-30 s here).
-  const back = await waitFor(() => rssMb(proc.pid) <= start + 10, 90_000, 500);
-  t.ok(back, `RSS ${rssMb(proc.pid).toFixed(0)} MB, started at ${start.toFixed(0)} MB (peak ${peak.toFixed(0)} MB)`);
-  t.notMatch(served.stderr(), /refused a new HTTP session/, 'expired sessions freed their places');
-  await stop(t, served);
-});
+t.test(
+  '1,000 sessions opened and abandoned: all expire and RSS comes back within 10 MB of where it started',
+  { timeout: 200_000 },
+  async (t) => {
+    const served = await startMcpmuxHttp(['--session-idle-timeout', '1'], { bare: true });
+    const expired = () => served.stderr().match(/expired after/g)?.length ?? 0;
+    const { url, process: proc } = served;
+    const start = rssMb(proc.pid);
+    let peak = start;
+    // Ten waves of 100 (the default cap): each wave is abandoned and expires before the next.
+    for (let wave = 0; wave < 10; wave++) {
+      const ids = await Promise.all(Array.from({ length: 100 }, () => openSession(url)));
+      await Promise.all(ids.map((id, i) => post(url, callTool('list_servers', {}, i + 10), inSession(id))));
+      peak = Math.max(peak, rssMb(proc.pid));
+      t.ok(await waitFor(() => expired() === 100 * (wave + 1), 10_000), `wave ${wave} expired`);
+    }
+    // V8 gives memory back once mcpmux has been idle for a while (its memory reducer, 15-30 s here).
+    const back = await waitFor(() => rssMb(proc.pid) <= start + 10, 90_000, 500);
+    t.ok(
+      back,
+      `RSS ${rssMb(proc.pid).toFixed(0)} MB, started at ${start.toFixed(0)} MB (peak ${peak.toFixed(0)} MB)`,
+    );
+    t.notMatch(served.stderr(), /refused a new HTTP session/, 'expired sessions freed their places');
+    await stop(t, served);
+  },
+);

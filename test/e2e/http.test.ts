@@ -25,7 +25,8 @@ async function connect(url: string, headers: Record<string, string> = {}) {
   return { client, listChanged: () => listChanged };
 }
 
-const text = (r: unknown) => (r as CallToolResult).content.map((c) => (c.type === 'text' ? c.text : '')).join('');
+const text = (r: unknown) =>
+  (r as CallToolResult).content.map((c) => (c.type === 'text' ? c.text : '')).join('');
 
 t.test('two clients share the servers; a change made by one reaches both', async (t) => {
   const { proc, url } = await serveHttp([]);
@@ -34,10 +35,17 @@ t.test('two clients share the servers; a change made by one reaches both', async
   const b = await connect(url);
   await a.client.callTool({ name: 'add_server', arguments: { name: 'echo', ...fixture('echo-v1') } });
   t.ok(await waitFor(() => a.listChanged() > 0 && b.listChanged() > 0), 'both sessions hear list_changed');
-  t.ok((await b.client.listTools()).tools.some((x) => x.name === 'echo__echo'), 'the other session sees the new tools');
+  t.ok(
+    (await b.client.listTools()).tools.some((x) => x.name === 'echo__echo'),
+    'the other session sees the new tools',
+  );
   t.match(text(await b.client.callTool({ name: 'echo__echo', arguments: { message: 'from b' } })), 'from b');
   await a.client.close();
-  t.match(text(await b.client.callTool({ name: 'echo__echo', arguments: { message: 'still here' } })), 'still here', 'one session closing leaves the others and the servers');
+  t.match(
+    text(await b.client.callTool({ name: 'echo__echo', arguments: { message: 'still here' } })),
+    'still here',
+    'one session closing leaves the others and the servers',
+  );
   await b.client.close();
   process.kill(proc.pid, 'SIGTERM');
   t.same(await proc.exited, { code: 143, signal: null });
@@ -47,7 +55,11 @@ t.test('two clients share the servers; a change made by one reaches both', async
 t.test('the bearer token is required when set', async (t) => {
   const { proc, url } = await serveHttp(['--auth-token', 's3cret-token']);
   await t.rejects(connect(url), /401|Unauthorized|bearer token/i, 'no token');
-  await t.rejects(connect(url, { Authorization: 'Bearer wrong' }), /401|Unauthorized|bearer token/i, 'wrong token');
+  await t.rejects(
+    connect(url, { Authorization: 'Bearer wrong' }),
+    /401|Unauthorized|bearer token/i,
+    'wrong token',
+  );
   const ok = await connect(url, { Authorization: 'Bearer s3cret-token' });
   t.ok((await ok.client.listTools()).tools.some((x) => x.name === 'add_server'));
   await ok.client.close();
@@ -58,8 +70,12 @@ t.test('the bearer token is required when set', async (t) => {
 
 t.test('binding beyond loopback without a token is refused', async (t) => {
   const run = await new Promise<{ code: number | null; stderr: string }>((resolve) =>
-    execFile(process.execPath, [DIST_MAIN, '--http', '0', '--host', '0.0.0.0'], { env: taggedEnv() }, (error, _stdout, stderr) =>
-      resolve({ code: error ? ((error as { code?: number }).code ?? null) : 0, stderr }),
+    execFile(
+      process.execPath,
+      [DIST_MAIN, '--http', '0', '--host', '0.0.0.0'],
+      { env: taggedEnv() },
+      (error, _stdout, stderr) =>
+        resolve({ code: error ? ((error as { code?: number }).code ?? null) : 0, stderr }),
     ),
   );
   t.equal(run.code, 2);

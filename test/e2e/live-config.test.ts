@@ -15,38 +15,68 @@ t.teardown(() => {
   rmSync(scratch, { recursive: true, force: true });
 });
 
-const writeConfig = (path: string, servers: Record<string, unknown>) => writeFileSync(path, JSON.stringify({ mcpServers: servers }));
-const names = async (s: Session) => ((await s.json('list_servers')).servers as { name: string }[]).map((x) => x.name).sort();
+const writeConfig = (path: string, servers: Record<string, unknown>) =>
+  writeFileSync(path, JSON.stringify({ mcpServers: servers }));
+const names = async (s: Session) =>
+  ((await s.json('list_servers')).servers as { name: string }[]).map((x) => x.name).sort();
 const runningPid = async (s: Session, name: string) => {
   const status = await serverStatus(s, name);
   return status?.status === 'running' ? (status.pid as number) : undefined;
 };
 
-t.test('--watch-config: add, replace and remove by content; unchanged servers keep their process', async (t) => {
-  const config = join(scratch, 'watched.json');
-  writeConfig(config, { stay: fixture('echo-v1'), change: fixture('echo-v1') });
-  const s = await startMcpmux(['--config', config, '--watch-config']);
-  t.ok(await waitFor(async () => (await runningPid(s, 'stay')) !== undefined && (await runningPid(s, 'change')) !== undefined, 15_000));
-  const stayPid = await runningPid(s, 'stay');
-  const changePid = await runningPid(s, 'change');
-  await s.json('add_server', { name: 'mine', ...fixture('echo-v1') });
+t.test(
+  '--watch-config: add, replace and remove by content; unchanged servers keep their process',
+  async (t) => {
+    const config = join(scratch, 'watched.json');
+    writeConfig(config, { stay: fixture('echo-v1'), change: fixture('echo-v1') });
+    const s = await startMcpmux(['--config', config, '--watch-config']);
+    t.ok(
+      await waitFor(
+        async () =>
+          (await runningPid(s, 'stay')) !== undefined && (await runningPid(s, 'change')) !== undefined,
+        15_000,
+      ),
+    );
+    const stayPid = await runningPid(s, 'stay');
+    const changePid = await runningPid(s, 'change');
+    await s.json('add_server', { name: 'mine', ...fixture('echo-v1') });
 
-  writeConfig(config, { stay: fixture('echo-v1'), change: { ...fixture('echo-v1'), env: { MODE: 'two' } }, fresh: fixture('echo-v2') });
-  t.ok(await waitFor(async () => (await runningPid(s, 'fresh')) !== undefined, 15_000), 'a new entry is started');
-  t.ok(await waitFor(async () => ![undefined, changePid].includes(await runningPid(s, 'change')), 15_000), 'a changed entry is replaced');
-  t.equal(await runningPid(s, 'stay'), stayPid, 'an unchanged entry keeps its process');
+    writeConfig(config, {
+      stay: fixture('echo-v1'),
+      change: { ...fixture('echo-v1'), env: { MODE: 'two' } },
+      fresh: fixture('echo-v2'),
+    });
+    t.ok(
+      await waitFor(async () => (await runningPid(s, 'fresh')) !== undefined, 15_000),
+      'a new entry is started',
+    );
+    t.ok(
+      await waitFor(async () => ![undefined, changePid].includes(await runningPid(s, 'change')), 15_000),
+      'a changed entry is replaced',
+    );
+    t.equal(await runningPid(s, 'stay'), stayPid, 'an unchanged entry keeps its process');
 
-  writeFileSync(config, '{ "mcpServers": { oops');
-  t.ok(await waitFor(() => /config .*watched\.json not applied, the running servers are kept/.test(s.stderr()), 15_000), 'a broken edit is reported');
-  t.same(await names(s), ['change', 'fresh', 'mine', 'stay'], 'and changes nothing');
+    writeFileSync(config, '{ "mcpServers": { oops');
+    t.ok(
+      await waitFor(
+        () => /config .*watched\.json not applied, the running servers are kept/.test(s.stderr()),
+        15_000,
+      ),
+      'a broken edit is reported',
+    );
+    t.same(await names(s), ['change', 'fresh', 'mine', 'stay'], 'and changes nothing');
 
-  writeConfig(config, { stay: fixture('echo-v1') });
-  t.ok(await waitFor(async () => (await names(s)).join() === 'mine,stay', 15_000), 'removed entries are stopped; a server added at run time stays');
-  t.equal(await runningPid(s, 'stay'), stayPid);
-  await s.client.close();
-  await s.process.exited;
-  await assertNoLeaks(t);
-});
+    writeConfig(config, { stay: fixture('echo-v1') });
+    t.ok(
+      await waitFor(async () => (await names(s)).join() === 'mine,stay', 15_000),
+      'removed entries are stopped; a server added at run time stays',
+    );
+    t.equal(await runningPid(s, 'stay'), stayPid);
+    await s.client.close();
+    await s.process.exited;
+    await assertNoLeaks(t);
+  },
+);
 
 t.test('SIGHUP re-reads the config; without a config it ends mcpmux', async (t) => {
   const config = join(scratch, 'hup.json');
@@ -55,7 +85,10 @@ t.test('SIGHUP re-reads the config; without a config it ends mcpmux', async (t) 
   t.ok(await waitFor(async () => (await runningPid(s, 'one')) !== undefined, 15_000));
   writeConfig(config, { one: fixture('echo-v1'), two: fixture('echo-v2') });
   process.kill(s.process.pid, 'SIGHUP');
-  t.ok(await waitFor(async () => (await runningPid(s, 'two')) !== undefined, 15_000), 'the new entry is started');
+  t.ok(
+    await waitFor(async () => (await runningPid(s, 'two')) !== undefined, 15_000),
+    'the new entry is started',
+  );
   t.match(s.stderr(), /config .*hup\.json applied: added two \(unchanged: one\)/);
   await s.client.close();
   await s.process.exited;

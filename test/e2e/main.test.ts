@@ -18,7 +18,6 @@ t.teardown(() => {
   rmSync(scratch, { recursive: true, force: true });
 });
 
-
 t.test('a session with server-memory and server-everything added at run time', async (t) => {
   const s = await startMcpmux();
   const memory = await s.json('add_server', {
@@ -28,20 +27,37 @@ t.test('a session with server-memory and server-everything added at run time', a
     env: { MEMORY_FILE_PATH: join(scratch, 'memory.jsonl') },
   });
   t.ok(memory.tools.some((x: { name: string }) => x.name === 'memory__create_entities'));
-  await s.json('add_server', { name: 'everything', command: process.execPath, args: [npmServerPath('@modelcontextprotocol/server-everything'), 'stdio'] });
+  await s.json('add_server', {
+    name: 'everything',
+    command: process.execPath,
+    args: [npmServerPath('@modelcontextprotocol/server-everything'), 'stdio'],
+  });
   t.ok(await waitFor(() => s.listChanged() > 0), 'list_changed arrived');
 
-  await s.call('memory__create_entities', { entities: [{ name: 'mux', entityType: 'project', observations: ['multiplexes'] }] });
+  await s.call('memory__create_entities', {
+    entities: [{ name: 'mux', entityType: 'project', observations: ['multiplexes'] }],
+  });
   t.match(text(await s.call('memory__read_graph')), /multiplexes/);
   t.match(text(await s.call('everything__echo', { message: 'side by side' })), /side by side/);
 
   const memPid = (await serverStatus(s, 'memory')).pid;
   process.kill(memPid, 'SIGKILL');
-  t.ok(await waitFor(async () => (await serverStatus(s, 'memory'))?.status === 'crashed'), 'a killed child is reported crashed');
-  t.match(text(await s.call('everything__echo', { message: 'still' })), /still/, 'the other child is unaffected');
+  t.ok(
+    await waitFor(async () => (await serverStatus(s, 'memory'))?.status === 'crashed'),
+    'a killed child is reported crashed',
+  );
+  t.match(
+    text(await s.call('everything__echo', { message: 'still' })),
+    /still/,
+    'the other child is unaffected',
+  );
   const reloaded = await s.json('reload_server', { name: 'memory' });
   t.not(reloaded.server.pid, memPid);
-  t.match(text(await s.call('memory__read_graph')), /multiplexes/, 'state persisted by the server survives its reload');
+  t.match(
+    text(await s.call('memory__read_graph')),
+    /multiplexes/,
+    'state persisted by the server survives its reload',
+  );
 
   const evPid = (await serverStatus(s, 'everything')).pid;
   await s.json('remove_server', { name: 'everything' });
@@ -63,86 +79,179 @@ t.test('a session with server-memory and server-everything added at run time', a
   await assertNoLeaks(t);
 });
 
-t.test("a server given on the command line is told what the client can do, and the client answers it", async (t) => {
-  const everything = npmServerPath('@modelcontextprotocol/server-everything');
-  const s = await startMcpmux(['--', 'ev', process.execPath, everything, 'stdio'], {
-    capabilities: { sampling: {} },
-    setup: (client) =>
-      client.setRequestHandler(CreateMessageRequestSchema, async () => ({ model: 'm', role: 'assistant', content: { type: 'text', text: 'from the e2e client' } })),
-  });
-  // server-everything lists its sampling tool only to a client that declared sampling.
-  t.ok(await waitFor(async () => (await s.client.listTools()).tools.some((x) => x.name === 'ev__trigger-sampling-request'), 30_000), 'the sampling tool is listed');
-  t.match(text(await s.call('ev__trigger-sampling-request', { prompt: 'hello?' })), /from the e2e client/);
-  t.same((await s.client.listPrompts()).prompts.map((p) => p.name).sort(), ['ev__args-prompt', 'ev__completable-prompt', 'ev__resource-prompt', 'ev__simple-prompt']);
-  await s.client.close();
-  await s.process.exited;
-  await assertNoLeaks(t);
-});
+t.test(
+  'a server given on the command line is told what the client can do, and the client answers it',
+  async (t) => {
+    const everything = npmServerPath('@modelcontextprotocol/server-everything');
+    const s = await startMcpmux(['--', 'ev', process.execPath, everything, 'stdio'], {
+      capabilities: { sampling: {} },
+      setup: (client) =>
+        client.setRequestHandler(CreateMessageRequestSchema, async () => ({
+          model: 'm',
+          role: 'assistant',
+          content: { type: 'text', text: 'from the e2e client' },
+        })),
+    });
+    // server-everything lists its sampling tool only to a client that declared sampling.
+    t.ok(
+      await waitFor(
+        async () => (await s.client.listTools()).tools.some((x) => x.name === 'ev__trigger-sampling-request'),
+        30_000,
+      ),
+      'the sampling tool is listed',
+    );
+    t.match(text(await s.call('ev__trigger-sampling-request', { prompt: 'hello?' })), /from the e2e client/);
+    t.same((await s.client.listPrompts()).prompts.map((p) => p.name).sort(), [
+      'ev__args-prompt',
+      'ev__completable-prompt',
+      'ev__resource-prompt',
+      'ev__simple-prompt',
+    ]);
+    await s.client.close();
+    await s.process.exited;
+    await assertNoLeaks(t);
+  },
+);
 
 t.test("the config's mcpmux.expose applies unless --expose is given", async (t) => {
   const config = join(scratch, 'expose.json');
-  writeFileSync(config, JSON.stringify({ mcpmux: { expose: 'search' }, mcpServers: { echo: fixture('echo-v1') } }));
-  for (const [flags, listsEcho] of [[[], false], [['--expose', 'all'], true]] as const) {
+  writeFileSync(
+    config,
+    JSON.stringify({ mcpmux: { expose: 'search' }, mcpServers: { echo: fixture('echo-v1') } }),
+  );
+  for (const [flags, listsEcho] of [
+    [[], false],
+    [['--expose', 'all'], true],
+  ] as const) {
     const s = await startMcpmux(['--config', config, ...flags]);
     t.ok(await waitFor(async () => (await serverStatus(s, 'echo'))?.status === 'running', 15_000));
-    t.equal((await s.client.listTools()).tools.some((x) => x.name === 'echo__echo'), listsEcho, flags.join(' ') || 'from the config');
+    t.equal(
+      (await s.client.listTools()).tools.some((x) => x.name === 'echo__echo'),
+      listsEcho,
+      flags.join(' ') || 'from the config',
+    );
     await s.client.close();
     await s.process.exited;
   }
   await assertNoLeaks(t);
 });
 
-t.test('search mode with ten servers: a handful of tools listed, the right one found by the task, called, and a huge result read in pieces', async (t) => {
-  const s = await startMcpmux(['--expose', 'search']);
-  const replayed = ['github', 'filesystem', 'playwright', 'memory', 'sentry', 'slack', 'kubernetes', 'notion', 'tavily'];
-  for (const name of replayed) await s.json('add_server', { name, ...fixture('catalog-replay'), env: { REPLAY_SERVER: name } });
-  await s.json('add_server', { name: 'big', ...fixture('big-result') });
-  t.equal((await s.json('list_servers')).servers.length, 10);
-  t.same((await s.client.listTools()).tools.map((x) => x.name), ['add_server', 'remove_server', 'reload_server', 'list_servers', 'search_tools', 'call_tool', 'read_result']);
+t.test(
+  'search mode with ten servers: a handful of tools listed, the right one found by the task, called, and a huge result read in pieces',
+  async (t) => {
+    const s = await startMcpmux(['--expose', 'search']);
+    const replayed = [
+      'github',
+      'filesystem',
+      'playwright',
+      'memory',
+      'sentry',
+      'slack',
+      'kubernetes',
+      'notion',
+      'tavily',
+    ];
+    for (const name of replayed)
+      await s.json('add_server', { name, ...fixture('catalog-replay'), env: { REPLAY_SERVER: name } });
+    await s.json('add_server', { name: 'big', ...fixture('big-result') });
+    t.equal((await s.json('list_servers')).servers.length, 10);
+    t.same(
+      (await s.client.listTools()).tools.map((x) => x.name),
+      [
+        'add_server',
+        'remove_server',
+        'reload_server',
+        'list_servers',
+        'search_tools',
+        'call_tool',
+        'read_result',
+      ],
+    );
 
-  const found = await s.json('search_tools', { query: 'show the logs of a crashing pod', limit: 3 });
-  t.equal(found.tools[0].name, 'kubernetes__kubectl_logs', 'found by describing the task');
-  t.ok(found.tools[0].inputSchema.properties.name, 'with the schema to call it');
-  t.match(text(await s.call('call_tool', { name: 'kubernetes__kubectl_logs', arguments: { resourceType: 'pod', name: 'web-1' } })), /kubectl_logs called with .*web-1/);
+    const found = await s.json('search_tools', { query: 'show the logs of a crashing pod', limit: 3 });
+    t.equal(found.tools[0].name, 'kubernetes__kubectl_logs', 'found by describing the task');
+    t.ok(found.tools[0].inputSchema.properties.name, 'with the schema to call it');
+    t.match(
+      text(
+        await s.call('call_tool', {
+          name: 'kubernetes__kubectl_logs',
+          arguments: { resourceType: 'pod', name: 'web-1' },
+        }),
+      ),
+      /kubectl_logs called with .*web-1/,
+    );
 
-  const [lines] = (await s.json('search_tools', { query: 'numbered lines of text', limit: 1 })).tools;
-  t.equal(lines.name, 'big__lines');
-  const cut = text(await s.call('call_tool', { name: 'big__lines', arguments: { bytes: 2_000_000 } }));
-  const handle = /handle "(r-[0-9a-f]+)"/.exec(cut)?.[1];
-  t.ok(handle, `the cut result names a handle: ${cut.slice(-300)}`);
-  t.ok(cut.length < 20_000, `the reply is cut (${cut.length} chars)`);
-  const stat = await s.json('read_result', { handle, mode: 'stat' });
-  t.ok(stat.bytes >= 2_000_000, 'the whole result was kept');
-  t.match(JSON.stringify(await s.json('read_result', { handle, mode: 'grep', pattern: '^line 30000:' })), /line 30000: the quick brown fox/);
-  t.match(JSON.stringify(await s.json('read_result', { handle, mode: 'tail', lines: 1 })), /line \d+: the quick/);
-  await s.client.close();
-  await s.process.exited;
-  await assertNoLeaks(t);
-});
+    const [lines] = (await s.json('search_tools', { query: 'numbered lines of text', limit: 1 })).tools;
+    t.equal(lines.name, 'big__lines');
+    const cut = text(await s.call('call_tool', { name: 'big__lines', arguments: { bytes: 2_000_000 } }));
+    const handle = /handle "(r-[0-9a-f]+)"/.exec(cut)?.[1];
+    t.ok(handle, `the cut result names a handle: ${cut.slice(-300)}`);
+    t.ok(cut.length < 20_000, `the reply is cut (${cut.length} chars)`);
+    const stat = await s.json('read_result', { handle, mode: 'stat' });
+    t.ok(stat.bytes >= 2_000_000, 'the whole result was kept');
+    t.match(
+      JSON.stringify(await s.json('read_result', { handle, mode: 'grep', pattern: '^line 30000:' })),
+      /line 30000: the quick brown fox/,
+    );
+    t.match(
+      JSON.stringify(await s.json('read_result', { handle, mode: 'tail', lines: 1 })),
+      /line \d+: the quick/,
+    );
+    await s.client.close();
+    await s.process.exited;
+    await assertNoLeaks(t);
+  },
+);
 
-t.test('code mode through the built binary: discover, run one program over two servers, survive hostile programs', async (t) => {
-  const s = await startMcpmux(['--expose', 'code']);
-  await s.json('add_server', { name: 'memory', command: process.execPath, args: [npmServerPath('@modelcontextprotocol/server-memory')], env: { MEMORY_FILE_PATH: join(scratch, 'code-memory.jsonl') } });
-  await s.json('add_server', { name: 'everything', command: process.execPath, args: [npmServerPath('@modelcontextprotocol/server-everything'), 'stdio'] });
-  t.ok((await s.client.listTools()).tools.some((x) => x.name === 'execute_code'));
-  t.same((await s.json('list_modules')).modules.map((m: { server: string }) => m.server), ['memory', 'everything']);
-  t.match(text(await s.call('read_module', { server: 'memory' })), /read_graph\(args\?: MemoryReadGraphArgs\): Promise<MemoryReadGraphResult>;/);
-  const program = `
+t.test(
+  'code mode through the built binary: discover, run one program over two servers, survive hostile programs',
+  async (t) => {
+    const s = await startMcpmux(['--expose', 'code']);
+    await s.json('add_server', {
+      name: 'memory',
+      command: process.execPath,
+      args: [npmServerPath('@modelcontextprotocol/server-memory')],
+      env: { MEMORY_FILE_PATH: join(scratch, 'code-memory.jsonl') },
+    });
+    await s.json('add_server', {
+      name: 'everything',
+      command: process.execPath,
+      args: [npmServerPath('@modelcontextprotocol/server-everything'), 'stdio'],
+    });
+    t.ok((await s.client.listTools()).tools.some((x) => x.name === 'execute_code'));
+    t.same(
+      (await s.json('list_modules')).modules.map((m: { server: string }) => m.server),
+      ['memory', 'everything'],
+    );
+    t.match(
+      text(await s.call('read_module', { server: 'memory' })),
+      /read_graph\(args\?: MemoryReadGraphArgs\): Promise<MemoryReadGraphResult>;/,
+    );
+    const program = `
     await tools.memory.create_entities({ entities: [{ name: 'Ada', entityType: 'person', observations: [] }, { name: 'mux', entityType: 'project', observations: [] }] });
     const { entities } = await tools.memory.read_graph();
     const people = entities.filter((e) => e.entityType === 'person').map((e) => e.name);
     return { people, echo: await tools.everything.echo({ message: people.join(',') }) };`;
-  const out = await s.json('execute_code', { code: program });
-  t.same(out.return_value, { people: ['Ada'], echo: 'Echo: Ada' });
-  for (const hostile of ['while (true) {}', 'const a = []; for (;;) a.push({ a });', 'return globalThis.constructor.constructor("return process")().exit(1)']) {
-    const result = await s.call('execute_code', { code: hostile, timeout_seconds: 2 });
-    t.ok(result.isError, hostile);
-  }
-  t.same((await s.json('execute_code', { code: 'return 1 + 1' })).return_value, 2, 'mcpmux is still healthy');
-  await s.client.close();
-  await s.process.exited;
-  await assertNoLeaks(t);
-});
+    const out = await s.json('execute_code', { code: program });
+    t.same(out.return_value, { people: ['Ada'], echo: 'Echo: Ada' });
+    for (const hostile of [
+      'while (true) {}',
+      'const a = []; for (;;) a.push({ a });',
+      'return globalThis.constructor.constructor("return process")().exit(1)',
+    ]) {
+      const result = await s.call('execute_code', { code: hostile, timeout_seconds: 2 });
+      t.ok(result.isError, hostile);
+    }
+    t.same(
+      (await s.json('execute_code', { code: 'return 1 + 1' })).return_value,
+      2,
+      'mcpmux is still healthy',
+    );
+    await s.client.close();
+    await s.process.exited;
+    await assertNoLeaks(t);
+  },
+);
 
 t.test('SIGTERM to mcpmux kills every child group, grandchildren included', async (t) => {
   const s = await startMcpmux(['--', 'tree', ...Object.values(fixture('grandchild')).flat()]);
@@ -166,42 +275,64 @@ t.test('SIGKILL of mcpmux: the orphan reaper still ends every child group', asyn
   process.kill(s.process.pid, 'SIGKILL');
   await s.process.exited;
   // No exit hook runs on SIGKILL: only the reaper can end these (the stubborn one ignores EOF and SIGTERM).
-  t.ok(await waitFor(() => [...children, grandchild].every((pid) => !isAlive(pid)), 10_000), 'children and grandchild dead');
+  t.ok(
+    await waitFor(() => [...children, grandchild].every((pid) => !isAlive(pid)), 10_000),
+    'children and grandchild dead',
+  );
   await assertNoLeaks(t);
 });
 
-t.test('a config file: initialize is answered at once, a failing server is reported, the others run', async (t) => {
-  const config = join(scratch, 'mcp.json');
-  const gate = join(scratch, 'slow-may-start');
-  writeFileSync(
-    config,
-    JSON.stringify({
-      mcpServers: {
-        slow: { ...fixture('slow-start'), env: { SLOW_START_GATE: gate } },
-        broken: fixture('exit-on-start'),
-        echo: fixture('echo-v1'),
-      },
-    }),
-  );
-  const s = await startMcpmux(['--config', config]);
-  t.equal((await serverStatus(s, 'slow')).status, 'starting', 'initialize was answered while a child is still starting');
-  writeFileSync(gate, '');
-  t.ok(await waitFor(async () => (await serverStatus(s, 'slow'))?.status === 'running', 10_000), 'the slow server comes up');
-  t.ok(await waitFor(async () => (await serverStatus(s, 'echo'))?.status === 'running', 10_000), 'so does echo');
-  t.ok(await waitFor(async () => (await serverStatus(s, 'broken'))?.status === 'crashed', 10_000), 'the broken one is reported');
-  const broken = await serverStatus(s, 'broken');
-  t.match(broken, { status: 'crashed', last_error: /exited \(exit 3\)[\s\S]*missing API key DEMO_KEY/ });
-  t.match(s.stderr(), /server 'broken' failed to start/);
-  t.match(text(await s.call('echo__echo', { message: 'configured' })), 'configured');
-  await s.client.close();
-  await s.process.exited;
-  await assertNoLeaks(t);
-});
+t.test(
+  'a config file: initialize is answered at once, a failing server is reported, the others run',
+  async (t) => {
+    const config = join(scratch, 'mcp.json');
+    const gate = join(scratch, 'slow-may-start');
+    writeFileSync(
+      config,
+      JSON.stringify({
+        mcpServers: {
+          slow: { ...fixture('slow-start'), env: { SLOW_START_GATE: gate } },
+          broken: fixture('exit-on-start'),
+          echo: fixture('echo-v1'),
+        },
+      }),
+    );
+    const s = await startMcpmux(['--config', config]);
+    t.equal(
+      (await serverStatus(s, 'slow')).status,
+      'starting',
+      'initialize was answered while a child is still starting',
+    );
+    writeFileSync(gate, '');
+    t.ok(
+      await waitFor(async () => (await serverStatus(s, 'slow'))?.status === 'running', 10_000),
+      'the slow server comes up',
+    );
+    t.ok(
+      await waitFor(async () => (await serverStatus(s, 'echo'))?.status === 'running', 10_000),
+      'so does echo',
+    );
+    t.ok(
+      await waitFor(async () => (await serverStatus(s, 'broken'))?.status === 'crashed', 10_000),
+      'the broken one is reported',
+    );
+    const broken = await serverStatus(s, 'broken');
+    t.match(broken, { status: 'crashed', last_error: /exited \(exit 3\)[\s\S]*missing API key DEMO_KEY/ });
+    t.match(s.stderr(), /server 'broken' failed to start/);
+    t.match(text(await s.call('echo__echo', { message: 'configured' })), 'configured');
+    await s.client.close();
+    await s.process.exited;
+    await assertNoLeaks(t);
+  },
+);
 
 const execFileAsync = promisify(execFile);
 async function runMcpmux(args: string[]) {
   try {
-    const { stdout, stderr } = await execFileAsync(process.execPath, [DIST_MAIN, ...args], { env: taggedEnv(), timeout: 10_000 });
+    const { stdout, stderr } = await execFileAsync(process.execPath, [DIST_MAIN, ...args], {
+      env: taggedEnv(),
+      timeout: 10_000,
+    });
     return { code: 0, stdout, stderr };
   } catch (error) {
     const e = error as { code: number; stdout: string; stderr: string };
@@ -218,7 +349,10 @@ t.test('bad flags and bad config exit 2 with one clear message, before anything 
   t.equal(missing.code, 2);
   t.match(missing.stderr, /cannot read config file .*no such file/);
   const unset = join(scratch, 'unset.json');
-  writeFileSync(unset, JSON.stringify({ mcpServers: { gh: { command: 'x', env: { T: '${MCPMUX_SURELY_UNSET_VAR}' } } } }));
+  writeFileSync(
+    unset,
+    JSON.stringify({ mcpServers: { gh: { command: 'x', env: { T: '${MCPMUX_SURELY_UNSET_VAR}' } } } }),
+  );
   const unsetRun = await runMcpmux(['--config', unset]);
   t.equal(unsetRun.code, 2);
   t.match(unsetRun.stderr, /mcpServers\.gh\.env\.T: \$\{MCPMUX_SURELY_UNSET_VAR\} is not set/);

@@ -9,35 +9,60 @@ import { assertNoLeaks, killTaggedProcesses, waitFor } from '../helpers/processe
 
 t.teardown(() => killTaggedProcesses());
 
-const rssMb = (pid: number) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]) / 1024;
+const rssMb = (pid: number) =>
+  Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]) / 1024;
 
-t.test('an endless line of zero bytes from the client: dropped past the bound, logged once, and the next request is served', async (t) => {
-  const s = await startMcpmux(['--max-message-bytes', '1048576', '--call-timeout', '20']);
-  const before = rssMb(s.process.pid);
-  const zeros = Buffer.alloc(1024 * 1024);
-  // 64 MB without a newline, written as a client would, waiting for the pipe each time.
-  for (let i = 0; i < 64; i++) {
-    if (!s.process.stdin.write(zeros)) await new Promise((resolve) => s.process.stdin.once('drain', resolve));
-  }
-  s.process.stdin.write('\n');
-  const after = rssMb(s.process.pid);
-  t.ok(after - before < 48, `RSS grew by ${(after - before).toFixed(0)} MB for a 64 MB line (the bound is 1 MB)`);
-  t.same((await s.json('list_servers')).servers, [], 'served after the line ends');
-  t.equal(s.stderr().match(/a message of more than 1048576 bytes from the client was dropped/g)?.length, 1, 'logged once');
-  s.process.stdin.end();
-  await s.process.exited;
-  await assertNoLeaks(t);
-});
+t.test(
+  'an endless line of zero bytes from the client: dropped past the bound, logged once, and the next request is served',
+  async (t) => {
+    const s = await startMcpmux(['--max-message-bytes', '1048576', '--call-timeout', '20']);
+    const before = rssMb(s.process.pid);
+    const zeros = Buffer.alloc(1024 * 1024);
+    // 64 MB without a newline, written as a client would, waiting for the pipe each time.
+    for (let i = 0; i < 64; i++) {
+      if (!s.process.stdin.write(zeros))
+        await new Promise((resolve) => s.process.stdin.once('drain', resolve));
+    }
+    s.process.stdin.write('\n');
+    const after = rssMb(s.process.pid);
+    t.ok(
+      after - before < 48,
+      `RSS grew by ${(after - before).toFixed(0)} MB for a 64 MB line (the bound is 1 MB)`,
+    );
+    t.same((await s.json('list_servers')).servers, [], 'served after the line ends');
+    t.equal(
+      s.stderr().match(/a message of more than 1048576 bytes from the client was dropped/g)?.length,
+      1,
+      'logged once',
+    );
+    s.process.stdin.end();
+    await s.process.exited;
+    await assertNoLeaks(t);
+  },
+);
 
 t.test("a server's answer over the bound fails that call at once; the server goes on", async (t) => {
   const s = await startMcpmux(['--max-message-bytes', '65536', '--call-timeout', '60']);
   await s.json('add_server', { name: 'big', ...fixture('big-result') });
   const started = Date.now();
   // The child's failure reaches the client as the JSON-RPC error it is.
-  await t.rejects(s.call('big__lines', { bytes: 200_000 }), { code: -32700, message: /a message of more than 65536 bytes from the server was dropped \(the limit is --max-message-bytes\)/ });
+  await t.rejects(s.call('big__lines', { bytes: 200_000 }), {
+    code: -32700,
+    message:
+      /a message of more than 65536 bytes from the server was dropped \(the limit is --max-message-bytes\)/,
+  });
   t.ok(Date.now() - started < 30_000, 'long before the call timeout');
-  t.match(text(await s.call('big__lines', { bytes: 1000 })), /line 1: the quick brown fox/, 'the next call works');
-  t.ok(await waitFor(() => /\[big\] a message of more than 65536 bytes from the server was dropped/.test(s.stderr())), 'logged with the server name');
+  t.match(
+    text(await s.call('big__lines', { bytes: 1000 })),
+    /line 1: the quick brown fox/,
+    'the next call works',
+  );
+  t.ok(
+    await waitFor(() =>
+      /\[big\] a message of more than 65536 bytes from the server was dropped/.test(s.stderr()),
+    ),
+    'logged with the server name',
+  );
   s.process.stdin.end();
   await s.process.exited;
   await assertNoLeaks(t);

@@ -17,8 +17,12 @@ interface Run {
 function mcpmux(args: string[]): Promise<Run> {
   const [sub, ...rest] = args;
   return new Promise((resolve) => {
-    execFile(process.execPath, [DIST_MAIN, sub!, '--pass-env', LEAK_TAG_VAR, ...rest], { env: taggedEnv(), timeout: 60_000 }, (error, stdout, stderr) =>
-      resolve({ code: error ? ((error as { code?: number }).code ?? null) : 0, stdout, stderr }),
+    execFile(
+      process.execPath,
+      [DIST_MAIN, sub!, '--pass-env', LEAK_TAG_VAR, ...rest],
+      { env: taggedEnv(), timeout: 60_000 },
+      (error, stdout, stderr) =>
+        resolve({ code: error ? ((error as { code?: number }).code ?? null) : 0, stdout, stderr }),
     );
   });
 }
@@ -30,44 +34,78 @@ const dev = ['--', 'dev', process.execPath, fixturePath('echo-v2')];
 t.test('inspect prints what a client would see, as text or JSON, and exits 0', async (t) => {
   const text = await mcpmux(['inspect', ...dev]);
   t.equal(text.code, 0);
-  t.match(text.stdout, /^dev \(pid \d+\): 3 tools, 0 prompts, 0 resources, 0 resource templates\n  tools\n    dev__echo\(message: string\) — Echo the message back\n/);
+  t.match(
+    text.stdout,
+    /^dev \(pid \d+\): 3 tools, 0 prompts, 0 resources, 0 resource templates\n  tools\n    dev__echo\(message: string\) — Echo the message back\n/,
+  );
   t.match(text.stdout, /dev__reverse\(text: string\) — Reverse a string/);
   const json = await mcpmux(['inspect', '--json', ...dev]);
   const report = JSON.parse(json.stdout);
-  t.same(report.servers.map((s: { name: string }) => s.name), ['dev']);
-  t.same(report.servers[0].tools.map((x: { name: string }) => x.name), ['dev__echo', 'dev__add', 'dev__reverse']);
+  t.same(
+    report.servers.map((s: { name: string }) => s.name),
+    ['dev'],
+  );
+  t.same(
+    report.servers[0].tools.map((x: { name: string }) => x.name),
+    ['dev__echo', 'dev__add', 'dev__reverse'],
+  );
   t.match(json.stderr, /mcpmux audit: spawn server=dev /, 'the spawn is audited on stderr, not stdout');
   await assertNoLeaks(t);
 });
 
-t.test('inspect of a config with prompts and a broken server: the good ones are shown, the broken one with its stderr, exit 1', async (t) => {
-  const config = join(scratch, 'servers.json');
-  writeFileSync(config, JSON.stringify({ mcpServers: { lc: fixture('list-changed'), broken: fixture('exit-on-start') } }));
-  const run = await mcpmux(['inspect', '--config', config]);
-  t.equal(run.code, 1);
-  t.match(run.stdout, /lc \(pid \d+\): 3 tools, 1 prompt, 0 resources/);
-  t.match(run.stdout, /  prompts\n    lc__hello\(\) — The prompt it starts with/);
-  t.match(run.stderr, /server 'broken' failed to start: server 'broken' exited \(exit 3\)[\s\S]*missing API key DEMO_KEY/);
-  await assertNoLeaks(t);
-});
+t.test(
+  'inspect of a config with prompts and a broken server: the good ones are shown, the broken one with its stderr, exit 1',
+  async (t) => {
+    const config = join(scratch, 'servers.json');
+    writeFileSync(
+      config,
+      JSON.stringify({ mcpServers: { lc: fixture('list-changed'), broken: fixture('exit-on-start') } }),
+    );
+    const run = await mcpmux(['inspect', '--config', config]);
+    t.equal(run.code, 1);
+    t.match(run.stdout, /lc \(pid \d+\): 3 tools, 1 prompt, 0 resources/);
+    t.match(run.stdout, /  prompts\n    lc__hello\(\) — The prompt it starts with/);
+    t.match(
+      run.stderr,
+      /server 'broken' failed to start: server 'broken' exited \(exit 3\)[\s\S]*missing API key DEMO_KEY/,
+    );
+    await assertNoLeaks(t);
+  },
+);
 
-t.test('call prints the result and exits 0; a tool error or an unknown tool exits 1 with the reason on stderr', async (t) => {
-  const ok = await mcpmux(['call', 'dev__reverse', '{"text": "mcpmux"}', ...dev]);
-  t.same([ok.code, ok.stdout], [0, 'xumpcm\n']);
-  const json = await mcpmux(['call', '--json', 'dev__add', '{"a": 2, "b": 3}', ...dev]);
-  t.match(JSON.parse(json.stdout), { content: [{ type: 'text', text: '5' }] });
-  const unknown = await mcpmux(['call', 'dev__nope', ...dev]);
-  t.equal(unknown.code, 1);
-  t.match(unknown.stderr, /server 'dev' has no tool 'dev__nope'; its tools: dev__echo, dev__add, dev__reverse \[TOOL_NOT_FOUND\]/);
-  const crash = await mcpmux(['call', 'c__crash', '--', 'c', process.execPath, fixturePath('crash-on-call')]);
-  t.equal(crash.code, 1, 'a child that dies during the call');
-  t.match(crash.stderr, /crashed/);
-  await assertNoLeaks(t);
-});
+t.test(
+  'call prints the result and exits 0; a tool error or an unknown tool exits 1 with the reason on stderr',
+  async (t) => {
+    const ok = await mcpmux(['call', 'dev__reverse', '{"text": "mcpmux"}', ...dev]);
+    t.same([ok.code, ok.stdout], [0, 'xumpcm\n']);
+    const json = await mcpmux(['call', '--json', 'dev__add', '{"a": 2, "b": 3}', ...dev]);
+    t.match(JSON.parse(json.stdout), { content: [{ type: 'text', text: '5' }] });
+    const unknown = await mcpmux(['call', 'dev__nope', ...dev]);
+    t.equal(unknown.code, 1);
+    t.match(
+      unknown.stderr,
+      /server 'dev' has no tool 'dev__nope'; its tools: dev__echo, dev__add, dev__reverse \[TOOL_NOT_FOUND\]/,
+    );
+    const crash = await mcpmux([
+      'call',
+      'c__crash',
+      '--',
+      'c',
+      process.execPath,
+      fixturePath('crash-on-call'),
+    ]);
+    t.equal(crash.code, 1, 'a child that dies during the call');
+    t.match(crash.stderr, /crashed/);
+    await assertNoLeaks(t);
+  },
+);
 
 t.test('usage mistakes exit 2 before anything is spawned', async (t) => {
   const none = await mcpmux(['inspect']);
-  t.same([none.code, none.stderr], [2, 'mcpmux inspect: give the servers with --config FILE or -- NAME CMD [ARGS…]\n']);
+  t.same(
+    [none.code, none.stderr],
+    [2, 'mcpmux inspect: give the servers with --config FILE or -- NAME CMD [ARGS…]\n'],
+  );
   const badJson = await mcpmux(['call', 'dev__echo', '{oops', ...dev]);
   t.equal(badJson.code, 2);
   t.match(badJson.stderr, /the arguments of dev__echo are not valid JSON/);

@@ -22,10 +22,21 @@ t.test('persist round trip', async (t) => {
   const s = await startMcpmux(['--config', config, '--watch-config']);
   t.ok(await waitFor(async () => (await serverStatus(s, 'keep'))?.status === 'running', 15_000));
 
-  const added = await s.json('add_server', { name: 'p', ...fixture('echo-v2'), env: { K: 'v' }, persist: true });
+  const added = await s.json('add_server', {
+    name: 'p',
+    ...fixture('echo-v2'),
+    env: { K: 'v' },
+    persist: true,
+  });
   t.equal(added.persisted_to, config);
-  t.same(read(config), { note: 'kept', mcpServers: { keep: fixture('echo-v1'), p: { ...fixture('echo-v2'), env: { K: 'v' } } } });
-  t.ok(await waitFor(() => /servers\.json applied: no change \(unchanged: keep, p\)/.test(s.stderr()), 15_000), 'the watcher sees its own write as no change');
+  t.same(read(config), {
+    note: 'kept',
+    mcpServers: { keep: fixture('echo-v1'), p: { ...fixture('echo-v2'), env: { K: 'v' } } },
+  });
+  t.ok(
+    await waitFor(() => /servers\.json applied: no change \(unchanged: keep, p\)/.test(s.stderr()), 15_000),
+    'the watcher sees its own write as no change',
+  );
   const pid = (await serverStatus(s, 'p')).pid;
 
   const removed = await s.json('remove_server', { name: 'keep', persist: true });
@@ -36,7 +47,10 @@ t.test('persist round trip', async (t) => {
   await s.process.exited;
 
   const again = await startMcpmux(['--config', config]);
-  t.ok(await waitFor(async () => (await serverStatus(again, 'p'))?.status === 'running', 15_000), 'a new mcpmux starts the persisted server');
+  t.ok(
+    await waitFor(async () => (await serverStatus(again, 'p'))?.status === 'running', 15_000),
+    'a new mcpmux starts the persisted server',
+  );
   t.match(text(await again.call('p__reverse', { text: 'abc' })), 'cba');
   t.equal(await serverStatus(again, 'keep'), undefined);
   await again.client.close();
@@ -48,7 +62,10 @@ t.test('persist without --config is refused before anything starts', async (t) =
   const s = await startMcpmux([]);
   const result = await s.call('add_server', { name: 'p', ...fixture('echo-v1'), persist: true });
   t.ok(result.isError);
-  t.match(text(result), /persist needs a config file, and mcpmux was started without --config; nothing was changed/);
+  t.match(
+    text(result),
+    /persist needs a config file, and mcpmux was started without --config; nothing was changed/,
+  );
   t.same((await s.json('list_servers')).servers, []);
   await s.client.close();
   await s.process.exited;

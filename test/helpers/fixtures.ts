@@ -43,6 +43,8 @@ export function fixtureSpec(name: FixtureName, env: Record<string, string> = {})
 }
 
 /** The entry script of an MCP server package installed as a devDependency. */
-export function npmServerPath(pkg: '@modelcontextprotocol/server-everything' | '@modelcontextprotocol/server-memory'): string {
+export function npmServerPath(
+  pkg: '@modelcontextprotocol/server-everything' | '@modelcontextprotocol/server-memory',
+): string {
   return join(dirname(require.resolve(`${pkg}/package.json`)), 'dist/index.js');
 }

@@ -1,7 +1,11 @@
 // The built mcpmux (dist/main.js) as a client starts it: a real process on stdio, driven by
 // the SDK client; its stdout lines and stderr are kept for the test to check.
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { ToolListChangedNotificationSchema, type CallToolResult, type ClientCapabilities } from '@modelcontextprotocol/sdk/types.js';
+import {
+  ToolListChangedNotificationSchema,
+  type CallToolResult,
+  type ClientCapabilities,
+} from '@modelcontextprotocol/sdk/types.js';
 import { ChildProcess } from '../../src/child/child-process.js';
 import { StdioChildTransport } from '../../src/transport/stdio-child-transport.js';
 import { DIST_MAIN } from './fixtures.js';
@@ -18,10 +22,19 @@ export interface Session {
   json: (name: string, args?: Record<string, unknown>) => Promise<any>;
 }
 
-export async function startMcpmux(args: string[] = [], clientSide?: { capabilities: ClientCapabilities; setup: (client: Client) => void }): Promise<Session> {
+export async function startMcpmux(
+  args: string[] = [],
+  clientSide?: { capabilities: ClientCapabilities; setup: (client: Client) => void },
+): Promise<Session> {
   // Children get a minimal environment by default; the leak tag must reach them to be found.
-  const withTag = args.includes('--') ? [...args.slice(0, args.indexOf('--')), '--pass-env', LEAK_TAG_VAR, ...args.slice(args.indexOf('--'))] : [...args, '--pass-env', LEAK_TAG_VAR];
-  const proc = await ChildProcess.spawn({ command: process.execPath, args: [DIST_MAIN, ...withTag], env: taggedEnv() });
+  const withTag = args.includes('--')
+    ? [...args.slice(0, args.indexOf('--')), '--pass-env', LEAK_TAG_VAR, ...args.slice(args.indexOf('--'))]
+    : [...args, '--pass-env', LEAK_TAG_VAR];
+  const proc = await ChildProcess.spawn({
+    command: process.execPath,
+    args: [DIST_MAIN, ...withTag],
+    env: taggedEnv(),
+  });
   const stdoutLines: string[] = [];
   let partial = '';
   proc.stdout.on('data', (chunk: Buffer) => {
@@ -31,12 +44,16 @@ export async function startMcpmux(args: string[] = [], clientSide?: { capabiliti
   });
   let stderr = '';
   proc.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
-  const client = new Client({ name: 'e2e', version: '1.0.0' }, { capabilities: clientSide?.capabilities ?? {} });
+  const client = new Client(
+    { name: 'e2e', version: '1.0.0' },
+    { capabilities: clientSide?.capabilities ?? {} },
+  );
   clientSide?.setup(client);
   let listChanged = 0;
   client.setNotificationHandler(ToolListChangedNotificationSchema, () => void listChanged++);
   await client.connect(new StdioChildTransport(proc));
-  const call = (name: string, args: Record<string, unknown> = {}) => client.callTool({ name, arguments: args }) as Promise<CallToolResult>;
+  const call = (name: string, args: Record<string, unknown> = {}) =>
+    client.callTool({ name, arguments: args }) as Promise<CallToolResult>;
   return {
     client,
     process: proc,
@@ -53,7 +70,8 @@ export async function startMcpmux(args: string[] = [], clientSide?: { capabiliti
 }
 
 export const text = (r: CallToolResult) => r.content.map((c) => (c.type === 'text' ? c.text : '')).join('');
-export const serverStatus = async (s: Session, name: string) => ((await s.json('list_servers')).servers as any[]).find((x) => x.name === name);
+export const serverStatus = async (s: Session, name: string) =>
+  ((await s.json('list_servers')).servers as any[]).find((x) => x.name === name);
 
 export interface HttpMcpmux {
   process: ChildProcess;
@@ -66,13 +84,17 @@ export interface HttpMcpmux {
  * The built mcpmux serving `--http 0` (any free port), once it says where. `bare` runs it
  * without the test runner's NODE_OPTIONS (its loaders and coverage hooks, ~70 MB of RSS), as a user's would be.
  */
-export async function startMcpmuxHttp(args: string[] = [], { bare = false, env = {} as Record<string, string> } = {}): Promise<HttpMcpmux> {
+export async function startMcpmuxHttp(
+  args: string[] = [],
+  { bare = false, env = {} as Record<string, string> } = {},
+): Promise<HttpMcpmux> {
   const argv = [process.execPath, DIST_MAIN, '--http', '0', '--pass-env', LEAK_TAG_VAR, ...args];
   // The runner puts its hooks into every child's NODE_OPTIONS at spawn; env(1) takes them out again (and execs node: same pid).
   const [command, ...rest] = bare ? ['/usr/bin/env', '-u', 'NODE_OPTIONS', ...argv] : argv;
   const proc = await ChildProcess.spawn({ command: command!, args: rest, env: taggedEnv(env) });
   let stderr = '';
   proc.stderr.on('data', (d) => (stderr += d));
-  if (!(await waitFor(() => /serving MCP over HTTP at (\S+)/.test(stderr), 15_000))) throw new Error(`mcpmux --http did not start: ${stderr}`);
+  if (!(await waitFor(() => /serving MCP over HTTP at (\S+)/.test(stderr), 15_000)))
+    throw new Error(`mcpmux --http did not start: ${stderr}`);
   return { process: proc, url: /serving MCP over HTTP at (\S+)/.exec(stderr)![1]!, stderr: () => stderr };
 }

@@ -3,7 +3,11 @@
 // and checks that none is left.
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
-import { ToolListChangedNotificationSchema, type CallToolResult, type ClientCapabilities } from '@modelcontextprotocol/sdk/types.js';
+import {
+  ToolListChangedNotificationSchema,
+  type CallToolResult,
+  type ClientCapabilities,
+} from '@modelcontextprotocol/sdk/types.js';
 import type { Test } from 'tap';
 import type { ChildConnectionOptions } from '../../src/child/child-connection.js';
 import { createLogger } from '../../src/log.js';
@@ -54,7 +58,12 @@ export async function startHarness(t: Test, options: HarnessOptions = {}): Promi
   const maxToolName = options.maxToolName ?? 64;
   const router = new CatalogRouter({ maxToolName, logger });
   const upstream = new UpstreamLink({ router, logger });
-  const spawnPolicy = new SpawnPolicy({ inheritEnv: true, environment: taggedEnv(), logger, ...options.policy });
+  const spawnPolicy = new SpawnPolicy({
+    inheritEnv: true,
+    environment: taggedEnv(),
+    logger,
+    ...options.policy,
+  });
   const registry = new Registry({
     logger,
     validateName: (name) => serverNameProblem(name, maxToolName),
@@ -67,8 +76,22 @@ export async function startHarness(t: Test, options: HarnessOptions = {}): Promi
   });
   const code = options.mux?.expose === 'code' ? new CodeMode({ logger, ...options.code }) : undefined;
   code?.follow(registry, logger);
-  const mux = new MuxServer({ registry, router, upstream, policy: spawnPolicy, index: new ToolIndex({ router }), ...options.mux, ...(code && { code }), logger, version: 'test', listChangedDebounceMs: 5 });
-  const client = new Client({ name: 'test-client', version: '1.0.0' }, { capabilities: options.clientCapabilities ?? {} });
+  const mux = new MuxServer({
+    registry,
+    router,
+    upstream,
+    policy: spawnPolicy,
+    index: new ToolIndex({ router }),
+    ...options.mux,
+    ...(code && { code }),
+    logger,
+    version: 'test',
+    listChangedDebounceMs: 5,
+  });
+  const client = new Client(
+    { name: 'test-client', version: '1.0.0' },
+    { capabilities: options.clientCapabilities ?? {} },
+  );
   options.setupClient?.(client);
   let listChanged = 0;
   client.setNotificationHandler(ToolListChangedNotificationSchema, () => {

@@ -11,7 +11,9 @@ export const LEAK_TAG = randomUUID();
 
 /** The environment a child of a test should get: ours plus the tag. */
 export function taggedEnv(extra: Record<string, string> = {}): Record<string, string> {
-  const env = Object.fromEntries(Object.entries(process.env).filter((e): e is [string, string] => e[1] !== undefined));
+  const env = Object.fromEntries(
+    Object.entries(process.env).filter((e): e is [string, string] => e[1] !== undefined),
+  );
   return { ...env, [LEAK_TAG_VAR]: LEAK_TAG, ...extra };
 }
 
@@ -48,7 +50,11 @@ export function isAlive(pid: number): boolean {
 }
 
 /** Polls `condition` every `every` ms until it holds or `timeout` ms pass. */
-export async function waitFor(condition: () => boolean | Promise<boolean>, timeout = 5000, every = 20): Promise<boolean> {
+export async function waitFor(
+  condition: () => boolean | Promise<boolean>,
+  timeout = 5000,
+  every = 20,
+): Promise<boolean> {
   const deadline = Date.now() + timeout;
   for (;;) {
     if (await condition()) return true;

@@ -13,7 +13,13 @@ import { startHarness, textOf } from '../helpers/mux-harness.js';
 import { LEAK_TAG_VAR, taggedEnv } from '../helpers/processes.js';
 
 const logger = createLogger({ level: 'error', sink: () => {} });
-const spec = (command: string, extra: Partial<StdioServerSpec> = {}): StdioServerSpec => ({ transport: 'stdio', command, args: [], env: {}, ...extra });
+const spec = (command: string, extra: Partial<StdioServerSpec> = {}): StdioServerSpec => ({
+  transport: 'stdio',
+  command,
+  args: [],
+  env: {},
+  ...extra,
+});
 const scratch = mkdtempSync(join(tmpdir(), 'mcpmux-policy-'));
 t.teardown(() => rmSync(scratch, { recursive: true, force: true }));
 
@@ -33,29 +39,70 @@ t.test('--allow-command judges the file that will run, not the name that was typ
   const admitted = policy.admitRuntimeAdd('a', spec('node'));
   t.equal(admitted.command, process.execPath, 'the admitted spec runs the absolute path that was judged');
   t.doesNotThrow(() => policy.admitRuntimeAdd('b', spec(process.execPath)), 'the same file by its path');
-  t.throws(() => policy.admitRuntimeAdd('c', spec(join(lookalikes, 'node'))), { code: 'NOT_ALLOWED', message: /'.*\/bin\/node' is not allowed by --allow-command \(allowed: node\)/ }, 'a look-alike named node');
-  t.doesNotThrow(() => policy.admitRuntimeAdd('d', spec(join(linked, 'node'))), 'a symlink to the allowed file');
-  t.throws(() => policy.admitRuntimeAdd('e', spec('./bin/node')), { code: 'NOT_ALLOWED' }, 'a relative path resolves against the cwd: the look-alike');
-  t.throws(() => policy.admitRuntimeAdd('f', spec('./bin/node', { cwd: scratch })), { code: 'NOT_ALLOWED' }, "against the server's own cwd as well");
-  t.throws(() => policy.admitRuntimeAdd('g', spec('node', { env: { PATH: lookalikes } })), { code: 'NOT_ALLOWED', message: /it runs .*bin\/node/ }, "a PATH entry given in the server's env finds the look-alike");
-  t.doesNotThrow(() => policy.admitRuntimeAdd('h', spec('node', { env: { PATH: linked } })), "a PATH of the server's own that finds the allowed file");
-  t.throws(() => policy.admitRuntimeAdd('i', spec('no-such-program-here')), { code: 'NOT_ALLOWED', message: /no executable file 'no-such-program-here' on the server's PATH/ });
+  t.throws(
+    () => policy.admitRuntimeAdd('c', spec(join(lookalikes, 'node'))),
+    { code: 'NOT_ALLOWED', message: /'.*\/bin\/node' is not allowed by --allow-command \(allowed: node\)/ },
+    'a look-alike named node',
+  );
+  t.doesNotThrow(
+    () => policy.admitRuntimeAdd('d', spec(join(linked, 'node'))),
+    'a symlink to the allowed file',
+  );
+  t.throws(
+    () => policy.admitRuntimeAdd('e', spec('./bin/node')),
+    { code: 'NOT_ALLOWED' },
+    'a relative path resolves against the cwd: the look-alike',
+  );
+  t.throws(
+    () => policy.admitRuntimeAdd('f', spec('./bin/node', { cwd: scratch })),
+    { code: 'NOT_ALLOWED' },
+    "against the server's own cwd as well",
+  );
+  t.throws(
+    () => policy.admitRuntimeAdd('g', spec('node', { env: { PATH: lookalikes } })),
+    { code: 'NOT_ALLOWED', message: /it runs .*bin\/node/ },
+    "a PATH entry given in the server's env finds the look-alike",
+  );
+  t.doesNotThrow(
+    () => policy.admitRuntimeAdd('h', spec('node', { env: { PATH: linked } })),
+    "a PATH of the server's own that finds the allowed file",
+  );
+  t.throws(() => policy.admitRuntimeAdd('i', spec('no-such-program-here')), {
+    code: 'NOT_ALLOWED',
+    message: /no executable file 'no-such-program-here' on the server's PATH/,
+  });
   t.throws(() => policy.admitRuntimeAdd('j', spec('sh')), { code: 'NOT_ALLOWED' }, 'another program');
-  t.throws(() => policy.admitRuntimeAdd('k', { transport: 'http', url: 'http://127.0.0.1:1/mcp', headers: {} }), { code: 'NOT_ALLOWED', message: /remote server 'k' refused/ });
-  t.doesNotThrow(() => new SpawnPolicy({ logger }).admitRuntimeAdd('l', spec('anything')), 'no patterns: anything');
+  t.throws(
+    () => policy.admitRuntimeAdd('k', { transport: 'http', url: 'http://127.0.0.1:1/mcp', headers: {} }),
+    { code: 'NOT_ALLOWED', message: /remote server 'k' refused/ },
+  );
+  t.doesNotThrow(
+    () => new SpawnPolicy({ logger }).admitRuntimeAdd('l', spec('anything')),
+    'no patterns: anything',
+  );
 });
 
-t.test('--allow-command path patterns match the real file; a symlink out of an allowed directory does not count', async (t) => {
-  const servers = join(scratch, 'servers');
-  mkdirSync(join(servers, 'x'), { recursive: true });
-  writeFileSync(join(servers, 'x', 'run.sh'), '#!/bin/sh\n', { mode: 0o755 });
-  symlinkSync(join(lookalikes, 'node'), join(servers, 'escape'));
-  const policy = allowedOf([`${servers}/**`]);
-  t.doesNotThrow(() => policy.admitRuntimeAdd('a', spec(join(servers, 'x', 'run.sh'))));
-  t.doesNotThrow(() => policy.admitRuntimeAdd('b', spec('./servers/x/run.sh')), 'relative to the cwd');
-  t.throws(() => policy.admitRuntimeAdd('c', spec(join(servers, 'escape'))), { code: 'NOT_ALLOWED', message: /it runs .*bin\/node/ });
-  t.throws(() => policy.admitRuntimeAdd('d', spec(join(servers, 'x', '..', '..', 'bin', 'node'))), { code: 'NOT_ALLOWED' }, '.. does not climb out');
-});
+t.test(
+  '--allow-command path patterns match the real file; a symlink out of an allowed directory does not count',
+  async (t) => {
+    const servers = join(scratch, 'servers');
+    mkdirSync(join(servers, 'x'), { recursive: true });
+    writeFileSync(join(servers, 'x', 'run.sh'), '#!/bin/sh\n', { mode: 0o755 });
+    symlinkSync(join(lookalikes, 'node'), join(servers, 'escape'));
+    const policy = allowedOf([`${servers}/**`]);
+    t.doesNotThrow(() => policy.admitRuntimeAdd('a', spec(join(servers, 'x', 'run.sh'))));
+    t.doesNotThrow(() => policy.admitRuntimeAdd('b', spec('./servers/x/run.sh')), 'relative to the cwd');
+    t.throws(() => policy.admitRuntimeAdd('c', spec(join(servers, 'escape'))), {
+      code: 'NOT_ALLOWED',
+      message: /it runs .*bin\/node/,
+    });
+    t.throws(
+      () => policy.admitRuntimeAdd('d', spec(join(servers, 'x', '..', '..', 'bin', 'node'))),
+      { code: 'NOT_ALLOWED' },
+      '.. does not climb out',
+    );
+  },
+);
 
 t.test('--allow-command argument patterns', async (t) => {
   const mcp = join(scratch, 'mcp');
@@ -64,30 +111,90 @@ t.test('--allow-command argument patterns', async (t) => {
   writeFileSync(join(scratch, 'evil.js'), '');
   symlinkSync(join(scratch, 'evil.js'), join(mcp, 'sneaky.js'));
   const policy = allowedOf(['npx -y @modelcontextprotocol/*', `node ${mcp}/**`, `node ${mcp}/tools/* ...`]);
-  t.doesNotThrow(() => policy.admitRuntimeAdd('a', spec('npx', { args: ['-y', '@modelcontextprotocol/server-memory'] })));
-  t.throws(() => policy.admitRuntimeAdd('b', spec('npx', { args: ['-y', 'evil-package'] })), { code: 'NOT_ALLOWED', message: /^command 'npx -y evil-package' \(it runs \/.*npx.*\) is not allowed by --allow-command \(allowed: npx -y @modelcontextprotocol\/\*, /ms });
-  t.throws(() => policy.admitRuntimeAdd('c', spec('npx', { args: ['-y', '--package=evil', '@modelcontextprotocol/server-memory'] })), { code: 'NOT_ALLOWED' }, 'an extra argument');
-  t.throws(() => policy.admitRuntimeAdd('d', spec('npx', { args: ['-y', '@modelcontextprotocol/..'] })), { code: 'NOT_ALLOWED' }, '* matches no dot name');
-  t.throws(() => policy.admitRuntimeAdd('e', spec('npx', { args: ['-y'] })), { code: 'NOT_ALLOWED' }, 'a missing argument');
+  t.doesNotThrow(() =>
+    policy.admitRuntimeAdd('a', spec('npx', { args: ['-y', '@modelcontextprotocol/server-memory'] })),
+  );
+  t.throws(() => policy.admitRuntimeAdd('b', spec('npx', { args: ['-y', 'evil-package'] })), {
+    code: 'NOT_ALLOWED',
+    message:
+      /^command 'npx -y evil-package' \(it runs \/.*npx.*\) is not allowed by --allow-command \(allowed: npx -y @modelcontextprotocol\/\*, /ms,
+  });
+  t.throws(
+    () =>
+      policy.admitRuntimeAdd(
+        'c',
+        spec('npx', { args: ['-y', '--package=evil', '@modelcontextprotocol/server-memory'] }),
+      ),
+    { code: 'NOT_ALLOWED' },
+    'an extra argument',
+  );
+  t.throws(
+    () => policy.admitRuntimeAdd('d', spec('npx', { args: ['-y', '@modelcontextprotocol/..'] })),
+    { code: 'NOT_ALLOWED' },
+    '* matches no dot name',
+  );
+  t.throws(
+    () => policy.admitRuntimeAdd('e', spec('npx', { args: ['-y'] })),
+    { code: 'NOT_ALLOWED' },
+    'a missing argument',
+  );
   t.doesNotThrow(() => policy.admitRuntimeAdd('f', spec('node', { args: [join(mcp, 'server.js')] })));
-  t.doesNotThrow(() => policy.admitRuntimeAdd('g', spec('node', { args: ['server.js'], cwd: mcp })), 'a path argument resolves against the cwd');
-  t.throws(() => policy.admitRuntimeAdd('h', spec('node', { args: ['-e', 'process.exit(3)'] })), { code: 'NOT_ALLOWED' }, 'an interpreter flag');
-  t.throws(() => policy.admitRuntimeAdd('i', spec('node', { args: [join(mcp, '..', 'evil.js')] })), { code: 'NOT_ALLOWED' });
-  t.throws(() => policy.admitRuntimeAdd('j', spec('node', { args: [join(mcp, 'sneaky.js')] })), { code: 'NOT_ALLOWED' }, 'a symlink out of the directory');
-  t.throws(() => policy.admitRuntimeAdd('k', spec('node', { args: [join(mcp, 'server.js'), '--flag'] })), { code: 'NOT_ALLOWED' }, 'exact arity without ...');
+  t.doesNotThrow(
+    () => policy.admitRuntimeAdd('g', spec('node', { args: ['server.js'], cwd: mcp })),
+    'a path argument resolves against the cwd',
+  );
+  t.throws(
+    () => policy.admitRuntimeAdd('h', spec('node', { args: ['-e', 'process.exit(3)'] })),
+    { code: 'NOT_ALLOWED' },
+    'an interpreter flag',
+  );
+  t.throws(() => policy.admitRuntimeAdd('i', spec('node', { args: [join(mcp, '..', 'evil.js')] })), {
+    code: 'NOT_ALLOWED',
+  });
+  t.throws(
+    () => policy.admitRuntimeAdd('j', spec('node', { args: [join(mcp, 'sneaky.js')] })),
+    { code: 'NOT_ALLOWED' },
+    'a symlink out of the directory',
+  );
+  t.throws(
+    () => policy.admitRuntimeAdd('k', spec('node', { args: [join(mcp, 'server.js'), '--flag'] })),
+    { code: 'NOT_ALLOWED' },
+    'exact arity without ...',
+  );
   mkdirSync(join(mcp, 'tools'), { recursive: true });
   writeFileSync(join(mcp, 'tools', 't.js'), '');
-  t.doesNotThrow(() => policy.admitRuntimeAdd('l', spec('node', { args: [join(mcp, 'tools', 't.js'), '--flag', 'x'] })), '... allows more');
-  t.throws(() => policy.admitRuntimeAdd('m', spec(join(lookalikes, 'node'), { args: [join(mcp, 'server.js')] })), { code: 'NOT_ALLOWED' }, 'the arguments do not excuse the program');
+  t.doesNotThrow(
+    () => policy.admitRuntimeAdd('l', spec('node', { args: [join(mcp, 'tools', 't.js'), '--flag', 'x'] })),
+    '... allows more',
+  );
+  t.throws(
+    () => policy.admitRuntimeAdd('m', spec(join(lookalikes, 'node'), { args: [join(mcp, 'server.js')] })),
+    { code: 'NOT_ALLOWED' },
+    'the arguments do not excuse the program',
+  );
 });
 
 t.test('--allow-command: a build command is judged too; names not on the PATH are reported', async (t) => {
   const warnings: string[] = [];
-  const policy = allowedOf(['node', 'no-such-tool-anywhere'], { logger: createLogger({ level: 'warn', sink: (l) => warnings.push(l) }) });
-  t.match(warnings, [/--allow-command "no-such-tool-anywhere": 'no-such-tool-anywhere' is not on mcpmux's PATH, so this pattern allows nothing/]);
+  const policy = allowedOf(['node', 'no-such-tool-anywhere'], {
+    logger: createLogger({ level: 'warn', sink: (l) => warnings.push(l) }),
+  });
+  t.match(warnings, [
+    /--allow-command "no-such-tool-anywhere": 'no-such-tool-anywhere' is not on mcpmux's PATH, so this pattern allows nothing/,
+  ]);
   const watch = { paths: ['*.js'], debounceMs: 10 };
-  t.throws(() => policy.admitRuntimeAdd('a', spec('node', { watch: { ...watch, build: { command: 'sh', args: ['-c', 'id'] } } })), { code: 'NOT_ALLOWED', message: /^build command 'sh -c id'/ });
-  const admitted = policy.admitRuntimeAdd('b', spec('node', { watch: { ...watch, build: { command: 'node', args: ['build.js'] } } }));
+  t.throws(
+    () =>
+      policy.admitRuntimeAdd(
+        'a',
+        spec('node', { watch: { ...watch, build: { command: 'sh', args: ['-c', 'id'] } } }),
+      ),
+    { code: 'NOT_ALLOWED', message: /^build command 'sh -c id'/ },
+  );
+  const admitted = policy.admitRuntimeAdd(
+    'b',
+    spec('node', { watch: { ...watch, build: { command: 'node', args: ['build.js'] } } }),
+  );
   t.equal(admitted.watch?.build?.command, process.execPath);
   const globbed = allowedOf(['nod*']);
   t.doesNotThrow(() => globbed.admitRuntimeAdd('c', spec('node')), 'a name glob finds the files on the PATH');
@@ -96,13 +203,26 @@ t.test('--allow-command: a build command is judged too; names not on the PATH ar
 
 t.test('--no-runtime-add refuses every add_server', async (t) => {
   const policy = new SpawnPolicy({ runtimeAdd: false, logger });
-  t.throws(() => policy.admitRuntimeAdd('x', spec('node')), { code: 'NOT_ALLOWED', message: /--no-runtime-add/ });
+  t.throws(() => policy.admitRuntimeAdd('x', spec('node')), {
+    code: 'NOT_ALLOWED',
+    message: /--no-runtime-add/,
+  });
 });
 
 t.test("children's environment: minimal by default, named extras, or everything when asked", async (t) => {
-  const environment = { PATH: '/bin', HOME: '/home/u', AWS_SECRET_ACCESS_KEY: 'secret', EXTRA: 'x', BASH_FUNC_f: '() { :; }' };
+  const environment = {
+    PATH: '/bin',
+    HOME: '/home/u',
+    AWS_SECRET_ACCESS_KEY: 'secret',
+    EXTRA: 'x',
+    BASH_FUNC_f: '() { :; }',
+  };
   t.same(new SpawnPolicy({ environment, logger }).baseEnv, { PATH: '/bin', HOME: '/home/u' });
-  t.same(new SpawnPolicy({ environment, passEnv: ['EXTRA'], logger }).baseEnv, { PATH: '/bin', HOME: '/home/u', EXTRA: 'x' });
+  t.same(new SpawnPolicy({ environment, passEnv: ['EXTRA'], logger }).baseEnv, {
+    PATH: '/bin',
+    HOME: '/home/u',
+    EXTRA: 'x',
+  });
   t.same(new SpawnPolicy({ environment, inheritEnv: true, logger }).baseEnv, environment);
 });
 
@@ -111,56 +231,108 @@ t.test('--root confines cwd and is the default cwd', async (t) => {
   mkdirSync(join(root, 'sub'), { recursive: true });
   const policy = new SpawnPolicy({ root, logger });
   t.equal(policy.workingDirectory('a', spec('node')), root);
-  t.equal(policy.workingDirectory('a', spec('node', { cwd: 'sub' })), join(root, 'sub'), 'relative to the root');
+  t.equal(
+    policy.workingDirectory('a', spec('node', { cwd: 'sub' })),
+    join(root, 'sub'),
+    'relative to the root',
+  );
   t.equal(policy.workingDirectory('a', spec('node', { cwd: join(root, 'sub') })), join(root, 'sub'));
-  t.throws(() => policy.workingDirectory('a', spec('node', { cwd: '..' })), { code: 'NOT_ALLOWED', message: /cwd '\.\.' is outside --root/ });
+  t.throws(() => policy.workingDirectory('a', spec('node', { cwd: '..' })), {
+    code: 'NOT_ALLOWED',
+    message: /cwd '\.\.' is outside --root/,
+  });
   t.throws(() => policy.workingDirectory('a', spec('node', { cwd: '/etc' })), { code: 'NOT_ALLOWED' });
 });
 
-t.test('through mcpmux: a refused command leaves nothing behind, and the message names the policy', async (t) => {
-  const h = await startHarness(t, { policy: { allowCommands: ['npx'] } });
-  const result = await h.call('add_server', { name: 'e', ...fixture('echo-v1') });
-  t.ok(result.isError);
-  t.match(textOf(result), /^command '.*node .*echo-v1\.js' is not allowed by --allow-command \(allowed: npx\) \[NOT_ALLOWED\]/);
-  t.same((await h.callJson('list_servers')).servers, []);
-  await h.close();
-});
+t.test(
+  'through mcpmux: a refused command leaves nothing behind, and the message names the policy',
+  async (t) => {
+    const h = await startHarness(t, { policy: { allowCommands: ['npx'] } });
+    const result = await h.call('add_server', { name: 'e', ...fixture('echo-v1') });
+    t.ok(result.isError);
+    t.match(
+      textOf(result),
+      /^command '.*node .*echo-v1\.js' is not allowed by --allow-command \(allowed: npx\) \[NOT_ALLOWED\]/,
+    );
+    t.same((await h.callJson('list_servers')).servers, []);
+    await h.close();
+  },
+);
 
-t.test('through mcpmux: a look-alike never runs; a symlink to the allowed program runs, audited with the real path', async (t) => {
-  const h = await startHarness(t, { policy: { allowCommands: ['node'], environment: { ...taggedEnv(), PATH: ownPath } } });
-  const refused = await h.call('add_server', { name: 'fake', command: join(lookalikes, 'node'), args: [fixturePath('echo-v1')] });
-  t.match(textOf(refused), /is not allowed by --allow-command \(allowed: node\) \[NOT_ALLOWED\]/);
-  const shadowed = await h.call('add_server', { name: 'shadow', command: 'node', args: [fixturePath('echo-v1')], env: { PATH: lookalikes } });
-  t.match(textOf(shadowed), /it runs .*bin\/node\) is not allowed/, "a PATH in the server's env does not shadow the allowed program");
-  t.notOk(h.logs.some((l) => l.includes('audit: spawn server=fake') || l.includes('audit: spawn server=shadow')), 'nothing was spawned');
-  const added = await h.callJson('add_server', { name: 'viaLink', command: join(linked, 'node'), args: [fixturePath('echo-v1')] });
-  t.equal(added.server.status, 'running');
-  t.equal(added.server.command, join(linked, 'node'), 'the path that was judged is the one spawned');
-  t.match(h.logs.find((l) => l.includes('audit: spawn server=viaLink')), `path=${JSON.stringify(process.execPath)}`);
-  await h.close();
-});
+t.test(
+  'through mcpmux: a look-alike never runs; a symlink to the allowed program runs, audited with the real path',
+  async (t) => {
+    const h = await startHarness(t, {
+      policy: { allowCommands: ['node'], environment: { ...taggedEnv(), PATH: ownPath } },
+    });
+    const refused = await h.call('add_server', {
+      name: 'fake',
+      command: join(lookalikes, 'node'),
+      args: [fixturePath('echo-v1')],
+    });
+    t.match(textOf(refused), /is not allowed by --allow-command \(allowed: node\) \[NOT_ALLOWED\]/);
+    const shadowed = await h.call('add_server', {
+      name: 'shadow',
+      command: 'node',
+      args: [fixturePath('echo-v1')],
+      env: { PATH: lookalikes },
+    });
+    t.match(
+      textOf(shadowed),
+      /it runs .*bin\/node\) is not allowed/,
+      "a PATH in the server's env does not shadow the allowed program",
+    );
+    t.notOk(
+      h.logs.some((l) => l.includes('audit: spawn server=fake') || l.includes('audit: spawn server=shadow')),
+      'nothing was spawned',
+    );
+    const added = await h.callJson('add_server', {
+      name: 'viaLink',
+      command: join(linked, 'node'),
+      args: [fixturePath('echo-v1')],
+    });
+    t.equal(added.server.status, 'running');
+    t.equal(added.server.command, join(linked, 'node'), 'the path that was judged is the one spawned');
+    t.match(
+      h.logs.find((l) => l.includes('audit: spawn server=viaLink')),
+      `path=${JSON.stringify(process.execPath)}`,
+    );
+    await h.close();
+  },
+);
 
-t.test('through mcpmux: a child does not see a secret of our environment unless passed; each spawn is audited without env values', async (t) => {
-  const environment = { ...taggedEnv(), MCPMUX_TEST_SECRET: 'hunter2' };
-  const everything = { command: process.execPath, args: [npmServerPath('@modelcontextprotocol/server-everything'), 'stdio'] };
+t.test(
+  'through mcpmux: a child does not see a secret of our environment unless passed; each spawn is audited without env values',
+  async (t) => {
+    const environment = { ...taggedEnv(), MCPMUX_TEST_SECRET: 'hunter2' };
+    const everything = {
+      command: process.execPath,
+      args: [npmServerPath('@modelcontextprotocol/server-everything'), 'stdio'],
+    };
 
-  const strict = await startHarness(t, { policy: { inheritEnv: false, passEnv: [LEAK_TAG_VAR], environment } });
-  await strict.callJson('add_server', { name: 'ev', ...everything, env: { API_KEY: 'k-123' } });
-  const env = textOf(await strict.call('ev__get-env'));
-  t.notMatch(env, /MCPMUX_TEST_SECRET|hunter2/, 'the secret stays with mcpmux');
-  t.match(env, /"PATH"/, 'PATH is passed');
-  t.match(env, /"API_KEY": "k-123"/, "the server's own env is given");
-  const audit = strict.logs.filter((l) => l.startsWith('mcpmux audit: spawn server=ev '));
-  t.equal(audit.length, 1, 'one audit line per spawn');
-  t.match(audit[0], /pid=\d+ command=".*node.*" path=".*node.*" args=\[.*server-everything.*\] env=API_KEY$/);
-  t.notMatch(audit[0], /k-123/, 'no env value in the audit line');
-  await strict.close();
+    const strict = await startHarness(t, {
+      policy: { inheritEnv: false, passEnv: [LEAK_TAG_VAR], environment },
+    });
+    await strict.callJson('add_server', { name: 'ev', ...everything, env: { API_KEY: 'k-123' } });
+    const env = textOf(await strict.call('ev__get-env'));
+    t.notMatch(env, /MCPMUX_TEST_SECRET|hunter2/, 'the secret stays with mcpmux');
+    t.match(env, /"PATH"/, 'PATH is passed');
+    t.match(env, /"API_KEY": "k-123"/, "the server's own env is given");
+    const audit = strict.logs.filter((l) => l.startsWith('mcpmux audit: spawn server=ev '));
+    t.equal(audit.length, 1, 'one audit line per spawn');
+    t.match(
+      audit[0],
+      /pid=\d+ command=".*node.*" path=".*node.*" args=\[.*server-everything.*\] env=API_KEY$/,
+    );
+    t.notMatch(audit[0], /k-123/, 'no env value in the audit line');
+    await strict.close();
 
-  const open = await startHarness(t, { policy: { inheritEnv: true, environment } });
-  await open.callJson('add_server', { name: 'ev', ...everything });
-  t.match(textOf(await open.call('ev__get-env')), /MCPMUX_TEST_SECRET/, '--inherit-env passes everything');
-  await open.close();
-});
+    const open = await startHarness(t, { policy: { inheritEnv: true, environment } });
+    await open.callJson('add_server', { name: 'ev', ...everything });
+    t.match(textOf(await open.call('ev__get-env')), /MCPMUX_TEST_SECRET/, '--inherit-env passes everything');
+    await open.close();
+  },
+);
 
 t.test('through mcpmux: a cwd outside --root is refused before anything runs', async (t) => {
   const root = join(scratch, 'jail');
@@ -169,6 +341,9 @@ t.test('through mcpmux: a cwd outside --root is refused before anything runs', a
   const result = await h.call('add_server', { name: 'e', ...fixture('echo-v1'), cwd: '/' });
   t.match(textOf(result), /cwd '\/' is outside --root .*\[NOT_ALLOWED\]/);
   t.same((await h.callJson('list_servers')).servers, []);
-  t.notOk(h.logs.some((l) => l.includes('audit: spawn server=e ')), 'nothing was spawned');
+  t.notOk(
+    h.logs.some((l) => l.includes('audit: spawn server=e ')),
+    'nothing was spawned',
+  );
   await h.close();
 });

@@ -16,22 +16,39 @@ t.test('add_server exposes the child tools at once, with schemas, and list_chang
   t.ok(Number.isInteger(added.server.pid) && isAlive(added.server.pid), 'reports the live pid');
   t.same(added.tools.map((x: { name: string }) => x.name).sort(), ['echo__add', 'echo__echo']);
   const echo = added.tools.find((x: { name: string }) => x.name === 'echo__echo');
-  t.match(echo, { description: 'Echo the message back', inputSchema: { type: 'object', properties: { message: { type: 'string' } } } });
+  t.match(echo, {
+    description: 'Echo the message back',
+    inputSchema: { type: 'object', properties: { message: { type: 'string' } } },
+  });
   t.ok(await waitFor(() => h.listChanged() > before), 'list_changed was sent');
   const listed = (await h.client.listTools()).tools.find((x) => x.name === 'echo__echo');
   t.same(listed?.inputSchema, echo.inputSchema, 'tools/list shows the same schema');
   t.equal(textOf(await h.call('echo__echo', { message: 'hi' })), 'hi');
-  t.equal(textOf(await h.call('call_tool', { name: 'echo__add', arguments: { a: 2, b: 3 } })), '5', 'call_tool reaches it too');
+  t.equal(
+    textOf(await h.call('call_tool', { name: 'echo__add', arguments: { a: 2, b: 3 } })),
+    '5',
+    'call_tool reaches it too',
+  );
   await h.close();
 });
 
 t.test('list_servers reports status, pid, exposed tools, uptime and env names only', async (t) => {
   const h = await startHarness(t);
-  await h.callJson('add_server', { name: 'echo', ...fixture('echo-v1'), env: { SECRET_TOKEN: 'hunter2-value' } });
+  await h.callJson('add_server', {
+    name: 'echo',
+    ...fixture('echo-v1'),
+    env: { SECRET_TOKEN: 'hunter2-value' },
+  });
   const result = await h.call('list_servers');
   t.notOk(textOf(result).includes('hunter2-value'), 'an env value is never echoed');
   const [server] = (result.structuredContent as any).servers;
-  t.match(server, { name: 'echo', status: 'running', transport: 'stdio', command: process.execPath, env: ['SECRET_TOKEN'] });
+  t.match(server, {
+    name: 'echo',
+    status: 'running',
+    transport: 'stdio',
+    command: process.execPath,
+    env: ['SECRET_TOKEN'],
+  });
   t.same([...server.tools].sort(), ['echo__add', 'echo__echo']);
   t.type(server.uptime_seconds, 'number');
   await h.close();
@@ -89,12 +106,32 @@ t.test('bad input gets a clear error and leaves nothing registered or running', 
     ['missing command', { name: 'x' }, /command is required \(or url, for a remote server\)/],
     ['args of the wrong type', { name: 'x', command: 'node', args: 'not-a-list' }, /args: .*expected array/i],
     ['unknown field', { name: 'x', command: 'node', colour: 'red' }, /unknown field.*'colour'/],
-    ['command and url', { name: 'x', command: 'node', url: 'http://127.0.0.1:1/mcp' }, /give either command \(a local server\) or url \(a remote server\), not both/],
-    ['a url that is not http', { name: 'x', url: 'ftp://example/mcp' }, /url 'ftp:\/\/example\/mcp' is not an absolute http\(s\) URL/],
+    [
+      'command and url',
+      { name: 'x', command: 'node', url: 'http://127.0.0.1:1/mcp' },
+      /give either command \(a local server\) or url \(a remote server\), not both/,
+    ],
+    [
+      'a url that is not http',
+      { name: 'x', url: 'ftp://example/mcp' },
+      /url 'ftp:\/\/example\/mcp' is not an absolute http\(s\) URL/,
+    ],
     ['command that does not exist', { name: 'ghost', command: '/nonexistent/mcp-server' }, /ENOENT/],
-    ['cwd that does not exist', { name: 'nocwd', ...fixture('echo-v1'), cwd: '/nonexistent/dir' }, /cwd '\/nonexistent\/dir' is not an existing directory/],
-    ['process that exits at start', { name: 'exits', ...fixture('exit-on-start') }, /exited \(exit 3\) before it finished the MCP handshake[\s\S]*missing API key DEMO_KEY/],
-    ['process that never answers', { name: 'mute', ...fixture('silent'), startup_timeout_seconds: 1 }, /did not finish start-up .* within 1 s[\s\S]*silent: listening/],
+    [
+      'cwd that does not exist',
+      { name: 'nocwd', ...fixture('echo-v1'), cwd: '/nonexistent/dir' },
+      /cwd '\/nonexistent\/dir' is not an existing directory/,
+    ],
+    [
+      'process that exits at start',
+      { name: 'exits', ...fixture('exit-on-start') },
+      /exited \(exit 3\) before it finished the MCP handshake[\s\S]*missing API key DEMO_KEY/,
+    ],
+    [
+      'process that never answers',
+      { name: 'mute', ...fixture('silent'), startup_timeout_seconds: 1 },
+      /did not finish start-up .* within 1 s[\s\S]*silent: listening/,
+    ],
   ];
   for (const [label, args, expected] of cases) {
     const result = await h.call('add_server', args);
@@ -105,7 +142,11 @@ t.test('bad input gets a clear error and leaves nothing registered or running', 
   t.ok(reload.isError);
   t.match(textOf(reload), /no server named 'nope'; known servers: echo/);
   const servers = (await h.callJson('list_servers')).servers;
-  t.same(servers.map((s: { name: string }) => s.name), ['echo'], 'only the good server is registered');
+  t.same(
+    servers.map((s: { name: string }) => s.name),
+    ['echo'],
+    'only the good server is registered',
+  );
   t.same((await h.toolNames()).filter((n) => n.includes('__')).sort(), ['echo__add', 'echo__echo']);
   await h.close();
 });

@@ -8,31 +8,44 @@ import { isAlive, waitFor } from '../helpers/processes.js';
 const statusOf = async (h: Awaited<ReturnType<typeof startHarness>>, name: string) =>
   ((await h.callJson('list_servers')).servers as any[]).find((s) => s.name === name);
 
-t.test('a crash mid-call: the call fails at once, the server is crashed, others are unaffected, reload brings it back', async (t) => {
-  const h = await startHarness(t);
-  await h.callJson('add_server', { name: 'boom', ...fixture('crash-on-call') });
-  await h.callJson('add_server', { name: 'echo', ...fixture('echo-v1') });
-  const before = h.listChanged();
-  const crashed = await h.call('boom__crash');
-  t.ok(crashed.isError);
-  t.match(textOf(crashed), /server 'boom' crashed \(exit 1\); call reload_server \{"name":"boom"\}/);
-  t.ok(await waitFor(async () => (await statusOf(h, 'boom'))?.status === 'crashed'), 'marked crashed');
-  const status = await statusOf(h, 'boom');
-  t.match(status, { status: 'crashed', exit: { code: 1, signal: null }, last_error: /exited unexpectedly \(exit 1\)/, tools: [] });
-  t.ok(status.stderr_tail.includes('crash-on-call: exiting on purpose'), 'stderr tail kept');
-  t.notOk((await h.toolNames()).some((n) => n.startsWith('boom__')), 'its tools are withdrawn');
-  t.ok(await waitFor(() => h.listChanged() > before), 'list_changed sent');
-  const later = await h.call('boom__ok');
-  t.match(textOf(later), /server 'boom' is crashed .*call reload_server/);
-  t.equal(textOf(await h.call('echo__echo', { message: 'still here' })), 'still here');
-  await h.callJson('reload_server', { name: 'boom' });
-  t.equal(textOf(await h.call('boom__ok')), 'ok');
-  await h.close();
-});
+t.test(
+  'a crash mid-call: the call fails at once, the server is crashed, others are unaffected, reload brings it back',
+  async (t) => {
+    const h = await startHarness(t);
+    await h.callJson('add_server', { name: 'boom', ...fixture('crash-on-call') });
+    await h.callJson('add_server', { name: 'echo', ...fixture('echo-v1') });
+    const before = h.listChanged();
+    const crashed = await h.call('boom__crash');
+    t.ok(crashed.isError);
+    t.match(textOf(crashed), /server 'boom' crashed \(exit 1\); call reload_server \{"name":"boom"\}/);
+    t.ok(await waitFor(async () => (await statusOf(h, 'boom'))?.status === 'crashed'), 'marked crashed');
+    const status = await statusOf(h, 'boom');
+    t.match(status, {
+      status: 'crashed',
+      exit: { code: 1, signal: null },
+      last_error: /exited unexpectedly \(exit 1\)/,
+      tools: [],
+    });
+    t.ok(status.stderr_tail.includes('crash-on-call: exiting on purpose'), 'stderr tail kept');
+    t.notOk(
+      (await h.toolNames()).some((n) => n.startsWith('boom__')),
+      'its tools are withdrawn',
+    );
+    t.ok(await waitFor(() => h.listChanged() > before), 'list_changed sent');
+    const later = await h.call('boom__ok');
+    t.match(textOf(later), /server 'boom' is crashed .*call reload_server/);
+    t.equal(textOf(await h.call('echo__echo', { message: 'still here' })), 'still here');
+    await h.callJson('reload_server', { name: 'boom' });
+    t.equal(textOf(await h.call('boom__ok')), 'ok');
+    await h.close();
+  },
+);
 
 t.test('concurrent add_server of one name: exactly one wins, nothing else is left running', async (t) => {
   const h = await startHarness(t);
-  const results = await Promise.all(Array.from({ length: 5 }, () => h.call('add_server', { name: 'same', ...fixture('echo-v1') })));
+  const results = await Promise.all(
+    Array.from({ length: 5 }, () => h.call('add_server', { name: 'same', ...fixture('echo-v1') })),
+  );
   t.equal(results.filter((r) => !r.isError).length, 1, 'one success');
   for (const r of results.filter((r) => r.isError)) t.match(textOf(r), /already exists/);
   t.equal((await h.callJson('list_servers')).servers.length, 1);
@@ -57,33 +70,50 @@ t.test('remove_server with 20 calls in flight: every call settles with a clear e
 t.test('50 concurrent calls each get their own answer', async (t) => {
   const h = await startHarness(t);
   await h.callJson('add_server', { name: 'echo', ...fixture('echo-v1') });
-  const answers = await Promise.all(Array.from({ length: 50 }, (_, i) => h.call('echo__echo', { message: `m${i}` })));
-  t.same(answers.map(textOf), Array.from({ length: 50 }, (_, i) => `m${i}`));
+  const answers = await Promise.all(
+    Array.from({ length: 50 }, (_, i) => h.call('echo__echo', { message: `m${i}` })),
+  );
+  t.same(
+    answers.map(textOf),
+    Array.from({ length: 50 }, (_, i) => `m${i}`),
+  );
   await h.close();
 });
 
-t.test("a child's own list_changed: re-listed, and the client is told only when the content changed", async (t) => {
-  const h = await startHarness(t);
-  await h.callJson('add_server', { name: 'dyn', ...fixture('list-changed') });
-  await waitFor(() => h.listChanged() > 0);
-  const afterAdd = h.listChanged();
-  await h.call('dyn__add_tool', { name: 'fresh' });
-  t.ok(await waitFor(async () => (await h.toolNames()).includes('dyn__fresh')), 'the new tool is listed');
-  t.ok(await waitFor(() => h.listChanged() > afterAdd), 'list_changed forwarded');
-  t.equal(textOf(await h.call('dyn__fresh')), 'fresh');
-  const afterFresh = h.listChanged();
-  await h.call('dyn__touch');
-  t.ok(await waitFor(() => h.logs.some((l) => l.includes("server 'dyn' sent list_changed; its tools did not change"))), 're-listed');
-  // Give a (wrong) notification the debounce window and a round trip to arrive.
-  await h.callJson('list_servers');
-  await waitFor(() => h.listChanged() > afterFresh, 100);
-  t.equal(h.listChanged(), afterFresh, 'a list_changed without a content change is not forwarded');
-  await h.close();
-});
+t.test(
+  "a child's own list_changed: re-listed, and the client is told only when the content changed",
+  async (t) => {
+    const h = await startHarness(t);
+    await h.callJson('add_server', { name: 'dyn', ...fixture('list-changed') });
+    await waitFor(() => h.listChanged() > 0);
+    const afterAdd = h.listChanged();
+    await h.call('dyn__add_tool', { name: 'fresh' });
+    t.ok(await waitFor(async () => (await h.toolNames()).includes('dyn__fresh')), 'the new tool is listed');
+    t.ok(await waitFor(() => h.listChanged() > afterAdd), 'list_changed forwarded');
+    t.equal(textOf(await h.call('dyn__fresh')), 'fresh');
+    const afterFresh = h.listChanged();
+    await h.call('dyn__touch');
+    t.ok(
+      await waitFor(() =>
+        h.logs.some((l) => l.includes("server 'dyn' sent list_changed; its tools did not change")),
+      ),
+      're-listed',
+    );
+    // Give a (wrong) notification the debounce window and a round trip to arrive.
+    await h.callJson('list_servers');
+    await waitFor(() => h.listChanged() > afterFresh, 100);
+    t.equal(h.listChanged(), afterFresh, 'a list_changed without a content change is not forwarded');
+    await h.close();
+  },
+);
 
 t.test('remove while starting: the add fails, nothing is registered or left running', async (t) => {
   const h = await startHarness(t);
-  const adding = h.call('add_server', { name: 'late', ...fixture('slow-start'), env: { SLOW_START_MS: '60000' } });
+  const adding = h.call('add_server', {
+    name: 'late',
+    ...fixture('slow-start'),
+    env: { SLOW_START_MS: '60000' },
+  });
   t.ok(await waitFor(async () => (await statusOf(h, 'late'))?.status === 'starting'), 'listed as starting');
   await h.callJson('remove_server', { name: 'late' });
   const result = await adding;
@@ -120,7 +150,9 @@ t.test('noisy stdout lines are skipped and logged, calls still work', async (t) 
   const h = await startHarness(t);
   await h.callJson('add_server', { name: 'noisy', ...fixture('noisy-stdout') });
   t.equal(textOf(await h.call('noisy__echo', { message: 'clean' })), 'clean');
-  t.ok(h.logs.some((l) => l.includes('[noisy] skipped a non-JSON line on stdout: noisy-stdout: starting up')));
+  t.ok(
+    h.logs.some((l) => l.includes('[noisy] skipped a non-JSON line on stdout: noisy-stdout: starting up')),
+  );
   t.ok(h.logs.some((l) => l.includes('noisy-stdout: handling echo of clean')));
   await h.close();
 });

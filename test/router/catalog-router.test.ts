@@ -10,7 +10,11 @@ import { exposedToolName } from '../../src/router/tool-names.js';
 import { CatalogRouter } from '../../src/router/catalog-router.js';
 import { EMPTY_CATALOG } from '../../src/router/capabilities.js';
 
-const tool = (name: string, description = name): Tool => ({ name, description, inputSchema: { type: 'object' } });
+const tool = (name: string, description = name): Tool => ({
+  name,
+  description,
+  inputSchema: { type: 'object' },
+});
 
 function routerWithLog() {
   const warnings: string[] = [];
@@ -21,7 +25,16 @@ function routerWithLog() {
 /** A snapshot of running servers; the connections are never called here (routing tables only). */
 function snapshot(version: number, servers: Record<string, Tool[]>): RegistrySnapshot {
   const views = Object.entries(servers).map(
-    ([name, tools]) => [name, { name, tools, catalog: { ...EMPTY_CATALOG, tools }, connection: { name } as unknown as ChildConnection }] as const,
+    ([name, tools]) =>
+      [
+        name,
+        {
+          name,
+          tools,
+          catalog: { ...EMPTY_CATALOG, tools },
+          connection: { name } as unknown as ChildConnection,
+        },
+      ] as const,
   );
   return { version, servers: new Map(views) };
 }
@@ -30,22 +43,34 @@ t.test('a tool listed twice is exposed once, the first one, with a warning', asy
   const { router, warnings } = routerWithLog();
   const tools = [tool('read', 'first'), tool('read', 'second'), tool('write')];
   const table = router.table(snapshot(1, { fs: tools }), 'tools');
-  t.same(table.items.map((x) => [x.name, x.description]), [['fs__read', 'first'], ['fs__write', 'write']]);
+  t.same(
+    table.items.map((x) => [x.name, x.description]),
+    [
+      ['fs__read', 'first'],
+      ['fs__write', 'write'],
+    ],
+  );
   t.equal(table.byKey.get('fs__read')?.item.description, 'first');
   t.same(router.exposedItems('tools', 'fs', tools), table.items, 'the summary shows exactly the table');
   t.match(warnings.join('\n'), /server 'fs' lists tool 'read' twice/);
 });
 
-t.test("a plain name equal to another tool's rewrite: the first keeps it, the other is left out", async (t) => {
-  const { router, warnings } = routerWithLog();
-  const rewritten = exposedToolName('srv', 'a b'); // 'srv__a_b_' + 8 hex
-  const impostor = rewritten.slice('srv__'.length);
-  const tools = [tool('a b'), tool(impostor)];
-  const table = router.table(snapshot(1, { srv: tools }), 'tools');
-  t.same(table.items.map((x) => x.name), [rewritten]);
-  t.equal(table.byKey.get(rewritten)?.item.name, 'a b', 'the name routes to the first tool');
-  t.match(warnings.join('\n'), new RegExp(`tools 'a b' and '${impostor}' both map to '${rewritten}'`));
-});
+t.test(
+  "a plain name equal to another tool's rewrite: the first keeps it, the other is left out",
+  async (t) => {
+    const { router, warnings } = routerWithLog();
+    const rewritten = exposedToolName('srv', 'a b'); // 'srv__a_b_' + 8 hex
+    const impostor = rewritten.slice('srv__'.length);
+    const tools = [tool('a b'), tool(impostor)];
+    const table = router.table(snapshot(1, { srv: tools }), 'tools');
+    t.same(
+      table.items.map((x) => x.name),
+      [rewritten],
+    );
+    t.equal(table.byKey.get(rewritten)?.item.name, 'a b', 'the name routes to the first tool');
+    t.match(warnings.join('\n'), new RegExp(`tools 'a b' and '${impostor}' both map to '${rewritten}'`));
+  },
+);
 
 t.test('tables are rebuilt per snapshot version; exposures are made once per tool list', async (t) => {
   const { router, warnings } = routerWithLog();
@@ -54,6 +79,9 @@ t.test('tables are rebuilt per snapshot version; exposures are made once per too
   t.equal(router.table(snapshot(1, { a: tools }), 'tools'), first, 'same version: same table');
   const second = router.table(snapshot(2, { a: tools, b: [tool('y')] }), 'tools');
   t.not(second, first);
-  t.same(second.items.map((x) => x.name), ['a__x', 'b__y']);
+  t.same(
+    second.items.map((x) => x.name),
+    ['a__x', 'b__y'],
+  );
   t.equal(warnings.length, 1, 'the duplicate is reported once, not on every rebuild');
 });

@@ -2,7 +2,12 @@
 // always within the client's character set and length budget.
 import fc from 'fast-check';
 import t from 'tap';
-import { exposedToolName, maxServerNameLength, serverNameProblem, splitExposedName } from '../../src/router/tool-names.js';
+import {
+  exposedToolName,
+  maxServerNameLength,
+  serverNameProblem,
+  splitExposedName,
+} from '../../src/router/tool-names.js';
 
 const serverName = fc
   .stringMatching(/^[a-zA-Z0-9][a-zA-Z0-9_-]{0,40}$/)
@@ -45,16 +50,21 @@ t.test('server names', async (t) => {
 
 t.test('property: any tool of any valid server gets a valid, decodable, deterministic name', async (t) => {
   fc.assert(
-    fc.property(serverName, fc.string({ maxLength: 120 }), fc.integer({ min: 16, max: 128 }), (server, tool, budget) => {
-      fc.pre(serverNameProblem(server, budget) === undefined);
-      const name = exposedToolName(server, tool, budget);
-      return (
-        /^[a-zA-Z0-9_-]+$/.test(name) &&
-        name.length <= budget &&
-        splitExposedName(name)?.server === server &&
-        exposedToolName(server, tool, budget) === name
-      );
-    }),
+    fc.property(
+      serverName,
+      fc.string({ maxLength: 120 }),
+      fc.integer({ min: 16, max: 128 }),
+      (server, tool, budget) => {
+        fc.pre(serverNameProblem(server, budget) === undefined);
+        const name = exposedToolName(server, tool, budget);
+        return (
+          /^[a-zA-Z0-9_-]+$/.test(name) &&
+          name.length <= budget &&
+          splitExposedName(name)?.server === server &&
+          exposedToolName(server, tool, budget) === name
+        );
+      },
+    ),
     { numRuns: 2000 },
   );
   t.pass('held for 2000 generated cases');
@@ -62,10 +72,14 @@ t.test('property: any tool of any valid server gets a valid, decodable, determin
 
 t.test('property: distinct tools of one server get distinct names', async (t) => {
   fc.assert(
-    fc.property(serverName, fc.uniqueArray(fc.string({ maxLength: 90 }), { minLength: 2, maxLength: 30 }), (server, tools) => {
-      const names = tools.map((tool) => exposedToolName(server, tool, 48));
-      return new Set(names).size === names.length;
-    }),
+    fc.property(
+      serverName,
+      fc.uniqueArray(fc.string({ maxLength: 90 }), { minLength: 2, maxLength: 30 }),
+      (server, tools) => {
+        const names = tools.map((tool) => exposedToolName(server, tool, 48));
+        return new Set(names).size === names.length;
+      },
+    ),
     { numRuns: 500 },
   );
   t.pass('held for 500 generated tool sets');

@@ -2,7 +2,13 @@
 import { PassThrough, Writable } from 'node:stream';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import t from 'tap';
-import { JsonLineReader, JsonLineWriter, isJsonRpcMessage, reuseSerialization, type DroppedMessage } from '../../src/transport/json-lines.js';
+import {
+  JsonLineReader,
+  JsonLineWriter,
+  isJsonRpcMessage,
+  reuseSerialization,
+  type DroppedMessage,
+} from '../../src/transport/json-lines.js';
 import { peekEnvelope } from '../../src/transport/envelope-peek.js';
 import { StdioServerTransport } from '../../src/transport/stdio-server-transport.js';
 
@@ -23,63 +29,88 @@ function collectingReader(maxMessageBytes?: number) {
 
 const settle = () => new Promise((resolve) => setImmediate(resolve));
 
-t.test('lines split anywhere across chunks, CRLF, and multi-byte characters come out whole and in order', async (t) => {
-  const { reader, messages, skipped } = collectingReader();
-  const text = JSON.stringify({ jsonrpc: '2.0', id: 1, result: { text: 'héllo → 世界' } }) + '\r\n' + JSON.stringify({ jsonrpc: '2.0', method: 'n' }) + '\n';
-  const bytes = Buffer.from(text, 'utf8');
-  // Every split point, including inside a multi-byte character.
-  for (let cut = 1; cut < bytes.length; cut++) {
-    reader.push(bytes.subarray(0, cut));
-    reader.push(bytes.subarray(cut));
-  }
-  await settle();
-  t.equal(messages.length, 2 * (bytes.length - 1));
-  t.ok(messages.every((m, i) => (i % 2 === 0 ? 'result' in m && (m.result as { text: string }).text === 'héllo → 世界' : 'method' in m)));
-  t.same(skipped, []);
-});
+t.test(
+  'lines split anywhere across chunks, CRLF, and multi-byte characters come out whole and in order',
+  async (t) => {
+    const { reader, messages, skipped } = collectingReader();
+    const text =
+      JSON.stringify({ jsonrpc: '2.0', id: 1, result: { text: 'héllo → 世界' } }) +
+      '\r\n' +
+      JSON.stringify({ jsonrpc: '2.0', method: 'n' }) +
+      '\n';
+    const bytes = Buffer.from(text, 'utf8');
+    // Every split point, including inside a multi-byte character.
+    for (let cut = 1; cut < bytes.length; cut++) {
+      reader.push(bytes.subarray(0, cut));
+      reader.push(bytes.subarray(cut));
+    }
+    await settle();
+    t.equal(messages.length, 2 * (bytes.length - 1));
+    t.ok(
+      messages.every((m, i) =>
+        i % 2 === 0 ? 'result' in m && (m.result as { text: string }).text === 'héllo → 世界' : 'method' in m,
+      ),
+    );
+    t.same(skipped, []);
+  },
+);
 
 t.test('lines that are not JSON-RPC are skipped and reported; blank lines are ignored', async (t) => {
   const { reader, messages, skipped } = collectingReader();
-  reader.push(Buffer.from('Server started on stdio\n\n   \n{"not":"jsonrpc"}\n[1,2]\n{"jsonrpc":"1.0","id":1}\n{"jsonrpc":"2.0","id":7,"result":{}}\n'));
+  reader.push(
+    Buffer.from(
+      'Server started on stdio\n\n   \n{"not":"jsonrpc"}\n[1,2]\n{"jsonrpc":"1.0","id":1}\n{"jsonrpc":"2.0","id":7,"result":{}}\n',
+    ),
+  );
   await settle();
   t.same(messages, [{ jsonrpc: '2.0', id: 7, result: {} }]);
   t.same(skipped, ['Server started on stdio', '{"not":"jsonrpc"}', '[1,2]', '{"jsonrpc":"1.0","id":1}']);
 });
 
-t.test('an oversize line is dropped and reported once, as soon as it passes the bound; its rest is skipped, the next line read', async (t) => {
-  const { reader, messages, skipped, oversize, ids } = collectingReader(64);
-  reader.push(Buffer.from('{"jsonrpc":"2.0","id":1,"result":{"big":"' + 'x'.repeat(40)));
-  reader.push(Buffer.from('x'.repeat(40)));
-  t.equal(oversize.length, 1, 'reported');
-  t.same(ids, [{ id: 1, isRequest: false }], 'with the id its beginning gives');
-  reader.push(Buffer.from('x'.repeat(1000)));
-  reader.push(Buffer.from('"}}\n{"jsonrpc":"2.0","id":2,"result":{}}\n'));
-  await settle();
-  t.equal(oversize.length, 1, 'once per line');
-  t.same(messages, [{ jsonrpc: '2.0', id: 2, result: {} }]);
-  t.same(skipped, [], 'the tail of the dropped line is not read as a line of its own');
-});
+t.test(
+  'an oversize line is dropped and reported once, as soon as it passes the bound; its rest is skipped, the next line read',
+  async (t) => {
+    const { reader, messages, skipped, oversize, ids } = collectingReader(64);
+    reader.push(Buffer.from('{"jsonrpc":"2.0","id":1,"result":{"big":"' + 'x'.repeat(40)));
+    reader.push(Buffer.from('x'.repeat(40)));
+    t.equal(oversize.length, 1, 'reported');
+    t.same(ids, [{ id: 1, isRequest: false }], 'with the id its beginning gives');
+    reader.push(Buffer.from('x'.repeat(1000)));
+    reader.push(Buffer.from('"}}\n{"jsonrpc":"2.0","id":2,"result":{}}\n'));
+    await settle();
+    t.equal(oversize.length, 1, 'once per line');
+    t.same(messages, [{ jsonrpc: '2.0', id: 2, result: {} }]);
+    t.same(skipped, [], 'the tail of the dropped line is not read as a line of its own');
+  },
+);
 
 t.test('a whole oversize line in one chunk is dropped too', async (t) => {
   const { reader, messages, oversize, ids } = collectingReader(64);
-  reader.push(Buffer.from(`{"jsonrpc":"2.0","id":"a","method":"tools/call","params":{"x":"${'y'.repeat(100)}"}}\n{"jsonrpc":"2.0","id":3,"result":{}}\n`));
+  reader.push(
+    Buffer.from(
+      `{"jsonrpc":"2.0","id":"a","method":"tools/call","params":{"x":"${'y'.repeat(100)}"}}\n{"jsonrpc":"2.0","id":3,"result":{}}\n`,
+    ),
+  );
   await settle();
   t.equal(oversize.length, 1);
   t.same(ids, [{ id: 'a', isRequest: true }]);
   t.same(messages, [{ jsonrpc: '2.0', id: 3, result: {} }]);
 });
 
-t.test("a response whose id comes after its result (as the SDK writes them) is identified when its line ends", async (t) => {
-  const { reader, oversize, ids } = collectingReader(64);
-  reader.push(Buffer.from(`{"result":{"content":[{"type":"text","text":"${'z'.repeat(200)}`));
-  reader.push(Buffer.from('z'.repeat(200)));
-  t.equal(oversize.length, 1);
-  t.same(ids, [], 'not yet known');
-  reader.push(Buffer.from('"}],"meta":{"id":4}},"jsonrpc":"2.0","id":17}\n'));
-  t.same(ids, [{ id: 17, isRequest: false }], 'the top-level id at its end, not the nested one');
-  reader.push(Buffer.from(`{"result":{"a":"${'q'.repeat(100)}","b":{"id":9}}}\n`));
-  t.same(ids, [{ id: 17, isRequest: false }], 'an id at the end of a nested object is not taken');
-});
+t.test(
+  'a response whose id comes after its result (as the SDK writes them) is identified when its line ends',
+  async (t) => {
+    const { reader, oversize, ids } = collectingReader(64);
+    reader.push(Buffer.from(`{"result":{"content":[{"type":"text","text":"${'z'.repeat(200)}`));
+    reader.push(Buffer.from('z'.repeat(200)));
+    t.equal(oversize.length, 1);
+    t.same(ids, [], 'not yet known');
+    reader.push(Buffer.from('"}],"meta":{"id":4}},"jsonrpc":"2.0","id":17}\n'));
+    t.same(ids, [{ id: 17, isRequest: false }], 'the top-level id at its end, not the nested one');
+    reader.push(Buffer.from(`{"result":{"a":"${'q'.repeat(100)}","b":{"id":9}}}\n`));
+    t.same(ids, [{ id: 17, isRequest: false }], 'an id at the end of a nested object is not taken');
+  },
+);
 
 t.test('an endless line costs no more than the bound', async (t) => {
   const { reader, oversize, ids } = collectingReader(1024 * 1024);
@@ -91,37 +122,79 @@ t.test('an endless line costs no more than the bound', async (t) => {
   t.ok(process.memoryUsage().arrayBuffers - before < 16 * 1024 * 1024, 'nothing of it is kept');
 });
 
-t.test("peekEnvelope finds the top-level id and method in a message's beginning, never a nested one", async (t) => {
-  t.same(peekEnvelope('{"jsonrpc":"2.0","id":42,"method":"tools/call","params":{"arguments":{"id":7'), { hasMethod: true, id: 42 });
-  t.same(peekEnvelope('{"method":"x","params":{"id":7,"method":"y"},"id":"req-\\"1\\""'), { hasMethod: true, id: 'req-"1"' });
-  t.same(peekEnvelope('{"jsonrpc":"2.0","result":{"id":9,"content":[{"text":"'), { hasMethod: false });
-  t.same(peekEnvelope('{"jsonrpc":"2.0","id":-3.5e2,"result":'), { hasMethod: false, id: -350 });
-  t.same(peekEnvelope('{"params":{"s":"}{\\"id\\":1"},"id":null,"method":"m"}'), { hasMethod: true });
-  t.same(peekEnvelope('\u0000\u0000\u0000'), { hasMethod: false });
-  t.same(peekEnvelope('{"id":1'), { hasMethod: false }, 'a number cut off is not taken');
-});
+t.test(
+  "peekEnvelope finds the top-level id and method in a message's beginning, never a nested one",
+  async (t) => {
+    t.same(peekEnvelope('{"jsonrpc":"2.0","id":42,"method":"tools/call","params":{"arguments":{"id":7'), {
+      hasMethod: true,
+      id: 42,
+    });
+    t.same(peekEnvelope('{"method":"x","params":{"id":7,"method":"y"},"id":"req-\\"1\\""'), {
+      hasMethod: true,
+      id: 'req-"1"',
+    });
+    t.same(peekEnvelope('{"jsonrpc":"2.0","result":{"id":9,"content":[{"text":"'), { hasMethod: false });
+    t.same(peekEnvelope('{"jsonrpc":"2.0","id":-3.5e2,"result":'), { hasMethod: false, id: -350 });
+    t.same(peekEnvelope('{"params":{"s":"}{\\"id\\":1"},"id":null,"method":"m"}'), { hasMethod: true });
+    t.same(peekEnvelope('\u0000\u0000\u0000'), { hasMethod: false });
+    t.same(peekEnvelope('{"id":1'), { hasMethod: false }, 'a number cut off is not taken');
+  },
+);
 
 t.test('the stdio transport answers an oversize request with a parse error and keeps serving', async (t) => {
   const stdin = new PassThrough();
   const stdout = new PassThrough();
   const dropped: string[] = [];
-  const transport = new StdioServerTransport({ stdin, stdout, maxMessageBytes: 4096, onDropped: (why) => dropped.push(why) });
+  const transport = new StdioServerTransport({
+    stdin,
+    stdout,
+    maxMessageBytes: 4096,
+    onDropped: (why) => dropped.push(why),
+  });
   const received: JSONRPCMessage[] = [];
   transport.onmessage = (m) => received.push(m);
   await transport.start();
   let out = '';
   stdout.on('data', (d) => (out += d));
-  stdin.write(`{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"x","arguments":{"s":"${'z'.repeat(10_000)}"}}}\n`);
+  stdin.write(
+    `{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"x","arguments":{"s":"${'z'.repeat(10_000)}"}}}\n`,
+  );
   stdin.write(`{"jsonrpc":"2.0","id":9,"result":{"big":"${'z'.repeat(10_000)}"}}\n`);
   stdin.write('{"jsonrpc":"2.0","id":6,"method":"ping"}\n');
   await settle();
   await settle();
-  t.same(JSON.parse(out.trim()), { jsonrpc: '2.0', id: 5, error: { code: -32700, message: 'a message of more than 4096 bytes from the client was dropped (the limit is --max-message-bytes)' } });
-  t.same(received, [
-    { jsonrpc: '2.0', id: 9, error: { code: -32700, message: 'a message of more than 4096 bytes from the client was dropped (the limit is --max-message-bytes)' } },
-    { jsonrpc: '2.0', id: 6, method: 'ping' },
-  ], 'an oversize response fails our own request; the next message arrives');
-  t.same(dropped, Array(2).fill('a message of more than 4096 bytes from the client was dropped (the limit is --max-message-bytes)'), 'one log line each');
+  t.same(JSON.parse(out.trim()), {
+    jsonrpc: '2.0',
+    id: 5,
+    error: {
+      code: -32700,
+      message:
+        'a message of more than 4096 bytes from the client was dropped (the limit is --max-message-bytes)',
+    },
+  });
+  t.same(
+    received,
+    [
+      {
+        jsonrpc: '2.0',
+        id: 9,
+        error: {
+          code: -32700,
+          message:
+            'a message of more than 4096 bytes from the client was dropped (the limit is --max-message-bytes)',
+        },
+      },
+      { jsonrpc: '2.0', id: 6, method: 'ping' },
+    ],
+    'an oversize response fails our own request; the next message arrives',
+  );
+  t.same(
+    dropped,
+    Array(2).fill(
+      'a message of more than 4096 bytes from the client was dropped (the limit is --max-message-bytes)',
+    ),
+    'one log line each',
+  );
   await transport.close();
 });
 
@@ -137,7 +210,11 @@ t.test('messages reach the consumer one microtask apart, in order', async (t) =>
   });
   reader.push(Buffer.from('{"jsonrpc":"2.0","id":1,"result":{}}\n{"jsonrpc":"2.0","id":2,"result":{}}\n'));
   await settle();
-  t.same(order, ['1', 'after 1', '2', 'after 2'], "work queued by one message runs before the next is handed over");
+  t.same(
+    order,
+    ['1', 'after 1', '2', 'after 2'],
+    'work queued by one message runs before the next is handed over',
+  );
 });
 
 t.test('the envelope check', async (t) => {
@@ -165,7 +242,12 @@ function recordingStream(highWaterMark = 16384) {
       callback();
     },
   });
-  return { stream, writes, holdWrites: () => (hold = true), releaseWrites: () => ((hold = false), release?.()) };
+  return {
+    stream,
+    writes,
+    holdWrites: () => (hold = true),
+    releaseWrites: () => ((hold = false), release?.()),
+  };
 }
 
 t.test('messages sent in one tick leave in one write', async (t) => {
@@ -176,27 +258,42 @@ t.test('messages sent in one tick leave in one write', async (t) => {
   t.equal(writes.length, 1, 'one write for 200 messages');
   const lines = writes[0]!.split('\n');
   t.equal(lines.pop(), '', 'ends with a newline');
-  t.same(lines.map((l) => JSON.parse(l).id), Array.from({ length: 200 }, (_, i) => i));
+  t.same(
+    lines.map((l) => JSON.parse(l).id),
+    Array.from({ length: 200 }, (_, i) => i),
+  );
   await writer.write({ jsonrpc: '2.0', method: 'later' });
   t.equal(writes.length, 2, 'a later tick is a new write');
 });
 
-t.test('a backed-up stream: sends resolve only once it drains, and nothing is lost or reordered', async (t) => {
-  const { stream, writes, holdWrites, releaseWrites } = recordingStream(16);
-  const writer = new JsonLineWriter(stream);
-  holdWrites();
-  let firstDone = false;
-  const first = writer.write({ jsonrpc: '2.0', id: 1, result: { pad: 'x'.repeat(100) } }).then(() => (firstDone = true));
-  await settle();
-  t.notOk(firstDone, 'not accepted while the stream is full');
-  let secondDone = false;
-  const second = writer.write({ jsonrpc: '2.0', id: 2, result: {} }).then(() => (secondDone = true));
-  await settle();
-  t.notOk(secondDone, 'the next batch waits for the drain too');
-  releaseWrites();
-  await Promise.all([first, second]);
-  t.same(writes.join('').trim().split('\n').map((l) => JSON.parse(l).id), [1, 2]);
-});
+t.test(
+  'a backed-up stream: sends resolve only once it drains, and nothing is lost or reordered',
+  async (t) => {
+    const { stream, writes, holdWrites, releaseWrites } = recordingStream(16);
+    const writer = new JsonLineWriter(stream);
+    holdWrites();
+    let firstDone = false;
+    const first = writer
+      .write({ jsonrpc: '2.0', id: 1, result: { pad: 'x'.repeat(100) } })
+      .then(() => (firstDone = true));
+    await settle();
+    t.notOk(firstDone, 'not accepted while the stream is full');
+    let secondDone = false;
+    const second = writer.write({ jsonrpc: '2.0', id: 2, result: {} }).then(() => (secondDone = true));
+    await settle();
+    t.notOk(secondDone, 'the next batch waits for the drain too');
+    releaseWrites();
+    await Promise.all([first, second]);
+    t.same(
+      writes
+        .join('')
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l).id),
+      [1, 2],
+    );
+  },
+);
 
 t.test('a reused result is serialized once and framed correctly for each request', async (t) => {
   const { stream, writes } = recordingStream();
@@ -204,10 +301,13 @@ t.test('a reused result is serialized once and framed correctly for each request
   const result = reuseSerialization({ tools: [{ name: 'a', inputSchema: { type: 'object' } }] });
   await writer.write({ jsonrpc: '2.0', id: 1, result });
   await writer.write({ jsonrpc: '2.0', id: 'req-2', result });
-  t.same(writes.map((w) => JSON.parse(w)), [
-    { jsonrpc: '2.0', id: 1, result },
-    { jsonrpc: '2.0', id: 'req-2', result },
-  ]);
+  t.same(
+    writes.map((w) => JSON.parse(w)),
+    [
+      { jsonrpc: '2.0', id: 1, result },
+      { jsonrpc: '2.0', id: 'req-2', result },
+    ],
+  );
 });
 
 t.test('the stdio server transport skips and reports a non-JSON line from the client', async (t) => {
