@@ -13,7 +13,7 @@ import { Bm25Ranker } from '../dist/catalog/tool-index.js';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const read = (/** @type {string} */ file) => JSON.parse(readFileSync(join(root, 'bench/data', file), 'utf8'));
-/** @type {{servers: {server: string, package: string, version: string, tools: import('@modelcontextprotocol/sdk/types.js').Tool[]}[]}} */
+/** @type {{servers: {server: string, package: string, version: string, tools: import('@modelcontextprotocol/client').Tool[]}[]}} */
 const catalog = read('real-tools.json');
 /** @type {{queries: {query: string, relevant: string[], split: 'tuning' | 'held_out'}[]}} */
 const { queries } = read('tool-queries.json');

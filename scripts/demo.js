@@ -9,9 +9,8 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+import { Client } from '@modelcontextprotocol/client';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const require = createRequire(import.meta.url);
@@ -31,7 +30,7 @@ const alive = (/** @type {number} */ pid) => {
 
 const client = new Client({ name: 'mcpmux-demo', version: '1.0.0' });
 let listChanged = 0;
-client.setNotificationHandler(ToolListChangedNotificationSchema, () => void listChanged++);
+client.setNotificationHandler('notifications/tools/list_changed', () => void listChanged++);
 const transport = new StdioClientTransport({
   command: process.execPath,
   args: [join(root, 'dist/main.js'), '--log-level', 'warn'],

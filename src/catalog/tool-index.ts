@@ -6,7 +6,7 @@
 // crashed or filtered tool is never returned and a reloaded description is found at once.
 import MiniSearch from 'minisearch';
 import { stemmer } from 'stemmer';
-import type { Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { Tool } from '@modelcontextprotocol/server';
 import type { RegistrySnapshot } from '../registry/registry.js';
 import type { CatalogRouter } from '../router/catalog-router.js';
 import { ALTERNATIVE_WEIGHT, alternativesOf } from './query-expansion.js';

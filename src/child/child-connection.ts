@@ -2,27 +2,24 @@
 // (tools, prompts, resources, templates), forwards requests, watches for a crash, and
 // stops it with confirmed death. Each start is a
 // new generation; events of an older generation's process are ignored.
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
 import {
+  Client,
+  SSEClientTransport,
   StreamableHTTPClientTransport,
-  StreamableHTTPError,
-} from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import {
-  CreateMessageRequestSchema,
-  ElicitRequestSchema,
-  ErrorCode,
-  ListRootsRequestSchema,
-  LoggingMessageNotificationSchema,
-  McpError,
-  ResourceUpdatedNotificationSchema,
-  type CallToolRequest,
-  type CallToolResult,
-  type ClientCapabilities,
-  type Progress,
-  type ServerCapabilities,
-  type Tool,
-} from '@modelcontextprotocol/sdk/types.js';
+  ProtocolError,
+  ProtocolErrorCode,
+  SdkErrorCode,
+  SdkError,
+  SdkHttpError,
+} from '@modelcontextprotocol/client';
+import type {
+  CallToolRequest,
+  CallToolResult,
+  ClientCapabilities,
+  Progress,
+  ServerCapabilities,
+  Tool,
+} from '@modelcontextprotocol/client';
 import { MuxError, WireError, messageOf } from '../errors.js';
 import type { Logger } from '../log.js';
 import type { RemoteServerSpec, ServerSpec, StdioServerSpec } from '../server-spec.js';
@@ -330,12 +327,16 @@ export class ChildConnection {
         await gen.ended;
         throw gen.callsEnded ?? this.#notRunningError();
       }
-      if (error instanceof McpError && error.code === ErrorCode.ConnectionClosed) {
+      if (error instanceof SdkError && error.code === SdkErrorCode.ConnectionClosed) {
         // The close is seen here before the crash is recorded; wait for the verdict so the error says why.
         await Promise.race([gen.ended, delay(2 * DRAIN_AFTER_EXIT_MS + 100)]);
         throw gen.callsEnded ?? this.#notRunningError();
       }
-      if (error instanceof McpError && error.code === ErrorCode.RequestTimeout && !options.signal?.aborted) {
+      if (
+        error instanceof SdkError &&
+        error.code === SdkErrorCode.RequestTimeout &&
+        !options.signal?.aborted
+      ) {
         const seconds = (this.#options.callTimeoutMs ?? 300_000) / 1000;
         const what = method === 'tools/call' ? `tool '${String(params?.['name'])}'` : method;
         throw new MuxError(
@@ -516,7 +517,7 @@ export class ChildConnection {
     } catch (error) {
       if (
         gen.startup.signal.aborted ||
-        !(error instanceof StreamableHTTPError && [400, 404, 405].includes(error.code ?? 0))
+        !(error instanceof SdkHttpError && [400, 404, 405].includes(error.status ?? 0))
       )
         throw error;
       this.#log.info(
@@ -594,7 +595,7 @@ export class ChildConnection {
     });
     client.onerror = (error) => this.#log.debug(() => `[${this.name}] protocol: ${messageOf(error)}`);
     for (const row of CAPABILITY_ROWS) {
-      client.setNotificationHandler(row.listChangedSchema, () =>
+      client.setNotificationHandler(row.listChanged, () =>
         this.#refresh(gen, rowsChangedBy(row.listChanged)),
       );
     }
@@ -607,16 +608,16 @@ export class ChildConnection {
    * resource updates go up as they come.
    */
   #relayToUpstream(client: Client, upstream: ChildUpstream, declared: ClientCapabilities): void {
-    const relay = (request: JSONRPCRequestLike, extra: { signal: AbortSignal }) =>
-      upstream.request(this.name, request, extra.signal) as Promise<never>;
-    if (declared.sampling) client.setRequestHandler(CreateMessageRequestSchema, relay);
-    if (declared.elicitation) client.setRequestHandler(ElicitRequestSchema, relay);
-    if (declared.roots) client.setRequestHandler(ListRootsRequestSchema, relay);
+    const relay = (request: JSONRPCRequestLike, ctx: { mcpReq: { signal: AbortSignal } }) =>
+      upstream.request(this.name, request, ctx.mcpReq.signal) as Promise<never>;
+    if (declared.sampling) client.setRequestHandler('sampling/createMessage', relay);
+    if (declared.elicitation) client.setRequestHandler('elicitation/create', relay);
+    if (declared.roots) client.setRequestHandler('roots/list', relay);
     client.fallbackRequestHandler = async (request) => {
-      throw new WireError(ErrorCode.MethodNotFound, undeclaredRequestMessage(request.method));
+      throw new WireError(ProtocolErrorCode.MethodNotFound, undeclaredRequestMessage(request.method));
     };
-    client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => upstream.notify(this.name, n));
-    client.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => upstream.notify(this.name, n));
+    client.setNotificationHandler('notifications/message', (n) => upstream.notify(this.name, n));
+    client.setNotificationHandler('notifications/resources/updated', (n) => upstream.notify(this.name, n));
     client.fallbackNotificationHandler = async (n) =>
       this.#log.debug(() => `[${this.name}] ${n.method} is not relayed to the client`);
   }
@@ -675,9 +676,9 @@ export class ChildConnection {
     error: unknown,
     signal: AbortSignal,
   ): boolean {
-    if (signal.aborted || !(error instanceof McpError) || error.code === ErrorCode.RequestTimeout)
-      return false;
-    if (error.code === ErrorCode.MethodNotFound) {
+    // A timeout or a closed connection is the SDK's own error (SdkError), never an empty list.
+    if (signal.aborted || !(error instanceof ProtocolError)) return false;
+    if (error.code === ProtocolErrorCode.MethodNotFound) {
       this.#log.debug(
         () => `[${this.name}] declares '${row.capability}' but has no ${row.listMethod}; taking it as empty`,
       );

@@ -2,7 +2,7 @@
 // config) the way mcpmux would, show what a client would see or call one tool, and exit.
 // The same registry, router and spawn policy as the server, so what works here works there.
 // Exit status: 0 when everything worked, 1 when a server failed to start or the call failed.
-import type { CallToolResult, ContentBlock } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult, ContentBlock } from '@modelcontextprotocol/server';
 import type { ConfiguredServer } from '../config/load-config.js';
 import { isMuxError, messageOf } from '../errors.js';
 import type { Logger } from '../log.js';
@@ -127,7 +127,7 @@ function section<T>(lines: string[], title: string, items: readonly T[], line: (
 
 /** `a: string, b?: number` from a JSON Schema object. */
 function parameters(schema: {
-  properties?: Record<string, object> | undefined;
+  properties?: Record<string, unknown> | undefined;
   required?: string[] | undefined;
 }): string {
   const required = new Set(schema.required ?? []);

@@ -3,9 +3,8 @@
 // (module-declarations.ts), mcpmux runs it in a sandbox (sandbox-pool.ts), and only what the
 // program returns or logs comes back. A program's tool call is routed like call_tool, with
 // its arguments checked against the tool's input schema first.
-import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
-import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
-import type { JsonSchemaType, JsonSchemaValidator } from '@modelcontextprotocol/sdk/validation';
+import { AjvJsonSchemaValidator } from '@modelcontextprotocol/server/validators/ajv';
+import type { CallToolResult, JsonSchemaType, JsonSchemaValidator, Tool } from '@modelcontextprotocol/server';
 import { MuxError, messageOf } from '../errors.js';
 import type { Logger } from '../log.js';
 import { runningServers, type Registry } from '../registry/registry.js';

@@ -5,7 +5,7 @@
 // registry snapshot, and cached by a hash of the server's tools: a reload with new tools
 // gives new declarations at once, an unchanged server costs nothing.
 import { createHash } from 'node:crypto';
-import type { Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { Tool } from '@modelcontextprotocol/server';
 import { compile, type JSONSchema } from 'json-schema-to-typescript';
 import { stableStringify } from '../registry/catalog-diff.js';
 

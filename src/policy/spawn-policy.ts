@@ -5,7 +5,7 @@
 // names) unless --inherit-env; its cwd stays under --root; and each spawn leaves one audit
 // line on stderr with the real path it ran (never an env value).
 import { isAbsolute, relative, resolve } from 'node:path';
-import { DEFAULT_INHERITED_ENV_VARS } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { DEFAULT_INHERITED_ENV_VARS } from '@modelcontextprotocol/client/stdio';
 import { MuxError } from '../errors.js';
 import type { Logger } from '../log.js';
 import type { ServerSpec, StdioServerSpec } from '../server-spec.js';

@@ -1,16 +1,7 @@
 // The client's requests about prompts, resources, resource templates and completions: lists
 // are aggregated from the registry snapshot (built and serialized once per change), and a
 // request about one item goes to the child that owns it under the child's own key.
-import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import {
-  CompleteRequestSchema,
-  GetPromptRequestSchema,
-  ListPromptsRequestSchema,
-  ListResourcesRequestSchema,
-  ListResourceTemplatesRequestSchema,
-  ReadResourceRequestSchema,
-  type Tool,
-} from '@modelcontextprotocol/sdk/types.js';
+import type { Server, Tool } from '@modelcontextprotocol/server';
 import type { ActivationPool } from '../catalog/activation-pool.js';
 import type { Registry } from '../registry/registry.js';
 import { CAPABILITY_TABLE, type CatalogItems, type CatalogKind } from '../router/capabilities.js';
@@ -57,34 +48,34 @@ export class CatalogHandlers {
 
   install(server: Server): void {
     const { registry, router } = this.#options;
-    server.setRequestHandler(ListPromptsRequestSchema, () => this.list('prompts'));
-    server.setRequestHandler(ListResourcesRequestSchema, () => this.list('resources'));
-    server.setRequestHandler(ListResourceTemplatesRequestSchema, () => this.list('resourceTemplates'));
+    server.setRequestHandler('prompts/list', () => this.list('prompts'));
+    server.setRequestHandler('resources/list', () => this.list('resources'));
+    server.setRequestHandler('resources/templates/list', () => this.list('resourceTemplates'));
 
-    server.setRequestHandler(GetPromptRequestSchema, (request, extra) =>
+    server.setRequestHandler('prompts/get', (request, ctx) =>
       answer(async () => {
         const route = router.route(registry.snapshot, 'prompts', request.params.name);
         return route.connection.request(
           CAPABILITY_TABLE.prompts.useMethod!,
           forwardedParams(request.params, route.item.name),
-          forwardingOptions(request.params, extra),
+          forwardingOptions(request.params, ctx),
         );
       }),
     );
 
-    server.setRequestHandler(ReadResourceRequestSchema, (request, extra) =>
+    server.setRequestHandler('resources/read', (request, ctx) =>
       answer(async () => {
         const target = router.resolveResource(registry.snapshot, request.params.uri);
         const result = await target.connection.request(
           CAPABILITY_TABLE.resources.useMethod!,
           { ...request.params, uri: target.uri },
-          forwardingOptions(request.params, extra),
+          forwardingOptions(request.params, ctx),
         );
         return withExposedUris(result, target.uri, request.params.uri);
       }),
     );
 
-    server.setRequestHandler(CompleteRequestSchema, (request, extra) =>
+    server.setRequestHandler('completion/complete', (request, ctx) =>
       answer(async () => {
         const { ref } = request.params;
         const snapshot = registry.snapshot;
@@ -93,14 +84,14 @@ export class CatalogHandlers {
           return route.connection.request(
             'completion/complete',
             { ...request.params, ref: { ...ref, name: route.item.name } },
-            forwardingOptions(request.params, extra),
+            forwardingOptions(request.params, ctx),
           );
         }
         const target = router.resolveTemplate(snapshot, ref.uri);
         return target.connection.request(
           'completion/complete',
           { ...request.params, ref: { ...ref, uri: target.uri } },
-          forwardingOptions(request.params, extra),
+          forwardingOptions(request.params, ctx),
         );
       }),
     );

@@ -5,13 +5,7 @@
 // (HTTP) share the children: a child logs at the most verbose level any session asked for
 // (each session gets only what it asked for), holds a subscription while any session does,
 // and what a session held is given back when it ends.
-import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import {
-  SetLevelRequestSchema,
-  SubscribeRequestSchema,
-  UnsubscribeRequestSchema,
-  type LoggingLevel,
-} from '@modelcontextprotocol/sdk/types.js';
+import type { Server, LoggingLevel } from '@modelcontextprotocol/server';
 import type { ChildConnection } from '../child/child-connection.js';
 import { messageOf } from '../errors.js';
 import type { Logger } from '../log.js';
@@ -51,18 +45,22 @@ export class ClientSettings {
 
   /** Takes over logging/setLevel and resources/(un)subscribe on the client's server. */
   install(server: Server): void {
-    server.setRequestHandler(SetLevelRequestSchema, async (request) => {
+    server.setRequestHandler('logging/setLevel', async (request) => {
       this.#level = request.params.level;
       await this.#applyLevelToAll();
       return {};
     });
-    server.setRequestHandler(SubscribeRequestSchema, async (request, extra) => {
+    server.setRequestHandler('resources/subscribe', async (request, ctx) => {
       try {
         const target = this.#options.router.resolveResource(
           this.#options.registry.snapshot,
           request.params.uri,
         );
-        await target.connection.request('resources/subscribe', { uri: target.uri }, { signal: extra.signal });
+        await target.connection.request(
+          'resources/subscribe',
+          { uri: target.uri },
+          { signal: ctx.mcpReq.signal },
+        );
         this.#subscriptions.set(
           target.server,
           (this.#subscriptions.get(target.server) ?? new Map()).set(target.uri, request.params.uri),
@@ -72,7 +70,7 @@ export class ClientSettings {
         throw toJsonRpcError(error);
       }
     });
-    server.setRequestHandler(UnsubscribeRequestSchema, async (request, extra) => {
+    server.setRequestHandler('resources/unsubscribe', async (request, ctx) => {
       try {
         const target = this.#options.router.resolveResource(
           this.#options.registry.snapshot,
@@ -87,7 +85,7 @@ export class ClientSettings {
           await target.connection.request(
             'resources/unsubscribe',
             { uri: target.uri },
-            { signal: extra.signal },
+            { signal: ctx.mcpReq.signal },
           );
         }
         return {};

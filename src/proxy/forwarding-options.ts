@@ -3,9 +3,12 @@
 // own token (the SDK gives the child a token of ours).
 import type { CallOptions } from '../child/child-connection.js';
 
-interface CallerExtra {
-  signal: AbortSignal;
-  sendNotification: (notification: never) => Promise<void>;
+/** What forwarding needs of the SDK's handler context (`ctx.mcpReq`). */
+interface CallerContext {
+  mcpReq: {
+    signal: AbortSignal;
+    notify: (notification: never) => Promise<void>;
+  };
 }
 
 type SendProgress = (notification: {
@@ -15,13 +18,14 @@ type SendProgress = (notification: {
 
 export function forwardingOptions(
   params: { _meta?: { progressToken?: string | number | undefined } | undefined } | undefined,
-  extra: CallerExtra,
+  ctx: CallerContext,
 ): CallOptions {
+  const { signal } = ctx.mcpReq;
   const progressToken = params?._meta?.progressToken;
-  if (progressToken === undefined) return { signal: extra.signal };
-  const send = extra.sendNotification as unknown as SendProgress;
+  if (progressToken === undefined) return { signal };
+  const send = ctx.mcpReq.notify as unknown as SendProgress;
   return {
-    signal: extra.signal,
+    signal,
     onprogress: (progress) => {
       void send({ method: 'notifications/progress', params: { ...progress, progressToken } }).catch(() => {});
     },

@@ -1,7 +1,7 @@
 // The management tools an agent uses to change the set of servers while it stays
 // connected: add_server, remove_server, reload_server, list_servers, and call_tool for
 // clients that ignore list_changed. Arguments are validated here, at the edge, with zod.
-import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult, Tool } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import type { CallOptions, ChildStatus } from '../child/child-connection.js';
 import type { CodeMode } from '../code/code-mode.js';

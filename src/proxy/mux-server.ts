@@ -2,16 +2,8 @@
 // management tools plus every child tool under its exposed name, with the children's
 // prompts, resources, templates, completions and logging behind it. Registry changes
 // become debounced list_changed notifications, one per list that changed.
-import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import {
-  ErrorCode,
-  ListToolsRequestSchema,
-  RootsListChangedNotificationSchema,
-  type CallToolRequest,
-  type CallToolResult,
-  type Tool,
-} from '@modelcontextprotocol/sdk/types.js';
+import { Server, ProtocolErrorCode } from '@modelcontextprotocol/server';
+import type { Transport, CallToolRequest, CallToolResult, Tool } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import type { CallOptions } from '../child/child-connection.js';
 import { WireError, messageOf } from '../errors.js';
@@ -193,26 +185,26 @@ export class MuxServer {
       pool: this.#pool,
     });
     this.#catalogs.install(this.server);
-    this.server.setRequestHandler(ListToolsRequestSchema, () => this.#catalogs.list('tools'));
-    this.server.setNotificationHandler(RootsListChangedNotificationSchema, () => this.#fanOutRootsChanged());
+    this.server.setRequestHandler('tools/list', () => this.#catalogs.list('tools'));
+    this.server.setNotificationHandler('notifications/roots/list_changed', () => this.#fanOutRootsChanged());
     this.server.fallbackNotificationHandler = async (n) =>
       options.logger.debug(() => `the client's ${n.method} is not relayed to servers`);
     // tools/call is the hot path. The Server class wraps a tools/call handler so that it
     // parses the request twice and the result once with zod; the client validates the
     // result anyway, so the call is taken as an unhandled method and its params checked once.
-    this.server.fallbackRequestHandler = async (request, extra) => {
+    this.server.fallbackRequestHandler = async (request, ctx) => {
       if (request.method.startsWith('tasks/'))
-        throw new WireError(ErrorCode.MethodNotFound, TASKS_NOT_SUPPORTED);
+        throw new WireError(ProtocolErrorCode.MethodNotFound, TASKS_NOT_SUPPORTED);
       if (request.method !== 'tools/call')
-        throw new WireError(ErrorCode.MethodNotFound, `Method not found: ${request.method}`);
+        throw new WireError(ProtocolErrorCode.MethodNotFound, `Method not found: ${request.method}`);
       const parsed = CallToolParams.safeParse(request.params);
       if (!parsed.success)
         throw new WireError(
-          ErrorCode.InvalidParams,
+          ProtocolErrorCode.InvalidParams,
           `Invalid tools/call request: ${z.prettifyError(parsed.error)}`,
         );
       const params = parsed.data as CallToolRequest['params'];
-      return this.#callTool(params, forwardingOptions(params, extra));
+      return this.#callTool(params, forwardingOptions(params, ctx));
     };
   }
 

@@ -1,8 +1,8 @@
 // The single place where outcomes become MCP answers: tool results (JSON data as a text
 // block plus the same object as structuredContent; domain errors as `isError` results whose
 // text tells the agent what to do next) and JSON-RPC errors for every other request.
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
+import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
+import type { CallToolResult } from '@modelcontextprotocol/server';
 import { WireError, isMuxError, messageOf, relayedError } from '../errors.js';
 
 export function jsonResult(data: Record<string, unknown>): CallToolResult {
@@ -18,7 +18,7 @@ export function errorResult(message: string): CallToolResult {
  * a child returned is rethrown, so the client sees exactly what the child said.
  */
 export function toToolResult(error: unknown): CallToolResult {
-  if (error instanceof McpError) throw relayedError(error);
+  if (error instanceof ProtocolError) throw relayedError(error);
   if (isMuxError(error)) return errorResult(`${error.message} [${error.code}]`);
   return errorResult(`mcpmux failed unexpectedly: ${messageOf(error)}`);
 }
@@ -29,17 +29,17 @@ export function toToolResult(error: unknown): CallToolResult {
  * named wrongly is invalid params), and a child's own JSON-RPC error passes unchanged.
  */
 export function toJsonRpcError(error: unknown): WireError {
-  if (error instanceof McpError) return relayedError(error);
+  if (error instanceof ProtocolError) return relayedError(error);
   if (isMuxError(error)) {
     const code =
       error.code === 'RESOURCE_NOT_FOUND'
         ? RESOURCE_NOT_FOUND
         : error.code.endsWith('_NOT_FOUND')
-          ? ErrorCode.InvalidParams
-          : ErrorCode.InternalError;
+          ? ProtocolErrorCode.InvalidParams
+          : ProtocolErrorCode.InternalError;
     return new WireError(code, `${error.message} [${error.code}]`);
   }
-  return new WireError(ErrorCode.InternalError, `mcpmux failed unexpectedly: ${messageOf(error)}`);
+  return new WireError(ProtocolErrorCode.InternalError, `mcpmux failed unexpectedly: ${messageOf(error)}`);
 }
 
 /** The MCP spec's code for an unknown resource. */

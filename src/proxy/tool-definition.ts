@@ -1,7 +1,7 @@
 // How mcpmux defines its own tools: input and output schemas written with zod, listed as
 // JSON Schema without zod's noise, and arguments checked at the edge with errors that name
 // each offending field.
-import type { Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { Tool } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import { MuxError } from '../errors.js';
 

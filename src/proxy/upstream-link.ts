@@ -2,8 +2,8 @@
 // their answers come back; log messages go up with the server's name in `logger`; resource
 // updates go up under the URI the client knows. It also tells each child what the client can
 // do, and has a new child brought up to date (log level, subscriptions) before it is used.
-import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { McpError, type ClientCapabilities } from '@modelcontextprotocol/sdk/types.js';
+import { ProtocolError } from '@modelcontextprotocol/server';
+import type { Server, ClientCapabilities } from '@modelcontextprotocol/server';
 import type {
   ChildConnection,
   ChildUpstream,
@@ -92,7 +92,7 @@ export class UpstreamLink implements ChildUpstream {
       );
     } catch (error) {
       // The client's refusal goes back to the child as the client said it.
-      throw error instanceof McpError ? relayedError(error) : error;
+      throw error instanceof ProtocolError ? relayedError(error) : error;
     }
   }
 

@@ -3,7 +3,7 @@
 // title, annotations, _meta), so a reload that only rewords a description still counts as
 // a change, and a re-list that changes nothing does not.
 import { createHash } from 'node:crypto';
-import type { Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { Tool } from '@modelcontextprotocol/server';
 import {
   CATALOG_KINDS,
   itemKey,

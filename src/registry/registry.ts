@@ -3,7 +3,7 @@
 // wait on it. Slow work (spawn, handshake, stop) runs outside the lock: a name is reserved
 // under the lock, the child starts outside it, and the result is committed under it again.
 import PQueue from 'p-queue';
-import type { Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { Tool } from '@modelcontextprotocol/server';
 import {
   ChildConnection,
   type ChildConnectionOptions,

@@ -3,20 +3,19 @@
 // namespaced across children, which request uses an item, and which notification says the
 // list changed. Listing, re-listing, diffing, naming and routing read this table, so the
 // four lists share one mechanism.
+import type {
+  Prompt,
+  Resource,
+  ResourceTemplateType,
+  ServerCapabilities,
+  Tool,
+} from '@modelcontextprotocol/server';
 import {
   ListPromptsResultSchema,
   ListResourcesResultSchema,
   ListResourceTemplatesResultSchema,
   ListToolsResultSchema,
-  PromptListChangedNotificationSchema,
-  ResourceListChangedNotificationSchema,
-  ToolListChangedNotificationSchema,
-  type Prompt,
-  type Resource,
-  type ResourceTemplate,
-  type ServerCapabilities,
-  type Tool,
-} from '@modelcontextprotocol/sdk/types.js';
+} from '@modelcontextprotocol/core';
 import type { z } from 'zod';
 
 export const CATALOG_KINDS = ['tools', 'prompts', 'resources', 'resourceTemplates'] as const;
@@ -26,7 +25,7 @@ export interface CatalogItems {
   tools: Tool;
   prompts: Prompt;
   resources: Resource;
-  resourceTemplates: ResourceTemplate;
+  resourceTemplates: ResourceTemplateType;
 }
 
 /** Everything one child publishes; each list is immutable once made. */
@@ -62,10 +61,6 @@ export interface CapabilityRow<K extends CatalogKind = CatalogKind> {
   readonly useMethod: 'tools/call' | 'prompts/get' | 'resources/read' | undefined;
   /** What a child sends when this list changed, and what mcpmux sends its client. */
   readonly listChanged: ListChangedMethod;
-  readonly listChangedSchema:
-    | typeof ToolListChangedNotificationSchema
-    | typeof PromptListChangedNotificationSchema
-    | typeof ResourceListChangedNotificationSchema;
 }
 
 export const CAPABILITY_TABLE: { readonly [K in CatalogKind]: CapabilityRow<K> } = {
@@ -78,7 +73,6 @@ export const CAPABILITY_TABLE: { readonly [K in CatalogKind]: CapabilityRow<K> }
     naming: 'prefixed',
     useMethod: 'tools/call',
     listChanged: 'notifications/tools/list_changed',
-    listChangedSchema: ToolListChangedNotificationSchema,
   },
   prompts: {
     kind: 'prompts',
@@ -89,7 +83,6 @@ export const CAPABILITY_TABLE: { readonly [K in CatalogKind]: CapabilityRow<K> }
     naming: 'prefixed',
     useMethod: 'prompts/get',
     listChanged: 'notifications/prompts/list_changed',
-    listChangedSchema: PromptListChangedNotificationSchema,
   },
   resources: {
     kind: 'resources',
@@ -100,7 +93,6 @@ export const CAPABILITY_TABLE: { readonly [K in CatalogKind]: CapabilityRow<K> }
     naming: 'uri',
     useMethod: 'resources/read',
     listChanged: 'notifications/resources/list_changed',
-    listChangedSchema: ResourceListChangedNotificationSchema,
   },
   resourceTemplates: {
     kind: 'resourceTemplates',
@@ -112,7 +104,6 @@ export const CAPABILITY_TABLE: { readonly [K in CatalogKind]: CapabilityRow<K> }
     // A template is used by reading a URI it expands to (routed by matching).
     useMethod: undefined,
     listChanged: 'notifications/resources/list_changed',
-    listChangedSchema: ResourceListChangedNotificationSchema,
   },
 };
 

@@ -2,8 +2,8 @@
 // item) and back, builds the aggregated lists from a registry snapshot, and routes a
 // request to the right child. Every list goes through the same table code, driven by the
 // capability table; it has no I/O of its own.
-import { UriTemplate } from '@modelcontextprotocol/sdk/shared/uriTemplate.js';
-import type { CallToolRequest, CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { UriTemplate } from '@modelcontextprotocol/server';
+import type { CallToolRequest, CallToolResult } from '@modelcontextprotocol/server';
 import type { CallOptions, ChildConnection } from '../child/child-connection.js';
 import { MuxError } from '../errors.js';
 import type { Logger } from '../log.js';

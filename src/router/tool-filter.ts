@@ -3,7 +3,7 @@
 // deny glob. Applied where a child's tools are listed, so a filtered tool is unknown
 // everywhere: in tools/list, list_servers, reload diffs and calls.
 import picomatch from 'picomatch';
-import type { Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { Tool } from '@modelcontextprotocol/server';
 
 export interface ToolFilter {
   readonly allow?: readonly string[] | undefined;

@@ -11,11 +11,11 @@ import {
   type ServerResponse,
 } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
+import { isInitializeRequest } from '@modelcontextprotocol/server';
+import type { Transport } from '@modelcontextprotocol/server';
+import { NodeStreamableHTTPServerTransport } from '@modelcontextprotocol/node';
 import { messageOf } from '../errors.js';
 import type { Logger } from '../log.js';
-import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { HttpGuard } from './http-guard.js';
 import { SessionTable } from './http-sessions.js';
 
@@ -49,7 +49,7 @@ const DEFAULT_MAX_SESSIONS = 100;
 const DEFAULT_MAX_BODY_BYTES = 16 * 1024 * 1024;
 
 interface OpenSession {
-  transport: StreamableHTTPServerTransport;
+  transport: NodeStreamableHTTPServerTransport;
   session: HttpSession;
 }
 
@@ -173,7 +173,7 @@ export class McpHttpServer {
     }
     const session = this.#options.createSession();
     let opened = false;
-    const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
+    const transport: NodeStreamableHTTPServerTransport = new NodeStreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
       onsessioninitialized: (id) => {
         opened = true;

@@ -5,7 +5,7 @@
 // and hands messages over in order; writing coalesces the messages of one tick into one
 // system call.
 import type { Writable } from 'node:stream';
-import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import type { JSONRPCMessage } from '@modelcontextprotocol/server';
 import { peekEnvelope, type EnvelopeHead } from './envelope-peek.js';
 
 export interface JsonLineReaderOptions {

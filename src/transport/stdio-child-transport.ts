@@ -1,8 +1,7 @@
 // An SDK Transport over a spawned child's stdin/stdout. Unlike the SDK's stdio client
 // transport it does not own the process (child/child-process.ts does), and it skips
 // non-JSON lines a server prints on stdout instead of failing.
-import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import type { Transport, JSONRPCMessage } from '@modelcontextprotocol/server';
 import type { ChildProcess } from '../child/child-process.js';
 import { DEFAULT_MAX_MESSAGE_BYTES, JsonLineReader, JsonLineWriter, oversizeHandlers } from './json-lines.js';
 

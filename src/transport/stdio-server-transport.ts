@@ -3,8 +3,7 @@
 // JSON-RPC union schema (the SDK checks each body again where it is handled) and makes
 // one write per message; here a non-JSON line is logged and skipped, not fatal.
 import type { Readable, Writable } from 'node:stream';
-import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import type { Transport, JSONRPCMessage } from '@modelcontextprotocol/server';
 import { DEFAULT_MAX_MESSAGE_BYTES, JsonLineReader, JsonLineWriter, oversizeHandlers } from './json-lines.js';
 
 export interface StdioServerTransportOptions {

@@ -1,6 +1,6 @@
 // Tool search: ranking sanity on a small catalog, and an index that always matches the
 // registry (add, remove, crash, reload, a child's own list_changed), through search_tools.
-import type { Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { Tool } from '@modelcontextprotocol/server';
 import t from 'tap';
 import type { ChildConnection } from '../../src/child/child-connection.js';
 import { ToolIndex, nameWords } from '../../src/catalog/tool-index.js';

@@ -362,7 +362,6 @@ t.test('a program may make only so many tool calls; a cancelled program frees it
   const controller = new AbortController();
   const stuck = h.client.callTool(
     { name: 'execute_code', arguments: { code: 'while (true) {}', timeout_seconds: 60 } },
-    undefined,
     { signal: controller.signal },
   );
   setTimeout(() => controller.abort(), 300);

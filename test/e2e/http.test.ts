@@ -1,9 +1,8 @@
 // mcpmux served over streamable HTTP: two clients at once share the servers and both hear
 // list_changed; the bearer token is checked; binding beyond loopback needs one.
 import { execFile } from 'node:child_process';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { ToolListChangedNotificationSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import type { CallToolResult } from '@modelcontextprotocol/client';
 import t from 'tap';
 import { ChildProcess } from '../../src/child/child-process.js';
 import { DIST_MAIN, fixture } from '../helpers/fixtures.js';
@@ -20,7 +19,7 @@ async function serveHttp(args: string[]): Promise<{ proc: ChildProcess; url: str
 async function connect(url: string, headers: Record<string, string> = {}) {
   const client = new Client({ name: 'http-client', version: '1.0.0' });
   let listChanged = 0;
-  client.setNotificationHandler(ToolListChangedNotificationSchema, () => void listChanged++);
+  client.setNotificationHandler('notifications/tools/list_changed', () => void listChanged++);
   await client.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers } }));
   return { client, listChanged: () => listChanged };
 }

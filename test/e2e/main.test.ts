@@ -6,7 +6,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
-import { CreateMessageRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import t from 'tap';
 import { DIST_MAIN, fixture, npmServerPath } from '../helpers/fixtures.js';
 import { serverStatus, startMcpmux, text } from '../helpers/mcpmux-process.js';
@@ -86,7 +85,7 @@ t.test(
     const s = await startMcpmux(['--', 'ev', process.execPath, everything, 'stdio'], {
       capabilities: { sampling: {} },
       setup: (client) =>
-        client.setRequestHandler(CreateMessageRequestSchema, async () => ({
+        client.setRequestHandler('sampling/createMessage', async () => ({
           model: 'm',
           role: 'assistant',
           content: { type: 'text', text: 'from the e2e client' },

@@ -1,11 +1,7 @@
 // The built mcpmux (dist/main.js) as a client starts it: a real process on stdio, driven by
 // the SDK client; its stdout lines and stderr are kept for the test to check.
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import {
-  ToolListChangedNotificationSchema,
-  type CallToolResult,
-  type ClientCapabilities,
-} from '@modelcontextprotocol/sdk/types.js';
+import { Client } from '@modelcontextprotocol/client';
+import type { CallToolResult, ClientCapabilities } from '@modelcontextprotocol/client';
 import { ChildProcess } from '../../src/child/child-process.js';
 import { StdioChildTransport } from '../../src/transport/stdio-child-transport.js';
 import { DIST_MAIN } from './fixtures.js';
@@ -50,7 +46,7 @@ export async function startMcpmux(
   );
   clientSide?.setup(client);
   let listChanged = 0;
-  client.setNotificationHandler(ToolListChangedNotificationSchema, () => void listChanged++);
+  client.setNotificationHandler('notifications/tools/list_changed', () => void listChanged++);
   await client.connect(new StdioChildTransport(proc));
   const call = (name: string, args: Record<string, unknown> = {}) =>
     client.callTool({ name, arguments: args }) as Promise<CallToolResult>;

@@ -1,13 +1,8 @@
 // An in-process mcpmux (registry, router, server) connected to a real SDK Client over the
 // SDK's linked in-memory transports. Children are real processes. `close` stops them all
 // and checks that none is left.
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
-import {
-  ToolListChangedNotificationSchema,
-  type CallToolResult,
-  type ClientCapabilities,
-} from '@modelcontextprotocol/sdk/types.js';
+import { Client, InMemoryTransport } from '@modelcontextprotocol/client';
+import type { CallToolResult, ClientCapabilities } from '@modelcontextprotocol/client';
 import type { Test } from 'tap';
 import type { ChildConnectionOptions } from '../../src/child/child-connection.js';
 import { createLogger } from '../../src/log.js';
@@ -94,7 +89,7 @@ export async function startHarness(t: Test, options: HarnessOptions = {}): Promi
   );
   options.setupClient?.(client);
   let listChanged = 0;
-  client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
+  client.setNotificationHandler('notifications/tools/list_changed', () => {
     listChanged++;
   });
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();

@@ -11,7 +11,6 @@ t.test("the child's progress notifications reach the caller", async (t) => {
   const seen: unknown[] = [];
   const result = await h.client.callTool(
     { name: 'slow__wait', arguments: { steps: 3, interval_ms: 10 } },
-    undefined,
     {
       onprogress: (p) => seen.push(p),
     },
@@ -25,7 +24,6 @@ t.test("the child's progress notifications reach the caller", async (t) => {
   const viaCallTool = [] as unknown[];
   await h.client.callTool(
     { name: 'call_tool', arguments: { name: 'slow__wait', arguments: { steps: 2, interval_ms: 5 } } },
-    undefined,
     {
       onprogress: (p) => viaCallTool.push(p),
     },
@@ -40,7 +38,6 @@ t.test("the caller's cancellation reaches the child", async (t) => {
   const controller = new AbortController();
   const call = h.client.callTool(
     { name: 'slow__wait', arguments: { steps: 500, interval_ms: 10 } },
-    undefined,
     { signal: controller.signal },
   );
   t.ok(

@@ -1,19 +1,9 @@
 // Everything MCP carries besides tools, through mcpmux, compared with talking to
 // server-everything directly: prompts, resources, templates, completions, logging,
 // subscriptions, and the child's requests to the client (sampling, elicitation, roots).
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import {
-  CreateMessageRequestSchema,
-  ElicitRequestSchema,
-  ListRootsRequestSchema,
-  LoggingMessageNotificationSchema,
-  PromptListChangedNotificationSchema,
-  ResourceListChangedNotificationSchema,
-  ResourceUpdatedNotificationSchema,
-  type ClientCapabilities,
-  type LoggingMessageNotification,
-} from '@modelcontextprotocol/sdk/types.js';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+import { Client } from '@modelcontextprotocol/client';
+import type { ClientCapabilities, LoggingMessageNotification } from '@modelcontextprotocol/client';
 import t, { type Test } from 'tap';
 import { z } from 'zod';
 import { fixture, npmServerPath } from '../helpers/fixtures.js';
@@ -40,22 +30,22 @@ function answeringClient() {
   };
   let roots = [{ uri: 'file:///work/one', name: 'one' }];
   const setup = (client: Client) => {
-    client.setRequestHandler(CreateMessageRequestSchema, async (request) => {
+    client.setRequestHandler('sampling/createMessage', async (request) => {
       seen.sampling.push(request.params);
       return { model: 'test-model', role: 'assistant', content: { type: 'text', text: 'sampled answer 42' } };
     });
-    client.setRequestHandler(ElicitRequestSchema, async () => ({
+    client.setRequestHandler('elicitation/create', async () => ({
       action: 'accept',
       content: { name: 'Ada' },
     }));
-    client.setRequestHandler(ListRootsRequestSchema, async () => ({ roots }));
-    client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => void seen.logs.push(n.params));
+    client.setRequestHandler('roots/list', async () => ({ roots }));
+    client.setNotificationHandler('notifications/message', (n) => void seen.logs.push(n.params));
     client.setNotificationHandler(
-      ResourceUpdatedNotificationSchema,
+      'notifications/resources/updated',
       (n) => void seen.updated.push(n.params.uri),
     );
-    client.setNotificationHandler(PromptListChangedNotificationSchema, () => void seen.promptsChanged++);
-    client.setNotificationHandler(ResourceListChangedNotificationSchema, () => void seen.resourcesChanged++);
+    client.setNotificationHandler('notifications/prompts/list_changed', () => void seen.promptsChanged++);
+    client.setNotificationHandler('notifications/resources/list_changed', () => void seen.resourcesChanged++);
   };
   return { seen, setup, setRoots: (next: typeof roots) => (roots = next) };
 }
@@ -142,12 +132,12 @@ t.test(
 
     await t.rejects(
       h.client.getPrompt({ name: 'ev__nope' }),
-      /^MCP error -32602: server 'ev' has no prompt 'ev__nope'; its prompts: .* \[PROMPT_NOT_FOUND\]$/,
+      { code: -32602, message: /^server 'ev' has no prompt 'ev__nope'; its prompts: .* \[PROMPT_NOT_FOUND\]$/ },
     );
     // With one server that has resources, an unknown URI is its to answer; its error comes through once, unchanged.
     await t.rejects(
       h.client.readResource({ uri: 'nowhere://x' }),
-      /^MCP error -32602: Resource nowhere:\/\/x not found$/,
+      { code: -32602, message: /^Resource nowhere:\/\/x not found$/ },
     );
     await direct.close();
     await h.close();

@@ -1,6 +1,6 @@
 // Tool list content comparison: what a reload reports and when list_changed is due.
 import t from 'tap';
-import type { Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { Tool } from '@modelcontextprotocol/server';
 import {
   diffItems,
   diffTools,
@@ -11,7 +11,7 @@ import {
 } from '../../src/registry/catalog-diff.js';
 import { EMPTY_CATALOG } from '../../src/router/capabilities.js';
 
-const tool = (name: string, description = 'd', properties: Record<string, object> = {}): Tool => ({
+const tool = (name: string, description = 'd', properties: Record<string, { type: string }> = {}): Tool => ({
   name,
   description,
   inputSchema: { type: 'object', properties },

@@ -1,7 +1,7 @@
 // The router's table against collisions: a child tool whose exposed name is already taken
 // (listed twice, or a plain name equal to another tool's rewrite) is left out of the list,
 // the routing map and add_server's summary alike, so what the client sees is what it can call.
-import type { Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { Tool } from '@modelcontextprotocol/server';
 import t from 'tap';
 import type { ChildConnection } from '../../src/child/child-connection.js';
 import { createLogger } from '../../src/log.js';

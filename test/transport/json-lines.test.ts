@@ -1,6 +1,6 @@
 // Newline-delimited JSON-RPC framing, read and write, over real Node streams.
 import { PassThrough, Writable } from 'node:stream';
-import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import type { JSONRPCMessage } from '@modelcontextprotocol/server';
 import t from 'tap';
 import {
   JsonLineReader,
