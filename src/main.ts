@@ -25,7 +25,7 @@ import { McpHttpServer } from './transport/http-server.js';
 import { Registry } from './registry/registry.js';
 import { serverNameProblem } from './router/tool-names.js';
 import { CatalogRouter } from './router/catalog-router.js';
-import { StdioServerTransport } from './transport/stdio-server-transport.js';
+import { serveMuxOverStdio } from './transport/stdio-serving.js';
 
 const EXIT_USAGE = 2;
 /** Longest a graceful shutdown may take before the remaining groups are SIGKILLed. */
@@ -80,8 +80,9 @@ async function main(): Promise<void> {
         })
       : undefined;
   code?.follow(registry, log);
-  const newSession = () =>
+  const newSession = (era: 'legacy' | 'modern' = 'legacy') =>
     new MuxServer({
+      era,
       registry,
       router,
       upstream,
@@ -97,13 +98,15 @@ async function main(): Promise<void> {
     });
   // With a config, SIGHUP means "read it again", as for daemons; without one it ends mcpmux.
   const onHangup = configSync && (() => void configSync.sync());
-  // One client on stdio, or a session per client over HTTP.
-  const stdioSession = options.http ? undefined : newSession();
+  // One client on stdio (in the era it opens with), or a session per client over HTTP.
+  const stdio = options.http
+    ? undefined
+    : serveMuxOverStdio({ newSession, logger: log, maxMessageBytes: options.maxMessageBytes });
   const http = options.http
     ? await McpHttpServer.listen({
         ...options.http,
         maxBodyBytes: options.maxMessageBytes,
-        createSession: newSession,
+        createSession: () => newSession(),
         logger: log,
       }).catch((error: unknown) =>
         exitWith(
@@ -118,21 +121,13 @@ async function main(): Promise<void> {
       configSync?.close();
       await http?.close();
       await registry.close();
-      await stdioSession?.close();
+      await stdio?.close();
       await code?.close();
     },
     // Over HTTP, stdin means nothing: mcpmux runs until a signal.
-    { watchStdin: stdioSession !== undefined, ...(onHangup && { onHangup }) },
+    { watchStdin: stdio !== undefined, ...(onHangup && { onHangup }) },
   );
-  if (stdioSession) {
-    await stdioSession.connect(
-      new StdioServerTransport({
-        onSkippedLine: (line) =>
-          log.warn(`skipped a line from the client that is not JSON-RPC: ${line.slice(0, 200)}`),
-        onDropped: (why) => log.warn(why),
-        maxMessageBytes: options.maxMessageBytes,
-      }),
-    );
+  if (stdio) {
     log.info(
       `mcpmux ${version} serving MCP on stdio${servers.length ? `; starting ${servers.length} server(s)` : ''}`,
     );
@@ -141,11 +136,11 @@ async function main(): Promise<void> {
       `mcpmux ${version} serving MCP over HTTP at ${http!.url}${options.http!.authToken ? ' (bearer token required)' : ''}`,
     );
   }
-  const clientInitialized = stdioSession?.initialized;
+  const clientInitialized = stdio?.ready;
   // Configured servers are registered now and start in the background, on stdio once the
-  // client has initialized (each child is told what the client can do; over HTTP, clients
-  // come and go, so they start at once): initialize is answered at once, and one server that
-  // fails is reported (log, list_servers) without stopping the others.
+  // client has opened (after initialize, each child is told what the client can do; over
+  // HTTP, clients come and go, so they start at once): the opening is answered at once, and
+  // one server that fails is reported (log, list_servers) without stopping the others.
   for (const { name, spec } of servers) {
     registry
       .add(name, spec, { keepOnFailure: true, ...(clientInitialized && { startAfter: clientInitialized }) })

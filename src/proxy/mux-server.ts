@@ -60,6 +60,12 @@ export interface MuxServerOptions {
   version: string;
   /** Quiet time before list_changed is sent. Default 10 ms. */
   listChangedDebounceMs?: number;
+  /**
+   * The protocol era of the connection: legacy (2025, an initialize handshake) or modern
+   * (2026-07-28: no handshake, list changes go out on the client's subscriptions/listen
+   * stream). Default legacy.
+   */
+  era?: 'legacy' | 'modern';
 }
 
 const INSTRUCTIONS =
@@ -148,10 +154,13 @@ export class MuxServer {
       );
     }
     this.#initialized = new Promise((resolve) => {
-      this.server.oninitialized = () => {
+      const ready = () => {
         for (const notifier of this.#notifiers.values()) notifier.ready();
         resolve();
       };
+      // A modern connection has no handshake: it is ready from its first message.
+      if (options.era === 'modern') ready();
+      else this.server.oninitialized = ready;
     });
     this.#unsubscribe = options.registry.onChange((change) => {
       for (const kind of change.kinds) this.#notifiers.get(CAPABILITY_TABLE[kind].listChanged)?.changed();
@@ -220,7 +229,7 @@ export class MuxServer {
     await this.server.close();
   }
 
-  /** Settles once the client has finished initialization (its capabilities are known). */
+  /** Settles once the client has finished initialization (legacy: its capabilities are known), at once on a modern connection. */
   get initialized(): Promise<void> {
     return this.#initialized;
   }

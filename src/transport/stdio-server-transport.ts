@@ -15,6 +15,8 @@ export interface StdioServerTransportOptions {
   onDropped?: (why: string) => void;
   /** Largest message accepted, in bytes. Default 16 MiB. */
   maxMessageBytes?: number;
+  /** Sees each message before it is handed over (the serving layer watches the opening exchange). */
+  onIncoming?: (message: JSONRPCMessage) => void;
 }
 
 export class StdioServerTransport implements Transport {
@@ -35,7 +37,10 @@ export class StdioServerTransport implements Transport {
     this.#stdout = options.stdout ?? process.stdout;
     this.#writer = new JsonLineWriter(this.#stdout);
     this.#reader = new JsonLineReader({
-      onMessage: (message) => this.onmessage?.(message),
+      onMessage: (message) => {
+        options.onIncoming?.(message);
+        this.onmessage?.(message);
+      },
       onSkippedLine: options.onSkippedLine ?? (() => {}),
       ...oversizeHandlers({
         limit: options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES,

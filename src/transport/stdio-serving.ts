@@ -1,0 +1,86 @@
+// mcpmux's one client on stdio, in either era. The SDK's serveStdio reads the opening
+// message and pins the connection to an era: a 2025 client opens with initialize, a
+// 2026-07-28 client with server/discover (or any request carrying the _meta envelope).
+// Each era gets its own session object from the same factory; a session built for an
+// opening that was then abandoned (an auto-negotiating client's discover, answered, then
+// followed by initialize) is closed when the next one replaces it.
+import { serveStdio, type StdioServerHandle } from '@modelcontextprotocol/server/stdio';
+import type { Server } from '@modelcontextprotocol/server';
+import type { Logger } from '../log.js';
+import { messageOf } from '../errors.js';
+import { StdioServerTransport } from './stdio-server-transport.js';
+
+/** What serving needs of a session (MuxServer). */
+export interface StdioSession {
+  readonly server: Server;
+  /** Settles when the client can be served (legacy: after initialize; modern: at once). */
+  readonly initialized: Promise<void>;
+  close(): Promise<void>;
+}
+
+export interface StdioServingOptions {
+  newSession: (era: 'legacy' | 'modern') => StdioSession;
+  logger: Logger;
+  /** Largest message taken from the client. Default 16 MiB. */
+  maxMessageBytes?: number;
+}
+
+export interface StdioServing {
+  /**
+   * Settles once the client has opened for real: initialized (legacy), or made a request
+   * other than server/discover (modern). A probe that only asks server/discover and goes
+   * away never settles it, so it never starts the configured servers.
+   */
+  readonly ready: Promise<void>;
+  /** The era of the current session, once there is one. */
+  readonly era: 'legacy' | 'modern' | undefined;
+  close(): Promise<void>;
+}
+
+export function serveMuxOverStdio(options: StdioServingOptions): StdioServing {
+  const { logger } = options;
+  let current: { session: StdioSession; era: 'legacy' | 'modern' } | undefined;
+  let markReady: () => void = () => {};
+  const ready = new Promise<void>((resolve) => (markReady = resolve));
+  const transport = new StdioServerTransport({
+    onSkippedLine: (line) =>
+      logger.warn(`skipped a line from the client that is not JSON-RPC: ${line.slice(0, 200)}`),
+    onDropped: (why) => logger.warn(why),
+    ...(options.maxMessageBytes !== undefined && { maxMessageBytes: options.maxMessageBytes }),
+    onIncoming: (message) => {
+      const method = (message as { method?: unknown }).method;
+      if (
+        current?.era === 'modern' &&
+        'id' in message &&
+        typeof method === 'string' &&
+        method !== 'server/discover'
+      )
+        markReady();
+    },
+  });
+  const handle: StdioServerHandle = serveStdio(
+    ({ era }) => {
+      const previous = current?.session;
+      const session = options.newSession(era);
+      current = { session, era };
+      if (era === 'legacy') void session.initialized.then(() => current?.session === session && markReady());
+      if (previous)
+        void previous
+          .close()
+          .catch((error: unknown) => logger.debug(() => `closing a replaced session: ${messageOf(error)}`));
+      logger.debug(() => `stdio client opened a ${era} session`);
+      return session.server;
+    },
+    { transport, onerror: (error) => logger.debug(() => `stdio: ${messageOf(error)}`) },
+  );
+  return {
+    ready,
+    get era() {
+      return current?.era;
+    },
+    async close() {
+      await handle.close();
+      await current?.session.close();
+    },
+  };
+}

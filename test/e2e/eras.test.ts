@@ -1,0 +1,107 @@
+// Both eras of MCP on stdio, through the built mcpmux: a v2 client pinned to 2026-07-28, one
+// that negotiates (auto) and one in the 2025 (legacy) era get the same management tools,
+// add a server, hear the change (modern: on its subscriptions/listen stream) and call it.
+import { Client } from '@modelcontextprotocol/client';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+import type { CallToolResult } from '@modelcontextprotocol/client';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import t from 'tap';
+import { DIST_MAIN, fixture } from '../helpers/fixtures.js';
+import {
+  LEAK_TAG_VAR,
+  assertNoLeaks,
+  killTaggedProcesses,
+  taggedEnv,
+  waitFor,
+} from '../helpers/processes.js';
+
+t.teardown(() => killTaggedProcesses());
+
+type Mode = 'legacy' | 'auto' | { pin: '2026-07-28' };
+
+async function connect(mode: Mode, args: string[] = []) {
+  const client = new Client({ name: 'era-client', version: '1.0.0' }, { versionNegotiation: { mode } });
+  let listChanged = 0;
+  client.setNotificationHandler('notifications/tools/list_changed', () => void listChanged++);
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [DIST_MAIN, '--pass-env', LEAK_TAG_VAR, ...args],
+    env: taggedEnv(),
+    stderr: 'pipe',
+  });
+  let stderr = '';
+  transport.stderr?.on('data', (d) => (stderr += d));
+  await client.connect(transport);
+  if (client.getProtocolEra() === 'modern')
+    await client.listen({ toolsListChanged: true, promptsListChanged: true });
+  return { client, listChanged: () => listChanged, stderr: () => stderr };
+}
+
+const text = (r: unknown) =>
+  (r as CallToolResult).content.map((c) => (c.type === 'text' ? c.text : '')).join('');
+
+for (const [mode, era] of [
+  [{ pin: '2026-07-28' }, 'modern'],
+  ['auto', 'modern'],
+  ['legacy', 'legacy'],
+] as const) {
+  t.test(`a ${JSON.stringify(mode)} client: ${era} era; add_server, list_changed, call`, async (t) => {
+    const { client, listChanged } = await connect(mode);
+    t.equal(client.getProtocolEra(), era);
+    t.equal(client.getNegotiatedProtocolVersion(), era === 'modern' ? '2026-07-28' : '2025-11-25');
+    const before = (await client.listTools()).tools.map((x) => x.name);
+    t.ok(before.includes('add_server') && before.includes('call_tool'), 'the management tools');
+    const added = (await client.callTool({
+      name: 'add_server',
+      arguments: { name: 'echo', ...fixture('echo-v1') },
+    })) as CallToolResult;
+    t.notOk(added.isError, 'add_server succeeded');
+    t.ok(await waitFor(() => listChanged() === 1), 'one tools/list_changed');
+    t.ok(
+      (await client.listTools()).tools.some((x) => x.name === 'echo__echo'),
+      'the new tools are listed',
+    );
+    t.equal(
+      text(await client.callTool({ name: 'echo__echo', arguments: { message: `hi ${era}` } })),
+      `hi ${era}`,
+    );
+    t.equal(
+      text(
+        await client.callTool({
+          name: 'call_tool',
+          arguments: { name: 'echo__echo', arguments: { message: 'via call_tool' } },
+        }),
+      ),
+      'via call_tool',
+    );
+    await client.callTool({ name: 'remove_server', arguments: { name: 'echo' } });
+    t.ok(await waitFor(() => listChanged() === 2), 'and one when it is removed');
+    await client.close();
+    await assertNoLeaks(t);
+  });
+}
+
+t.test(
+  "a modern client with a config: the configured server's tools are there; an auto client's probe starts nothing",
+  async (t) => {
+    const dir = mkdtempSync(join(tmpdir(), 'mcpmux-eras-'));
+    t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+    const config = join(dir, 'servers.json');
+    writeFileSync(config, JSON.stringify({ mcpServers: { echo: fixture('echo-v1') } }));
+    for (const mode of [{ pin: '2026-07-28' } as const, 'auto' as const]) {
+      const { client, stderr } = await connect(mode, ['--config', config]);
+      t.ok(
+        await waitFor(
+          async () => (await client.listTools()).tools.some((x) => x.name === 'echo__echo'),
+          15_000,
+        ),
+        `${JSON.stringify(mode)}: the configured server runs`,
+      );
+      t.equal(stderr().match(/audit: spawn server=echo/g)?.length, 1, 'started once');
+      await client.close();
+      await assertNoLeaks(t);
+    }
+  },
+);
