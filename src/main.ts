@@ -19,7 +19,14 @@ import {
 import { messageOf } from './errors.js';
 import { createLogger, type Logger } from './log.js';
 import { SpawnPolicy } from './policy/spawn-policy.js';
-import { MuxServer } from './proxy/mux-server.js';
+import {
+  MuxServer,
+  newActivationPool,
+  newResultStore,
+  type MuxServerOptions,
+  type PerRequestState,
+} from './proxy/mux-server.js';
+import { ListChangePublisher } from './proxy/list-change-publisher.js';
 import { UpstreamLink } from './proxy/upstream-link.js';
 import { McpHttpServer } from './transport/http-server.js';
 import { Registry } from './registry/registry.js';
@@ -80,24 +87,33 @@ async function main(): Promise<void> {
         })
       : undefined;
   code?.follow(registry, log);
-  const newSession = (era: 'legacy' | 'modern' = 'legacy') =>
-    new MuxServer({
-      era,
-      registry,
-      router,
-      upstream,
-      policy,
-      index,
-      expose: options.expose,
-      ...(code && { code }),
-      activePoolSize: options.activePoolSize,
-      maxResultBytes: options.maxResultBytes,
-      ...(configSync && { config: configSync }),
-      logger: log,
-      version,
-    });
+  const sessionOptions = (era: 'legacy' | 'modern'): MuxServerOptions => ({
+    era,
+    registry,
+    router,
+    upstream,
+    policy,
+    index,
+    expose: options.expose,
+    ...(code && { code }),
+    activePoolSize: options.activePoolSize,
+    maxResultBytes: options.maxResultBytes,
+    ...(configSync && { config: configSync }),
+    logger: log,
+    version,
+  });
+  const newSession = (era: 'legacy' | 'modern' = 'legacy') => new MuxServer(sessionOptions(era));
   // With a config, SIGHUP means "read it again", as for daemons; without one it ends mcpmux.
   const onHangup = configSync && (() => void configSync.sync());
+  // A modern (2026-07-28) HTTP client has no session: each of its requests gets a server of
+  // its own, and what must outlive a request (kept results, the search pool) is shared.
+  let publisher: ListChangePublisher | undefined;
+  const perRequest: PerRequestState = {
+    // Shared by clients with no session, a handle is the only key: 128 random bits.
+    results: newResultStore(options.maxResultBytes, 16),
+    pool: newActivationPool(options.expose, options.activePoolSize),
+    publish: (method) => publisher?.changed(method),
+  };
   // One client on stdio (in the era it opens with), or a session per client over HTTP.
   const stdio = options.http
     ? undefined
@@ -107,6 +123,7 @@ async function main(): Promise<void> {
         ...options.http,
         maxBodyBytes: options.maxMessageBytes,
         createSession: () => newSession(),
+        createRequestServer: () => new MuxServer({ ...sessionOptions('modern'), perRequest }).server,
         logger: log,
       }).catch((error: unknown) =>
         exitWith(
@@ -115,11 +132,14 @@ async function main(): Promise<void> {
         ),
       )
     : undefined;
+  publisher = http && new ListChangePublisher({ registry, publish: (method) => http.publish(method) });
   installExitHandlers(
     log,
     async () => {
       configSync?.close();
+      publisher?.close();
       await http?.close();
+      await perRequest.results.close();
       await registry.close();
       await stdio?.close();
       await code?.close();

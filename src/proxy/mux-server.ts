@@ -66,6 +66,20 @@ export interface MuxServerOptions {
    * stream). Default legacy.
    */
   era?: 'legacy' | 'modern';
+  /**
+   * Set when this server answers one request of a modern (2026-07-28) HTTP client and is
+   * dropped after it: what must outlive the request (kept results, the search pool) is
+   * shared, and list changes reach the clients' listen streams through `publish` (the
+   * HTTP layer's, which hears the registry once for all requests).
+   */
+  perRequest?: PerRequestState;
+}
+
+/** What modern HTTP requests share, since each is served by a server of its own. */
+export interface PerRequestState {
+  results: ResultStore;
+  pool: ActivationPool | undefined;
+  publish: (method: ListChangedMethod) => void;
 }
 
 const INSTRUCTIONS =
@@ -114,6 +128,23 @@ function ownToolsOf(mode: ExposeMode): { tools: ReadonlyMap<string, ManagementTo
   return own;
 }
 
+/** A store for results too large to return whole (0: never cut). */
+export function newResultStore(maxResultBytes: number | undefined, handleBytes?: number): ResultStore {
+  return new ResultStore({
+    maxBytes: maxResultBytes === 0 ? Number.MAX_SAFE_INTEGER : (maxResultBytes ?? 16_384),
+    ...(handleBytes !== undefined && { handleBytes }),
+  });
+}
+
+/** Search mode lists what search_tools activated; code mode lists no child tool at all. */
+export function newActivationPool(mode: ExposeMode, size: number | undefined): ActivationPool | undefined {
+  return mode === 'search'
+    ? new ActivationPool(size ?? 15)
+    : mode === 'code'
+      ? new ActivationPool(0)
+      : undefined;
+}
+
 export class MuxServer {
   readonly server: Server;
   readonly #options: MuxServerOptions;
@@ -143,7 +174,8 @@ export class MuxServer {
         instructions: INSTRUCTIONS,
       },
     );
-    for (const { listChanged: method } of CAPABILITY_ROWS) {
+    const perRequest = options.perRequest;
+    for (const { listChanged: method } of perRequest ? [] : CAPABILITY_ROWS) {
       this.#notifiers.set(
         method,
         new ListChangedNotifier({
@@ -162,31 +194,28 @@ export class MuxServer {
       if (options.era === 'modern') ready();
       else this.server.oninitialized = ready;
     });
-    this.#unsubscribe = options.registry.onChange((change) => {
-      for (const kind of change.kinds) this.#notifiers.get(CAPABILITY_TABLE[kind].listChanged)?.changed();
-    });
-    const settings = new ClientSettings({
-      registry: options.registry,
-      router: options.router,
-      logger: options.logger,
-      peers: () => options.upstream.sessionSettings(),
-    });
-    settings.install(this.server);
-    this.#detach = options.upstream.attach({ server: this.server, registry: options.registry, settings });
-    this.#results = new ResultStore({
-      maxBytes: options.maxResultBytes === 0 ? Number.MAX_SAFE_INTEGER : (options.maxResultBytes ?? 16_384),
-    });
+    if (perRequest) {
+      // One request and gone: no connection of its own to tell of changes, nothing to give back.
+      this.#unsubscribe = this.#detach = () => {};
+    } else {
+      this.#unsubscribe = options.registry.onChange((change) => {
+        for (const kind of change.kinds) this.#notifiers.get(CAPABILITY_TABLE[kind].listChanged)?.changed();
+      });
+      const settings = new ClientSettings({
+        registry: options.registry,
+        router: options.router,
+        logger: options.logger,
+        peers: () => options.upstream.sessionSettings(),
+      });
+      settings.install(this.server);
+      this.#detach = options.upstream.attach({ server: this.server, registry: options.registry, settings });
+    }
+    this.#results = perRequest?.results ?? newResultStore(options.maxResultBytes);
     const mode = options.expose ?? 'all';
     if (mode === 'code' && !options.code) throw new Error('--expose code needs a CodeMode');
     const own = ownToolsOf(mode);
     this.#management = own.tools;
-    // Search mode lists what search_tools activated; code mode lists no child tool at all.
-    this.#pool =
-      mode === 'search'
-        ? new ActivationPool(options.activePoolSize ?? 15)
-        : mode === 'code'
-          ? new ActivationPool(0)
-          : undefined;
+    this.#pool = perRequest ? perRequest.pool : newActivationPool(mode, options.activePoolSize);
     this.#catalogs = new CatalogHandlers({
       registry: options.registry,
       router: options.router,
@@ -225,7 +254,8 @@ export class MuxServer {
     this.#unsubscribe();
     this.#detach();
     for (const notifier of this.#notifiers.values()) notifier.close();
-    await this.#results.close();
+    // Shared results outlive one request.
+    if (!this.#options.perRequest) await this.#results.close();
     await this.server.close();
   }
 
@@ -237,8 +267,10 @@ export class MuxServer {
   /** Lists found tools (search mode); the client hears list_changed when the list changed. */
   #activate(names: readonly string[]): { added: string[]; evicted: string[] } {
     const change = this.#pool!.activate(names);
-    if (change.added.length > 0 || change.evicted.length > 0)
-      this.#notifiers.get('notifications/tools/list_changed')?.changed();
+    if (change.added.length > 0 || change.evicted.length > 0) {
+      if (this.#options.perRequest) this.#options.perRequest.publish('notifications/tools/list_changed');
+      else this.#notifiers.get('notifications/tools/list_changed')?.changed();
+    }
     return change;
   }
 

@@ -15,6 +15,12 @@ export interface ResultStoreOptions {
   maxBytes: number;
   /** How long a kept result stays readable. Default one hour. */
   ttlMs?: number;
+  /**
+   * Random bytes in a handle. Default 4: a session's own store is private to it. A store
+   * shared by clients that have no session (modern HTTP) makes the handle the only key, so
+   * it must not be guessable: 16.
+   */
+  handleBytes?: number;
 }
 
 export interface StoredResult {
@@ -93,7 +99,7 @@ export class ResultStore {
 
   async #keep(text: string): Promise<StoredResult> {
     this.#dir ??= this.#makeDirectory();
-    const handle = `r-${randomBytes(4).toString('hex')}`;
+    const handle = `r-${randomBytes(this.#options.handleBytes ?? 4).toString('hex')}`;
     const path = join(this.#dir, handle);
     await writeFile(path, text, { mode: 0o600 });
     const stored = { handle, bytes: Buffer.byteLength(text), lines: countLines(text), createdAt: Date.now() };

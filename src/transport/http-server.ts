@@ -11,9 +11,21 @@ import {
   type ServerResponse,
 } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { isInitializeRequest } from '@modelcontextprotocol/server';
+import {
+  createMcpHandler,
+  isInitializeRequest,
+  isLegacyRequest,
+  type McpHttpHandler,
+  type Server,
+} from '@modelcontextprotocol/server';
 import type { Transport } from '@modelcontextprotocol/server';
-import { NodeStreamableHTTPServerTransport } from '@modelcontextprotocol/node';
+import {
+  NodeStreamableHTTPServerTransport,
+  toNodeHandler,
+  toWebRequest,
+  type NodeIncomingMessageLike,
+  type NodeMcpRequestHandler,
+} from '@modelcontextprotocol/node';
 import { messageOf } from '../errors.js';
 import type { Logger } from '../log.js';
 import { HttpGuard } from './http-guard.js';
@@ -38,6 +50,11 @@ export interface HttpServeOptions {
   /** Sessions open at once. Default 100. */
   maxSessions?: number;
   createSession: () => HttpSession;
+  /**
+   * A server for one request of a modern (2026-07-28) client, which has no session: each
+   * request carries its own _meta envelope. Without it, modern requests are refused.
+   */
+  createRequestServer?: () => Server;
   logger: Logger;
   /** Largest request body, in bytes. Default 16 MiB. */
   maxBodyBytes?: number;
@@ -59,6 +76,8 @@ export class McpHttpServer {
   readonly #guard: HttpGuard;
   readonly #sessions: SessionTable<OpenSession>;
   readonly #maxSessions: number;
+  /** The SDK's stateless entry for modern requests (legacy ones are served by the sessions above). */
+  readonly #modern: { handler: McpHttpHandler; serve: NodeMcpRequestHandler } | undefined;
 
   private constructor(options: HttpServeOptions, http: HttpServer) {
     this.#options = options;
@@ -70,6 +89,17 @@ export class McpHttpServer {
       ...(options.allowedOrigins && { allowedOrigins: options.allowedOrigins }),
     });
     this.#maxSessions = options.maxSessions ?? DEFAULT_MAX_SESSIONS;
+    const createRequestServer = options.createRequestServer;
+    if (createRequestServer) {
+      const maxRequestBodySize = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+      const onerror = (error: Error) => options.logger.debug(() => `HTTP (2026-07-28): ${messageOf(error)}`);
+      const handler = createMcpHandler(() => createRequestServer(), {
+        legacy: 'reject',
+        maxRequestBodySize,
+        onerror,
+      });
+      this.#modern = { handler, serve: toNodeHandler(handler, { maxRequestBodySize, onerror }) };
+    }
     this.#sessions = new SessionTable({
       idleTimeoutMs: options.sessionIdleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS,
       maxSessions: this.#maxSessions,
@@ -103,6 +133,20 @@ export class McpHttpServer {
     return this.#sessions.size;
   }
 
+  /** Tells modern clients' listen streams that a list changed (legacy sessions hear it from their own server). */
+  publish(
+    method:
+      | 'notifications/tools/list_changed'
+      | 'notifications/prompts/list_changed'
+      | 'notifications/resources/list_changed',
+  ): void {
+    const notify = this.#modern?.handler.notify;
+    if (!notify) return;
+    if (method === 'notifications/tools/list_changed') notify.toolsChanged();
+    else if (method === 'notifications/prompts/list_changed') notify.promptsChanged();
+    else notify.resourcesChanged();
+  }
+
   async close(): Promise<void> {
     const sessions = this.#sessions.drain();
     await Promise.all(
@@ -128,6 +172,16 @@ export class McpHttpServer {
       const existing = typeof sessionId === 'string' ? this.#sessions.get(sessionId) : undefined;
       if (req.method === 'POST') {
         const body = await readJson(req, this.#options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES);
+        // A 2026-07-28 request names its era in its _meta envelope; it needs no session.
+        // (Node's IncomingMessage is what the adapter takes; only its optional fields' typing differs.)
+        const nodeReq = req as NodeIncomingMessageLike;
+        if (
+          this.#modern &&
+          sessionId === undefined &&
+          !(await isLegacyRequest(await toWebRequest(nodeReq, body), body))
+        ) {
+          return await this.#modern.serve(nodeReq, res, body);
+        }
         if (existing) return await this.#serve(sessionId as string, existing, req, res, body);
         if (sessionId !== undefined)
           return reply(res, 404, 'unknown session (it was closed or expired); initialize a new one');

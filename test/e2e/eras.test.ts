@@ -1,7 +1,7 @@
 // Both eras of MCP on stdio, through the built mcpmux: a v2 client pinned to 2026-07-28, one
 // that negotiates (auto) and one in the 2025 (legacy) era get the same management tools,
 // add a server, hear the change (modern: on its subscriptions/listen stream) and call it.
-import { Client } from '@modelcontextprotocol/client';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import type { CallToolResult } from '@modelcontextprotocol/client';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
 import { DIST_MAIN, fixture } from '../helpers/fixtures.js';
+import { startMcpmuxHttp } from '../helpers/mcpmux-process.js';
 import {
   LEAK_TAG_VAR,
   assertNoLeaks,
@@ -103,5 +104,54 @@ t.test(
       await client.close();
       await assertNoLeaks(t);
     }
+  },
+);
+
+async function connectHttp(url: string, mode: Mode) {
+  const client = new Client({ name: 'era-http-client', version: '1.0.0' }, { versionNegotiation: { mode } });
+  let listChanged = 0;
+  client.setNotificationHandler('notifications/tools/list_changed', () => void listChanged++);
+  await client.connect(new StreamableHTTPClientTransport(new URL(url)));
+  if (client.getProtocolEra() === 'modern') await client.listen({ toolsListChanged: true });
+  return { client, listChanged: () => listChanged };
+}
+
+t.test(
+  'over HTTP, a client pinned to 2026-07-28 and a 2025 client share one mcpmux and hear each other',
+  async (t) => {
+    const served = await startMcpmuxHttp(['--max-result-bytes', '1024']);
+    const modern = await connectHttp(served.url, { pin: '2026-07-28' });
+    const legacy = await connectHttp(served.url, 'legacy');
+    t.equal(modern.client.getProtocolEra(), 'modern');
+    t.equal(legacy.client.getProtocolEra(), 'legacy');
+    await modern.client.callTool({
+      name: 'add_server',
+      arguments: { name: 'big', ...fixture('big-result') },
+    });
+    t.ok(
+      await waitFor(() => modern.listChanged() === 1 && legacy.listChanged() === 1),
+      'both hear the add once',
+    );
+    t.ok(
+      (await legacy.client.listTools()).tools.some((x) => x.name === 'big__lines'),
+      "the legacy client sees the modern one's server",
+    );
+
+    // A modern client has no session: a result kept in one request is read in another by its handle.
+    const cut = text(await modern.client.callTool({ name: 'big__lines', arguments: { bytes: 20_000 } }));
+    const handle = /kept as handle "(r-[0-9a-f]{32})"/.exec(cut)?.[1];
+    t.ok(handle, 'a 128-bit handle');
+    const tail = text(
+      await modern.client.callTool({ name: 'read_result', arguments: { handle, mode: 'tail', lines: 1 } }),
+    );
+    t.match(tail, /line \d+: the quick brown fox/);
+
+    await legacy.client.callTool({ name: 'remove_server', arguments: { name: 'big' } });
+    t.ok(await waitFor(() => modern.listChanged() === 2 && legacy.listChanged() === 2), 'and the remove');
+    await modern.client.close();
+    await legacy.client.close();
+    process.kill(served.process.pid, 'SIGTERM');
+    await served.process.exited;
+    await assertNoLeaks(t);
   },
 );

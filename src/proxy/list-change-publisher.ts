@@ -1,0 +1,47 @@
+// List changes for clients that have no session of their own: modern (2026-07-28) HTTP
+// clients are served request by request and hear of changes on their subscriptions/listen
+// streams. One publisher hears the registry for all of them and publishes each change once,
+// debounced like a session's own list_changed.
+import type { Registry } from '../registry/registry.js';
+import { CAPABILITY_ROWS, CAPABILITY_TABLE, type ListChangedMethod } from '../router/capabilities.js';
+import { ListChangedNotifier } from './list-changed-notifier.js';
+
+export interface ListChangePublisherOptions {
+  registry: Registry;
+  /** Sends one list's change to every listening client. */
+  publish: (method: ListChangedMethod) => void;
+  /** Quiet time before a change goes out. Default 10 ms. */
+  debounceMs?: number;
+}
+
+export class ListChangePublisher {
+  readonly #notifiers: ReadonlyMap<ListChangedMethod, ListChangedNotifier>;
+  readonly #unsubscribe: () => void;
+
+  constructor(options: ListChangePublisherOptions) {
+    this.#notifiers = new Map(
+      CAPABILITY_ROWS.map(({ listChanged: method }) => {
+        const notifier = new ListChangedNotifier({
+          send: async () => options.publish(method),
+          debounceMs: options.debounceMs ?? 10,
+          onError: () => {},
+        });
+        notifier.ready();
+        return [method, notifier] as const;
+      }),
+    );
+    this.#unsubscribe = options.registry.onChange((change) => {
+      for (const kind of change.kinds) this.changed(CAPABILITY_TABLE[kind].listChanged);
+    });
+  }
+
+  /** A list changed for another reason than the registry (the shared search pool). */
+  changed(method: ListChangedMethod): void {
+    this.#notifiers.get(method)?.changed();
+  }
+
+  close(): void {
+    this.#unsubscribe();
+    for (const notifier of this.#notifiers.values()) notifier.close();
+  }
+}
