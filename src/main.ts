@@ -23,6 +23,7 @@ import {
   MuxServer,
   newActivationPool,
   newResultStore,
+  ownToolNames,
   type MuxServerOptions,
   type PerRequestState,
 } from './proxy/mux-server.js';
@@ -50,7 +51,11 @@ async function main(): Promise<void> {
       log.warn(`the orphan reaper failed (${messageOf(error)}); children may outlive a SIGKILL of mcpmux`),
     ),
   );
-  const router = new CatalogRouter({ maxToolName: options.maxToolName, logger: log });
+  const router = new CatalogRouter({
+    maxToolName: options.maxToolName,
+    reservedToolNames: ownToolNames(),
+    logger: log,
+  });
   const upstream = new UpstreamLink({ router, logger: log });
   const policy = spawnPolicy(options, log);
   const registry = new Registry({

@@ -53,6 +53,11 @@ export type ServerSpec = (StdioServerSpec | RemoteServerSpec) & {
   readonly startupTimeoutMs?: number;
   /** Which of its tools are exposed (globs on the child's tool names). */
   readonly toolFilter?: ToolFilter;
+  /**
+   * What its tool and prompt names are exposed under: `NAME__` when absent; "" exposes
+   * them under their own names (a name another server or mcpmux already has is withheld).
+   */
+  readonly prefix?: string;
 };
 
 export const toolFilterField = z
@@ -74,6 +79,14 @@ export const wireServerFields = {
   headers: envRecord.optional(),
   tools: toolFilterField.optional(),
   watch: watchField.optional(),
+  prefix: z
+    .string()
+    .max(32, 'prefix must be at most 32 characters')
+    .regex(/^[a-zA-Z0-9_-]*$/, "prefix may only contain letters, digits, '_' and '-' (\"\" for none)")
+    .optional()
+    .describe(
+      'Expose its tools and prompts under this prefix instead of "<name>__"; "" for their own names.',
+    ),
 };
 
 export type WireServerFields = {
@@ -85,6 +98,7 @@ export type WireServerFields = {
   headers?: Record<string, string> | undefined;
   tools?: ToolFilter | undefined;
   watch?: z.infer<typeof watchField> | undefined;
+  prefix?: string | undefined;
 };
 
 /** Turns validated wire fields into a spec; returns an error message when they do not fit. */
@@ -102,6 +116,7 @@ export function specFromWire(fields: WireServerFields): ServerSpec | string {
       url: fields.url,
       headers: fields.headers ?? {},
       ...(fields.tools && { toolFilter: fields.tools }),
+      ...(fields.prefix !== undefined && { prefix: fields.prefix }),
     };
   }
   if (fields.command === undefined) return 'command is required (or url, for a remote server)';
@@ -114,6 +129,7 @@ export function specFromWire(fields: WireServerFields): ServerSpec | string {
     ...(fields.cwd !== undefined && { cwd: fields.cwd }),
     ...(fields.tools && { toolFilter: fields.tools }),
     ...(fields.watch && { watch: watchSpec(fields.watch) }),
+    ...(fields.prefix !== undefined && { prefix: fields.prefix }),
   };
 }
 

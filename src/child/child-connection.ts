@@ -123,6 +123,8 @@ export interface ChildStatus {
   http_transport?: 'streamable-http' | 'sse';
   /** The filter its tools pass through, when it has one. */
   tool_filter?: { allow?: string[]; deny?: string[] };
+  /** The prefix its tools and prompts are exposed under, when it is not the default `NAME__`. */
+  prefix?: string;
   /** Prompt names, and how many resources and resource templates it lists (only when it has any). */
   prompts?: string[];
   resources?: number;
@@ -364,6 +366,7 @@ export class ChildConnection {
       status: s.kind === 'idle' ? 'starting' : s.kind === 'stopped' ? 'stopping' : s.kind,
       transport: spec.transport,
       tools: [],
+      ...(spec.prefix !== undefined && { prefix: spec.prefix }),
     };
     if (spec.transport === 'stdio') {
       out.command = spec.command;

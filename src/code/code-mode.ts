@@ -161,7 +161,7 @@ export class CodeMode {
       };
     try {
       const params = {
-        name: deps.router.exposedName(server, tool),
+        name: deps.router.exposedName(server, tool, deps.registry.snapshot.servers.get(server)?.prefix),
         arguments: args as Record<string, unknown>,
       };
       return toProgramValue(await deps.router.callTool(deps.registry.snapshot, params, deps.options));

@@ -14,7 +14,14 @@ import { toolTokens } from '../catalog/token-cost.js';
 import { readResult, readResultInput } from '../results/read-result.js';
 import type { ResultStore } from '../results/result-store.js';
 import type { CatalogRouter } from '../router/catalog-router.js';
-import { envRecord, specFromWire, toolFilterField, watchField, type ServerSpec } from '../server-spec.js';
+import {
+  envRecord,
+  specFromWire,
+  toolFilterField,
+  watchField,
+  wireServerFields,
+  type ServerSpec,
+} from '../server-spec.js';
 import { jsonResult } from './results.js';
 import { define, parseArguments as parse } from './tool-definition.js';
 
@@ -77,6 +84,7 @@ const addServerInput = z
     tools: toolFilterField
       .optional()
       .describe('Which of its tools to expose: {"allow": ["read_*"], "deny": ["delete_*"]}.'),
+    prefix: wireServerFields.prefix,
     watch: watchField
       .optional()
       .describe('For its author: restart it (after build, if given) when files matching paths change.'),
@@ -236,8 +244,8 @@ export function createManagementTools(): ReadonlyMap<string, ManagementTool> {
           timeout === undefined ? admitted : { ...admitted, startupTimeoutMs: timeout * 1000 },
         );
         const result = {
-          server: exposeStatus(started.status, router),
-          tools: summarize(args.name, started.tools, router),
+          server: exposeStatus(started.status, router, registry.snapshot),
+          tools: summarize(started.status, started.tools, router, registry.snapshot),
         };
         if (!args.persist) return jsonResult(result);
         const { name: _name, persist: _persist, startup_timeout_seconds: _timeout, ...entry } = args;
@@ -262,7 +270,7 @@ export function createManagementTools(): ReadonlyMap<string, ManagementTool> {
         const removed = await registry.remove(name);
         const result = {
           removed: removed.name,
-          tools_removed: removed.tools.map((t) => router.exposedName(name, t)),
+          tools_removed: removed.tools.map((t) => router.exposedName(name, t, removed.prefix)),
           ...(removed.exit && { exit: removed.exit }),
         };
         return jsonResult(persist ? { ...result, ...(await persisted(config!, name, undefined)) } : result);
@@ -281,9 +289,9 @@ export function createManagementTools(): ReadonlyMap<string, ManagementTool> {
         const { name, build } = parse('reload_server', reloadInput, raw);
         const reloaded = await registry.reload(name, { build: build === true });
         return jsonResult({
-          server: exposeStatus(reloaded.status, router),
-          tools: summarize(name, reloaded.tools, router),
-          changes: exposeDiff(name, reloaded.changes, router),
+          server: exposeStatus(reloaded.status, router, registry.snapshot),
+          tools: summarize(reloaded.status, reloaded.tools, router, registry.snapshot),
+          changes: exposeDiff(reloaded.status, reloaded.changes, router),
         });
       },
     },
@@ -311,9 +319,12 @@ export function createManagementTools(): ReadonlyMap<string, ManagementTool> {
         const snapshot = registry.snapshot;
         const servers = registry.list().map((status) => {
           const tools = snapshot.servers.get(status.name)?.tools ?? [];
-          const exposed = exposeStatus(status, router);
+          const exposed = exposeStatus(status, router, snapshot);
           return tools.length > 0
-            ? { ...exposed, tools_tokens: toolTokens(router.exposedItems('tools', status.name, tools)) }
+            ? {
+                ...exposed,
+                tools_tokens: toolTokens(router.exposedItems('tools', status.name, tools, status.prefix)),
+              }
             : exposed;
         });
         const all = [...MANAGEMENT_DEFINITIONS(), ...router.table(snapshot, 'tools').items];
@@ -437,19 +448,34 @@ async function withDeclaration(
   return { ...rest, declaration: `${declared.types}\n\n${declared.call}` };
 }
 
-function exposeStatus(status: ChildStatus, router: CatalogRouter): ChildStatus {
-  // Two child tools that map to one exposed name are one tool to the client (the first).
-  const exposed = (names: string[]) => [...new Set(names.map((n) => router.exposedName(status.name, n)))];
+function exposeStatus(status: ChildStatus, router: CatalogRouter, snapshot: RegistrySnapshot): ChildStatus {
+  // Two child tools that map to one exposed name are one tool to the client (the first); a
+  // name withheld for another server's (a server with its own prefix) is not this one's.
+  const exposed = (kind: 'tools' | 'prompts', names: string[]) => [
+    ...new Set(
+      names
+        .map((n) => router.exposedName(status.name, n, status.prefix))
+        .filter((n) => !router.heldByOther(snapshot, kind, n, status.name)),
+    ),
+  ];
   return {
     ...status,
-    tools: exposed(status.tools),
-    ...(status.prompts && { prompts: exposed(status.prompts) }),
+    tools: exposed('tools', status.tools),
+    ...(status.prompts && { prompts: exposed('prompts', status.prompts) }),
   };
 }
 
 /** The tools as the client can call them now: exposed name, description and schemas. */
-function summarize(server: string, tools: readonly Tool[], router: CatalogRouter) {
-  return router.exposedItems('tools', server, tools).map((t) => ({
+function summarize(
+  status: ChildStatus,
+  tools: readonly Tool[],
+  router: CatalogRouter,
+  snapshot: RegistrySnapshot,
+) {
+  const listed = router
+    .exposedItems('tools', status.name, tools, status.prefix)
+    .filter((t) => !router.heldByOther(snapshot, 'tools', t.name, status.name));
+  return listed.map((t) => ({
     name: t.name,
     ...(t.description !== undefined && { description: t.description }),
     inputSchema: t.inputSchema,
@@ -457,7 +483,7 @@ function summarize(server: string, tools: readonly Tool[], router: CatalogRouter
   }));
 }
 
-function exposeDiff(server: string, diff: ToolDiff, router: CatalogRouter): ToolDiff {
-  const map = (names: string[]) => names.map((n) => router.exposedName(server, n));
+function exposeDiff(status: ChildStatus, diff: ToolDiff, router: CatalogRouter): ToolDiff {
+  const map = (names: string[]) => names.map((n) => router.exposedName(status.name, n, status.prefix));
   return { added: map(diff.added), removed: map(diff.removed), changed: map(diff.changed) };
 }

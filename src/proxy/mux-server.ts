@@ -128,6 +128,11 @@ function ownToolsOf(mode: ExposeMode): { tools: ReadonlyMap<string, ManagementTo
   return own;
 }
 
+/** Every tool name mcpmux lists itself, in any mode: no child tool may take one. */
+export function ownToolNames(): string[] {
+  return [...ownToolsOf('code').tools.keys()];
+}
+
 /** A store for results too large to return whole (0: never cut). */
 export function newResultStore(maxResultBytes: number | undefined, handleBytes?: number): ResultStore {
   return new ResultStore({

@@ -24,6 +24,8 @@ export interface ServerView {
   readonly catalog: Catalog;
   /** `catalog.tools`. */
   readonly tools: readonly Tool[];
+  /** The prefix its names are exposed under, when its spec names one (else `NAME__`). */
+  readonly prefix?: string;
 }
 
 export interface RegistrySnapshot {
@@ -54,6 +56,8 @@ export interface RemovedServer {
   name: string;
   /** Child tool names that were withdrawn. */
   tools: string[];
+  /** The prefix they were exposed under, when it was not the default. */
+  prefix?: string;
   exit?: ChildStatus['exit'];
 }
 
@@ -170,7 +174,8 @@ export class Registry {
     const tools = entry.connection.tools.map((t) => t.name);
     await entry.connection.stop('removed');
     const exit = entry.connection.status().exit;
-    return { name, tools, ...(exit && { exit }) };
+    const prefix = entry.connection.spec.prefix;
+    return { name, tools, ...(prefix !== undefined && { prefix }), ...(exit && { exit }) };
   }
 
   /** Restarts a server with the same spec as a new process; joins a reload under way. */
@@ -269,7 +274,14 @@ export class Registry {
     const servers = new Map<string, ServerView>();
     for (const [name, { connection }] of this.#entries) {
       const catalog = connection.catalog;
-      servers.set(name, { name, connection, catalog, tools: catalog.tools });
+      const prefix = connection.spec.prefix;
+      servers.set(name, {
+        name,
+        connection,
+        catalog,
+        tools: catalog.tools,
+        ...(prefix !== undefined && { prefix }),
+      });
     }
     this.#snapshot = { version: previous.version + 1, servers };
     const kinds = CATALOG_KINDS.filter((kind) => listsDiffer(kind, previous.servers, servers));

@@ -36,6 +36,8 @@ export interface ResourceTarget {
 export interface CatalogRouterOptions {
   /** Longest exposed tool or prompt name. Default 64. */
   maxToolName?: number;
+  /** Tool names mcpmux itself lists (management tools): a child's tool never takes one. Default none. */
+  reservedToolNames?: readonly string[];
   logger: Logger;
 }
 
@@ -59,24 +61,44 @@ export class CatalogRouter {
   };
   readonly #tables = new Map<CatalogKind, { version: number; table: CatalogTable }>();
   readonly #templates = new WeakMap<object, UriTemplate>();
+  readonly #reserved: ReadonlySet<string>;
+  /** Names withheld because another server (or mcpmux) has them, reported once each. */
+  readonly #reportedClashes = new Set<string>();
 
   constructor(options: CatalogRouterOptions) {
     this.#maxToolName = options.maxToolName ?? DEFAULT_MAX_TOOL_NAME;
+    this.#reserved = new Set(options.reservedToolNames ?? []);
     this.#log = options.logger;
   }
 
-  /** The exposed name of a child's tool or prompt (deterministic; the same at any time). */
-  exposedName(server: string, name: string): string {
-    return exposedToolName(server, name, this.#maxToolName);
+  /**
+   * The exposed name of a child's tool or prompt (deterministic; the same at any time).
+   * `prefix` is the server's own (its spec's), when it names one.
+   */
+  exposedName(server: string, name: string, prefix?: string): string {
+    return exposedToolName(server, name, this.#maxToolName, prefix);
   }
 
-  /** A child's tools or prompts exactly as the client is shown them (exposed names, collisions left out). */
+  /** A child's tools or prompts as its own names allow them (exposed names, its own duplicates left out). */
   exposedItems<K extends 'tools' | 'prompts'>(
     kind: K,
     server: string,
     items: readonly CatalogItems[K][],
+    prefix?: string,
   ): readonly CatalogItems[K][] {
-    return this.#prefixedExposure(kind, server, items).items;
+    return this.#prefixedExposure(kind, server, items, prefix).items;
+  }
+
+  /** Whether `exposedKey` is listed as another server's (or mcpmux's), so that `server`'s is withheld. */
+  heldByOther(
+    snapshot: RegistrySnapshot,
+    kind: 'tools' | 'prompts',
+    exposedKey: string,
+    server: string,
+  ): boolean {
+    if (kind === 'tools' && this.#reserved.has(exposedKey)) return true;
+    const holder = this.table(snapshot, kind).byKey.get(exposedKey)?.server;
+    return holder !== undefined && holder !== server;
   }
 
   /** The table of one list for a snapshot; rebuilt only when the snapshot changed. */
@@ -166,12 +188,32 @@ export class CatalogRouter {
     for (const view of snapshot.servers.values()) {
       const list = view.catalog[kind];
       if (list.length === 0) continue;
-      const exposure = this.#prefixedExposure(kind, view.name, list);
-      items.push(...exposure.items);
-      for (const route of exposure.routes)
+      const exposure = this.#prefixedExposure(kind, view.name, list, view.prefix);
+      exposure.items.forEach((item, i) => {
+        const route = exposure.routes[i]!;
+        // With a prefix of its own ("" for none), a server's name may be another's or mcpmux's:
+        // the one added first (mcpmux before all) keeps it, the other is withheld and reported.
+        const holder =
+          (kind === 'tools' && this.#reserved.has(route.exposedKey) ? 'mcpmux' : undefined) ??
+          byKey.get(route.exposedKey)?.server;
+        if (holder !== undefined) return this.#reportClash(kind, route.exposedKey, view.name, holder);
+        items.push(item);
         byKey.set(route.exposedKey, { ...route, connection: view.connection });
+      });
     }
     return { items, byKey };
+  }
+
+  #reportClash(kind: CatalogKind, exposedKey: string, server: string, holder: string): void {
+    const id = `${kind}\0${server}\0${exposedKey}\0${holder}`;
+    if (this.#reportedClashes.has(id)) return;
+    this.#reportedClashes.add(id);
+    const noun = kind === 'tools' ? 'tool' : 'prompt';
+    const whose =
+      holder === 'mcpmux' ? "one of mcpmux's own tools" : `server '${holder}' has one by that name`;
+    this.#log.warn(
+      `server '${server}': ${noun} '${exposedKey}' is not exposed: ${whose}; give '${server}' a prefix`,
+    );
   }
 
   /** Child lists are immutable, so each is exposed (and a collision logged) once. */
@@ -179,11 +221,12 @@ export class CatalogRouter {
     kind: K,
     server: string,
     list: readonly CatalogItems[K][],
+    prefix: string | undefined,
   ): Exposure<K> {
     const cache = this.#exposures[kind] as WeakMap<readonly CatalogItems[K][], Exposure<K>>;
     let exposure = cache.get(list);
     if (!exposure) {
-      exposure = this.#exposePrefixed(kind, server, list);
+      exposure = this.#exposePrefixed(kind, server, list, prefix);
       cache.set(list, exposure);
     }
     return exposure;
@@ -193,6 +236,7 @@ export class CatalogRouter {
     kind: K,
     server: string,
     list: readonly CatalogItems[K][],
+    prefix: string | undefined,
   ): Exposure<K> {
     const noun = kind === 'tools' ? 'tool' : 'prompt';
     const items: CatalogItems[K][] = [];
@@ -200,7 +244,7 @@ export class CatalogRouter {
     const taken = new Map<string, string>();
     for (const item of list) {
       const name = itemKey(kind, item);
-      const exposedKey = this.exposedName(server, name);
+      const exposedKey = this.exposedName(server, name, prefix);
       const holder = taken.get(exposedKey);
       if (holder !== undefined) {
         // Never overwrite: the first item keeps the name, the other is left out and reported.

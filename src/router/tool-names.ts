@@ -36,12 +36,23 @@ export function serverNameProblem(name: string, maxToolName = DEFAULT_MAX_TOOL_N
   return undefined;
 }
 
-/** The name under which tool `tool` of server `server` is listed to the client. */
-export function exposedToolName(server: string, tool: string, maxToolName = DEFAULT_MAX_TOOL_NAME): string {
-  const plain = server + NAME_SEPARATOR + tool;
+/** The prefix a server's names get unless it names its own (`prefix` in its spec). */
+export const defaultPrefix = (server: string): string => server + NAME_SEPARATOR;
+
+/**
+ * The name under which tool `tool` of server `server` is listed to the client: its prefix
+ * (`server__` by default) and the tool's name.
+ */
+export function exposedToolName(
+  server: string,
+  tool: string,
+  maxToolName = DEFAULT_MAX_TOOL_NAME,
+  prefix = defaultPrefix(server),
+): string {
+  const plain = prefix + tool;
   if (plain.length <= maxToolName && VALID_EXPOSED.test(tool) && tool.length > 0) return plain;
   // Rewritten names always carry the hash, so a rewrite never equals another tool's plain name by accident.
-  const cleaned = server + NAME_SEPARATOR + tool.replace(INVALID_CHARS, '_');
+  const cleaned = prefix + tool.replace(INVALID_CHARS, '_');
   const suffix = '_' + shortHash(server, tool);
   return cleaned.slice(0, maxToolName - suffix.length) + suffix;
 }

@@ -6,7 +6,7 @@ import type { CallToolResult, ClientCapabilities } from '@modelcontextprotocol/c
 import type { Test } from 'tap';
 import type { ChildConnectionOptions } from '../../src/child/child-connection.js';
 import { createLogger } from '../../src/log.js';
-import { MuxServer, type ExposeMode } from '../../src/proxy/mux-server.js';
+import { MuxServer, ownToolNames, type ExposeMode } from '../../src/proxy/mux-server.js';
 import { Registry } from '../../src/registry/registry.js';
 import { serverNameProblem } from '../../src/router/tool-names.js';
 import { CatalogRouter } from '../../src/router/catalog-router.js';
@@ -51,7 +51,7 @@ export async function startHarness(t: Test, options: HarnessOptions = {}): Promi
   const logs: string[] = [];
   const logger = createLogger({ level: 'debug', sink: (line) => logs.push(line) });
   const maxToolName = options.maxToolName ?? 64;
-  const router = new CatalogRouter({ maxToolName, logger });
+  const router = new CatalogRouter({ maxToolName, reservedToolNames: ownToolNames(), logger });
   const upstream = new UpstreamLink({ router, logger });
   const spawnPolicy = new SpawnPolicy({
     inheritEnv: true,
