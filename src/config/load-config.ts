@@ -134,5 +134,6 @@ function expandEntry(
     headers: expandRecord(entry.headers, 'headers'),
     tools: entry.tools,
     watch: entry.watch,
+    prefix: entry.prefix,
   };
 }

@@ -176,3 +176,20 @@ t.test("mcpmux's own settings block", async (t) => {
     /mcpmux: Unrecognized key: "exposed"/,
   );
 });
+
+t.test('a prefix of its own ("" for none), checked like add_server checks it', async (t) => {
+  const servers = parse({
+    mcpServers: {
+      ref: { url: 'http://127.0.0.1:3000/mcp', prefix: '' },
+      mem: { command: 'npx', args: ['-y', 'm'], prefix: 'm_' },
+    },
+  });
+  t.match(servers, [
+    { name: 'ref', spec: { transport: 'http', prefix: '' } },
+    { name: 'mem', spec: { transport: 'stdio', prefix: 'm_' } },
+  ]);
+  t.throws(
+    () => parse({ mcpServers: { bad: { command: 'x', prefix: 'a/b' } } }),
+    /prefix may only contain letters, digits/,
+  );
+});
