@@ -58,6 +58,11 @@ export type ServerSpec = (StdioServerSpec | RemoteServerSpec) & {
    * them under their own names (a name another server or mcpmux already has is withheld).
    */
   readonly prefix?: string;
+  /**
+   * The protocol era to speak to it: auto (default) probes with server/discover and falls
+   * back to initialize; legacy goes straight to initialize (2025); modern requires 2026-07-28.
+   */
+  readonly era?: 'auto' | 'legacy' | 'modern';
 };
 
 export const toolFilterField = z
@@ -87,6 +92,12 @@ export const wireServerFields = {
     .describe(
       'Expose its tools and prompts under this prefix instead of "<name>__"; "" for their own names.',
     ),
+  era: z
+    .enum(['auto', 'legacy', 'modern'], { error: 'era must be auto, legacy or modern' })
+    .optional()
+    .describe(
+      'Protocol era to speak: auto (default: 2026-07-28 if it answers server/discover, else 2025), legacy or modern.',
+    ),
 };
 
 export type WireServerFields = {
@@ -99,6 +110,7 @@ export type WireServerFields = {
   tools?: ToolFilter | undefined;
   watch?: z.infer<typeof watchField> | undefined;
   prefix?: string | undefined;
+  era?: 'auto' | 'legacy' | 'modern' | undefined;
 };
 
 /** Turns validated wire fields into a spec; returns an error message when they do not fit. */
@@ -117,6 +129,7 @@ export function specFromWire(fields: WireServerFields): ServerSpec | string {
       headers: fields.headers ?? {},
       ...(fields.tools && { toolFilter: fields.tools }),
       ...(fields.prefix !== undefined && { prefix: fields.prefix }),
+      ...(fields.era !== undefined && { era: fields.era }),
     };
   }
   if (fields.command === undefined) return 'command is required (or url, for a remote server)';
@@ -130,6 +143,7 @@ export function specFromWire(fields: WireServerFields): ServerSpec | string {
     ...(fields.tools && { toolFilter: fields.tools }),
     ...(fields.watch && { watch: watchSpec(fields.watch) }),
     ...(fields.prefix !== undefined && { prefix: fields.prefix }),
+    ...(fields.era !== undefined && { era: fields.era }),
   };
 }
 

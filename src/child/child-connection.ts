@@ -16,6 +16,7 @@ import type {
   CallToolRequest,
   CallToolResult,
   ClientCapabilities,
+  PriorDiscovery,
   Progress,
   ServerCapabilities,
   Tool,
@@ -121,6 +122,8 @@ export interface ChildStatus {
   last_build?: { ok: boolean; seconds: number; output_tail?: string[] };
   /** A remote server: the HTTP transport that reached it. */
   http_transport?: 'streamable-http' | 'sse';
+  /** The protocol revision it speaks (2025-11-25 and older: the 2025 era; 2026-07-28: the modern one). */
+  protocol_version?: string;
   /** The filter its tools pass through, when it has one. */
   tool_filter?: { allow?: string[]; deny?: string[] };
   /** The prefix its tools and prompts are exposed under, when it is not the default `NAME__`. */
@@ -139,6 +142,17 @@ export interface ChildStatus {
 }
 
 const CLIENT_INFO = { name: 'mcpmux', version: '0.1.0' };
+/**
+ * How long a child may take to answer the 2026-07-28 probe (server/discover) before it is
+ * taken for a 2025 server. A 2025 server answers an unknown method at once; this only
+ * bounds one that ignores it, and only on its first start (the verdict is remembered).
+ */
+const ERA_PROBE_TIMEOUT_MS = 3000;
+
+/** The SDK's negotiation mode for a spec's `era` (auto when it names none). */
+function negotiationMode(era: ServerSpec['era']): 'auto' | 'legacy' | { pin: '2026-07-28' } {
+  return era === 'modern' ? { pin: '2026-07-28' } : (era ?? 'auto');
+}
 const DRAIN_AFTER_EXIT_MS = 250;
 
 interface Generation {
@@ -173,6 +187,8 @@ export class ChildConnection {
   #stopping: Promise<void> | undefined;
   #watcher: SourceWatcher | undefined;
   #lastBuild: ChildStatus['last_build'];
+  /** Which era the server spoke last time, so that a restart skips the probe. */
+  #era: PriorDiscovery | undefined;
 
   constructor(options: ChildConnectionOptions) {
     this.name = options.name;
@@ -394,6 +410,8 @@ export class ChildConnection {
       if (s.catalog.resourceTemplates.length > 0) out.resource_templates = s.catalog.resourceTemplates.length;
       out.uptime_seconds = Math.round((now - s.since) / 100) / 10;
       if (this.#gen?.remote) out.http_transport = this.#gen.remote;
+      const version = this.#gen?.client?.getNegotiatedProtocolVersion();
+      if (version !== undefined) out.protocol_version = version;
       const ping = this.#gen?.ping;
       if (ping) {
         out.last_ping_ok_seconds_ago = Math.round((now - ping.lastOk) / 100) / 10;
@@ -514,8 +532,12 @@ export class ChildConnection {
     const requestInit: RequestInit = { headers: { ...spec.headers } };
     const streamable = this.#newClient(gen);
     try {
-      await streamable.connect(new StreamableHTTPClientTransport(url, { requestInit }), options);
+      await streamable.connect(
+        new StreamableHTTPClientTransport(url, { requestInit }),
+        this.#connectOptions(options),
+      );
       gen.remote = 'streamable-http';
+      this.#settleEra(streamable);
       return streamable;
     } catch (error) {
       if (
@@ -544,6 +566,7 @@ export class ChildConnection {
       options,
     );
     gen.remote = 'sse';
+    this.#settleEra(sse);
     return sse;
   }
 
@@ -576,18 +599,94 @@ export class ChildConnection {
     // An exit during start-up must fail the start at once, not wait for the timeout.
     const exitedEarly = proc.exited.then(() => Promise.reject(new MuxError('STARTUP_FAILED', 'exited')));
     exitedEarly.catch(() => {});
-    await Promise.race([client.connect(transport, options), exitedEarly]);
+    const probing = this.#era === undefined;
+    const connecting = client.connect(transport, this.#connectOptions(options));
+    try {
+      await Promise.race([connecting, exitedEarly]);
+    } catch (error) {
+      // A server pinned to 2026-07-28 that does not speak it: the SDK's verdict, not the exit it caused.
+      const refusal = await Promise.race([
+        connecting.then(
+          () => undefined,
+          (e: unknown) => e,
+        ),
+        delay(100),
+      ]);
+      // (Only a pinned server is refused for its era; a closed connection is the process's doing.)
+      const refused =
+        this.spec.era === 'modern' &&
+        refusal instanceof SdkError &&
+        refusal.code === SdkErrorCode.EraNegotiationFailed &&
+        !/connection closed/i.test(refusal.message);
+      if (refused) {
+        throw new MuxError(
+          'PROTOCOL_MISMATCH',
+          `server '${this.name}' does not speak the 2026-07-28 protocol (its era is set to modern): ${refusal.message}; set era to auto or legacy`,
+        );
+      }
+      // Some servers exit on any request before initialize: next time, go straight to it.
+      if (probing && this.spec.era === undefined && proc.exit !== undefined) {
+        this.#era = { kind: 'legacy' };
+        this.#log.warn(
+          `[${this.name}] exited while asked server/discover (the 2026-07-28 probe); its next start uses initialize`,
+        );
+      }
+      throw error;
+    }
+    this.#settleEra(client);
     return await Promise.race([
       this.#listCatalog(client, CAPABILITY_ROWS, EMPTY_CATALOG, options),
       exitedEarly,
     ]);
   }
 
+  /** Connect options with the era this server spoke last time, when it is known. */
+  #connectOptions(options: { signal: AbortSignal; timeout: number }) {
+    return this.#era ? { ...options, prior: this.#era } : options;
+  }
+
+  /**
+   * Remembers the era the server speaks; a 2026-07-28 server's list changes come on a
+   * subscriptions/listen stream, which is opened here for every list it says can change.
+   */
+  #settleEra(client: Client): void {
+    const discover = client.getDiscoverResult();
+    this.#era = discover ? { kind: 'modern', discover } : { kind: 'legacy' };
+    if (client.getProtocolEra() !== 'modern') return;
+    const capabilities = client.getServerCapabilities() ?? {};
+    const filter = {
+      ...(capabilities.tools?.listChanged && { toolsListChanged: true }),
+      ...(capabilities.prompts?.listChanged && { promptsListChanged: true }),
+      ...(capabilities.resources?.listChanged && { resourcesListChanged: true }),
+    };
+    if (Object.keys(filter).length === 0) return;
+    // Not awaited: a server that never acknowledges the stream must not hold up its start;
+    // it only means its changes go unheard, which is logged.
+    client.listen(filter).then(
+      (subscription) =>
+        this.#log.debug(
+          () =>
+            `[${this.name}] listening for ${Object.keys(subscription.honoredFilter ?? filter).join(', ')}`,
+        ),
+      (error: unknown) =>
+        this.#log.warn(
+          `[${this.name}] its list changes will not be heard: subscriptions/listen failed (${messageOf(error)})`,
+        ),
+    );
+  }
+
   /** The generation's SDK client, told what mcpmux's client can do, with every relay and watch in place. */
   #newClient(gen: Generation): Client {
     const upstream = this.#options.upstream;
     const declared = upstream ? childCapabilities(upstream.clientCapabilities()) : {};
-    const client = new Client(CLIENT_INFO, { capabilities: declared });
+    // Both eras: probe with server/discover, fall back to initialize (2025) when it is not understood.
+    const client = new Client(CLIENT_INFO, {
+      capabilities: declared,
+      versionNegotiation: {
+        mode: negotiationMode(this.spec.era),
+        probe: { timeoutMs: ERA_PROBE_TIMEOUT_MS },
+      },
+    });
     gen.client = client;
     if (upstream) this.#relayToUpstream(client, upstream, declared);
     gen.transportClosed = new Promise<void>((resolve) => {
@@ -699,7 +798,10 @@ export class ChildConnection {
       return signal.reason;
     if (
       error instanceof MuxError &&
-      (error.code === 'SPAWN_FAILED' || error.code === 'NOT_SUPPORTED' || error.code === 'NOT_ALLOWED')
+      (error.code === 'SPAWN_FAILED' ||
+        error.code === 'NOT_SUPPORTED' ||
+        error.code === 'NOT_ALLOWED' ||
+        error.code === 'PROTOCOL_MISMATCH')
     )
       return error;
     const proc = gen.process;

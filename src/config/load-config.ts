@@ -135,5 +135,6 @@ function expandEntry(
     tools: entry.tools,
     watch: entry.watch,
     prefix: entry.prefix,
+    era: entry.era,
   };
 }

@@ -85,6 +85,7 @@ const addServerInput = z
       .optional()
       .describe('Which of its tools to expose: {"allow": ["read_*"], "deny": ["delete_*"]}.'),
     prefix: wireServerFields.prefix,
+    era: wireServerFields.era,
     watch: watchField
       .optional()
       .describe('For its author: restart it (after build, if given) when files matching paths change.'),

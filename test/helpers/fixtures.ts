@@ -28,7 +28,8 @@ export type FixtureName =
   | 'big-result'
   | 'partial-catalog'
   | 'catalog-replay'
-  | 'tracks-subscriptions';
+  | 'tracks-subscriptions'
+  | 'modern-v2';
 
 export const fixturePath = (name: FixtureName): string => join(ROOT, 'testservers', `${name}.js`);
 

@@ -1,0 +1,64 @@
+// Children of both eras: a server on the v2 line (serveStdio) is spoken to in 2026-07-28,
+// a 2025 server (server-everything, the v1 fixtures) in its own era; each verdict is kept so
+// a reload skips the probe. A modern child's list changes arrive on its listen stream, and
+// its input_required elicitation reaches a 2025 client as an ordinary elicitation request.
+import t from 'tap';
+import { fixture } from '../helpers/fixtures.js';
+import { startHarness, textOf } from '../helpers/mux-harness.js';
+import { waitFor } from '../helpers/processes.js';
+
+t.test(
+  'a modern child: spoken to in 2026-07-28, its changes heard, its elicitation relayed to a 2025 client',
+  async (t) => {
+    const asked: string[] = [];
+    const h = await startHarness(t, {
+      clientCapabilities: { elicitation: { form: {} } },
+      setupClient: (client) =>
+        client.setRequestHandler('elicitation/create', async (request) => {
+          asked.push((request.params as { message: string }).message);
+          return { action: 'accept', content: { confirm: true } };
+        }),
+    });
+    const added = await h.callJson('add_server', { name: 'modern', ...fixture('modern-v2') });
+    t.equal(added.server.protocol_version, '2026-07-28');
+    t.equal(textOf(await h.call('modern__echo', { message: 'hello modern' })), 'hello modern');
+
+    const before = h.listChanged();
+    t.equal(textOf(await h.call('modern__add_tool', { name: 'late' })), 'added late');
+    t.ok(
+      await waitFor(async () => (await h.toolNames()).includes('modern__late')),
+      "the child's change came on its listen stream",
+    );
+    t.ok(h.listChanged() > before, 'and the client heard list_changed');
+
+    t.equal(textOf(await h.call('modern__confirm', { action: 'deploy' })), 'deploy: accept {"confirm":true}');
+    t.same(asked, ['Confirm deploy?'], 'the 2025 client answered the modern child once');
+
+    const legacy = await h.callJson('add_server', { name: 'old', ...fixture('echo-v1') });
+    t.equal(legacy.server.protocol_version, '2025-11-25', 'a 2025 child stays in its era');
+    const reloaded = await h.callJson('reload_server', { name: 'modern' });
+    t.equal(reloaded.server.protocol_version, '2026-07-28', 'a reload keeps the era');
+    t.notOk(
+      h.logs.some((l) => l.includes('server/discover')),
+      'no probe trouble logged',
+    );
+    await h.close();
+  },
+);
+
+t.test('"era" chooses: legacy goes straight to initialize; modern refuses a 2025 server', async (t) => {
+  const h = await startHarness(t);
+  const asLegacy = await h.callJson('add_server', { name: 'v2old', ...fixture('modern-v2'), era: 'legacy' });
+  t.equal(asLegacy.server.protocol_version, '2025-11-25');
+  const refused = await h.call('add_server', { name: 'strict', ...fixture('echo-v1'), era: 'modern' });
+  t.ok(refused.isError);
+  t.match(textOf(refused), /2026-07-28/);
+  t.same(
+    (await h.callJson('list_servers')).servers.map((s: { name: string }) => s.name),
+    ['v2old'],
+    'a failed add leaves nothing',
+  );
+  const bad = await h.call('add_server', { name: 'x', ...fixture('echo-v1'), era: 'future' });
+  t.match(textOf(bad), /era must be auto, legacy or modern/);
+  await h.close();
+});

@@ -1,0 +1,69 @@
+// @ts-check
+// Simulates: a server on the current SDK line (v2) served with serveStdio, which speaks the
+// 2026-07-28 era to a client that asks for it (and 2025 to one that does not). `echo` echoes;
+// `add_tool {name}` registers a tool at run time (its list change goes out on the client's
+// listen stream); `confirm {action}` asks the client for a yes/no through input_required
+// (2026-07-28) or an elicitation request (2025) and says what it was told.
+import { McpServer, acceptedContent, inputRequired } from '@modelcontextprotocol/server';
+import { serveStdio } from '@modelcontextprotocol/server/stdio';
+import { z } from 'zod';
+
+const confirmation = z.object({ confirm: z.boolean() });
+/** @type {Array<(server: McpServer) => void>} */
+const added = [];
+const register = (/** @type {McpServer} */ server, /** @type {string} */ name) =>
+  server.registerTool(name, { description: `Tool ${name}, added at run time` }, () => ({
+    content: [{ type: 'text', text: name }],
+  }));
+
+serveStdio(({ era }) => {
+  const server = new McpServer({ name: 'modern-v2', version: '1.0.0' });
+  server.registerTool(
+    'echo',
+    { description: 'Echo the message back', inputSchema: z.object({ message: z.string() }) },
+    ({ message }) => ({
+      content: [{ type: 'text', text: message }],
+    }),
+  );
+  server.registerTool(
+    'add_tool',
+    { description: 'Register a new tool', inputSchema: z.object({ name: z.string() }) },
+    ({ name }) => {
+      added.push((s) => register(s, name));
+      register(server, name);
+      return { content: [{ type: 'text', text: `added ${name}` }] };
+    },
+  );
+  server.registerTool(
+    'confirm',
+    { description: 'Ask the user to confirm an action', inputSchema: z.object({ action: z.string() }) },
+    async ({ action }, ctx) => {
+      if (era === 'legacy') {
+        const answer = await ctx.mcpReq.elicitInput({
+          message: `Confirm ${action}?`,
+          requestedSchema: {
+            type: 'object',
+            properties: { confirm: { type: 'boolean' } },
+            required: ['confirm'],
+          },
+        });
+        return {
+          content: [
+            { type: 'text', text: `${action}: ${answer.action} ${JSON.stringify(answer.content ?? {})}` },
+          ],
+        };
+      }
+      const answer = acceptedContent(ctx.mcpReq.inputResponses, 'confirm', confirmation);
+      if (answer === undefined) {
+        return inputRequired({
+          inputRequests: {
+            confirm: inputRequired.elicit({ message: `Confirm ${action}?`, requestedSchema: confirmation }),
+          },
+        });
+      }
+      return { content: [{ type: 'text', text: `${action}: accept ${JSON.stringify(answer)}` }] };
+    },
+  );
+  for (const add of added) add(server);
+  return server;
+});
