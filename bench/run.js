@@ -2,7 +2,9 @@
 // @ts-check
 // What mcpmux adds, measured side by side in one run: server-everything's `echo` called
 // directly, through a bare byte relay (the floor: the two extra pipe hops and nothing
-// else) and through the built mcpmux (median, p99, a 200-call burst); add_server against
+// else) and through the built mcpmux (median, p99, a 200-call burst), and the same call in
+// each protocol era (a 2026-07-28 client through mcpmux to a 2025 server, and to a server of
+// the 2026-07-28 era, against that server directly); add_server against
 // a direct connect; tools/list with 50 children × 100 tools; mcpmux's RSS with them.
 // Prints the results and writes bench/results/core.json. Run with `npm run bench`.
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -24,9 +26,12 @@ const byteRelay = join(root, 'bench/byte-relay.js');
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 const CALLS_PER_ROUND = Number(process.env.BENCH_CALLS ?? 200);
 
-/** @param {string[]} args @param {Record<string, string>} [env] */
-async function connect(args, env) {
-  const client = new Client({ name: 'bench', version: '1.0.0' });
+/**
+ * @param {string[]} args @param {Record<string, string>} [env]
+ * @param {'legacy' | { pin: '2026-07-28' }} [mode] the client's era (default 2025)
+ */
+async function connect(args, env, mode = 'legacy') {
+  const client = new Client({ name: 'bench', version: '1.0.0' }, { versionNegotiation: { mode } });
   const transport = new StdioClientTransport({
     command: process.execPath,
     args,
@@ -132,6 +137,34 @@ const results = {
     name: 'add_server',
     arguments: { name: 'everything', command: process.execPath, args: [everything, 'stdio'] },
   });
+  // The eras: a 2026-07-28 client through mcpmux to the same 2025 server, and to a 2026-07-28
+  // server (the v2 fixture) against that server directly.
+  const MODERN = /** @type {const} */ ({ pin: '2026-07-28' });
+  const modernFixture = join(root, 'testservers/modern-v2.js');
+  const proxiedModern = await connect(
+    [
+      mcpmux,
+      '--log-level',
+      'error',
+      '--',
+      'everything',
+      process.execPath,
+      everything,
+      'stdio',
+      '--',
+      'v2',
+      process.execPath,
+      modernFixture,
+    ],
+    undefined,
+    MODERN,
+  );
+  for (let i = 0; i < 200; i++) {
+    const names = (await proxiedModern.client.listTools()).tools.map((t) => t.name);
+    if (names.includes('everything__echo') && names.includes('v2__echo')) break;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  const directModern = await connect([modernFixture], undefined, MODERN);
   const paths = [
     {
       name: 'direct',
@@ -142,6 +175,21 @@ const results = {
     },
     { name: 'relay', client: relayed.client, tool: 'everything__echo', calls: [], bursts: [] },
     { name: 'mcpmux', client: proxied.client, tool: 'everything__echo', calls: [], bursts: [] },
+    {
+      name: 'mcpmux 2026 client, 2025 server',
+      client: proxiedModern.client,
+      tool: 'everything__echo',
+      calls: [],
+      bursts: [],
+    },
+    { name: '2026 server direct', client: directModern.client, tool: 'echo', calls: [], bursts: [] },
+    {
+      name: 'mcpmux, 2026 both sides',
+      client: proxiedModern.client,
+      tool: 'v2__echo',
+      calls: [],
+      bursts: [],
+    },
   ];
   // Warm up every path (JIT, caches).
   for (const p of paths) await sequential(p.client, p.tool, 100);
@@ -149,12 +197,28 @@ const results = {
     for (const p of paths) p.calls.push(...(await sequential(p.client, p.tool, CALLS_PER_ROUND)));
     for (const p of paths) p.bursts.push(await burst(p.client, p.tool, 200));
   }
-  const [d, relay, mux] = paths.map((p) => ({
+  const [d, relay, mux, muxModernClient, modernDirect, muxModern] = paths.map((p) => ({
     median: quantile(p.calls, 0.5),
     p99: quantile(p.calls, 0.99),
     burst: quantile(p.bursts, 0.5),
   }));
-  if (!d || !relay || !mux) throw new Error('unreachable');
+  if (!d || !relay || !mux || !muxModernClient || !modernDirect || !muxModern) throw new Error('unreachable');
+  // Each era's forwarded call, as a ratio of the direct call of the same server in the same era.
+  results.eras = {
+    legacy_client_legacy_server: {
+      median_ms: round(mux.median),
+      ratio_to_direct: round(mux.median / d.median, 2),
+    },
+    modern_client_legacy_server: {
+      median_ms: round(muxModernClient.median),
+      ratio_to_direct: round(muxModernClient.median / d.median, 2),
+    },
+    modern_server_direct: { median_ms: round(modernDirect.median) },
+    modern_client_modern_server: {
+      median_ms: round(muxModern.median),
+      ratio_to_direct: round(muxModern.median / modernDirect.median, 2),
+    },
+  };
   results.latency = {
     direct_median_ms: round(d.median),
     relay_median_ms: round(relay.median),
@@ -174,6 +238,8 @@ const results = {
   };
   await relayed.client.close();
   await direct.client.close();
+  await proxiedModern.client.close();
+  await directModern.client.close();
 
   // 2. add_server (spawn, initialize, tools/list) against a direct connect of the same server.
   const adds = [],
