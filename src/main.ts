@@ -29,7 +29,6 @@ import {
 } from './proxy/mux-server.js';
 import { ListChangePublisher } from './proxy/list-change-publisher.js';
 import { UpstreamLink } from './proxy/upstream-link.js';
-import { McpHttpServer } from './transport/http-server.js';
 import { Registry } from './registry/registry.js';
 import { serverNameProblem } from './router/tool-names.js';
 import { CatalogRouter } from './router/catalog-router.js';
@@ -124,7 +123,10 @@ async function main(): Promise<void> {
     ? undefined
     : serveMuxOverStdio({ newSession, logger: log, maxMessageBytes: options.maxMessageBytes });
   const http = options.http
-    ? await McpHttpServer.listen({
+    ? // Loaded only when serving HTTP: the HTTP adapter and its framework cost a stdio session memory for nothing.
+      await (
+        await import('./transport/http-server.js')
+      ).McpHttpServer.listen({
         ...options.http,
         maxBodyBytes: options.maxMessageBytes,
         createSession: () => newSession(),
