@@ -55,7 +55,8 @@ async function main(): Promise<void> {
     reservedToolNames: ownToolNames(),
     logger: log,
   });
-  const upstream = new UpstreamLink({ router, logger: log });
+  // Over HTTP, children are told what mcpmux can relay (clients come and go); on stdio, what the client declared.
+  const upstream = new UpstreamLink({ router, logger: log, declareRelayable: options.http !== undefined });
   const policy = spawnPolicy(options, log);
   const registry = new Registry({
     logger: log,

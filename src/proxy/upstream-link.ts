@@ -30,15 +30,32 @@ const NEEDS: Readonly<Record<string, keyof ClientCapabilities>> = {
   'roots/list': 'roots',
 };
 
+/** Everything a child may ask of a client through mcpmux. */
+const RELAYABLE: ClientCapabilities = Object.freeze({
+  sampling: {},
+  elicitation: { form: {}, url: {} },
+  roots: { listChanged: true },
+});
+
 export class UpstreamLink implements ChildUpstream {
   readonly #router: CatalogRouter;
   readonly #log: Logger;
   /** Connected clients, most recent last: one over stdio, any number over HTTP. */
   readonly #attached: Attachment[] = [];
 
-  constructor(options: { router: CatalogRouter; logger: Logger }) {
+  readonly #declareRelayable: boolean;
+
+  /**
+   * `declareRelayable`: tell every child that the client side can sample, elicit and list
+   * roots, whoever is connected now. Over HTTP clients come and go (a configured server
+   * starts before any), so a child learns what mcpmux can relay; a request that no
+   * connected client declared is answered with an error that says so. Default false: a
+   * child is told what the connected client(s) declared.
+   */
+  constructor(options: { router: CatalogRouter; logger: Logger; declareRelayable?: boolean }) {
     this.#router = options.router;
     this.#log = options.logger;
+    this.#declareRelayable = options.declareRelayable ?? false;
   }
 
   /** Connects a client's server (the registry is built before it, so this comes later); returns the detach. */
@@ -63,6 +80,7 @@ export class UpstreamLink implements ChildUpstream {
    * can do: a request goes to one that declared it.
    */
   clientCapabilities(): ClientCapabilities {
+    if (this.#declareRelayable) return RELAYABLE;
     const merged: ClientCapabilities = {};
     for (const { server } of this.#attached) Object.assign(merged, server.getClientCapabilities() ?? {});
     return merged;

@@ -5,7 +5,10 @@ import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/cli
 import type { CallToolResult } from '@modelcontextprotocol/client';
 import t from 'tap';
 import { ChildProcess } from '../../src/child/child-process.js';
-import { DIST_MAIN, fixture } from '../helpers/fixtures.js';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { DIST_MAIN, fixture, npmServerPath } from '../helpers/fixtures.js';
 import { startMcpmuxHttp } from '../helpers/mcpmux-process.js';
 import { assertNoLeaks, killTaggedProcesses, taggedEnv, waitFor } from '../helpers/processes.js';
 
@@ -80,3 +83,54 @@ t.test('binding beyond loopback without a token is refused', async (t) => {
   t.equal(run.code, 2);
   t.match(run.stderr, /refusing to serve on 0\.0\.0\.0 without --auth-token \(or MCPMUX_AUTH_TOKEN\)/);
 });
+
+t.test(
+  'over HTTP a configured server starts before any client, yet can sample through the client that can',
+  async (t) => {
+    const dir = mkdtempSync(join(tmpdir(), 'mcpmux-http-relay-'));
+    t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+    const config = join(dir, 'servers.json');
+    writeFileSync(
+      config,
+      JSON.stringify({
+        mcpServers: {
+          ev: {
+            command: process.execPath,
+            args: [npmServerPath('@modelcontextprotocol/server-everything'), 'stdio'],
+          },
+        },
+      }),
+    );
+    const { proc, url, stderr } = await serveHttp(['--config', config]);
+    t.ok(await waitFor(() => /server 'ev' is running/.test(stderr()), 30_000), 'started before any client');
+
+    const plain = await connect(url);
+    const refused = (await plain.client.callTool({
+      name: 'ev__trigger-sampling-request',
+      arguments: { prompt: 'x' },
+    })) as CallToolResult;
+    t.match(
+      text(refused),
+      /no client connected to mcpmux can answer sampling\/createMessage/,
+      'no capable client: it says so',
+    );
+
+    const capable = new Client({ name: 'sampler', version: '1.0.0' }, { capabilities: { sampling: {} } });
+    capable.setRequestHandler('sampling/createMessage', async () => ({
+      role: 'assistant',
+      content: { type: 'text', text: 'sampled answer 42' },
+      model: 'test-model',
+    }));
+    await capable.connect(new StreamableHTTPClientTransport(new URL(url)));
+    const sampled = (await capable.callTool({
+      name: 'ev__trigger-sampling-request',
+      arguments: { prompt: 'six times seven?' },
+    })) as CallToolResult;
+    t.match(text(sampled), /sampled answer 42/, "the capable client's answer reached the child");
+    await plain.client.close();
+    await capable.close();
+    process.kill(proc.pid, 'SIGTERM');
+    await proc.exited;
+    await assertNoLeaks(t);
+  },
+);
