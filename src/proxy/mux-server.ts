@@ -232,6 +232,16 @@ export class MuxServer {
     this.server.setNotificationHandler('notifications/roots/list_changed', () => this.#fanOutRootsChanged());
     this.server.fallbackNotificationHandler = async (n) =>
       options.logger.debug(() => `the client's ${n.method} is not relayed to servers`);
+    // A 2026-07-28 session takes tools/call through the SDK: it checks the call and its result
+    // against that era's wire schema, and only a method without a handler gets the era's HTTP
+    // 404. (It is also where input_required results will be made.)
+    if (options.era === 'modern') {
+      this.server.setRequestHandler('tools/call', (request, ctx) => {
+        const params = request.params as CallToolRequest['params'];
+        return this.#callTool(params, forwardingOptions(params, ctx));
+      });
+      return;
+    }
     // tools/call is the hot path. The Server class wraps a tools/call handler so that it
     // parses the request twice and the result once with zod; the client validates the
     // result anyway, so the call is taken as an unhandled method and its params checked once.

@@ -8,6 +8,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
+import { z } from 'zod';
 import { DIST_MAIN, fixture } from '../helpers/fixtures.js';
 import { startMcpmuxHttp } from '../helpers/mcpmux-process.js';
 import {
@@ -145,6 +146,19 @@ t.test(
       await modern.client.callTool({ name: 'read_result', arguments: { handle, mode: 'tail', lines: 1 } }),
     );
     t.match(tail, /line \d+: the quick brown fox/);
+
+    // A 2026-07-28 session answers like the SDK: a method it has no handler for is not found
+    // (HTTP 404), and a tool error is a result, checked against that era's schema.
+    await t.rejects(modern.client.request({ method: 'no/such/method' }, z.object({})), {
+      code: 'CLIENT_HTTP_NOT_IMPLEMENTED',
+      message: /"code":-32601/,
+    });
+    const unknown = (await modern.client.callTool({
+      name: 'nope__nothing',
+      arguments: {},
+    })) as CallToolResult;
+    t.ok(unknown.isError);
+    t.match(text(unknown), /TOOL_NOT_FOUND/);
 
     await legacy.client.callTool({ name: 'remove_server', arguments: { name: 'big' } });
     t.ok(await waitFor(() => modern.listChanged() === 2 && legacy.listChanged() === 2), 'and the remove');
