@@ -537,7 +537,7 @@ export class ChildConnection {
         this.#connectOptions(options),
       );
       gen.remote = 'streamable-http';
-      this.#settleEra(streamable);
+      this.#settleEra(gen, streamable);
       return streamable;
     } catch (error) {
       if (
@@ -566,7 +566,7 @@ export class ChildConnection {
       options,
     );
     gen.remote = 'sse';
-    this.#settleEra(sse);
+    this.#settleEra(gen, sse);
     return sse;
   }
 
@@ -633,7 +633,7 @@ export class ChildConnection {
       }
       throw error;
     }
-    this.#settleEra(client);
+    this.#settleEra(gen, client);
     return await Promise.race([
       this.#listCatalog(client, CAPABILITY_ROWS, EMPTY_CATALOG, options),
       exitedEarly,
@@ -649,7 +649,7 @@ export class ChildConnection {
    * Remembers the era the server speaks; a 2026-07-28 server's list changes come on a
    * subscriptions/listen stream, which is opened here for every list it says can change.
    */
-  #settleEra(client: Client): void {
+  #settleEra(gen: Generation, client: Client): void {
     const discover = client.getDiscoverResult();
     this.#era = discover ? { kind: 'modern', discover } : { kind: 'legacy' };
     if (client.getProtocolEra() !== 'modern') return;
@@ -661,13 +661,19 @@ export class ChildConnection {
     };
     if (Object.keys(filter).length === 0) return;
     // Not awaited: a server that never acknowledges the stream must not hold up its start;
-    // it only means its changes go unheard, which is logged.
+    // it only means its changes go unheard, which is logged. Once it is acknowledged, the lists
+    // are read again, so a change made before the stream was open is not missed.
     client.listen(filter).then(
-      (subscription) =>
+      (subscription) => {
         this.#log.debug(
           () =>
             `[${this.name}] listening for ${Object.keys(subscription.honoredFilter ?? filter).join(', ')}`,
-        ),
+        );
+        this.#refresh(
+          gen,
+          CAPABILITY_ROWS.filter((row) => capabilities[row.capability]?.listChanged),
+        );
+      },
       (error: unknown) =>
         this.#log.warn(
           `[${this.name}] its list changes will not be heard: subscriptions/listen failed (${messageOf(error)})`,

@@ -29,7 +29,7 @@ t.test(
       await waitFor(async () => (await h.toolNames()).includes('modern__late')),
       "the child's change came on its listen stream",
     );
-    t.ok(h.listChanged() > before, 'and the client heard list_changed');
+    t.ok(await waitFor(() => h.listChanged() > before), 'and the client heard list_changed');
 
     t.equal(textOf(await h.call('modern__confirm', { action: 'deploy' })), 'deploy: accept {"confirm":true}');
     t.same(asked, ['Confirm deploy?'], 'the 2025 client answered the modern child once');
