@@ -25,8 +25,9 @@ t.test(
     }
     s.process.stdin.write('\n');
     const after = rssMb(s.process.pid);
+    // Unbounded, the line cost 320-360 MB; bounded, what remains is garbage not yet collected (about 30 MB seen).
     t.ok(
-      after - before < 48,
+      after - before < 96,
       `RSS grew by ${(after - before).toFixed(0)} MB for a 64 MB line (the bound is 1 MB)`,
     );
     t.same((await s.json('list_servers')).servers, [], 'served after the line ends');
