@@ -103,10 +103,15 @@ const CallToolParams = z.looseObject({
 });
 
 /**
- * mcpmux's own tools and their listed definitions, per exposure mode. They hold no state
- * (each call gets its session's context), so every session shares them: an HTTP server
- * with many short sessions does not build their schemas again for each.
+ * mcpmux's own tools, built once: they hold no state (each call gets its session's
+ * context), so every session and mode shares them, and an HTTP server with many short
+ * sessions does not build their schemas again for each.
  */
+let ownTools: { management: ManagementTool[]; code: ManagementTool[] } | undefined;
+const allOwnTools = () =>
+  (ownTools ??= { management: [...createManagementTools().values()], code: createCodeModeTools() });
+
+/** The tools and listed definitions of each exposure mode. */
 const ownToolsByMode = new Map<
   ExposeMode,
   { tools: ReadonlyMap<string, ManagementTool>; definitions: Tool[] }
@@ -115,10 +120,10 @@ const ownToolsByMode = new Map<
 function ownToolsOf(mode: ExposeMode): { tools: ReadonlyMap<string, ManagementTool>; definitions: Tool[] } {
   let own = ownToolsByMode.get(mode);
   if (!own) {
-    const tools = new Map([
-      ...createManagementTools(),
-      ...(mode === 'code' ? createCodeModeTools().map((t) => [t.definition.name, t] as const) : []),
-    ]);
+    const { management, code } = allOwnTools();
+    const tools = new Map(
+      [...management, ...(mode === 'code' ? code : [])].map((t) => [t.definition.name, t]),
+    );
     // Search and code mode list compact definitions: every listed token counts there.
     const definitions = [...tools.values()].map((t) =>
       mode === 'all' ? t.definition : compactDefinition(t.definition),
@@ -130,7 +135,8 @@ function ownToolsOf(mode: ExposeMode): { tools: ReadonlyMap<string, ManagementTo
 
 /** Every tool name mcpmux lists itself, in any mode: no child tool may take one. */
 export function ownToolNames(): string[] {
-  return [...ownToolsOf('code').tools.keys()];
+  const { management, code } = allOwnTools();
+  return [...management, ...code].map((t) => t.definition.name);
 }
 
 /** A store for results too large to return whole (0: never cut). */

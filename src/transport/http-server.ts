@@ -28,6 +28,7 @@ import {
 } from '@modelcontextprotocol/node';
 import { messageOf } from '../errors.js';
 import type { Logger } from '../log.js';
+import type { ListChangedMethod } from '../router/capabilities.js';
 import { HttpGuard } from './http-guard.js';
 import { SessionTable } from './http-sessions.js';
 
@@ -134,12 +135,7 @@ export class McpHttpServer {
   }
 
   /** Tells modern clients' listen streams that a list changed (legacy sessions hear it from their own server). */
-  publish(
-    method:
-      | 'notifications/tools/list_changed'
-      | 'notifications/prompts/list_changed'
-      | 'notifications/resources/list_changed',
-  ): void {
+  publish(method: ListChangedMethod): void {
     const notify = this.#modern?.handler.notify;
     if (!notify) return;
     if (method === 'notifications/tools/list_changed') notify.toolsChanged();

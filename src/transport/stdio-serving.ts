@@ -32,8 +32,6 @@ export interface StdioServing {
    * away never settles it, so it never starts the configured servers.
    */
   readonly ready: Promise<void>;
-  /** The era of the current session, once there is one. */
-  readonly era: 'legacy' | 'modern' | undefined;
   close(): Promise<void>;
 }
 
@@ -75,9 +73,6 @@ export function serveMuxOverStdio(options: StdioServingOptions): StdioServing {
   );
   return {
     ready,
-    get era() {
-      return current?.era;
-    },
     async close() {
       await handle.close();
       await current?.session.close();
