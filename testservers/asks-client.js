@@ -1,7 +1,8 @@
 // @ts-check
 // Simulates: a server that asks its client for things whether or not the client declared
 // them. `ask {method}` sends sampling/createMessage, elicitation/create or roots/list and
-// returns the answer, or the error it got, as text.
+// returns the answer, or the error it got, as text. `ask_all` sends all three at once, then
+// one more elicitation once they are answered, and returns the four answers.
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { z } from 'zod';
@@ -33,6 +34,19 @@ server.registerTool(
         content: [{ type: 'text', text: `error: ${error instanceof Error ? error.message : String(error)}` }],
       };
     }
+  },
+);
+server.registerTool(
+  'ask_all',
+  { description: 'Ask the client three things at once, then one more' },
+  async () => {
+    const ask = (/** @type {keyof typeof PARAMS} */ method) =>
+      server.server.request({ method, params: PARAMS[method] }, z.any());
+    const first = await Promise.all(
+      /** @type {const} */ (['elicitation/create', 'sampling/createMessage', 'roots/list']).map(ask),
+    );
+    const then = await ask('elicitation/create');
+    return { content: [{ type: 'text', text: `answers: ${JSON.stringify([...first, then])}` }] };
   },
 );
 await server.connect(new StdioServerTransport());

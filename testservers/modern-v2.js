@@ -3,7 +3,8 @@
 // 2026-07-28 era to a client that asks for it (and 2025 to one that does not). `echo` echoes;
 // `add_tool {name}` registers a tool at run time (its list change goes out on the client's
 // listen stream); `confirm {action}` asks the client for a yes/no through input_required
-// (2026-07-28) or an elicitation request (2025) and says what it was told.
+// (2026-07-28) or an elicitation request (2025) and says what it was told; `wizard` (2026-07-28)
+// asks a name, then a colour, carrying the name from round to round in its requestState.
 import { McpServer, acceptedContent, inputRequired } from '@modelcontextprotocol/server';
 import { serveStdio } from '@modelcontextprotocol/server/stdio';
 import { z } from 'zod';
@@ -64,6 +65,28 @@ serveStdio(({ era }) => {
       return { content: [{ type: 'text', text: `${action}: accept ${JSON.stringify(answer)}` }] };
     },
   );
+  server.registerTool('wizard', { description: 'Ask a name, then a colour' }, (ctx) => {
+    const state = ctx.mcpReq.requestState();
+    const name = acceptedContent(ctx.mcpReq.inputResponses, 'name', z.object({ name: z.string() }));
+    if (typeof state !== 'string' && name === undefined)
+      return inputRequired({
+        inputRequests: {
+          name: inputRequired.elicit({ message: 'Name?', requestedSchema: z.object({ name: z.string() }) }),
+        },
+      });
+    if (typeof state !== 'string')
+      return inputRequired({
+        inputRequests: {
+          colour: inputRequired.elicit({
+            message: 'Colour?',
+            requestedSchema: z.object({ colour: z.string() }),
+          }),
+        },
+        requestState: JSON.stringify({ name: name?.name }),
+      });
+    const colour = acceptedContent(ctx.mcpReq.inputResponses, 'colour', z.object({ colour: z.string() }));
+    return { content: [{ type: 'text', text: `${JSON.parse(state).name} likes ${colour?.colour}` }] };
+  });
   for (const add of added) add(server);
   return server;
 });

@@ -11,6 +11,7 @@ import {
   SdkErrorCode,
   SdkError,
   SdkHttpError,
+  CLIENT_CAPABILITIES_META_KEY,
 } from '@modelcontextprotocol/client';
 import type {
   CallToolRequest,
@@ -40,6 +41,7 @@ import type { SpawnPolicy } from '../policy/spawn-policy.js';
 import { UncheckedResult } from '../relay.js';
 import { filterTools } from '../router/tool-filter.js';
 import { StdioChildTransport } from '../transport/stdio-child-transport.js';
+import { bridgeMissingResultType } from './result-type-bridge.js';
 
 export type ChildEvent =
   | { type: 'crashed'; name: string; generation: number; error: string }
@@ -83,8 +85,16 @@ export interface ChildConnectionOptions {
 export interface ChildUpstream {
   /** What the client can do; each child is told exactly this (sampling, elicitation, roots) when it starts. */
   clientCapabilities(): ClientCapabilities;
-  /** A request of the child for the client (sampling, elicitation, roots). */
-  request(server: string, request: JSONRPCRequestLike, signal: AbortSignal): Promise<Record<string, unknown>>;
+  /**
+   * A request of the child for the client (sampling, elicitation, roots), with the client of
+   * the call in flight it belongs to, when there is one.
+   */
+  request(
+    server: string,
+    request: JSONRPCRequestLike,
+    signal: AbortSignal,
+    origin?: InputOrigin,
+  ): Promise<Record<string, unknown>>;
   /** A notification of the child for the client (log messages, resource updates). */
   notify(server: string, notification: JSONRPCRequestLike): void;
   /** Called once a generation runs, before start() resolves, to bring it up to date (log level, subscriptions). */
@@ -103,6 +113,21 @@ export interface CallOptions {
   signal?: AbortSignal;
   /** Receives the child's progress notifications for this call. */
   onprogress?: (progress: Progress) => void;
+  /**
+   * The client this call is made for: what the child asks during it (sampling, elicitation,
+   * roots) goes there, and a 2026-07-28 child is told per request what that client can do.
+   */
+  origin?: InputOrigin;
+  /** A 2026-07-28 child's input_required result is handed back as it is, not fulfilled here. */
+  allowInputRequired?: boolean;
+}
+
+/** The client a call is made for, as a child's requests during that call reach it. */
+export interface InputOrigin {
+  /** What that client declared it can do (undefined: nothing known). */
+  readonly capabilities: ClientCapabilities | undefined;
+  /** Asks that client; resolves with its answer. */
+  ask(request: JSONRPCRequestLike, signal: AbortSignal): Promise<Record<string, unknown>>;
 }
 
 /** The status of a child as list_servers shows it (secrets are never included). */
@@ -173,6 +198,11 @@ interface Generation {
   lostBecause?: string;
   /** The liveness pings of this generation. */
   ping?: { timer: NodeJS.Timeout; lastOk: number; missed: number; inFlight: boolean };
+  /**
+   * The clients of the calls in flight, oldest first. A 2025 server's request names no call,
+   * so it goes to the client of the most recent one (in a 2026-07-28 round it is that call's).
+   */
+  readonly origins: InputOrigin[];
 }
 
 export class ChildConnection {
@@ -331,12 +361,20 @@ export class ChildConnection {
   ): Promise<Record<string, unknown>> {
     const gen = this.#gen;
     if (this.#state.kind !== 'running' || !gen?.client) throw this.#notRunningError();
+    const { origin } = options;
+    if (origin) {
+      gen.origins.push(origin);
+      // A 2026-07-28 server reads what the client can do from each request: the caller's, not all of them.
+      if (origin.capabilities && gen.client.getProtocolEra() === 'modern')
+        params = withClientCapabilities(params, childCapabilities(origin.capabilities));
+    }
     try {
       return await gen.client.request({ method, ...(params !== undefined && { params }) }, UncheckedResult, {
         ...(options.signal && { signal: options.signal }),
         timeout: this.#options.callTimeoutMs ?? 300_000,
         resetTimeoutOnProgress: true,
         ...(options.onprogress && { onprogress: options.onprogress }),
+        ...(options.allowInputRequired && { allowInputRequired: true }),
       });
     } catch (error) {
       // The generation's calls were ended by us (removed, reloaded, crashed): say why.
@@ -363,7 +401,14 @@ export class ChildConnection {
         );
       }
       throw error;
+    } finally {
+      if (origin) gen.origins.splice(gen.origins.lastIndexOf(origin), 1);
     }
+  }
+
+  /** Whether the running generation speaks the 2026-07-28 protocol (input arrives as input_required results). */
+  get speaksModern(): boolean {
+    return this.#gen?.client?.getProtocolEra() === 'modern';
   }
 
   /** Sends a notification to the running generation (dropped when none runs: a new one starts up to date). */
@@ -460,6 +505,7 @@ export class ChildConnection {
         onLine: (line) => this.#log.info(`[${this.name}] ${line}`),
       }),
       startup: new AbortController(),
+      origins: [],
     };
     this.#gen = gen;
     this.#setState({ kind: 'starting', since: Date.now() });
@@ -653,6 +699,12 @@ export class ChildConnection {
     const discover = client.getDiscoverResult();
     this.#era = discover ? { kind: 'modern', discover } : { kind: 'legacy' };
     if (client.getProtocolEra() !== 'modern') return;
+    if (client.transport)
+      bridgeMissingResultType(client.transport, () =>
+        this.#log.warn(
+          `[${this.name}] answers without resultType, which 2026-07-28 requires; such results are taken as complete`,
+        ),
+      );
     const capabilities = client.getServerCapabilities() ?? {};
     const filter = {
       ...(capabilities.tools?.listChanged && { toolsListChanged: true }),
@@ -694,7 +746,7 @@ export class ChildConnection {
       },
     });
     gen.client = client;
-    if (upstream) this.#relayToUpstream(client, upstream, declared);
+    if (upstream) this.#relayToUpstream(gen, client, upstream, declared);
     gen.transportClosed = new Promise<void>((resolve) => {
       client.onclose = () => {
         resolve();
@@ -715,9 +767,14 @@ export class ChildConnection {
    * anything else gets an error that says the client cannot do it. Log messages and
    * resource updates go up as they come.
    */
-  #relayToUpstream(client: Client, upstream: ChildUpstream, declared: ClientCapabilities): void {
+  #relayToUpstream(
+    gen: Generation,
+    client: Client,
+    upstream: ChildUpstream,
+    declared: ClientCapabilities,
+  ): void {
     const relay = (request: JSONRPCRequestLike, ctx: { mcpReq: { signal: AbortSignal } }) =>
-      upstream.request(this.name, request, ctx.mcpReq.signal) as Promise<never>;
+      upstream.request(this.name, request, ctx.mcpReq.signal, gen.origins.at(-1)) as Promise<never>;
     if (declared.sampling) client.setRequestHandler('sampling/createMessage', relay);
     if (declared.elicitation) client.setRequestHandler('elicitation/create', relay);
     if (declared.roots) client.setRequestHandler('roots/list', relay);
@@ -1008,6 +1065,15 @@ export function childCapabilities(upstream: ClientCapabilities): ClientCapabilit
   // mcpmux forwards the client's roots/list_changed, so a child may rely on it when the client sends it.
   if (upstream.roots) declared.roots = upstream.roots;
   return declared;
+}
+
+/** `params` with the client capabilities a 2026-07-28 request carries in its `_meta` envelope. */
+function withClientCapabilities(
+  params: Record<string, unknown> | undefined,
+  capabilities: ClientCapabilities,
+): Record<string, unknown> {
+  const meta = (params?.['_meta'] as Record<string, unknown> | undefined) ?? {};
+  return { ...params, _meta: { ...meta, [CLIENT_CAPABILITIES_META_KEY]: capabilities } };
 }
 
 function undeclaredRequestMessage(method: string): string {

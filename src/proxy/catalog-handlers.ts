@@ -1,13 +1,14 @@
 // The client's requests about prompts, resources, resource templates and completions: lists
 // are aggregated from the registry snapshot (built and serialized once per change), and a
 // request about one item goes to the child that owns it under the child's own key.
-import type { Server, Tool } from '@modelcontextprotocol/server';
+import type { Server, ServerContext, Tool } from '@modelcontextprotocol/server';
 import type { ActivationPool } from '../catalog/activation-pool.js';
 import type { Registry } from '../registry/registry.js';
-import { CAPABILITY_TABLE, type CatalogItems, type CatalogKind } from '../router/capabilities.js';
-import { forwardedParams, type CatalogRouter } from '../router/catalog-router.js';
+import type { CatalogItems, CatalogKind } from '../router/capabilities.js';
+import type { CatalogRouter } from '../router/catalog-router.js';
 import { reuseSerialization } from '../transport/json-lines.js';
-import { forwardingOptions } from './forwarding-options.js';
+import { forwardingOptions, type Caller } from './forwarding-options.js';
+import { clientRound, isInputRequired, type InputRelay, type RelayTarget } from './input-relay.js';
 import { toJsonRpcError } from './results.js';
 
 export interface CatalogHandlersOptions {
@@ -17,6 +18,10 @@ export interface CatalogHandlersOptions {
   ownTools: readonly Tool[];
   /** In `--expose search` mode: the children's tools listed are only the activated ones. */
   pool?: ActivationPool | undefined;
+  /** The client the requests come from (its era decides how a child's questions reach it). */
+  caller: Caller;
+  /** Carries a child's questions to a 2026-07-28 client as input_required rounds. */
+  relay: InputRelay;
 }
 
 type ListResult<K extends CatalogKind> = { [P in K]: CatalogItems[K][] };
@@ -52,26 +57,39 @@ export class CatalogHandlers {
     server.setRequestHandler('resources/list', () => this.list('resources'));
     server.setRequestHandler('resources/templates/list', () => this.list('resourceTemplates'));
 
+    const { caller, relay } = this.#options;
+    // A 2026-07-28 client gets a child's questions as input_required rounds (input-relay.ts).
+    const forward = (target: RelayTarget, ctx: ServerContext, params: RequestParams) => {
+      const options = forwardingOptions(params, ctx, caller);
+      return caller.era === 'modern'
+        ? relay.forward(target, clientRound(ctx), options)
+        : target.connection.request(target.method, target.params, options);
+    };
+
     server.setRequestHandler('prompts/get', (request, ctx) =>
-      answer(async () => {
-        const route = router.route(registry.snapshot, 'prompts', request.params.name);
-        return route.connection.request(
-          CAPABILITY_TABLE.prompts.useMethod!,
-          forwardedParams(request.params, route.item.name),
-          forwardingOptions(request.params, ctx),
-        );
-      }),
+      answer(async () =>
+        forward(
+          { ...router.forwardTo(registry.snapshot, 'prompts', request.params), method: 'prompts/get' },
+          ctx,
+          request.params,
+        ),
+      ),
     );
 
     server.setRequestHandler('resources/read', (request, ctx) =>
       answer(async () => {
         const target = router.resolveResource(registry.snapshot, request.params.uri);
-        const result = await target.connection.request(
-          CAPABILITY_TABLE.resources.useMethod!,
-          { ...request.params, uri: target.uri },
-          forwardingOptions(request.params, ctx),
+        const result = await forward(
+          {
+            connection: target.connection,
+            method: 'resources/read',
+            params: { ...request.params, uri: target.uri },
+            requested: request.params.uri,
+          },
+          ctx,
+          request.params,
         );
-        return withExposedUris(result, target.uri, request.params.uri);
+        return isInputRequired(result) ? result : withExposedUris(result, target.uri, request.params.uri);
       }),
     );
 
@@ -84,19 +102,22 @@ export class CatalogHandlers {
           return route.connection.request(
             'completion/complete',
             { ...request.params, ref: { ...ref, name: route.item.name } },
-            forwardingOptions(request.params, ctx),
+            forwardingOptions(request.params, ctx, caller),
           );
         }
         const target = router.resolveTemplate(snapshot, ref.uri);
         return target.connection.request(
           'completion/complete',
           { ...request.params, ref: { ...ref, uri: target.uri } },
-          forwardingOptions(request.params, ctx),
+          forwardingOptions(request.params, ctx, caller),
         );
       }),
     );
   }
 }
+
+/** What forwarding reads of a request's params: its progress token. */
+type RequestParams = { _meta?: { progressToken?: string | number | undefined } | undefined };
 
 /** An activated tool as listed (under its exposed name), if it still exists. */
 function itemOf(route: { item: object } | undefined, exposedName: string) {

@@ -27,7 +27,8 @@ import {
 import { createCodeModeTools } from './code-mode-tools.js';
 import type { CodeMode } from '../code/code-mode.js';
 import { compactDefinition } from './tool-definition.js';
-import { forwardingOptions } from './forwarding-options.js';
+import { forwardingOptions, type Caller } from './forwarding-options.js';
+import { InputRelay, clientRound, isInputRequired, type ClientRound } from './input-relay.js';
 import { toToolResult } from './results.js';
 import type { UpstreamLink } from './upstream-link.js';
 
@@ -73,6 +74,11 @@ export interface MuxServerOptions {
    * HTTP layer's, which hears the registry once for all requests).
    */
   perRequest?: PerRequestState;
+  /**
+   * Carries what children ask of a 2026-07-28 client (input_required rounds); shared by every
+   * server of the process, since a modern client's rounds may come to different ones. Default: one of its own.
+   */
+  inputRelay?: InputRelay;
 }
 
 /** What modern HTTP requests share, since each is served by a server of its own. */
@@ -167,9 +173,12 @@ export class MuxServer {
   readonly #pool: ActivationPool | undefined;
   readonly #results: ResultStore;
   readonly #initialized: Promise<void>;
+  readonly #relay: InputRelay;
+  readonly #caller: Caller;
 
   constructor(options: MuxServerOptions) {
     this.#options = options;
+    this.#relay = options.inputRelay ?? new InputRelay();
     // Children come and go while the client stays, so every list and feature a child could
     // bring is declared up front; with no child behind it, a list is simply empty.
     this.server = new Server(
@@ -183,8 +192,11 @@ export class MuxServer {
           logging: {},
         },
         instructions: INSTRUCTIONS,
+        // A requestState mcpmux did not issue is refused before any handler runs.
+        requestState: { verify: this.#relay.verify },
       },
     );
+    this.#caller = { era: options.era ?? 'legacy', capabilities: () => this.server.getClientCapabilities() };
     const perRequest = options.perRequest;
     for (const { listChanged: method } of perRequest ? [] : CAPABILITY_ROWS) {
       this.#notifiers.set(
@@ -219,7 +231,12 @@ export class MuxServer {
         peers: () => options.upstream.sessionSettings(),
       });
       settings.install(this.server);
-      this.#detach = options.upstream.attach({ server: this.server, registry: options.registry, settings });
+      this.#detach = options.upstream.attach({
+        server: this.server,
+        era: options.era ?? 'legacy',
+        registry: options.registry,
+        settings,
+      });
     }
     this.#results = perRequest?.results ?? newResultStore(options.maxResultBytes);
     const mode = options.expose ?? 'all';
@@ -232,6 +249,8 @@ export class MuxServer {
       router: options.router,
       ownTools: own.definitions,
       pool: this.#pool,
+      caller: this.#caller,
+      relay: this.#relay,
     });
     this.#catalogs.install(this.server);
     this.server.setRequestHandler('tools/list', () => this.#catalogs.list('tools'));
@@ -239,12 +258,16 @@ export class MuxServer {
     this.server.fallbackNotificationHandler = async (n) =>
       options.logger.debug(() => `the client's ${n.method} is not relayed to servers`);
     // A 2026-07-28 session takes tools/call through the SDK: it checks the call and its result
-    // against that era's wire schema, and only a method without a handler gets the era's HTTP
-    // 404. (It is also where input_required results will be made.)
+    // against that era's wire schema, only a method without a handler gets the era's HTTP 404,
+    // and a child's question goes to the client as an input_required result.
     if (options.era === 'modern') {
       this.server.setRequestHandler('tools/call', (request, ctx) => {
         const params = request.params as CallToolRequest['params'];
-        return this.#callTool(params, forwardingOptions(params, ctx));
+        return this.#callTool(
+          params,
+          forwardingOptions(params, ctx, this.#caller),
+          clientRound(ctx),
+        ) as never;
       });
       return;
     }
@@ -263,7 +286,7 @@ export class MuxServer {
           `Invalid tools/call request: ${z.prettifyError(parsed.error)}`,
         );
       const params = parsed.data as CallToolRequest['params'];
-      return this.#callTool(params, forwardingOptions(params, ctx));
+      return this.#callTool(params, forwardingOptions(params, ctx, this.#caller));
     };
   }
 
@@ -275,8 +298,9 @@ export class MuxServer {
     this.#unsubscribe();
     this.#detach();
     for (const notifier of this.#notifiers.values()) notifier.close();
-    // Shared results outlive one request.
+    // Shared results (and held calls) outlive one request.
     if (!this.#options.perRequest) await this.#results.close();
+    if (!this.#options.inputRelay) this.#relay.close();
     await this.server.close();
   }
 
@@ -306,20 +330,34 @@ export class MuxServer {
     }
   }
 
-  async #callTool(params: CallToolRequest['params'], options: CallOptions): Promise<CallToolResult> {
+  /**
+   * A tool call: mcpmux's own, or a child's. `round` is set for a 2026-07-28 client calling
+   * directly: the child's questions then come back as input_required rounds.
+   */
+  async #callTool(
+    params: CallToolRequest['params'],
+    options: CallOptions,
+    round?: ClientRound,
+  ): Promise<CallToolResult | Record<string, unknown>> {
     try {
       const management = this.#management.get(params.name);
-      if (management) return await management.handle(params.arguments, this.#context(options));
+      if (management) return await management.handle(params.arguments, this.#context(options, round));
       this.#pool?.touch(params.name);
-      return await this.#results.fit(
-        await this.#options.router.callTool(this.#options.registry.snapshot, params, options),
-      );
+      const { registry, router } = this.#options;
+      const result = round
+        ? await this.#relay.forward(
+            { ...router.forwardTo(registry.snapshot, 'tools', params), method: 'tools/call' },
+            round,
+            options,
+          )
+        : await router.callTool(registry.snapshot, params, options);
+      return isInputRequired(result) ? result : await this.#results.fit(result as CallToolResult);
     } catch (error) {
       return toToolResult(error);
     }
   }
 
-  #context(options: CallOptions): ManagementContext {
+  #context(options: CallOptions, round?: ClientRound): ManagementContext {
     return {
       registry: this.#options.registry,
       router: this.#options.router,
@@ -333,8 +371,13 @@ export class MuxServer {
       code: this.#options.code,
       callOptions: options,
       config: this.#options.config,
+      // call_tool is the client's own call (its rounds come back to call_tool); code mode's are not.
       callTool: (name, args) =>
-        this.#callTool({ name, ...(args !== undefined && { arguments: args }) }, options),
+        this.#callTool(
+          { name, ...(args !== undefined && { arguments: args }) },
+          options,
+          round,
+        ) as Promise<CallToolResult>,
     };
   }
 }

@@ -15,10 +15,12 @@ export function errorResult(message: string): CallToolResult {
 
 /**
  * Domain errors (and anything unexpected) become `isError` results. A JSON-RPC error that
- * a child returned is rethrown, so the client sees exactly what the child said.
+ * a child returned is rethrown, so the client sees exactly what the child said, and so is
+ * one of mcpmux's own about the request itself (a requestState that is not this call's).
  */
 export function toToolResult(error: unknown): CallToolResult {
   if (error instanceof ProtocolError) throw relayedError(error);
+  if (error instanceof WireError) throw error;
   if (isMuxError(error)) return errorResult(`${error.message} [${error.code}]`);
   return errorResult(`mcpmux failed unexpectedly: ${messageOf(error)}`);
 }

@@ -7,6 +7,7 @@ import type { Server, ClientCapabilities } from '@modelcontextprotocol/server';
 import type {
   ChildConnection,
   ChildUpstream,
+  InputOrigin,
   JSONRPCRequestLike,
   StopReason,
 } from '../child/child-connection.js';
@@ -19,6 +20,8 @@ import type { ClientSettings } from './client-settings.js';
 
 interface Attachment {
   server: Server;
+  /** A 2026-07-28 client declares what it can do on each request, not once. */
+  era: 'legacy' | 'modern';
   registry: Registry;
   settings: ClientSettings;
 }
@@ -80,7 +83,8 @@ export class UpstreamLink implements ChildUpstream {
    * can do: a request goes to one that declared it.
    */
   clientCapabilities(): ClientCapabilities {
-    if (this.#declareRelayable) return RELAYABLE;
+    // A 2026-07-28 client's capabilities are known only per request: each request is checked then.
+    if (this.#declareRelayable || this.#attached.some((a) => a.era === 'modern')) return RELAYABLE;
     const merged: ClientCapabilities = {};
     for (const { server } of this.#attached) Object.assign(merged, server.getClientCapabilities() ?? {});
     return merged;
@@ -90,9 +94,20 @@ export class UpstreamLink implements ChildUpstream {
     server: string,
     request: JSONRPCRequestLike,
     signal: AbortSignal,
+    origin?: InputOrigin,
   ): Promise<Record<string, unknown>> {
     const need = NEEDS[request.method];
-    // The most recently connected client that can answer it.
+    if (origin) {
+      // During a call: the client that made it answers, in its own era.
+      if (need !== undefined && !origin.capabilities?.[need])
+        throw new MuxError(
+          'NOT_SUPPORTED',
+          `the client calling server '${server}' did not declare the '${need}' capability, so mcpmux cannot forward ${request.method} to it`,
+        );
+      this.#log.debug(() => `[${server}] ${request.method} → the calling client`);
+      return this.#relayed(() => origin.ask(request, signal));
+    }
+    // Outside any call: the most recently connected client that can answer it.
     const upstream = [...this.#attached]
       .reverse()
       .find((a) => need === undefined || a.server.getClientCapabilities()?.[need])?.server;
@@ -102,14 +117,20 @@ export class UpstreamLink implements ChildUpstream {
         `no client connected to mcpmux can answer ${request.method} from server '${server}'`,
       );
     this.#log.debug(() => `[${server}] ${request.method} → client`);
-    try {
-      return await upstream.request(
+    return this.#relayed(() =>
+      upstream.request(
         { method: request.method, ...(request.params && { params: request.params }) },
         UncheckedResult,
         { signal },
-      );
+      ),
+    );
+  }
+
+  /** The client's refusal goes back to the child as the client said it. */
+  async #relayed(ask: () => Promise<Record<string, unknown>>): Promise<Record<string, unknown>> {
+    try {
+      return await ask();
     } catch (error) {
-      // The client's refusal goes back to the child as the client said it.
       throw error instanceof ProtocolError ? relayedError(error) : error;
     }
   }

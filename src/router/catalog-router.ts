@@ -123,6 +123,16 @@ export class CatalogRouter {
     return route.connection.callTool(forwardedParams(params, route.item.name), options);
   }
 
+  /** Where a call of an exposed tool or prompt goes: the child, its params (the child's name), what the client named. */
+  forwardTo<P extends { name: string; _meta?: Record<string, unknown> | undefined }>(
+    snapshot: RegistrySnapshot,
+    kind: 'tools' | 'prompts',
+    params: P,
+  ): { connection: ChildConnection; params: P; requested: string } {
+    const route = this.#route(snapshot, kind, params.name);
+    return { connection: route.connection, params: forwardedParams(params, route.item.name), requested: params.name };
+  }
+
   /** The route of an exposed tool or prompt name, or a MuxError that says what exists. */
   route<K extends 'tools' | 'prompts'>(snapshot: RegistrySnapshot, kind: K, name: string): Route<K> {
     return this.#route(snapshot, kind, name);

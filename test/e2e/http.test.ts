@@ -111,8 +111,8 @@ t.test(
     })) as CallToolResult;
     t.match(
       text(refused),
-      /no client connected to mcpmux can answer sampling\/createMessage/,
-      'no capable client: it says so',
+      /the client calling server 'ev' did not declare the 'sampling' capability, so mcpmux cannot forward sampling\/createMessage to it/,
+      'the calling client cannot sample: it says so',
     );
 
     const capable = new Client({ name: 'sampler', version: '1.0.0' }, { capabilities: { sampling: {} } });

@@ -1,0 +1,23 @@
+// A 2026-07-28 result must say `resultType`; some servers of that era still leave it out, and
+// the SDK's client then refuses the result (only a 2025 server gets "absent means complete").
+// mcpmux fronts servers it does not control, so for a modern child it reads a result without
+// one as complete, says so once, and answers its own client with the field in place.
+import type { Transport } from '@modelcontextprotocol/client';
+
+/** Makes `transport` deliver results without `resultType` as complete ones; `onFirst` is told once. */
+export function bridgeMissingResultType(transport: Transport, onFirst: () => void): void {
+  const deliver = transport.onmessage;
+  if (!deliver) return;
+  let told = false;
+  transport.onmessage = (message, extra) => {
+    const result = (message as { result?: unknown }).result;
+    if (typeof result === 'object' && result !== null && !('resultType' in result)) {
+      if (!told) {
+        told = true;
+        onFirst();
+      }
+      (result as Record<string, unknown>)['resultType'] = 'complete';
+    }
+    deliver.call(transport, message, extra);
+  };
+}
