@@ -29,6 +29,7 @@ import {
 } from './proxy/mux-server.js';
 import { ListChangePublisher } from './proxy/list-change-publisher.js';
 import { InputRelay } from './proxy/input-relay.js';
+import { watchResources } from './proxy/resource-watch.js';
 import { UpstreamLink } from './proxy/upstream-link.js';
 import { Registry } from './registry/registry.js';
 import { serverNameProblem } from './router/tool-names.js';
@@ -123,6 +124,10 @@ async function main(): Promise<void> {
     pool: newActivationPool(options.expose, options.activePoolSize),
     publish: (method) => publisher?.changed(method),
   };
+  // Updates of the resources modern HTTP clients listen for go out on their listen streams.
+  let updateListeners: ((uri: string) => void) | undefined;
+  const deliverUpdate = async (n: { params?: Record<string, unknown> | undefined }): Promise<void> =>
+    updateListeners?.(String(n.params?.['uri']));
   // One client on stdio (in the era it opens with), or a session per client over HTTP.
   const stdio = options.http
     ? undefined
@@ -136,6 +141,7 @@ async function main(): Promise<void> {
         maxBodyBytes: options.maxMessageBytes,
         createSession: () => newSession(),
         createRequestServer: () => new MuxServer({ ...sessionOptions('modern'), perRequest }).server,
+        onListen: (uris) => watchResources({ registry, router, upstream, logger: log }, uris, deliverUpdate),
         logger: log,
       }).catch((error: unknown) =>
         exitWith(
@@ -145,6 +151,7 @@ async function main(): Promise<void> {
       )
     : undefined;
   publisher = http && new ListChangePublisher({ registry, publish: (method) => http.publish(method) });
+  updateListeners = http && ((uri) => http.resourceUpdated(uri));
   installExitHandlers(
     log,
     async () => {

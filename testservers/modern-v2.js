@@ -5,6 +5,8 @@
 // listen stream); `confirm {action}` asks the client for a yes/no through input_required
 // (2026-07-28) or an elicitation request (2025) and says what it was told; `wizard` (2026-07-28)
 // asks a name, then a colour, carrying the name from round to round in its requestState.
+// It has a resource, memo://modern, that can be subscribed to (2026-07-28: through the
+// client's listen stream); `touch` says it changed.
 import { McpServer, acceptedContent, inputRequired } from '@modelcontextprotocol/server';
 import { serveStdio } from '@modelcontextprotocol/server/stdio';
 import { z } from 'zod';
@@ -18,7 +20,17 @@ const register = (/** @type {McpServer} */ server, /** @type {string} */ name) =
   }));
 
 serveStdio(({ era }) => {
-  const server = new McpServer({ name: 'modern-v2', version: '1.0.0' });
+  const server = new McpServer(
+    { name: 'modern-v2', version: '1.0.0' },
+    { capabilities: { resources: { subscribe: true } } },
+  );
+  server.registerResource('memo', 'memo://modern', { description: 'A memo' }, (uri) => ({
+    contents: [{ uri: uri.href, text: 'a memo' }],
+  }));
+  server.registerTool('touch', { description: 'Say that memo://modern changed' }, async () => {
+    await server.server.sendResourceUpdated({ uri: 'memo://modern' });
+    return { content: [{ type: 'text', text: 'told' }] };
+  });
   server.registerTool(
     'echo',
     { description: 'Echo the message back', inputSchema: z.object({ message: z.string() }) },

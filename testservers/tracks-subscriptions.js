@@ -2,7 +2,8 @@
 // Simulates: a server that remembers what its client asked of it. It offers one resource
 // (memo://note) that can be subscribed to, and takes a logging level; the tool `state`
 // reports the URIs subscribed right now and the last level set, so a test can see what a
-// proxy left behind at the server when its client went away.
+// proxy left behind at the server when its client went away. `touch` sends
+// notifications/resources/updated for memo://note when it is subscribed.
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import {
@@ -38,4 +39,8 @@ server.registerTool(
     content: [{ type: 'text', text: JSON.stringify({ subscribed: [...subscribed], level }) }],
   }),
 );
+server.registerTool('touch', { description: 'Say that memo://note changed' }, async () => {
+  if (subscribed.has('memo://note')) await server.server.sendResourceUpdated({ uri: 'memo://note' });
+  return { content: [{ type: 'text', text: subscribed.has('memo://note') ? 'told' : 'nobody to tell' }] };
+});
 await server.connect(new StdioServerTransport());

@@ -12,11 +12,13 @@ import {
   SdkError,
   SdkHttpError,
   CLIENT_CAPABILITIES_META_KEY,
+  LOG_LEVEL_META_KEY,
 } from '@modelcontextprotocol/client';
 import type {
   CallToolRequest,
   CallToolResult,
   ClientCapabilities,
+  LoggingLevel,
   PriorDiscovery,
   Progress,
   ServerCapabilities,
@@ -42,6 +44,7 @@ import { UncheckedResult } from '../relay.js';
 import { filterTools } from '../router/tool-filter.js';
 import { StdioChildTransport } from '../transport/stdio-child-transport.js';
 import { bridgeMissingResultType } from './result-type-bridge.js';
+import { ResourceListen } from './resource-listen.js';
 
 export type ChildEvent =
   | { type: 'crashed'; name: string; generation: number; error: string }
@@ -203,6 +206,10 @@ interface Generation {
    * so it goes to the client of the most recent one (in a 2026-07-28 round it is that call's).
    */
   readonly origins: InputOrigin[];
+  /** A 2026-07-28 server's stream of the resources its client subscribed to. */
+  resourceListen?: ResourceListen;
+  /** The log level a 2026-07-28 server is told on each request (it has no logging/setLevel). */
+  logLevel?: LoggingLevel;
 }
 
 export class ChildConnection {
@@ -219,6 +226,8 @@ export class ChildConnection {
   #lastBuild: ChildStatus['last_build'];
   /** Which era the server spoke last time, so that a restart skips the probe. */
   #era: PriorDiscovery | undefined;
+  /** The last start failed because the server exited on the era probe (it is then known as 2025). */
+  #exitedOnProbe = false;
 
   constructor(options: ChildConnectionOptions) {
     this.name = options.name;
@@ -334,8 +343,19 @@ export class ChildConnection {
 
   /** Starts a new generation; resolves with its tools once it answered initialize and listed its catalog. */
   start(): Promise<readonly Tool[]> {
-    this.#starting ??= this.#start().finally(() => (this.#starting = undefined));
+    this.#starting ??= this.#startOrRetryLegacy().finally(() => (this.#starting = undefined));
     return this.#starting;
+  }
+
+  /** Starts; a server that exited on the era probe is started again at once, with initialize. */
+  async #startOrRetryLegacy(): Promise<readonly Tool[]> {
+    try {
+      return await this.#start();
+    } catch (error) {
+      if (!this.#exitedOnProbe) throw error;
+      this.#exitedOnProbe = false;
+      return await this.#start();
+    }
   }
 
   /** Stops the current generation; in-flight calls fail at once. Joins a stop under way. */
@@ -362,12 +382,15 @@ export class ChildConnection {
     const gen = this.#gen;
     if (this.#state.kind !== 'running' || !gen?.client) throw this.#notRunningError();
     const { origin } = options;
-    if (origin) {
-      gen.origins.push(origin);
-      // A 2026-07-28 server reads what the client can do from each request: the caller's, not all of them.
-      if (origin.capabilities && gen.client.getProtocolEra() === 'modern')
-        params = withClientCapabilities(params, childCapabilities(origin.capabilities));
-    }
+    if (origin) gen.origins.push(origin);
+    // A 2026-07-28 server reads from each request what the client can do (the caller's, not
+    // all of them) and how much it wants to hear.
+    if (gen.client.getProtocolEra() === 'modern')
+      params = withEnvelope(
+        params,
+        origin?.capabilities && childCapabilities(origin.capabilities),
+        gen.logLevel,
+      );
     try {
       return await gen.client.request({ method, ...(params !== undefined && { params }) }, UncheckedResult, {
         ...(options.signal && { signal: options.signal }),
@@ -404,6 +427,37 @@ export class ChildConnection {
     } finally {
       if (origin) gen.origins.splice(gen.origins.lastIndexOf(origin), 1);
     }
+  }
+
+  /**
+   * Subscribes to a resource's updates (they come to the upstream's notify): resources/subscribe
+   * for a 2025 server, the resource set of a subscriptions/listen stream for a 2026-07-28 one.
+   */
+  async subscribeResource(uri: string, signal?: AbortSignal): Promise<void> {
+    const gen = this.#gen;
+    if (this.#state.kind !== 'running' || !gen?.client) throw this.#notRunningError();
+    if (!this.speaksModern) {
+      await this.request('resources/subscribe', { uri }, signal && { signal });
+      return;
+    }
+    if (!gen.client.getServerCapabilities()?.resources?.subscribe)
+      throw new MuxError('NOT_SUPPORTED', `server '${this.name}' does not offer resource subscriptions`);
+    await (gen.resourceListen ??= new ResourceListen(this.name, gen.client)).add(uri);
+  }
+
+  async unsubscribeResource(uri: string, signal?: AbortSignal): Promise<void> {
+    const gen = this.#gen;
+    if (this.#state.kind !== 'running' || !gen?.client) return;
+    if (this.speaksModern) await gen.resourceListen?.remove(uri);
+    else await this.request('resources/unsubscribe', { uri }, signal && { signal });
+  }
+
+  /** Sets the level of log messages the child sends (a 2026-07-28 one is told on each request). */
+  async setLogLevel(level: LoggingLevel): Promise<void> {
+    const gen = this.#gen;
+    if (this.#state.kind !== 'running' || !gen?.client) throw this.#notRunningError();
+    if (this.speaksModern) gen.logLevel = level;
+    else await this.request('logging/setLevel', { level });
   }
 
   /** Whether the running generation speaks the 2026-07-28 protocol (input arrives as input_required results). */
@@ -671,10 +725,13 @@ export class ChildConnection {
         );
       }
       // Some servers exit on any request before initialize: next time, go straight to it.
+      if (probing && this.spec.era === undefined)
+        await Promise.race([proc.exited, delay(DRAIN_AFTER_EXIT_MS)]);
       if (probing && this.spec.era === undefined && proc.exit !== undefined) {
         this.#era = { kind: 'legacy' };
+        this.#exitedOnProbe = true;
         this.#log.warn(
-          `[${this.name}] exited while asked server/discover (the 2026-07-28 probe); its next start uses initialize`,
+          `[${this.name}] exited while asked server/discover (the 2026-07-28 probe); starting it again with initialize`,
         );
       }
       throw error;
@@ -1067,13 +1124,22 @@ export function childCapabilities(upstream: ClientCapabilities): ClientCapabilit
   return declared;
 }
 
-/** `params` with the client capabilities a 2026-07-28 request carries in its `_meta` envelope. */
-function withClientCapabilities(
+/** `params` with what a 2026-07-28 request carries in its `_meta` envelope: client capabilities, log level. */
+function withEnvelope(
   params: Record<string, unknown> | undefined,
-  capabilities: ClientCapabilities,
-): Record<string, unknown> {
+  capabilities: ClientCapabilities | undefined,
+  logLevel: LoggingLevel | undefined,
+): Record<string, unknown> | undefined {
+  if (capabilities === undefined && logLevel === undefined) return params;
   const meta = (params?.['_meta'] as Record<string, unknown> | undefined) ?? {};
-  return { ...params, _meta: { ...meta, [CLIENT_CAPABILITIES_META_KEY]: capabilities } };
+  return {
+    ...params,
+    _meta: {
+      ...meta,
+      ...(capabilities && { [CLIENT_CAPABILITIES_META_KEY]: capabilities }),
+      ...(logLevel && { [LOG_LEVEL_META_KEY]: logLevel }),
+    },
+  };
 }
 
 function undeclaredRequestMessage(method: string): string {

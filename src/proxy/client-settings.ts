@@ -51,48 +51,42 @@ export class ClientSettings {
       return {};
     });
     server.setRequestHandler('resources/subscribe', async (request, ctx) => {
-      try {
-        const target = this.#options.router.resolveResource(
-          this.#options.registry.snapshot,
-          request.params.uri,
-        );
-        await target.connection.request(
-          'resources/subscribe',
-          { uri: target.uri },
-          { signal: ctx.mcpReq.signal },
-        );
-        this.#subscriptions.set(
-          target.server,
-          (this.#subscriptions.get(target.server) ?? new Map()).set(target.uri, request.params.uri),
-        );
-        return {};
-      } catch (error) {
-        throw toJsonRpcError(error);
-      }
+      await this.subscribe(request.params.uri, ctx.mcpReq.signal);
+      return {};
     });
     server.setRequestHandler('resources/unsubscribe', async (request, ctx) => {
-      try {
-        const target = this.#options.router.resolveResource(
-          this.#options.registry.snapshot,
-          request.params.uri,
-        );
-        this.#subscriptions.get(target.server)?.delete(target.uri);
-        // Another session still subscribed keeps the child's subscription.
-        if (
-          target.connection.state.kind === 'running' &&
-          !this.#peers().some((p) => p.holds(target.server, target.uri))
-        ) {
-          await target.connection.request(
-            'resources/unsubscribe',
-            { uri: target.uri },
-            { signal: ctx.mcpReq.signal },
-          );
-        }
-        return {};
-      } catch (error) {
-        throw toJsonRpcError(error);
-      }
+      await this.unsubscribe(request.params.uri, ctx.mcpReq.signal);
+      return {};
     });
+  }
+
+  /** Subscribes this client to a resource (by the URI it knows) at the child that has it. */
+  async subscribe(uri: string, signal?: AbortSignal): Promise<void> {
+    try {
+      const target = this.#options.router.resolveResource(this.#options.registry.snapshot, uri);
+      await target.connection.subscribeResource(target.uri, signal);
+      this.#subscriptions.set(
+        target.server,
+        (this.#subscriptions.get(target.server) ?? new Map()).set(target.uri, uri),
+      );
+    } catch (error) {
+      throw toJsonRpcError(error);
+    }
+  }
+
+  async unsubscribe(uri: string, signal?: AbortSignal): Promise<void> {
+    try {
+      const target = this.#options.router.resolveResource(this.#options.registry.snapshot, uri);
+      this.#subscriptions.get(target.server)?.delete(target.uri);
+      // Another session still subscribed keeps the child's subscription.
+      if (
+        target.connection.state.kind === 'running' &&
+        !this.#peers().some((p) => p.holds(target.server, target.uri))
+      )
+        await target.connection.unsubscribeResource(target.uri, signal);
+    } catch (error) {
+      throw toJsonRpcError(error);
+    }
   }
 
   /** Brings a newly started child up to date: the log level, and the subscriptions this session had. */
@@ -102,7 +96,7 @@ export class ClientSettings {
       await this.#applyLevel(connection, this.#sharedLevel()!);
     const uris = this.#subscriptions.get(server);
     if (uris && capabilities?.resources?.subscribe) {
-      await Promise.all([...uris.keys()].map((uri) => connection.request('resources/subscribe', { uri })));
+      await Promise.all([...uris.keys()].map((uri) => connection.subscribeResource(uri)));
     }
   }
 
@@ -143,7 +137,7 @@ export class ClientSettings {
       if (!connection || connection.state.kind !== 'running') continue;
       for (const uri of uris.keys()) {
         if (peers.some((p) => p.holds(server, uri))) continue;
-        connection.request('resources/unsubscribe', { uri }).catch((error: unknown) => {
+        connection.unsubscribeResource(uri).catch((error: unknown) => {
           this.#options.logger.debug(
             () => `[${server}] resources/unsubscribe ${uri} after the session ended: ${messageOf(error)}`,
           );
@@ -179,7 +173,7 @@ export class ClientSettings {
 
   async #applyLevel(connection: ChildConnection, level: LoggingLevel): Promise<void> {
     try {
-      await connection.request('logging/setLevel', { level });
+      await connection.setLogLevel(level);
     } catch (error) {
       this.#options.logger.warn(`[${connection.name}] logging/setLevel ${level} failed: ${messageOf(error)}`);
     }

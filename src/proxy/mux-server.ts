@@ -30,7 +30,8 @@ import { compactDefinition } from './tool-definition.js';
 import { forwardingOptions, type Caller } from './forwarding-options.js';
 import { InputRelay, clientRound, isInputRequired, type ClientRound } from './input-relay.js';
 import { toToolResult } from './results.js';
-import type { UpstreamLink } from './upstream-link.js';
+import type { Deliver, UpstreamLink } from './upstream-link.js';
+import { watchResources } from './resource-watch.js';
 
 export type ExposeMode = 'all' | 'search' | 'code';
 
@@ -175,6 +176,8 @@ export class MuxServer {
   readonly #initialized: Promise<void>;
   readonly #relay: InputRelay;
   readonly #caller: Caller;
+  /** The resource subscriptions of a 2026-07-28 client's listen streams (stdio), by stream. */
+  readonly #watches = new Map<string | number, () => void>();
 
   constructor(options: MuxServerOptions) {
     this.#options = options;
@@ -294,7 +297,25 @@ export class MuxServer {
     return this.server.connect(transport);
   }
 
+  /** A 2026-07-28 client opened a listen stream naming resources: they are subscribed while it is open. */
+  watchResources(stream: string | number, uris: readonly string[]): void {
+    if (uris.length === 0) return;
+    this.unwatchResources(stream);
+    const { registry, router, upstream, logger } = this.#options;
+    const deliver = (this.#deliverUpdate ??= (n) => this.server.notification(n as never));
+    this.#watches.set(stream, watchResources({ registry, router, upstream, logger }, uris, deliver));
+  }
+
+  /** That stream ended (cancelled by the client). */
+  unwatchResources(stream: string | number): void {
+    this.#watches.get(stream)?.();
+    this.#watches.delete(stream);
+  }
+
+  #deliverUpdate: Deliver | undefined;
+
   async close(): Promise<void> {
+    for (const stream of [...this.#watches.keys()]) this.unwatchResources(stream);
     this.#unsubscribe();
     this.#detach();
     for (const notifier of this.#notifiers.values()) notifier.close();

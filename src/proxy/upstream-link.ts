@@ -18,12 +18,18 @@ import type { Registry } from '../registry/registry.js';
 import { UncheckedResult } from '../relay.js';
 import type { ClientSettings } from './client-settings.js';
 
+/** Sends a notification to a client (several listen streams of one client share one). */
+export type Deliver = (notification: JSONRPCRequestLike) => Promise<void>;
+
 interface Attachment {
-  server: Server;
+  /** A session's own server; a listen stream has none (it only hears resource updates). */
+  server?: Server;
   /** A 2026-07-28 client declares what it can do on each request, not once. */
   era: 'legacy' | 'modern';
   registry: Registry;
   settings: ClientSettings;
+  /** Where its notifications go (default: its server). */
+  deliver?: Deliver;
 }
 
 /** Which client capability a child's request needs. */
@@ -61,7 +67,10 @@ export class UpstreamLink implements ChildUpstream {
     this.#declareRelayable = options.declareRelayable ?? false;
   }
 
-  /** Connects a client's server (the registry is built before it, so this comes later); returns the detach. */
+  /**
+   * Connects a client's server (the registry is built before it, so this comes later), or a
+   * 2026-07-28 client's listen stream for resource updates; returns the detach.
+   */
   attach(attachment: Attachment): () => void {
     this.#attached.push(attachment);
     return () => {
@@ -86,7 +95,7 @@ export class UpstreamLink implements ChildUpstream {
     // A 2026-07-28 client's capabilities are known only per request: each request is checked then.
     if (this.#declareRelayable || this.#attached.some((a) => a.era === 'modern')) return RELAYABLE;
     const merged: ClientCapabilities = {};
-    for (const { server } of this.#attached) Object.assign(merged, server.getClientCapabilities() ?? {});
+    for (const { server } of this.#attached) Object.assign(merged, server?.getClientCapabilities() ?? {});
     return merged;
   }
 
@@ -110,7 +119,7 @@ export class UpstreamLink implements ChildUpstream {
     // Outside any call: the most recently connected client that can answer it.
     const upstream = [...this.#attached]
       .reverse()
-      .find((a) => need === undefined || a.server.getClientCapabilities()?.[need])?.server;
+      .find((a) => a.server && (need === undefined || a.server.getClientCapabilities()?.[need]))?.server;
     if (!upstream)
       throw new MuxError(
         'NOT_SUPPORTED',
@@ -136,36 +145,50 @@ export class UpstreamLink implements ChildUpstream {
   }
 
   notify(server: string, notification: JSONRPCRequestLike): void {
-    for (const attached of this.#attached) this.#notifyOne(attached, server, notification);
+    // Listen streams of one client share a delivery: an update goes out once, the SDK copies it to each stream.
+    const delivered = new Set<Deliver>();
+    for (const attached of this.#attached) {
+      const forwarded = this.#forOne(attached, server, notification);
+      const deliver = this.#deliveryOf(attached);
+      if (!forwarded || delivered.has(deliver)) continue;
+      delivered.add(deliver);
+      deliver(forwarded).catch((error: unknown) => {
+        this.#log.debug(() => `[${server}] ${notification.method} not relayed: ${messageOf(error)}`);
+      });
+    }
   }
 
-  #notifyOne(attached: Attachment, server: string, notification: JSONRPCRequestLike): void {
+  /** The notification as this client gets it, or undefined when it is not for it. */
+  #forOne(
+    attached: Attachment,
+    server: string,
+    notification: JSONRPCRequestLike,
+  ): JSONRPCRequestLike | undefined {
     const params = notification.params ?? {};
-    let forwarded: JSONRPCRequestLike;
     if (notification.method === 'notifications/message') {
       // Children log at the most verbose level any session asked for; each session gets its own.
-      if (!attached.settings.wants(params['level'])) return;
+      if (!attached.server || !attached.settings.wants(params['level'])) return undefined;
       const logger = typeof params['logger'] === 'string' ? `${server}/${params['logger']}` : server;
-      forwarded = { method: notification.method, params: { ...params, logger } };
-    } else if (
-      notification.method === 'notifications/resources/updated' &&
-      typeof params['uri'] === 'string'
-    ) {
-      // Only sessions subscribed to the resource hear of it.
-      if (!attached.settings.holds(server, params['uri'])) return;
-      forwarded = {
+      return { method: notification.method, params: { ...params, logger } };
+    }
+    if (notification.method === 'notifications/resources/updated' && typeof params['uri'] === 'string') {
+      // Only clients subscribed to the resource hear of it.
+      if (!attached.settings.holds(server, params['uri'])) return undefined;
+      return {
         method: notification.method,
         params: {
           ...params,
           uri: this.#router.exposedUri(attached.registry.snapshot, server, params['uri']),
         },
       };
-    } else return;
-    attached.server
-      .notification(forwarded as Parameters<Server['notification']>[0])
-      .catch((error: unknown) => {
-        this.#log.debug(() => `[${server}] ${notification.method} not relayed: ${messageOf(error)}`);
-      });
+    }
+    return undefined;
+  }
+
+  #deliveryOf(attached: Attachment): Deliver {
+    if (attached.deliver) return attached.deliver;
+    const server = attached.server!;
+    return (attached.deliver = (n) => server.notification(n as Parameters<Server['notification']>[0]));
   }
 
   async started(server: string, connection: ChildConnection): Promise<void> {
@@ -173,12 +196,18 @@ export class UpstreamLink implements ChildUpstream {
   }
 
   ended(server: string, reason: 'crashed' | StopReason): void {
+    const told = new Map<Deliver, Set<string>>();
     for (const attached of this.#attached) {
       if (reason === 'removed') attached.settings.forget(server);
       if (reason !== 'crashed') continue;
       // A subscribed resource of a crashed server is gone: say so, so the client re-reads and learns why.
+      const deliver = this.#deliveryOf(attached);
+      const uris = told.get(deliver) ?? new Set<string>();
+      told.set(deliver, uris);
       for (const uri of attached.settings.subscribedUris(server)) {
-        attached.server.sendResourceUpdated({ uri }).catch((error: unknown) => {
+        if (uris.has(uri)) continue;
+        uris.add(uri);
+        deliver({ method: 'notifications/resources/updated', params: { uri } }).catch((error: unknown) => {
           this.#log.debug(() => `[${server}] resources/updated for ${uri} not sent: ${messageOf(error)}`);
         });
       }

@@ -130,7 +130,11 @@ export class CatalogRouter {
     params: P,
   ): { connection: ChildConnection; params: P; requested: string } {
     const route = this.#route(snapshot, kind, params.name);
-    return { connection: route.connection, params: forwardedParams(params, route.item.name), requested: params.name };
+    return {
+      connection: route.connection,
+      params: forwardedParams(params, route.item.name),
+      requested: params.name,
+    };
   }
 
   /** The route of an exposed tool or prompt name, or a MuxError that says what exists. */

@@ -27,6 +27,7 @@ import {
   type NodeMcpRequestHandler,
 } from '@modelcontextprotocol/node';
 import { messageOf } from '../errors.js';
+import { listenedResources } from '../proxy/resource-watch.js';
 import type { Logger } from '../log.js';
 import type { ListChangedMethod } from '../router/capabilities.js';
 import { HttpGuard } from './http-guard.js';
@@ -56,6 +57,11 @@ export interface HttpServeOptions {
    * request carries its own _meta envelope. Without it, modern requests are refused.
    */
   createRequestServer?: () => Server;
+  /**
+   * A 2026-07-28 client opened a listen stream naming these resources (possibly none):
+   * returns what to do when the stream closes.
+   */
+  onListen?: (resourceUris: string[]) => () => void;
   logger: Logger;
   /** Largest request body, in bytes. Default 16 MiB. */
   maxBodyBytes?: number;
@@ -143,6 +149,11 @@ export class McpHttpServer {
     else notify.resourcesChanged();
   }
 
+  /** Tells modern clients' listen streams that name `uri` that it changed. */
+  resourceUpdated(uri: string): void {
+    this.#modern?.handler.notify.resourceUpdated(uri);
+  }
+
   async close(): Promise<void> {
     const sessions = this.#sessions.drain();
     await Promise.all(
@@ -176,6 +187,8 @@ export class McpHttpServer {
           sessionId === undefined &&
           !(await isLegacyRequest(await toWebRequest(nodeReq, body), body))
         ) {
+          const uris = listenedResources(body);
+          if (uris.length > 0 && this.#options.onListen) res.once('close', this.#options.onListen(uris));
           return await this.#modern.serve(nodeReq, res, body);
         }
         if (existing) return await this.#serve(sessionId as string, existing, req, res, body);

@@ -9,6 +9,7 @@ import type { Server } from '@modelcontextprotocol/server';
 import type { Logger } from '../log.js';
 import { messageOf } from '../errors.js';
 import { StdioServerTransport } from './stdio-server-transport.js';
+import { listenedResources } from '../proxy/resource-watch.js';
 
 /** What serving needs of a session (MuxServer). */
 export interface StdioSession {
@@ -16,6 +17,9 @@ export interface StdioSession {
   /** Settles when the client can be served (legacy: after initialize; modern: at once). */
   readonly initialized: Promise<void>;
   close(): Promise<void>;
+  /** A 2026-07-28 client's listen stream named resources to hear updates of; and its end. */
+  watchResources?(stream: string | number, uris: readonly string[]): void;
+  unwatchResources?(stream: string | number): void;
 }
 
 export interface StdioServingOptions {
@@ -47,13 +51,16 @@ export function serveMuxOverStdio(options: StdioServingOptions): StdioServing {
     ...(options.maxMessageBytes !== undefined && { maxMessageBytes: options.maxMessageBytes }),
     onIncoming: (message) => {
       const method = (message as { method?: unknown }).method;
-      if (
-        current?.era === 'modern' &&
-        'id' in message &&
-        typeof method === 'string' &&
-        method !== 'server/discover'
-      )
-        markReady();
+      if (current?.era !== 'modern' || typeof method !== 'string') return;
+      if ('id' in message && method !== 'server/discover') markReady();
+      // The SDK serves listen streams itself; the resources they name are subscribed at the children here.
+      if (method === 'subscriptions/listen' && 'id' in message)
+        current.session.watchResources?.(message.id as string | number, listenedResources(message));
+      if (method === 'notifications/cancelled') {
+        const stream = (message as { params?: { requestId?: unknown } }).params?.requestId;
+        if (typeof stream === 'string' || typeof stream === 'number')
+          current.session.unwatchResources?.(stream);
+      }
     },
   });
   const handle: StdioServerHandle = serveStdio(

@@ -62,3 +62,19 @@ t.test('"era" chooses: legacy goes straight to initialize; modern refuses a 2025
   t.match(textOf(bad), /era must be auto, legacy or modern/);
   await h.close();
 });
+
+t.test('a 2025 server that exits on the era probe is started again at once, with initialize', async (t) => {
+  const h = await startHarness(t);
+  const added = await h.callJson('add_server', { name: 'touchy', ...fixture('exit-on-discover') });
+  t.equal(added.server.status, 'running', 'add_server succeeds on its own');
+  t.equal(added.server.protocol_version, '2025-11-25');
+  t.equal(textOf(await h.call('touchy__echo', { message: 'still here' })), 'still here');
+  t.ok(
+    h.logs.some((l) => l.includes('exited while asked server/discover') && l.includes('starting it again')),
+    'the retry is logged',
+  );
+  t.ok(await waitFor(() => h.listChanged() === 1), 'the client hears of the new tools once');
+  const reloaded = await h.callJson('reload_server', { name: 'touchy' });
+  t.equal(reloaded.server.protocol_version, '2025-11-25', 'a reload goes straight to initialize');
+  await h.close();
+});

@@ -29,7 +29,9 @@ export type FixtureName =
   | 'partial-catalog'
   | 'catalog-replay'
   | 'tracks-subscriptions'
-  | 'modern-v2';
+  | 'modern-v2'
+  | 'modern-http'
+  | 'exit-on-discover';
 
 export const fixturePath = (name: FixtureName): string => join(ROOT, 'testservers', `${name}.js`);
 

@@ -130,15 +130,15 @@ t.test(
     t.equal(status.resources, directResources.length);
     t.equal(status.resource_templates, directTemplates.length);
 
-    await t.rejects(
-      h.client.getPrompt({ name: 'ev__nope' }),
-      { code: -32602, message: /^server 'ev' has no prompt 'ev__nope'; its prompts: .* \[PROMPT_NOT_FOUND\]$/ },
-    );
+    await t.rejects(h.client.getPrompt({ name: 'ev__nope' }), {
+      code: -32602,
+      message: /^server 'ev' has no prompt 'ev__nope'; its prompts: .* \[PROMPT_NOT_FOUND\]$/,
+    });
     // With one server that has resources, an unknown URI is its to answer; its error comes through once, unchanged.
-    await t.rejects(
-      h.client.readResource({ uri: 'nowhere://x' }),
-      { code: -32602, message: /^Resource nowhere:\/\/x not found$/ },
-    );
+    await t.rejects(h.client.readResource({ uri: 'nowhere://x' }), {
+      code: -32602,
+      message: /^Resource nowhere:\/\/x not found$/,
+    });
     await direct.close();
     await h.close();
   },

@@ -1,0 +1,46 @@
+// A 2026-07-28 client subscribes to resource updates by naming the URIs in its
+// subscriptions/listen stream (it has no resources/subscribe). While such a stream is open,
+// the children that have those resources are subscribed (in their own era), and their
+// updates go out on the client's streams; when it closes, what no other client holds is
+// given back, as when a 2025 session ends.
+import { messageOf } from '../errors.js';
+import type { Logger } from '../log.js';
+import type { Registry } from '../registry/registry.js';
+import type { CatalogRouter } from '../router/catalog-router.js';
+import { ClientSettings } from './client-settings.js';
+import type { Deliver, UpstreamLink } from './upstream-link.js';
+
+export interface ResourceWatchContext {
+  registry: Registry;
+  router: CatalogRouter;
+  upstream: UpstreamLink;
+  logger: Logger;
+}
+
+/** The resource URIs a subscriptions/listen request asks updates of (none for anything else). */
+export function listenedResources(message: unknown): string[] {
+  const request = message as {
+    method?: unknown;
+    params?: { notifications?: { resourceSubscriptions?: unknown } };
+  };
+  if (request?.method !== 'subscriptions/listen') return [];
+  const uris = request.params?.notifications?.resourceSubscriptions;
+  return Array.isArray(uris) ? uris.filter((u): u is string => typeof u === 'string') : [];
+}
+
+/** Subscribes `uris` for one listen stream; returns its end. */
+export function watchResources(
+  context: ResourceWatchContext,
+  uris: readonly string[],
+  deliver: Deliver,
+): () => void {
+  const { registry, router, upstream, logger } = context;
+  const settings = new ClientSettings({ registry, router, logger, peers: () => upstream.sessionSettings() });
+  const detach = upstream.attach({ era: 'modern', registry, settings, deliver });
+  for (const uri of uris) {
+    settings.subscribe(uri).catch((error: unknown) => {
+      logger.info(`a client listens for updates of ${uri}, which cannot be subscribed: ${messageOf(error)}`);
+    });
+  }
+  return detach;
+}

@@ -1,0 +1,105 @@
+// A remote child on the current SDK line behind createMcpHandler (stateless 2026-07-28: a
+// server per request, changes published on listen streams), reached by one mcpmux --http
+// that a 2026-07-28 client and a 2025 client use side by side: both call it, both are asked
+// its question (each in its era), both hear a tool it adds and a resource it updates.
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import type { CallToolResult } from '@modelcontextprotocol/client';
+import t from 'tap';
+import { ChildProcess } from '../../src/child/child-process.js';
+import { fixturePath } from '../helpers/fixtures.js';
+import { startMcpmuxHttp } from '../helpers/mcpmux-process.js';
+import { assertNoLeaks, killTaggedProcesses, taggedEnv, waitFor } from '../helpers/processes.js';
+
+t.teardown(() => killTaggedProcesses());
+
+const text = (r: unknown) =>
+  (r as CallToolResult).content.map((c) => (c.type === 'text' ? c.text : '')).join('');
+
+function newClient(mode: 'legacy' | { pin: '2026-07-28' }) {
+  const client = new Client(
+    { name: 'remote-child-client', version: '1.0.0' },
+    { capabilities: { elicitation: { form: {} } }, versionNegotiation: { mode } },
+  );
+  const heard = { listChanged: 0, updates: [] as string[] };
+  client.setNotificationHandler('notifications/tools/list_changed', () => void heard.listChanged++);
+  client.setNotificationHandler(
+    'notifications/resources/updated',
+    (n) => void heard.updates.push(n.params.uri),
+  );
+  client.setRequestHandler('elicitation/create', () => ({ action: 'accept', content: { confirm: true } }));
+  return { client, heard };
+}
+
+t.test(
+  'a createMcpHandler child serves a 2026-07-28 client and a 2025 client through one mcpmux',
+  async (t) => {
+    const remote = await ChildProcess.spawn({
+      command: process.execPath,
+      args: [fixturePath('modern-http')],
+      env: taggedEnv(),
+    });
+    let remoteLog = '';
+    remote.stderr.on('data', (d) => (remoteLog += d));
+    t.ok(await waitFor(() => /listening on (\S+)/.test(remoteLog)), 'the remote server listens');
+    const url = /listening on (\S+)/.exec(remoteLog)![1]!;
+
+    const served = await startMcpmuxHttp([]);
+    const modern = newClient({ pin: '2026-07-28' });
+    const legacy = newClient('legacy');
+    await modern.client.connect(new StreamableHTTPClientTransport(new URL(served.url)));
+    await legacy.client.connect(new StreamableHTTPClientTransport(new URL(served.url)));
+    await modern.client.listen({ toolsListChanged: true });
+
+    const added = (await modern.client.callTool({
+      name: 'add_server',
+      arguments: { name: 'remote', url },
+    })) as CallToolResult;
+    t.notOk(added.isError, 'add_server succeeded');
+    const status = JSON.parse(
+      text(await legacy.client.callTool({ name: 'list_servers', arguments: {} })),
+    ) as { servers: { name: string; protocol_version?: string }[] };
+    t.equal(
+      status.servers.find((s) => s.name === 'remote')?.protocol_version,
+      '2026-07-28',
+      'spoken to in 2026-07-28',
+    );
+
+    for (const [label, { client }] of [
+      ['2026-07-28', modern],
+      ['2025', legacy],
+    ] as const) {
+      t.equal(text(await client.callTool({ name: 'remote__echo', arguments: { message: label } })), label);
+      t.equal(
+        text(await client.callTool({ name: 'remote__confirm', arguments: { action: label } })),
+        `${label}: accept {"confirm":true}`,
+        `${label}: the child's question was answered`,
+      );
+    }
+
+    // A tool added at the child: mcpmux hears it on its listen stream and tells both clients.
+    const before = [modern.heard.listChanged, legacy.heard.listChanged];
+    await legacy.client.callTool({ name: 'remote__add_tool', arguments: { name: 'late' } });
+    t.ok(
+      await waitFor(() => modern.heard.listChanged > before[0]! && legacy.heard.listChanged > before[1]!),
+      'both clients hear the change',
+    );
+    t.equal(text(await modern.client.callTool({ name: 'remote__late', arguments: {} })), 'late');
+
+    // Its resource: the 2025 client subscribes, the 2026-07-28 client listens; both hear it change.
+    await legacy.client.subscribeResource({ uri: 'memo://remote' });
+    await modern.client.listen({ resourceSubscriptions: ['memo://remote'] });
+    await modern.client.callTool({ name: 'remote__touch', arguments: {} });
+    t.ok(
+      await waitFor(() => modern.heard.updates.length > 0 && legacy.heard.updates.length > 0),
+      'both hear the update',
+    );
+    t.same([...new Set([...modern.heard.updates, ...legacy.heard.updates])], ['memo://remote']);
+
+    await modern.client.close();
+    await legacy.client.close();
+    process.kill(served.process.pid, 'SIGTERM');
+    await served.process.exited;
+    await remote.stop();
+    await assertNoLeaks(t);
+  },
+);
