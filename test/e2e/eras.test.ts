@@ -169,3 +169,71 @@ t.test(
     await assertNoLeaks(t);
   },
 );
+
+t.test(
+  'over HTTP, a 2026-07-28 client gets progress on its request, cancels by ending it, and no list is cached',
+  async (t) => {
+    const served = await startMcpmuxHttp([]);
+    const modern = await connectHttp(served.url, { pin: '2026-07-28' });
+    await modern.client.callTool({
+      name: 'add_server',
+      arguments: { name: 'slow', ...fixture('slow-call') },
+    });
+
+    const progress: number[] = [];
+    const done = await modern.client.callTool(
+      { name: 'slow__wait', arguments: { steps: 3, interval_ms: 20 } },
+      {
+        onprogress: (p) => void progress.push(p.progress),
+      },
+    );
+    t.equal(text(done), 'waited 3 steps');
+    t.same(progress, [1, 2, 3], "the child's progress reached the client's request");
+
+    // On 2026-07-28 HTTP a cancel is an aborted request: the child hears notifications/cancelled.
+    const abort = new AbortController();
+    const cancelled = modern.client.callTool(
+      { name: 'slow__wait', arguments: { steps: 50, interval_ms: 40 } },
+      { signal: abort.signal, onprogress: () => abort.abort() },
+    );
+    await t.rejects(cancelled);
+    t.ok(
+      await waitFor(
+        async () =>
+          text(await modern.client.callTool({ name: 'slow__last_wait', arguments: {} })) === 'cancelled',
+      ),
+      'the child saw the call cancelled',
+    );
+
+    // Lists say ttlMs 0: no client may serve one from its cache after the registry changed.
+    for (const method of ['tools/list', 'prompts/list', 'resources/list', 'resources/templates/list']) {
+      const response = await fetch(served.url, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          'mcp-protocol-version': '2026-07-28',
+          'mcp-method': method,
+        },
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id: 1,
+          method,
+          params: {
+            _meta: {
+              'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+              'io.modelcontextprotocol/clientInfo': { name: 'raw', version: '1' },
+              'io.modelcontextprotocol/clientCapabilities': {},
+            },
+          },
+        }),
+      });
+      const body = (await response.json()) as { result: { ttlMs?: number } };
+      t.equal(body.result.ttlMs, 0, `${method}: ttlMs 0`);
+    }
+    await modern.client.close();
+    process.kill(served.process.pid, 'SIGTERM');
+    await served.process.exited;
+    await assertNoLeaks(t);
+  },
+);
