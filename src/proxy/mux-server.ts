@@ -297,13 +297,18 @@ export class MuxServer {
     return this.server.connect(transport);
   }
 
-  /** A 2026-07-28 client opened a listen stream naming resources: they are subscribed while it is open. */
-  watchResources(stream: string | number, uris: readonly string[]): void {
-    if (uris.length === 0) return;
+  /**
+   * A 2026-07-28 client opened a listen stream naming resources: they are subscribed while it
+   * is open. Settles when the children are subscribed (the stream's acknowledgement waits).
+   */
+  watchResources(stream: string | number, uris: readonly string[]): Promise<void> | undefined {
+    if (uris.length === 0) return undefined;
     this.unwatchResources(stream);
     const { registry, router, upstream, logger } = this.#options;
     const deliver = (this.#deliverUpdate ??= (n) => this.server.notification(n as never));
-    this.#watches.set(stream, watchResources({ registry, router, upstream, logger }, uris, deliver));
+    const watch = watchResources({ registry, router, upstream, logger }, uris, deliver);
+    this.#watches.set(stream, watch.end);
+    return watch.ready;
   }
 
   /** That stream ended (cancelled by the client). */

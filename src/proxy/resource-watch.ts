@@ -28,19 +28,36 @@ export function listenedResources(message: unknown): string[] {
   return Array.isArray(uris) ? uris.filter((u): u is string => typeof u === 'string') : [];
 }
 
-/** Subscribes `uris` for one listen stream; returns its end. */
+/** How long a listen stream's acknowledgement may wait for the children's subscriptions. */
+const SUBSCRIBE_WAIT_MS = 5000;
+
+export interface ResourceWatch {
+  /** Settles once the children are subscribed (or could not be, or SUBSCRIBE_WAIT_MS passed). */
+  ready: Promise<void>;
+  end: () => void;
+}
+
+/**
+ * Subscribes `uris` for one listen stream. The stream should be acknowledged once `ready`
+ * settles, so that an update right after the acknowledgement is not lost.
+ */
 export function watchResources(
   context: ResourceWatchContext,
   uris: readonly string[],
   deliver: Deliver,
-): () => void {
+): ResourceWatch {
   const { registry, router, upstream, logger } = context;
   const settings = new ClientSettings({ registry, router, logger, peers: () => upstream.sessionSettings() });
   const detach = upstream.attach({ era: 'modern', registry, settings, deliver });
-  for (const uri of uris) {
+  const subscribed = uris.map((uri) =>
     settings.subscribe(uri).catch((error: unknown) => {
       logger.info(`a client listens for updates of ${uri}, which cannot be subscribed: ${messageOf(error)}`);
-    });
-  }
-  return detach;
+    }),
+  );
+  let timer: NodeJS.Timeout | undefined;
+  const ready = Promise.race([
+    Promise.all(subscribed).then(() => {}),
+    new Promise<void>((resolve) => (timer = setTimeout(resolve, SUBSCRIBE_WAIT_MS))),
+  ]).finally(() => clearTimeout(timer));
+  return { ready, end: detach };
 }

@@ -2,7 +2,7 @@
 // their answers come back; log messages go up with the server's name in `logger`; resource
 // updates go up under the URI the client knows. It also tells each child what the client can
 // do, and has a new child brought up to date (log level, subscriptions) before it is used.
-import { ProtocolError } from '@modelcontextprotocol/server';
+import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
 import type { Server, ClientCapabilities } from '@modelcontextprotocol/server';
 import type {
   ChildConnection,
@@ -11,7 +11,7 @@ import type {
   JSONRPCRequestLike,
   StopReason,
 } from '../child/child-connection.js';
-import { MuxError, messageOf, relayedError } from '../errors.js';
+import { MuxError, WireError, messageOf, relayedError } from '../errors.js';
 import type { Logger } from '../log.js';
 import type { CatalogRouter } from '../router/catalog-router.js';
 import type { Registry } from '../registry/registry.js';
@@ -108,9 +108,10 @@ export class UpstreamLink implements ChildUpstream {
     const need = NEEDS[request.method];
     if (origin) {
       // During a call: the client that made it answers, in its own era.
+      // Answered as a client without the capability answers (method not found), saying why.
       if (need !== undefined && !origin.capabilities?.[need])
-        throw new MuxError(
-          'NOT_SUPPORTED',
+        throw new WireError(
+          ProtocolErrorCode.MethodNotFound,
           `the client calling server '${server}' did not declare the '${need}' capability, so mcpmux cannot forward ${request.method} to it`,
         );
       this.#log.debug(() => `[${server}] ${request.method} → the calling client`);

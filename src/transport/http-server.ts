@@ -58,10 +58,10 @@ export interface HttpServeOptions {
    */
   createRequestServer?: () => Server;
   /**
-   * A 2026-07-28 client opened a listen stream naming these resources (possibly none):
-   * returns what to do when the stream closes.
+   * A 2026-07-28 client opened a listen stream naming these resources: the stream is
+   * acknowledged once `ready` settles, and `end` is called when it closes.
    */
-  onListen?: (resourceUris: string[]) => () => void;
+  onListen?: (resourceUris: string[]) => { ready: Promise<void>; end: () => void };
   logger: Logger;
   /** Largest request body, in bytes. Default 16 MiB. */
   maxBodyBytes?: number;
@@ -188,7 +188,11 @@ export class McpHttpServer {
           !(await isLegacyRequest(await toWebRequest(nodeReq, body), body))
         ) {
           const uris = listenedResources(body);
-          if (uris.length > 0 && this.#options.onListen) res.once('close', this.#options.onListen(uris));
+          if (uris.length > 0 && this.#options.onListen) {
+            const watch = this.#options.onListen(uris);
+            res.once('close', watch.end);
+            await watch.ready;
+          }
           return await this.#modern.serve(nodeReq, res, body);
         }
         if (existing) return await this.#serve(sessionId as string, existing, req, res, body);

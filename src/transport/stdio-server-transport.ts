@@ -15,8 +15,12 @@ export interface StdioServerTransportOptions {
   onDropped?: (why: string) => void;
   /** Largest message accepted, in bytes. Default 16 MiB. */
   maxMessageBytes?: number;
-  /** Sees each message before it is handed over (the serving layer watches the opening exchange). */
-  onIncoming?: (message: JSONRPCMessage) => void;
+  /**
+   * Sees each message before it is handed over (the serving layer watches the opening
+   * exchange). When it returns a promise, that message and the ones after it are handed over
+   * once it settles, in order.
+   */
+  onIncoming?: (message: JSONRPCMessage) => Promise<void> | void;
 }
 
 export class StdioServerTransport implements Transport {
@@ -29,6 +33,8 @@ export class StdioServerTransport implements Transport {
   readonly #reader: JsonLineReader;
   readonly #writer: JsonLineWriter;
   #closed = false;
+  /** Settles when the messages held back so far have been handed over. */
+  #holding: Promise<void> | undefined;
   readonly #onData = (chunk: Buffer) => this.#reader.push(chunk);
   readonly #onError = (error: Error) => this.onerror?.(error);
 
@@ -38,8 +44,14 @@ export class StdioServerTransport implements Transport {
     this.#writer = new JsonLineWriter(this.#stdout);
     this.#reader = new JsonLineReader({
       onMessage: (message) => {
-        options.onIncoming?.(message);
-        this.onmessage?.(message);
+        const hold = options.onIncoming?.(message);
+        if (!hold && !this.#holding) return this.onmessage?.(message);
+        const deliver = () => this.onmessage?.(message);
+        const held = (this.#holding ?? Promise.resolve()).then(() => hold).then(deliver, deliver);
+        this.#holding = held;
+        void held.then(() => {
+          if (this.#holding === held) this.#holding = undefined;
+        });
       },
       onSkippedLine: options.onSkippedLine ?? (() => {}),
       ...oversizeHandlers({

@@ -18,7 +18,7 @@ export interface StdioSession {
   readonly initialized: Promise<void>;
   close(): Promise<void>;
   /** A 2026-07-28 client's listen stream named resources to hear updates of; and its end. */
-  watchResources?(stream: string | number, uris: readonly string[]): void;
+  watchResources?(stream: string | number, uris: readonly string[]): Promise<void> | undefined;
   unwatchResources?(stream: string | number): void;
 }
 

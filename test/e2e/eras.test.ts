@@ -8,6 +8,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
+import { resultText } from '../helpers/client-calls.js';
 import { z } from 'zod';
 import { DIST_MAIN, fixture } from '../helpers/fixtures.js';
 import { startMcpmuxHttp } from '../helpers/mcpmux-process.js';
@@ -41,9 +42,6 @@ async function connect(mode: Mode, args: string[] = []) {
   return { client, listChanged: () => listChanged, stderr: () => stderr };
 }
 
-const text = (r: unknown) =>
-  (r as CallToolResult).content.map((c) => (c.type === 'text' ? c.text : '')).join('');
-
 for (const [mode, era] of [
   [{ pin: '2026-07-28' }, 'modern'],
   ['auto', 'modern'],
@@ -66,11 +64,11 @@ for (const [mode, era] of [
       'the new tools are listed',
     );
     t.equal(
-      text(await client.callTool({ name: 'echo__echo', arguments: { message: `hi ${era}` } })),
+      resultText(await client.callTool({ name: 'echo__echo', arguments: { message: `hi ${era}` } })),
       `hi ${era}`,
     );
     t.equal(
-      text(
+      resultText(
         await client.callTool({
           name: 'call_tool',
           arguments: { name: 'echo__echo', arguments: { message: 'via call_tool' } },
@@ -139,10 +137,12 @@ t.test(
     );
 
     // A modern client has no session: a result kept in one request is read in another by its handle.
-    const cut = text(await modern.client.callTool({ name: 'big__lines', arguments: { bytes: 20_000 } }));
+    const cut = resultText(
+      await modern.client.callTool({ name: 'big__lines', arguments: { bytes: 20_000 } }),
+    );
     const handle = /kept as handle "(r-[0-9a-f]{32})"/.exec(cut)?.[1];
     t.ok(handle, 'a 128-bit handle');
-    const tail = text(
+    const tail = resultText(
       await modern.client.callTool({ name: 'read_result', arguments: { handle, mode: 'tail', lines: 1 } }),
     );
     t.match(tail, /line \d+: the quick brown fox/);
@@ -158,14 +158,13 @@ t.test(
       arguments: {},
     })) as CallToolResult;
     t.ok(unknown.isError);
-    t.match(text(unknown), /TOOL_NOT_FOUND/);
+    t.match(resultText(unknown), /TOOL_NOT_FOUND/);
 
     await legacy.client.callTool({ name: 'remove_server', arguments: { name: 'big' } });
     t.ok(await waitFor(() => modern.listChanged() === 2 && legacy.listChanged() === 2), 'and the remove');
     await modern.client.close();
     await legacy.client.close();
-    process.kill(served.process.pid, 'SIGTERM');
-    await served.process.exited;
+    await served.stop();
     await assertNoLeaks(t);
   },
 );
@@ -187,7 +186,7 @@ t.test(
         onprogress: (p) => void progress.push(p.progress),
       },
     );
-    t.equal(text(done), 'waited 3 steps');
+    t.equal(resultText(done), 'waited 3 steps');
     t.same(progress, [1, 2, 3], "the child's progress reached the client's request");
 
     // On 2026-07-28 HTTP a cancel is an aborted request: the child hears notifications/cancelled.
@@ -200,7 +199,8 @@ t.test(
     t.ok(
       await waitFor(
         async () =>
-          text(await modern.client.callTool({ name: 'slow__last_wait', arguments: {} })) === 'cancelled',
+          resultText(await modern.client.callTool({ name: 'slow__last_wait', arguments: {} })) ===
+          'cancelled',
       ),
       'the child saw the call cancelled',
     );
@@ -232,8 +232,7 @@ t.test(
       t.equal(body.result.ttlMs, 0, `${method}: ttlMs 0`);
     }
     await modern.client.close();
-    process.kill(served.process.pid, 'SIGTERM');
-    await served.process.exited;
+    await served.stop();
     await assertNoLeaks(t);
   },
 );

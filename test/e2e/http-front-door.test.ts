@@ -66,8 +66,7 @@ const callTool = (name: string, args: Record<string, unknown> = {}, id = 2) => (
 });
 
 async function stop(t: Test, served: HttpMcpmux): Promise<void> {
-  process.kill(served.process.pid, 'SIGTERM');
-  await served.process.exited;
+  await served.stop();
   await assertNoLeaks(t);
 }
 

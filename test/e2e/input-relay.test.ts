@@ -5,10 +5,11 @@
 // again (the SDK client does that by itself; a manual caller sees each round).
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
-import type { CallToolResult, ClientCapabilities } from '@modelcontextprotocol/client';
+import type { ClientCapabilities } from '@modelcontextprotocol/client';
 import t from 'tap';
 import { z } from 'zod';
-import { DIST_MAIN, fixture } from '../helpers/fixtures.js';
+import { addFixtures, resultText } from '../helpers/client-calls.js';
+import { DIST_MAIN, npmServerPath } from '../helpers/fixtures.js';
 import { startMcpmuxHttp } from '../helpers/mcpmux-process.js';
 import { LEAK_TAG_VAR, assertNoLeaks, killTaggedProcesses, taggedEnv } from '../helpers/processes.js';
 
@@ -63,21 +64,7 @@ async function overStdio(client: Client): Promise<void> {
   );
 }
 
-const text = (r: unknown) =>
-  (r as CallToolResult).content.map((c) => (c.type === 'text' ? c.text : '')).join('');
-
-async function addServers(client: Client): Promise<void> {
-  for (const [name, server] of [
-    ['old', 'asks-client'],
-    ['new', 'modern-v2'],
-  ] as const) {
-    const added = (await client.callTool({
-      name: 'add_server',
-      arguments: { name, ...fixture(server) },
-    })) as CallToolResult;
-    if (added.isError) throw new Error(text(added));
-  }
-}
+const addServers = (client: Client) => addFixtures(client, { old: 'asks-client', new: 'modern-v2' });
 
 for (const [label, mode] of [
   ['2026-07-28', MODERN],
@@ -88,31 +75,33 @@ for (const [label, mode] of [
     await overStdio(client);
     await addServers(client);
     t.match(
-      text(await client.callTool({ name: 'old__ask', arguments: { method: 'elicitation/create' } })),
+      resultText(await client.callTool({ name: 'old__ask', arguments: { method: 'elicitation/create' } })),
       /answer: .*"name":"Ada"/,
     );
     t.match(
-      text(await client.callTool({ name: 'old__ask', arguments: { method: 'sampling/createMessage' } })),
+      resultText(
+        await client.callTool({ name: 'old__ask', arguments: { method: 'sampling/createMessage' } }),
+      ),
       /answer: .*Paris/,
     );
     t.match(
-      text(await client.callTool({ name: 'old__ask', arguments: { method: 'roots/list' } })),
+      resultText(await client.callTool({ name: 'old__ask', arguments: { method: 'roots/list' } })),
       /answer: .*file:\/\/\/work\/one/,
     );
     // Three at once, then one more: a 2026-07-28 client gets the three in one round.
-    const all = text(await client.callTool({ name: 'old__ask_all', arguments: {} }));
+    const all = resultText(await client.callTool({ name: 'old__ask_all', arguments: {} }));
     t.match(
       all,
       /answers: \[\{"action":"accept","content":\{"name":"Ada"\}\},\{.*"Paris".*\},\{"roots":\[.*\]\},\{"action":"accept"/,
     );
     t.equal(
-      text(await client.callTool({ name: 'new__confirm', arguments: { action: 'deploy' } })),
+      resultText(await client.callTool({ name: 'new__confirm', arguments: { action: 'deploy' } })),
       'deploy: accept {"confirm":true}',
     );
     t.same(asked.slice(-1), ['elicit Confirm deploy?']);
     if (mode !== 'legacy') {
       // The child's own requestState comes back to it, round after round.
-      t.equal(text(await client.callTool({ name: 'new__wizard', arguments: {} })), 'Ada likes teal');
+      t.equal(resultText(await client.callTool({ name: 'new__wizard', arguments: {} })), 'Ada likes teal');
     }
     await client.close();
     await assertNoLeaks(t);
@@ -188,7 +177,7 @@ t.test(
       inputResponses: { elicitation_4: { action: 'decline' } },
     });
     t.match(
-      text(done),
+      resultText(done),
       /answers: \[\{"action":"accept","content":\{"name":"Bo"\}\},.*"Oslo".*\{"roots":\[\]\},\{"action":"decline"\}\]/,
     );
 
@@ -200,7 +189,7 @@ t.test(
       requestState: modern['requestState'],
       inputResponses: { confirm: { action: 'accept', content: { confirm: true } } },
     });
-    t.equal(text(shipped), 'ship: accept {"confirm":true}');
+    t.equal(resultText(shipped), 'ship: accept {"confirm":true}');
     await client.close();
     await assertNoLeaks(t);
   },
@@ -213,11 +202,13 @@ t.test(
     await overStdio(client);
     await addServers(client);
     t.match(
-      text(await client.callTool({ name: 'old__ask', arguments: { method: 'sampling/createMessage' } })),
+      resultText(
+        await client.callTool({ name: 'old__ask', arguments: { method: 'sampling/createMessage' } }),
+      ),
       /error: .*did not declare the 'sampling' capability/,
     );
     t.match(
-      text(await client.callTool({ name: 'old__ask', arguments: { method: 'elicitation/create' } })),
+      resultText(await client.callTool({ name: 'old__ask', arguments: { method: 'elicitation/create' } })),
       /answer: .*Ada/,
     );
     await client.close();
@@ -236,19 +227,52 @@ t.test(
     await addServers(legacy.client);
     for (const { client, asked } of [modern, legacy]) {
       t.match(
-        text(await client.callTool({ name: 'old__ask_all', arguments: {} })),
+        resultText(await client.callTool({ name: 'old__ask_all', arguments: {} })),
         /answers: \[.*"Ada".*"Paris".*file:\/\/\/work\/one.*"Ada"/,
       );
       t.same(asked.slice(-4).sort(), ['elicit Your name?', 'elicit Your name?', 'roots', 'sample']);
       t.equal(
-        text(await client.callTool({ name: 'new__confirm', arguments: { action: 'x' } })),
+        resultText(await client.callTool({ name: 'new__confirm', arguments: { action: 'x' } })),
         'x: accept {"confirm":true}',
       );
     }
     await modern.client.close();
     await legacy.client.close();
-    process.kill(served.process.pid, 'SIGTERM');
-    await served.process.exited;
+    await served.stop();
+    await assertNoLeaks(t);
+  },
+);
+
+t.test(
+  "server-everything's elicitation reaches a 2026-07-28 client as an input_required round",
+  async (t) => {
+    const client = new Client(
+      { name: 'relay-client', version: '1.0.0' },
+      { capabilities: { elicitation: { form: {} } }, versionNegotiation: { mode: MODERN } },
+    );
+    const asked: string[] = [];
+    client.setRequestHandler('elicitation/create', (request) => {
+      asked.push(request.params.message);
+      return { action: 'accept', content: { name: 'Ada Lovelace' } };
+    });
+    await overStdio(client);
+    const added = await client.callTool({
+      name: 'add_server',
+      arguments: {
+        name: 'ev',
+        command: process.execPath,
+        args: [npmServerPath('@modelcontextprotocol/server-everything'), 'stdio'],
+      },
+    });
+    t.notOk(added.isError, 'server-everything runs');
+    const tools = (await client.listTools()).tools.map((x) => x.name);
+    t.ok(tools.includes('ev__trigger-elicitation-request'), 'it was told the client side can elicit');
+    const answered = resultText(
+      await client.callTool({ name: 'ev__trigger-elicitation-request', arguments: {} }),
+    );
+    t.match(answered, /User provided the requested information[\s\S]*- Name: Ada Lovelace/);
+    t.equal(asked.length, 1, 'asked once');
+    await client.close();
     await assertNoLeaks(t);
   },
 );

@@ -5,15 +5,13 @@
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import type { CallToolResult } from '@modelcontextprotocol/client';
 import t from 'tap';
+import { resultText } from '../helpers/client-calls.js';
 import { ChildProcess } from '../../src/child/child-process.js';
 import { fixturePath } from '../helpers/fixtures.js';
 import { startMcpmuxHttp } from '../helpers/mcpmux-process.js';
 import { assertNoLeaks, killTaggedProcesses, taggedEnv, waitFor } from '../helpers/processes.js';
 
 t.teardown(() => killTaggedProcesses());
-
-const text = (r: unknown) =>
-  (r as CallToolResult).content.map((c) => (c.type === 'text' ? c.text : '')).join('');
 
 function newClient(mode: 'legacy' | { pin: '2026-07-28' }) {
   const client = new Client(
@@ -56,7 +54,7 @@ t.test(
     })) as CallToolResult;
     t.notOk(added.isError, 'add_server succeeded');
     const status = JSON.parse(
-      text(await legacy.client.callTool({ name: 'list_servers', arguments: {} })),
+      resultText(await legacy.client.callTool({ name: 'list_servers', arguments: {} })),
     ) as { servers: { name: string; protocol_version?: string }[] };
     t.equal(
       status.servers.find((s) => s.name === 'remote')?.protocol_version,
@@ -68,9 +66,12 @@ t.test(
       ['2026-07-28', modern],
       ['2025', legacy],
     ] as const) {
-      t.equal(text(await client.callTool({ name: 'remote__echo', arguments: { message: label } })), label);
       t.equal(
-        text(await client.callTool({ name: 'remote__confirm', arguments: { action: label } })),
+        resultText(await client.callTool({ name: 'remote__echo', arguments: { message: label } })),
+        label,
+      );
+      t.equal(
+        resultText(await client.callTool({ name: 'remote__confirm', arguments: { action: label } })),
         `${label}: accept {"confirm":true}`,
         `${label}: the child's question was answered`,
       );
@@ -83,7 +84,7 @@ t.test(
       await waitFor(() => modern.heard.listChanged > before[0]! && legacy.heard.listChanged > before[1]!),
       'both clients hear the change',
     );
-    t.equal(text(await modern.client.callTool({ name: 'remote__late', arguments: {} })), 'late');
+    t.equal(resultText(await modern.client.callTool({ name: 'remote__late', arguments: {} })), 'late');
 
     // Its resource: the 2025 client subscribes, the 2026-07-28 client listens; both hear it change.
     await legacy.client.subscribeResource({ uri: 'memo://remote' });
@@ -97,8 +98,7 @@ t.test(
 
     await modern.client.close();
     await legacy.client.close();
-    process.kill(served.process.pid, 'SIGTERM');
-    await served.process.exited;
+    await served.stop();
     await remote.stop();
     await assertNoLeaks(t);
   },

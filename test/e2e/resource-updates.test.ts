@@ -5,9 +5,9 @@
 // what a client held is given back at the child when it lets go.
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
-import type { CallToolResult } from '@modelcontextprotocol/client';
 import t from 'tap';
-import { DIST_MAIN, fixture } from '../helpers/fixtures.js';
+import { addFixtures, resultText } from '../helpers/client-calls.js';
+import { DIST_MAIN } from '../helpers/fixtures.js';
 import { startMcpmuxHttp } from '../helpers/mcpmux-process.js';
 import {
   LEAK_TAG_VAR,
@@ -31,21 +31,7 @@ function newClient(mode: Mode) {
   return { client, updates };
 }
 
-const text = (r: unknown) =>
-  (r as CallToolResult).content.map((c) => (c.type === 'text' ? c.text : '')).join('');
-
-async function addServers(client: Client): Promise<void> {
-  for (const [name, server] of [
-    ['old', 'tracks-subscriptions'],
-    ['new', 'modern-v2'],
-  ] as const) {
-    const added = (await client.callTool({
-      name: 'add_server',
-      arguments: { name, ...fixture(server) },
-    })) as CallToolResult;
-    if (added.isError) throw new Error(text(added));
-  }
-}
+const addServers = (client: Client) => addFixtures(client, { old: 'tracks-subscriptions', new: 'modern-v2' });
 
 /** Both children say their resource changed; resolves once `expected` URIs arrived (in any order). */
 async function touchBoth(client: Client, updates: string[], expected: string[]): Promise<boolean> {
@@ -78,7 +64,7 @@ t.test('over stdio, a 2025 client and a 2026-07-28 client each hear both eras of
     t.same(stream?.honoredFilter.resourceSubscriptions, stream && [OLD, NEW], 'the stream is acknowledged');
     t.ok(await touchBoth(client, updates, [OLD, NEW]), `${label}: both updates arrive`);
     t.match(
-      text(await client.callTool({ name: 'old__state', arguments: {} })),
+      resultText(await client.callTool({ name: 'old__state', arguments: {} })),
       /"subscribed":\["memo:\/\/note"\]/,
     );
 
@@ -111,7 +97,7 @@ t.test(
     t.ok(
       await waitFor(async () =>
         /"subscribed":\["memo:\/\/note"\]/.test(
-          text(await legacy.client.callTool({ name: 'old__state', arguments: {} })),
+          resultText(await legacy.client.callTool({ name: 'old__state', arguments: {} })),
         ),
       ),
       'the 2025 child is subscribed while the stream is open',
@@ -128,14 +114,15 @@ t.test(
     await legacy.client.unsubscribeResource({ uri: OLD });
     t.ok(
       await waitFor(async () =>
-        /"subscribed":\[\]/.test(text(await legacy.client.callTool({ name: 'old__state', arguments: {} }))),
+        /"subscribed":\[\]/.test(
+          resultText(await legacy.client.callTool({ name: 'old__state', arguments: {} })),
+        ),
       ),
       'with nobody holding it, the 2025 child is unsubscribed',
     );
     await modern.client.close();
     await legacy.client.close();
-    process.kill(served.process.pid, 'SIGTERM');
-    await served.process.exited;
+    await served.stop();
     await assertNoLeaks(t);
   },
 );

@@ -74,6 +74,8 @@ export interface HttpMcpmux {
   /** The URL mcpmux serves MCP at (http://127.0.0.1:PORT/mcp). */
   url: string;
   stderr: () => string;
+  /** Ends it as an operator does (SIGTERM) and waits for its exit. */
+  stop: () => Promise<unknown>;
 }
 
 /**
@@ -92,5 +94,13 @@ export async function startMcpmuxHttp(
   proc.stderr.on('data', (d) => (stderr += d));
   if (!(await waitFor(() => /serving MCP over HTTP at (\S+)/.test(stderr), 15_000)))
     throw new Error(`mcpmux --http did not start: ${stderr}`);
-  return { process: proc, url: /serving MCP over HTTP at (\S+)/.exec(stderr)![1]!, stderr: () => stderr };
+  return {
+    process: proc,
+    url: /serving MCP over HTTP at (\S+)/.exec(stderr)![1]!,
+    stderr: () => stderr,
+    stop: () => {
+      process.kill(proc.pid, 'SIGTERM');
+      return proc.exited;
+    },
+  };
 }
