@@ -38,8 +38,7 @@ export type HeldRun = (
 ) => Promise<Record<string, unknown>>;
 
 export class HeldCall implements InputOrigin {
-  /** 128 random bits: the key a retry's requestState names. */
-  readonly id = randomBytes(16).toString('base64url');
+  #id: string | undefined;
   /** What the client declared on the request being served now (the child's requests are checked against it). */
   capabilities: ClientCapabilities | undefined;
   /** Where the child's progress goes: the request being served now. */
@@ -60,6 +59,11 @@ export class HeldCall implements InputOrigin {
       (value) => this.#settle({ ok: true, value }),
       (error: unknown) => this.#settle({ ok: false, error }),
     );
+  }
+
+  /** 128 random bits: the key a retry's requestState names (made once the call is held). */
+  get id(): string {
+    return (this.#id ??= randomBytes(16).toString('base64url'));
   }
 
   /** How many rounds of questions went to the client so far. */
@@ -135,6 +139,10 @@ export class HeldCall implements InputOrigin {
   /** Gives the call up: the child hears it cancelled, and its open questions fail. */
   cancel(reason: MuxError): void {
     if (!this.#abort.signal.aborted) this.#abort.abort(reason);
+    this.#dropQuestions(reason);
+  }
+
+  #dropQuestions(reason: MuxError): void {
     for (const question of [...this.#asked.values(), ...this.#open.values()]) question.reject(reason);
     this.#asked.clear();
     this.#open.clear();
@@ -148,7 +156,8 @@ export class HeldCall implements InputOrigin {
   #finish(): Round {
     const outcome = this.#outcome!;
     // The call ended with questions still open (the child did not wait for them): nothing to answer.
-    this.cancel(new MuxError('CALL_CANCELLED', 'the call already ended'));
+    if (this.#asked.size > 0 || this.#open.size > 0)
+      this.#dropQuestions(new MuxError('CALL_CANCELLED', 'the call already ended'));
     if (!outcome.ok) throw outcome.error;
     return { kind: 'done', result: outcome.value };
   }
