@@ -182,6 +182,9 @@ function negotiationMode(era: ServerSpec['era']): 'auto' | 'legacy' | { pin: '20
   return era === 'modern' ? { pin: '2026-07-28' } : (era ?? 'auto');
 }
 const DRAIN_AFTER_EXIT_MS = 250;
+/** Quiet time after a child's list_changed before it is re-listed, and the longest a burst may defer it. */
+const REFRESH_QUIET_MS = 30;
+const REFRESH_MAX_WAIT_MS = 250;
 
 interface Generation {
   readonly number: number;
@@ -210,6 +213,8 @@ interface Generation {
   resourceListen?: ResourceListen;
   /** The log level a 2026-07-28 server is told on each request (it has no logging/setLevel). */
   logLevel?: LoggingLevel;
+  /** The lists a burst of the child's list_changed asks to re-list, once it is quiet. */
+  pendingRefresh?: { rows: Set<CapabilityRow>; since: number; timer: NodeJS.Timeout | undefined } | undefined;
 }
 
 export class ChildConnection {
@@ -228,6 +233,8 @@ export class ChildConnection {
   #era: PriorDiscovery | undefined;
   /** The last start failed because the server exited on the era probe (it is then known as 2025). */
   #exitedOnProbe = false;
+  /** Settles when a restart under way (a reload) is over; calls wait for it. */
+  #held: Promise<void> | undefined;
 
   constructor(options: ChildConnectionOptions) {
     this.name = options.name;
@@ -379,6 +386,7 @@ export class ChildConnection {
     params: Record<string, unknown> | undefined,
     options: CallOptions = {},
   ): Promise<Record<string, unknown>> {
+    if (this.#state.kind !== 'running' && this.#held) await this.#held;
     const gen = this.#gen;
     if (this.#state.kind !== 'running' || !gen?.client) throw this.#notRunningError();
     const { origin } = options;
@@ -458,6 +466,21 @@ export class ChildConnection {
     if (this.#state.kind !== 'running' || !gen?.client) throw this.#notRunningError();
     if (this.speaksModern) gen.logLevel = level;
     else await this.request('logging/setLevel', { level });
+  }
+
+  /**
+   * Calls that arrive while `restart` runs (a reload: stop, then start) wait for it, then go
+   * to the new process, instead of failing because none is running for a moment.
+   */
+  holdCallsDuring(restart: Promise<unknown>): void {
+    const held = restart.then(
+      () => {},
+      () => {},
+    );
+    this.#held = held;
+    void held.then(() => {
+      if (this.#held === held) this.#held = undefined;
+    });
   }
 
   /** Whether the running generation speaks the 2026-07-28 protocol (input arrives as input_required results). */
@@ -813,7 +836,7 @@ export class ChildConnection {
     client.onerror = (error) => this.#log.debug(() => `[${this.name}] protocol: ${messageOf(error)}`);
     for (const row of CAPABILITY_ROWS) {
       client.setNotificationHandler(row.listChanged, () =>
-        this.#refresh(gen, rowsChangedBy(row.listChanged)),
+        this.#refreshWhenQuiet(gen, rowsChangedBy(row.listChanged)),
       );
     }
     return client;
@@ -951,6 +974,21 @@ export class ChildConnection {
   }
 
   /** Re-lists what a list_changed of the child says changed, and reports the new catalog. */
+  /**
+   * A child that announces its changes in a burst (one list_changed per tool it registers) is
+   * re-listed once, when it has been quiet for a moment (never later than REFRESH_MAX_WAIT_MS).
+   */
+  #refreshWhenQuiet(gen: Generation, rows: readonly CapabilityRow[]): void {
+    const pending = (gen.pendingRefresh ??= { rows: new Set(), since: Date.now(), timer: undefined });
+    for (const row of rows) pending.rows.add(row);
+    clearTimeout(pending.timer);
+    const wait = Math.min(REFRESH_QUIET_MS, Math.max(0, pending.since + REFRESH_MAX_WAIT_MS - Date.now()));
+    pending.timer = setTimeout(() => {
+      gen.pendingRefresh = undefined;
+      this.#refresh(gen, [...pending.rows]);
+    }, wait);
+  }
+
   #refresh(gen: Generation, rows: readonly CapabilityRow[]): void {
     const client = gen.client;
     if (!client || this.#gen !== gen || this.#state.kind !== 'running') return;

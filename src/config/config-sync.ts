@@ -109,6 +109,28 @@ export class ConfigSync {
       if (isMuxError(error) && error.code === 'NAME_TAKEN') taken.add(name);
       summary.failed.push({ name, error: messageOf(error) });
     };
+    // One edit is one change for the client: each list it touched is announced once, at the end.
+    await registry.batch(() => this.#apply(wanted, summary, fail));
+    for (const name of taken) wanted.delete(name);
+    this.#applied = wanted;
+    const parts = (['added', 'replaced', 'removed'] as const)
+      .filter((k) => summary[k].length > 0)
+      .map((k) => `${k} ${summary[k].join(', ')}`);
+    logger.info(
+      `config ${path} applied: ${parts.join('; ') || 'no change'}${summary.unchanged.length ? ` (unchanged: ${summary.unchanged.join(', ')})` : ''}`,
+    );
+    for (const { name, error } of summary.failed)
+      logger.error(`config ${path}: server '${name}' failed: ${error}`);
+    return summary;
+  }
+
+  /** Removes, replaces and adds servers so that the registry holds what `wanted` says. */
+  async #apply(
+    wanted: ReadonlyMap<string, ServerSpec>,
+    summary: SyncSummary,
+    fail: (name: string, error: unknown) => void,
+  ): Promise<void> {
+    const { registry } = this.#options;
     // Remove first, so a name that moves to another spec is free again.
     for (const name of this.#applied.keys()) {
       if (wanted.has(name)) continue;
@@ -134,16 +156,5 @@ export class ConfigSync {
       );
     }
     await Promise.all(starts);
-    for (const name of taken) wanted.delete(name);
-    this.#applied = wanted;
-    const parts = (['added', 'replaced', 'removed'] as const)
-      .filter((k) => summary[k].length > 0)
-      .map((k) => `${k} ${summary[k].join(', ')}`);
-    logger.info(
-      `config ${path} applied: ${parts.join('; ') || 'no change'}${summary.unchanged.length ? ` (unchanged: ${summary.unchanged.join(', ')})` : ''}`,
-    );
-    for (const { name, error } of summary.failed)
-      logger.error(`config ${path}: server '${name}' failed: ${error}`);
-    return summary;
   }
 }

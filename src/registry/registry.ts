@@ -74,6 +74,8 @@ interface Entry {
   /** Tools of the last running generation, for the diff a reload reports. */
   lastTools: readonly Tool[];
   reloading?: Promise<ReloadedServer> | undefined;
+  /** What stays listed while it restarts: the old catalog, until the new process has listed its own. */
+  shown?: Catalog | undefined;
 }
 
 export class Registry {
@@ -84,6 +86,9 @@ export class Registry {
   readonly #log: Logger;
   #snapshot: RegistrySnapshot = { version: 0, servers: new Map() };
   #closed = false;
+  /** Open batches; while any is open, listeners hear nothing, then once for the whole of it. */
+  #batches = 0;
+  #batchFrom: RegistrySnapshot | undefined;
 
   constructor(options: RegistryOptions) {
     this.#options = options;
@@ -99,6 +104,24 @@ export class Registry {
   onChange(listener: (change: RegistryChange) => void): () => void {
     this.#listeners.add(listener);
     return () => this.#listeners.delete(listener);
+  }
+
+  /**
+   * Runs `work` (several adds and removes, as a config edit) and tells listeners once, at the
+   * end, of each list that differs from before it.
+   */
+  async batch<T>(work: () => Promise<T>): Promise<T> {
+    if (this.#batches++ === 0) this.#batchFrom = this.#snapshot;
+    try {
+      return await work();
+    } finally {
+      if (--this.#batches === 0)
+        await this.#mutate(() => {
+          const from = this.#batchFrom!;
+          this.#batchFrom = undefined;
+          this.#notify(from.servers, this.#snapshot.servers);
+        });
+    }
   }
 
   /** Status of every server, in the order they were added. */
@@ -197,13 +220,21 @@ export class Registry {
   async #reload(name: string, entry: Entry, build: boolean): Promise<ReloadedServer> {
     const { connection } = entry;
     if (build) await connection.build();
-    const before = connection.state.kind === 'running' ? connection.tools : entry.lastTools;
-    await connection.stop('reloading');
-    await this.#mutate(() => this.#publish());
-    try {
+    const running = connection.state.kind === 'running';
+    const before = running ? connection.tools : entry.lastTools;
+    // The client keeps seeing the old catalog, and calls wait for the new process, until it has
+    // listed its own: then one diff, and a notification only for what changed.
+    if (running) entry.shown = connection.catalog;
+    const restart = (async () => {
+      await connection.stop('reloading');
       await connection.start();
+    })();
+    connection.holdCallsDuring(restart);
+    try {
+      await restart;
     } finally {
       await this.#mutate(() => {
+        entry.shown = undefined;
         if (this.#entries.get(name) === entry && connection.state.kind === 'running')
           entry.lastTools = connection.tools;
         this.#publish();
@@ -272,8 +303,8 @@ export class Registry {
   #publish(): void {
     const previous = this.#snapshot;
     const servers = new Map<string, ServerView>();
-    for (const [name, { connection }] of this.#entries) {
-      const catalog = connection.catalog;
+    for (const [name, { connection, shown }] of this.#entries) {
+      const catalog = shown ?? connection.catalog;
       const prefix = connection.spec.prefix;
       servers.set(name, {
         name,
@@ -284,7 +315,12 @@ export class Registry {
       });
     }
     this.#snapshot = { version: previous.version + 1, servers };
-    const kinds = CATALOG_KINDS.filter((kind) => listsDiffer(kind, previous.servers, servers));
+    if (this.#batches === 0) this.#notify(previous.servers, servers);
+  }
+
+  /** Tells listeners which lists the client sees differ between two sets of servers. */
+  #notify(before: ReadonlyMap<string, ServerView>, after: ReadonlyMap<string, ServerView>): void {
+    const kinds = CATALOG_KINDS.filter((kind) => listsDiffer(kind, before, after));
     if (kinds.length > 0) for (const listener of this.#listeners) listener({ type: 'catalog', kinds });
   }
 

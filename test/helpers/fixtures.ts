@@ -31,7 +31,8 @@ export type FixtureName =
   | 'tracks-subscriptions'
   | 'modern-v2'
   | 'modern-http'
-  | 'exit-on-discover';
+  | 'exit-on-discover'
+  | 'list-storm';
 
 export const fixturePath = (name: FixtureName): string => join(ROOT, 'testservers', `${name}.js`);
 

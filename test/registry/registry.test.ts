@@ -1,5 +1,8 @@
 // The registry under real concurrency and real failures: crashes, races on one name,
 // removal with calls in flight, a child that changes its own tools, process trees.
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import t from 'tap';
 import { fixture } from '../helpers/fixtures.js';
 import { startHarness, textOf } from '../helpers/mux-harness.js';
@@ -164,3 +167,32 @@ t.test('child stderr is forwarded with the server name as prefix', async (t) => 
   t.ok(await waitFor(() => h.logs.some((l) => l.includes('[boom] crash-on-call: exiting on purpose'))));
   await h.close();
 });
+
+t.test(
+  'during a reload the old tools stay listed, and a call waits for the new process instead of failing',
+  async (t) => {
+    const dir = mkdtempSync(join(tmpdir(), 'mcpmux-reload-hold-'));
+    t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+    const gate = join(dir, 'go');
+    writeFileSync(gate, '');
+    const h = await startHarness(t);
+    await h.callJson('add_server', {
+      name: 'slow',
+      ...fixture('slow-start'),
+      env: { SLOW_START_GATE: gate },
+    });
+    rmSync(gate);
+    const reloading = h.callJson('reload_server', { name: 'slow' });
+    t.ok(
+      await waitFor(async () => (await statusOf(h, 'slow')).status === 'starting'),
+      'the new process is starting',
+    );
+    t.ok((await h.toolNames()).includes('slow__ready'), 'its tools are still listed');
+    const call = h.call('slow__ready', {});
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    writeFileSync(gate, '');
+    t.equal(textOf(await call), 'ready', 'the call waited and the new process answered');
+    t.same((await reloading).changes, { added: [], removed: [], changed: [] });
+    await h.close();
+  },
+);

@@ -1,0 +1,181 @@
+// One notification per real change, counted per list by a client of the built mcpmux: a
+// change of the registry (add, reload, remove, crash, a config edit, a child's own
+// list_changed) sends, for each list, at most one notification, and only when that list as
+// the client sees it changed.
+import { Client } from '@modelcontextprotocol/client';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import t from 'tap';
+import { resultText } from '../helpers/client-calls.js';
+import { DIST_MAIN, fixture, fixturePath, npmServerPath } from '../helpers/fixtures.js';
+import {
+  LEAK_TAG_VAR,
+  assertNoLeaks,
+  killTaggedProcesses,
+  taggedEnv,
+  waitFor,
+} from '../helpers/processes.js';
+
+t.teardown(() => killTaggedProcesses());
+
+const LISTS = ['tools', 'prompts', 'resources'] as const;
+type Counts = Record<(typeof LISTS)[number], number>;
+
+/** How long after an operation a late notification would still have arrived (debounces are 10-30 ms). */
+const SETTLE_MS = 400;
+
+async function connect(args: string[] = []) {
+  const client = new Client({ name: 'counting-client', version: '1.0.0' });
+  const counts: Counts = { tools: 0, prompts: 0, resources: 0 };
+  for (const list of LISTS)
+    client.setNotificationHandler(`notifications/${list}/list_changed`, () => void counts[list]++);
+  await client.connect(
+    new StdioClientTransport({
+      command: process.execPath,
+      args: [DIST_MAIN, '--pass-env', LEAK_TAG_VAR, ...args],
+      env: taggedEnv(),
+      stderr: 'pipe',
+    }),
+  );
+  /** Runs `operation`, lets late notifications arrive, and returns what each list got meanwhile. */
+  const counted = async (operation: () => Promise<unknown>): Promise<Counts> => {
+    const before = { ...counts };
+    await operation();
+    await new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
+    return {
+      tools: counts.tools - before.tools,
+      prompts: counts.prompts - before.prompts,
+      resources: counts.resources - before.resources,
+    };
+  };
+  const call = async (name: string, args: Record<string, unknown> = {}) => {
+    const result = await client.callTool({ name, arguments: args });
+    if (result.isError) throw new Error(`${name}: ${resultText(result)}`);
+    return result;
+  };
+  return { client, counted, call };
+}
+
+const memory = { command: process.execPath, args: [npmServerPath('@modelcontextprotocol/server-memory')] };
+
+t.test(
+  'add, reload with and without changes, remove, crash: one notification per changed list',
+  async (t) => {
+    const dir = mkdtempSync(join(tmpdir(), 'mcpmux-counts-'));
+    t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+    mkdirSync(join(dir, 'build'));
+    writeFileSync(join(dir, 'build', 'tools.json'), JSON.stringify(['alpha']));
+    const { client, counted, call } = await connect();
+
+    t.same(
+      await counted(() => call('add_server', { name: 'memory', ...memory })),
+      { tools: 1, prompts: 0, resources: 1 },
+      'add: its tools and its resource',
+    );
+    t.same(
+      await counted(() => call('reload_server', { name: 'memory' })),
+      { tools: 0, prompts: 0, resources: 0 },
+      'reload, nothing changed: none',
+    );
+
+    await counted(() => call('add_server', { name: 'dev', ...fixture('tools-from-file'), cwd: dir }));
+    writeFileSync(join(dir, 'build', 'tools.json'), JSON.stringify(['alpha', 'beta']));
+    t.same(
+      await counted(() => call('reload_server', { name: 'dev' })),
+      { tools: 1, prompts: 0, resources: 0 },
+      'reload with a new tool: one',
+    );
+
+    t.same(
+      await counted(() => call('add_server', { name: 'lc', ...fixture('list-changed') })),
+      { tools: 1, prompts: 1, resources: 0 },
+      'add with prompts: tools and prompts',
+    );
+    t.same(
+      await counted(() => call('remove_server', { name: 'lc' })),
+      { tools: 1, prompts: 1, resources: 0 },
+      'remove: tools and prompts',
+    );
+
+    const pid = (
+      JSON.parse(resultText(await call('list_servers'))) as { servers: { name: string; pid?: number }[] }
+    ).servers.find((s) => s.name === 'memory')?.pid;
+    t.same(
+      await counted(async () => {
+        process.kill(pid!, 'SIGKILL');
+        await waitFor(async () => /"status": "crashed"/.test(resultText(await call('list_servers'))));
+      }),
+      { tools: 1, prompts: 0, resources: 1 },
+      'crash: tools and resources, once',
+    );
+    t.same(
+      await counted(() => call('reload_server', { name: 'memory' })),
+      { tools: 1, prompts: 0, resources: 1 },
+      'reload of the crashed server: they come back, once',
+    );
+    await client.close();
+    await assertNoLeaks(t);
+  },
+);
+
+t.test("a child's own list_changed, ten in 50 ms: one notification", async (t) => {
+  const { client, counted, call } = await connect();
+  await counted(() => call('add_server', { name: 'lc', ...fixture('list-storm') }));
+  t.same(await counted(() => call('lc__storm', { count: 10, interval_ms: 5 })), {
+    tools: 1,
+    prompts: 0,
+    resources: 0,
+  });
+  t.equal(
+    (await client.listTools()).tools.filter((x) => x.name.startsWith('lc__storm_')).length,
+    10,
+    'all ten are listed',
+  );
+  t.same(
+    await counted(() => call('lc__touch')),
+    { tools: 0, prompts: 0, resources: 0 },
+    'a list_changed that changed nothing: none',
+  );
+  await client.close();
+  await assertNoLeaks(t);
+});
+
+t.test('a config edit touching three servers: one notification per changed list', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'mcpmux-counts-config-'));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  const config = join(dir, 'servers.json');
+  const entry = (name: 'echo-v1' | 'echo-v2' | 'list-changed') => ({
+    command: process.execPath,
+    args: [fixturePath(name)],
+  });
+  writeFileSync(config, JSON.stringify({ mcpServers: { one: entry('echo-v1'), two: entry('echo-v1') } }));
+  const { client, counted } = await connect(['--config', config, '--watch-config']);
+  // (Both configured servers started; their own notifications have arrived before the edit.)
+  await counted(async () =>
+    t.ok(
+      await waitFor(async () => {
+        const names = (await client.listTools()).tools.map((x) => x.name);
+        return names.includes('one__echo') && names.includes('two__echo');
+      }, 15_000),
+      'configured servers run',
+    ),
+  );
+  t.same(
+    await counted(async () => {
+      // One edit: one server removed, one replaced, one added (with prompts).
+      writeFileSync(
+        config,
+        JSON.stringify({ mcpServers: { two: entry('echo-v2'), three: entry('list-changed') } }),
+      );
+      await waitFor(async () => {
+        const names = (await client.listTools()).tools.map((x) => x.name);
+        return names.includes('three__add_tool') && !names.includes('one__echo');
+      }, 15_000);
+    }),
+    { tools: 1, prompts: 1, resources: 0 },
+  );
+  await client.close();
+  await assertNoLeaks(t);
+});
