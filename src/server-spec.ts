@@ -63,7 +63,45 @@ export type ServerSpec = (StdioServerSpec | RemoteServerSpec) & {
    * back to initialize; legacy goes straight to initialize (2025); modern requires 2026-07-28.
    */
   readonly era?: 'auto' | 'legacy' | 'modern';
+  /** Restarted after a crash (on "failure"), with a backoff; absent: never, as by default. */
+  readonly restart?: RestartPolicy;
 };
+
+/** What to do when a server dies on its own: try again after each delay, so many times. */
+export interface RestartPolicy {
+  readonly maxAttempts: number;
+  /** Wait before attempt n is backoffMs[n-1] (the last one repeats). */
+  readonly backoffMs: readonly number[];
+}
+
+export const restartField = z
+  .object({
+    on: z
+      .enum(['never', 'failure'], { error: 'restart.on must be "never" or "failure"' })
+      .optional()
+      .describe('"failure": start it again when it crashes or its connection is lost. Default "never".'),
+    max_attempts: z
+      .number()
+      .int()
+      .min(1)
+      .max(100)
+      .optional()
+      .describe('Attempts before giving up. Default 5.'),
+    backoff_seconds: z
+      .array(z.number().min(0).max(3600))
+      .min(1)
+      .optional()
+      .describe('Wait before each attempt; the last repeats. Default [1, 2, 3, 4, 5].'),
+  })
+  .strict();
+
+function restartPolicy(wire: z.infer<typeof restartField> | undefined): RestartPolicy | undefined {
+  if (wire?.on !== 'failure') return undefined;
+  return {
+    maxAttempts: wire.max_attempts ?? 5,
+    backoffMs: (wire.backoff_seconds ?? [1, 2, 3, 4, 5]).map((seconds) => seconds * 1000),
+  };
+}
 
 export const toolFilterField = z
   .object({
@@ -98,6 +136,11 @@ export const wireServerFields = {
     .describe(
       'Protocol era to speak: auto (default: 2026-07-28 if it answers server/discover, else 2025), legacy or modern.',
     ),
+  restart: restartField
+    .optional()
+    .describe(
+      'Start it again when it dies on its own: {"on": "failure", "max_attempts": 5, "backoff_seconds": [1, 2, 3, 4, 5]}. Default: never.',
+    ),
 };
 
 export type WireServerFields = {
@@ -111,10 +154,12 @@ export type WireServerFields = {
   watch?: z.infer<typeof watchField> | undefined;
   prefix?: string | undefined;
   era?: 'auto' | 'legacy' | 'modern' | undefined;
+  restart?: z.infer<typeof restartField> | undefined;
 };
 
 /** Turns validated wire fields into a spec; returns an error message when they do not fit. */
 export function specFromWire(fields: WireServerFields): ServerSpec | string {
+  const restart = restartPolicy(fields.restart);
   if (fields.command !== undefined && fields.url !== undefined) {
     return 'give either command (a local server) or url (a remote server), not both';
   }
@@ -130,6 +175,7 @@ export function specFromWire(fields: WireServerFields): ServerSpec | string {
       ...(fields.tools && { toolFilter: fields.tools }),
       ...(fields.prefix !== undefined && { prefix: fields.prefix }),
       ...(fields.era !== undefined && { era: fields.era }),
+      ...(restart && { restart }),
     };
   }
   if (fields.command === undefined) return 'command is required (or url, for a remote server)';
@@ -144,6 +190,7 @@ export function specFromWire(fields: WireServerFields): ServerSpec | string {
     ...(fields.watch && { watch: watchSpec(fields.watch) }),
     ...(fields.prefix !== undefined && { prefix: fields.prefix }),
     ...(fields.era !== undefined && { era: fields.era }),
+    ...(restart && { restart }),
   };
 }
 

@@ -43,6 +43,7 @@ import type { SpawnPolicy } from '../policy/spawn-policy.js';
 import { UncheckedResult } from '../relay.js';
 import { filterTools } from '../router/tool-filter.js';
 import { StdioChildTransport } from '../transport/stdio-child-transport.js';
+import { StreamClosedError } from '../transport/json-lines.js';
 import { bridgeMissingResultType } from './result-type-bridge.js';
 import { ResourceListen } from './resource-listen.js';
 
@@ -136,7 +137,9 @@ export interface InputOrigin {
 /** The status of a child as list_servers shows it (secrets are never included). */
 export interface ChildStatus {
   name: string;
-  status: 'starting' | 'running' | 'stopping' | 'crashed';
+  status: 'starting' | 'running' | 'stopping' | 'crashed' | 'restarting';
+  /** While it waits to be started again after a crash (restart policy), or once it gave up. */
+  restart?: { attempt: number; max_attempts: number; next_try_in_seconds?: number; gave_up?: boolean };
   transport: ServerSpec['transport'];
   command?: string;
   args?: string[];
@@ -235,6 +238,8 @@ export class ChildConnection {
   #exitedOnProbe = false;
   /** Settles when a restart under way (a reload) is over; calls wait for it. */
   #held: Promise<void> | undefined;
+  /** How many restarts the policy tried before it gave up (shown while it stays crashed). */
+  #gaveUpAfter: number | undefined;
 
   constructor(options: ChildConnectionOptions) {
     this.name = options.name;
@@ -414,9 +419,15 @@ export class ChildConnection {
         await gen.ended;
         throw gen.callsEnded ?? this.#notRunningError();
       }
-      if (error instanceof SdkError && error.code === SdkErrorCode.ConnectionClosed) {
-        // The close is seen here before the crash is recorded; wait for the verdict so the error says why.
-        await Promise.race([gen.ended, delay(2 * DRAIN_AFTER_EXIT_MS + 100)]);
+      if (
+        (error instanceof SdkError && error.code === SdkErrorCode.ConnectionClosed) ||
+        error instanceof StreamClosedError
+      ) {
+        // The close is seen here before the crash is recorded (a write to a dying child fails even
+        // before its pipe is seen closed): wait for the verdict so the error says why.
+        const judged = delay(3 * DRAIN_AFTER_EXIT_MS + 100);
+        await Promise.race([gen.transportClosed, judged]);
+        await Promise.race([gen.ended, judged]);
         throw gen.callsEnded ?? this.#notRunningError();
       }
       if (
@@ -466,6 +477,24 @@ export class ChildConnection {
     if (this.#state.kind !== 'running' || !gen?.client) throw this.#notRunningError();
     if (this.speaksModern) gen.logLevel = level;
     else await this.request('logging/setLevel', { level });
+  }
+
+  /** The restart policy's next attempt waits (the crash is kept, for list_servers and errors). */
+  markRestarting(attempt: number, maxAttempts: number, nextAt: number): void {
+    const s = this.#state;
+    if (s.kind !== 'crashed' && s.kind !== 'restarting') return;
+    this.#gaveUpAfter = undefined;
+    this.#setState({ ...s, kind: 'restarting', attempt, maxAttempts, nextAt });
+  }
+
+  /** The restart policy gave up after `attempts`: crashed, as without one, saying how often it tried. */
+  giveUpRestarting(attempts: number): void {
+    const s = this.#state;
+    if (s.kind !== 'restarting' && s.kind !== 'crashed') return;
+    this.#gaveUpAfter = attempts;
+    if (s.kind === 'crashed') return; // (its last attempt's failure already says why)
+    const { at, error, exit } = s;
+    this.#setState({ kind: 'crashed', at, error, ...(exit && { exit }) });
   }
 
   /**
@@ -540,12 +569,21 @@ export class ChildConnection {
         out.missed_pings = ping.missed;
       }
     }
-    if (s.kind === 'crashed') {
+    if (s.kind === 'crashed' || s.kind === 'restarting') {
       if (s.exit) out.exit = s.exit;
       out.last_error = s.error;
     }
+    if (s.kind === 'restarting')
+      out.restart = {
+        attempt: s.attempt,
+        max_attempts: s.maxAttempts,
+        next_try_in_seconds: Math.max(0, Math.round((s.nextAt - now) / 100) / 10),
+      };
+    else if (s.kind === 'crashed' && this.#gaveUpAfter !== undefined)
+      out.restart = { attempt: this.#gaveUpAfter, max_attempts: this.#gaveUpAfter, gave_up: true };
     if (s.kind === 'stopped' && s.exit) out.exit = s.exit;
-    const tail = this.#gen?.tail.lines(s.kind === 'crashed' ? undefined : 10) ?? [];
+    const crashed = s.kind === 'crashed' || s.kind === 'restarting';
+    const tail = this.#gen?.tail.lines(crashed ? undefined : 10) ?? [];
     if (tail.length > 0) out.stderr_tail = tail;
     return out;
   }
@@ -562,6 +600,11 @@ export class ChildConnection {
         return new MuxError(
           'SERVER_CRASHED',
           `server '${this.name}' crashed (${describeEnd(s.exit, s.error)}); ${reload}`,
+        );
+      case 'restarting':
+        return new MuxError(
+          'SERVER_CRASHED',
+          `server '${this.name}' crashed (${describeEnd(s.exit, s.error)}) and is being restarted (attempt ${s.attempt} of ${s.maxAttempts})`,
         );
       case 'starting':
         return new MuxError('SERVER_BUSY', `server '${this.name}' is starting; try again when it is running`);
@@ -1054,7 +1097,7 @@ export class ChildConnection {
       shutdown: `mcpmux is shutting down`,
     }[reason];
     const stopError = new MuxError('SERVER_STOPPED', why);
-    if (s !== 'crashed') this.#setState({ kind: 'stopping', since: Date.now() });
+    if (s !== 'crashed' && s !== 'restarting') this.#setState({ kind: 'stopping', since: Date.now() });
     if (s === 'running' || reason === 'removed') this.#options.upstream?.ended?.(this.name, reason);
     if (reason !== 'reloading') this.#watcher?.close();
     const verb = { removed: 'removed', reloading: 'reloaded', shutdown: 'shut down' }[reason];
@@ -1067,7 +1110,7 @@ export class ChildConnection {
     await Promise.all([gen.cleanup, this.#starting?.catch(() => {})]);
     if (this.#state.kind === 'stopping')
       this.#setState({ kind: 'stopped', ...(gen.process?.exit && { exit: gen.process.exit }) });
-    else if (this.#state.kind === 'crashed')
+    else if (this.#state.kind === 'crashed' || this.#state.kind === 'restarting')
       this.#setState({ kind: 'stopped', ...(gen.process?.exit && { exit: gen.process.exit }) });
   }
 

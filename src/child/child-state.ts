@@ -1,5 +1,6 @@
 // The lifecycle of one child server as an explicit state machine. A crash is not a stop:
-// `crashed` keeps why (exit, stderr) until the agent reloads or removes the server.
+// `crashed` keeps why (exit, stderr) until the agent reloads or removes the server, or (with
+// a restart policy) `restarting` keeps it while the next attempt waits.
 // States change only through `transition`, which refuses moves that make no sense.
 import type { Catalog } from '../router/capabilities.js';
 import type { ExitInfo } from './child-process.js';
@@ -10,7 +11,17 @@ export type ChildState =
   | { readonly kind: 'running'; readonly since: number; readonly pid?: number; readonly catalog: Catalog }
   | { readonly kind: 'stopping'; readonly since: number }
   | { readonly kind: 'stopped'; readonly exit?: ExitInfo }
-  | { readonly kind: 'crashed'; readonly at: number; readonly error: string; readonly exit?: ExitInfo };
+  | { readonly kind: 'crashed'; readonly at: number; readonly error: string; readonly exit?: ExitInfo }
+  /** Crashed, and to be started again (restart policy): attempt `attempt` of `maxAttempts` at `nextAt`. */
+  | {
+      readonly kind: 'restarting';
+      readonly at: number;
+      readonly error: string;
+      readonly exit?: ExitInfo;
+      readonly attempt: number;
+      readonly maxAttempts: number;
+      readonly nextAt: number;
+    };
 
 export type ChildStateKind = ChildState['kind'];
 
@@ -21,7 +32,8 @@ const ALLOWED: Readonly<Record<ChildStateKind, readonly ChildStateKind[]>> = {
   running: ['running', 'stopping', 'crashed'],
   stopping: ['stopped'],
   stopped: ['starting'],
-  crashed: ['starting', 'stopping', 'stopped'],
+  crashed: ['starting', 'stopping', 'stopped', 'restarting'],
+  restarting: ['starting', 'stopping', 'stopped', 'crashed'],
 };
 
 export class IllegalTransitionError extends Error {

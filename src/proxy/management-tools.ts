@@ -86,6 +86,7 @@ const addServerInput = z
       .describe('Which of its tools to expose: {"allow": ["read_*"], "deny": ["delete_*"]}.'),
     prefix: wireServerFields.prefix,
     era: wireServerFields.era,
+    restart: wireServerFields.restart,
     watch: watchField
       .optional()
       .describe('For its author: restart it (after build, if given) when files matching paths change.'),
@@ -168,7 +169,16 @@ const callToolInput = z
 const exitSchema = z.object({ code: z.number().nullable(), signal: z.string().nullable() });
 const statusSchema = z.object({
   name: z.string(),
-  status: z.enum(['starting', 'running', 'stopping', 'crashed']),
+  status: z.enum(['starting', 'running', 'stopping', 'crashed', 'restarting']),
+  restart: z
+    .object({
+      attempt: z.number(),
+      max_attempts: z.number(),
+      next_try_in_seconds: z.number().optional(),
+      gave_up: z.boolean().optional(),
+    })
+    .optional()
+    .describe('Its restart policy at work: the attempt, and when the next one starts (or that it gave up).'),
   transport: z.enum(['stdio', 'http']),
   command: z.string().optional(),
   args: z.array(z.string()).optional(),

@@ -12,7 +12,7 @@ import {
 } from '../child/child-connection.js';
 import { MuxError, messageOf } from '../errors.js';
 import type { Logger } from '../log.js';
-import type { ServerSpec } from '../server-spec.js';
+import type { RestartPolicy, ServerSpec } from '../server-spec.js';
 import { CATALOG_KINDS, type Catalog, type CatalogKind } from '../router/capabilities.js';
 import { diffTools, sameItems, type ToolDiff } from './catalog-diff.js';
 
@@ -76,7 +76,21 @@ interface Entry {
   reloading?: Promise<ReloadedServer> | undefined;
   /** What stays listed while it restarts: the old catalog, until the new process has listed its own. */
   shown?: Catalog | undefined;
+  /** Its restart policy at work since its last crash. */
+  restarts?: RestartRun | undefined;
 }
+
+interface RestartRun {
+  /** Attempts made since the server last ran for CRASH_LOOP_WINDOW_MS. */
+  attempts: number;
+  /** When the last attempt started it. */
+  startedAt: number;
+  /** Aborted by remove_server, reload_server and shutdown. */
+  readonly abort: AbortController;
+}
+
+/** A server that crashes again within this long of a restart is in a crash loop: its attempts add up. */
+const CRASH_LOOP_WINDOW_MS = 10_000;
 
 export class Registry {
   readonly #lock = new PQueue({ concurrency: 1 });
@@ -190,6 +204,7 @@ export class Registry {
     const entry = await this.#mutate(() => {
       const found = this.#entries.get(name);
       if (!found) throw this.#notFound(name);
+      found.restarts?.abort.abort();
       this.#entries.delete(name);
       this.#publish();
       return found;
@@ -210,6 +225,9 @@ export class Registry {
     return this.#mutate(() => {
       const entry = this.#entries.get(name);
       if (!entry) throw this.#notFound(name);
+      // A reload asked for takes over from the restart policy's waiting attempt.
+      entry.restarts?.abort.abort();
+      entry.restarts = undefined;
       entry.reloading ??= this.#reload(name, entry, options.build === true).finally(() => {
         entry.reloading = undefined;
       });
@@ -255,6 +273,7 @@ export class Registry {
     const entries = await this.#mutate(() => {
       this.#closed = true;
       const all = [...this.#entries.values()];
+      for (const entry of all) entry.restarts?.abort.abort();
       this.#entries.clear();
       this.#publish();
       return all;
@@ -290,8 +309,61 @@ export class Registry {
           this.#log.debug(`server '${event.name}' sent list_changed; its tools did not change`);
         entry.lastTools = event.catalog.tools;
       }
+      const policy = connection.spec.restart;
+      if (event.type === 'crashed' && policy) {
+        // Restarted by its policy: its catalog stays listed (calls wait) until it runs again or gives up.
+        entry.shown = this.#snapshot.servers.get(event.name)?.catalog;
+        const run = entry.restarts ?? { attempts: 0, startedAt: 0, abort: new AbortController() };
+        if (run.startedAt > 0 && Date.now() - run.startedAt >= CRASH_LOOP_WINDOW_MS) run.attempts = 0;
+        entry.restarts = run;
+        const restarting = this.#restart(event.name, entry, policy, run).catch((error: unknown) =>
+          this.#log.error(`server '${event.name}' restart policy failed: ${messageOf(error)}`),
+        );
+        connection.holdCallsDuring(restarting);
+      }
       this.#publish();
     });
+  }
+
+  /** The restart policy after a crash: waits, starts, and again, until it runs or the attempts are spent. */
+  async #restart(name: string, entry: Entry, policy: RestartPolicy, run: RestartRun): Promise<void> {
+    const { connection } = entry;
+    const current = () => !run.abort.signal.aborted && this.#entries.get(name) === entry;
+    while (current()) {
+      if (run.attempts >= policy.maxAttempts) {
+        connection.giveUpRestarting(run.attempts);
+        this.#log.error(
+          `server '${name}' gave up after ${run.attempts} restart attempt(s); reload_server tries again`,
+        );
+        await this.#mutate(() => {
+          entry.shown = undefined;
+          entry.restarts = undefined;
+          this.#publish();
+        });
+        return;
+      }
+      const attempt = ++run.attempts;
+      const waitMs = policy.backoffMs[Math.min(attempt - 1, policy.backoffMs.length - 1)]!;
+      connection.markRestarting(attempt, policy.maxAttempts, Date.now() + waitMs);
+      this.#log.warn(
+        `server '${name}' crashed; restarting it in ${waitMs / 1000} s (attempt ${attempt} of ${policy.maxAttempts})`,
+      );
+      if (!(await delay(waitMs, run.abort.signal)) || !current()) return;
+      run.startedAt = Date.now();
+      try {
+        await connection.start();
+      } catch (error) {
+        this.#log.warn(`server '${name}' restart attempt ${attempt} failed: ${messageOf(error)}`);
+        continue;
+      }
+      this.#log.info(`server '${name}' restarted (attempt ${attempt})`);
+      await this.#mutate(() => {
+        entry.shown = undefined;
+        if (connection.state.kind === 'running') entry.lastTools = connection.tools;
+        this.#publish();
+      });
+      return;
+    }
   }
 
   /** Runs `fn` in the one serialized section. Locked functions never call #mutate. */
@@ -350,4 +422,20 @@ function listsDiffer(
   const y = withItems(b);
   if (x.length !== y.length) return true;
   return x.some((s, i) => s.name !== y[i]!.name || !sameItems(s.catalog[kind], y[i]!.catalog[kind]));
+}
+
+/** Waits `ms`; resolves false at once when `signal` aborts (the wait was cancelled). */
+function delay(ms: number, signal: AbortSignal): Promise<boolean> {
+  return new Promise((resolve) => {
+    if (signal.aborted) return resolve(false);
+    const timer = setTimeout(() => resolve(true), ms);
+    signal.addEventListener(
+      'abort',
+      () => {
+        clearTimeout(timer);
+        resolve(false);
+      },
+      { once: true },
+    );
+  });
 }

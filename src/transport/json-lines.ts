@@ -308,9 +308,17 @@ export class JsonLineWriter {
         else resolve();
       };
       const onDrain = () => done();
-      const onClose = () => done(new Error('the stream closed before it accepted the message'));
+      const onClose = () => done(new StreamClosedError());
       stream.once('drain', onDrain);
       stream.once('close', onClose);
     });
+  }
+}
+
+/** A message could not be written: the other side closed the stream (a child going away). */
+export class StreamClosedError extends Error {
+  override readonly name = 'StreamClosedError';
+  constructor() {
+    super('the stream closed before it accepted the message');
   }
 }
