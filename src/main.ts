@@ -33,6 +33,7 @@ import { watchResources } from './proxy/resource-watch.js';
 import { UpstreamLink } from './proxy/upstream-link.js';
 import { Registry } from './registry/registry.js';
 import { serverNameProblem } from './router/tool-names.js';
+import { StartupGate } from './registry/startup-gate.js';
 import { CatalogRouter } from './router/catalog-router.js';
 import { serveMuxOverStdio } from './transport/stdio-serving.js';
 
@@ -96,9 +97,12 @@ async function main(): Promise<void> {
   code?.follow(registry, log);
   // A 2026-07-28 client's rounds may reach different servers (one per HTTP request): one relay for all.
   const inputRelay = new InputRelay();
+  // The servers given at start: a client's first lists and calls wait until each has started or failed.
+  let startup: StartupGate | undefined;
   const sessionOptions = (era: 'legacy' | 'modern'): MuxServerOptions => ({
     era,
     inputRelay,
+    ...(startup && { startup }),
     registry,
     router,
     upstream,
@@ -181,14 +185,16 @@ async function main(): Promise<void> {
   // client has opened (after initialize, each child is told what the client can do; over
   // HTTP, clients come and go, so they start at once): the opening is answered at once, and
   // one server that fails is reported (log, list_servers) without stopping the others.
-  for (const { name, spec } of servers) {
-    registry
-      .add(name, spec, { keepOnFailure: true, ...(clientInitialized && { startAfter: clientInitialized }) })
-      .then(
-        ({ tools }) => log.info(`server '${name}' is running with ${tools.length} tool(s)`),
-        (error) => log.error(`server '${name}' failed to start: ${messageOf(error)}`),
-      );
-  }
+  startup = new StartupGate(
+    servers.map(({ name, spec }) =>
+      registry
+        .add(name, spec, { keepOnFailure: true, ...(clientInitialized && { startAfter: clientInitialized }) })
+        .then(
+          ({ tools }) => log.info(`server '${name}' is running with ${tools.length} tool(s)`),
+          (error) => log.error(`server '${name}' failed to start: ${messageOf(error)}`),
+        ),
+    ),
+  );
   if (options.watchConfig) configSync?.watch();
 }
 

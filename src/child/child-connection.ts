@@ -176,7 +176,9 @@ const CLIENT_INFO = { name: 'mcpmux', version: '0.1.0' };
 /**
  * How long a child may take to answer the 2026-07-28 probe (server/discover) before it is
  * taken for a 2025 server. A 2025 server answers an unknown method at once; this only
- * bounds one that ignores it, and only on its first start (the verdict is remembered).
+ * bounds one that ignores it or is slow to start (then initialize follows the probe on the
+ * same pipe), and only on its first start (the verdict is remembered). A stdio child only:
+ * for a remote one the SDK takes a probe without answer for a failed connection.
  */
 const ERA_PROBE_TIMEOUT_MS = 3000;
 

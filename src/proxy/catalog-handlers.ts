@@ -9,6 +9,7 @@ import type { CatalogRouter } from '../router/catalog-router.js';
 import { reuseSerialization } from '../transport/json-lines.js';
 import { forwardingOptions, type Caller } from './forwarding-options.js';
 import { clientRound, isInputRequired, type InputRelay, type RelayTarget } from './input-relay.js';
+import type { StartupGate } from '../registry/startup-gate.js';
 import { toJsonRpcError } from './results.js';
 
 export interface CatalogHandlersOptions {
@@ -22,6 +23,8 @@ export interface CatalogHandlersOptions {
   caller: Caller;
   /** Carries a child's questions to a 2026-07-28 client as input_required rounds. */
   relay: InputRelay;
+  /** The servers given at start: lists and requests wait until each has started or failed. */
+  startup?: StartupGate;
 }
 
 type ListResult<K extends CatalogKind> = { [P in K]: CatalogItems[K][] };
@@ -51,15 +54,22 @@ export class CatalogHandlers {
     return result;
   }
 
+  /** The list, once the servers given at start have each started or failed. */
+  async listWhenStarted<K extends CatalogKind>(kind: K): Promise<ListResult<K>> {
+    const starting = this.#options.startup?.wait();
+    if (starting) await starting;
+    return this.list(kind);
+  }
+
   install(server: Server): void {
     const { registry, router } = this.#options;
-    server.setRequestHandler('prompts/list', () => this.list('prompts'));
-    server.setRequestHandler('resources/list', () => this.list('resources'));
-    server.setRequestHandler('resources/templates/list', () => this.list('resourceTemplates'));
+    server.setRequestHandler('prompts/list', () => this.listWhenStarted('prompts'));
+    server.setRequestHandler('resources/list', () => this.listWhenStarted('resources'));
+    server.setRequestHandler('resources/templates/list', () => this.listWhenStarted('resourceTemplates'));
 
     const { caller, relay } = this.#options;
     // A 2026-07-28 client gets a child's questions as input_required rounds (input-relay.ts).
-    const forward = (target: RelayTarget, ctx: ServerContext, params: RequestParams) => {
+    const forward = async (target: RelayTarget, ctx: ServerContext, params: RequestParams) => {
       const options = forwardingOptions(params, ctx, caller);
       return caller.era === 'modern'
         ? relay.forward(target, clientRound(ctx), options)
@@ -67,7 +77,7 @@ export class CatalogHandlers {
     };
 
     server.setRequestHandler('prompts/get', (request, ctx) =>
-      answer(async () =>
+      answer(this.#options.startup, async () =>
         forward(
           { ...router.forwardTo(registry.snapshot, 'prompts', request.params), method: 'prompts/get' },
           ctx,
@@ -77,7 +87,7 @@ export class CatalogHandlers {
     );
 
     server.setRequestHandler('resources/read', (request, ctx) =>
-      answer(async () => {
+      answer(this.#options.startup, async () => {
         const target = router.resolveResource(registry.snapshot, request.params.uri);
         const result = await forward(
           {
@@ -94,7 +104,7 @@ export class CatalogHandlers {
     );
 
     server.setRequestHandler('completion/complete', (request, ctx) =>
-      answer(async () => {
+      answer(this.#options.startup, async () => {
         const { ref } = request.params;
         const snapshot = registry.snapshot;
         if (ref.type === 'ref/prompt') {
@@ -124,9 +134,17 @@ function itemOf(route: { item: object } | undefined, exposedName: string) {
   return route ? [{ ...route.item, name: exposedName } as never] : [];
 }
 
-/** Runs a forwarded request; domain errors become JSON-RPC errors that say what to fix. */
-async function answer(run: () => Promise<Record<string, unknown>>): Promise<never> {
+/**
+ * Runs a forwarded request (once the servers given at start have started); domain errors
+ * become JSON-RPC errors that say what to fix.
+ */
+async function answer(
+  startup: StartupGate | undefined,
+  run: () => Promise<Record<string, unknown>>,
+): Promise<never> {
   try {
+    const starting = startup?.wait();
+    if (starting) await starting;
     return (await run()) as never;
   } catch (error) {
     throw toJsonRpcError(error);

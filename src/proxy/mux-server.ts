@@ -31,6 +31,7 @@ import { forwardingOptions, type Caller } from './forwarding-options.js';
 import { InputRelay, clientRound, isInputRequired, type ClientRound } from './input-relay.js';
 import { toToolResult } from './results.js';
 import type { Deliver, UpstreamLink } from './upstream-link.js';
+import type { StartupGate } from '../registry/startup-gate.js';
 import { watchResources } from './resource-watch.js';
 
 export type ExposeMode = 'all' | 'search' | 'code';
@@ -75,6 +76,8 @@ export interface MuxServerOptions {
    * HTTP layer's, which hears the registry once for all requests).
    */
   perRequest?: PerRequestState;
+  /** The servers given at start: lists and calls wait until each has started or failed. */
+  startup?: StartupGate;
   /**
    * Carries what children ask of a 2026-07-28 client (input_required rounds); shared by every
    * server of the process, since a modern client's rounds may come to different ones. Default: one of its own.
@@ -254,9 +257,10 @@ export class MuxServer {
       pool: this.#pool,
       caller: this.#caller,
       relay: this.#relay,
+      ...(options.startup && { startup: options.startup }),
     });
     this.#catalogs.install(this.server);
-    this.server.setRequestHandler('tools/list', () => this.#catalogs.list('tools'));
+    this.server.setRequestHandler('tools/list', () => this.#catalogs.listWhenStarted('tools'));
     this.server.setNotificationHandler('notifications/roots/list_changed', () => this.#fanOutRootsChanged());
     this.server.fallbackNotificationHandler = async (n) =>
       options.logger.debug(() => `the client's ${n.method} is not relayed to servers`);
@@ -369,6 +373,8 @@ export class MuxServer {
       const management = this.#management.get(params.name);
       if (management) return await management.handle(params.arguments, this.#context(options, round));
       this.#pool?.touch(params.name);
+      const starting = this.#options.startup?.wait();
+      if (starting) await starting;
       const { registry, router } = this.#options;
       const result = round
         ? await this.#relay.forward(

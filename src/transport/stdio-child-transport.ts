@@ -40,6 +40,19 @@ export class StdioChildTransport implements Transport {
     });
   }
 
+  /**
+   * The child's pid and stderr. The SDK's client takes a transport with both for stdio, where
+   * a server that does not answer the 2026-07-28 probe in time (a slow start, a server that
+   * ignores it) or closes during it is a 2025 server, instead of a failed connection.
+   */
+  get pid(): number {
+    return this.#process.pid;
+  }
+
+  get stderr(): NodeJS.ReadableStream {
+    return this.#process.stderr;
+  }
+
   async start(): Promise<void> {
     const { stdout, stdin } = this.#process;
     stdout.on('data', (chunk: Buffer) => this.#reader.push(chunk));

@@ -1,0 +1,76 @@
+// A client that lists once, at connect, and never listens for list_changed (the MCP
+// Inspector's CLI, one-shot clients) still sees every configured server: the first lists
+// and calls wait until each server given at start has started or failed.
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import t, { type Test } from 'tap';
+import { resultText } from '../helpers/client-calls.js';
+import { fixturePath } from '../helpers/fixtures.js';
+import { startMcpmux, startMcpmuxHttp } from '../helpers/mcpmux-process.js';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { assertNoLeaks, killTaggedProcesses } from '../helpers/processes.js';
+
+t.teardown(() => killTaggedProcesses());
+
+function writeConfig(t: Test): string {
+  const dir = mkdtempSync(join(tmpdir(), 'mcpmux-first-answer-'));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  const config = join(dir, 'servers.json');
+  const entry = (name: string, env: Record<string, string> = {}) => ({
+    command: process.execPath,
+    args: [fixturePath(name as never)],
+    env,
+  });
+  writeFileSync(
+    config,
+    JSON.stringify({
+      mcpServers: {
+        slow: entry('slow-start', { SLOW_START_MS: '3000' }),
+        echo: entry('echo-v1'),
+        broken: entry('exit-on-start'),
+        lc: entry('list-changed'),
+      },
+    }),
+  );
+  return config;
+}
+
+t.test(
+  'over stdio, the first tools/list holds every configured server, even one that takes 3 s',
+  async (t) => {
+    const session = await startMcpmux(['--config', writeConfig(t)]);
+    const started = Date.now();
+    const tools = (await session.client.listTools()).tools.map((x) => x.name);
+    t.ok(tools.includes('slow__ready') && tools.includes('echo__echo'), 'the first answer has them all', {
+      tools,
+      stderr: session.stderr(),
+    });
+    t.ok(Date.now() - started >= 2000, 'it waited for the slow one');
+    t.notOk(
+      tools.some((x) => x.startsWith('broken__')),
+      'a server that failed holds nothing back',
+    );
+    t.same(
+      (await session.client.listPrompts()).prompts.map((p) => p.name),
+      ['lc__hello'],
+      'prompts too',
+    );
+    await session.client.close();
+    await session.process.exited;
+    await assertNoLeaks(t);
+  },
+);
+
+t.test(
+  'over HTTP, a one-shot call right after connecting reaches a configured server still starting',
+  async (t) => {
+    const served = await startMcpmuxHttp(['--config', writeConfig(t)]);
+    const client = new Client({ name: 'one-shot', version: '1.0.0' });
+    await client.connect(new StreamableHTTPClientTransport(new URL(served.url)));
+    t.equal(resultText(await client.callTool({ name: 'slow__ready', arguments: {} })), 'ready');
+    await client.close();
+    await served.stop();
+    await assertNoLeaks(t);
+  },
+);
