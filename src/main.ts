@@ -181,14 +181,18 @@ async function main(): Promise<void> {
     );
   }
   const clientInitialized = stdio?.ready;
-  // Configured servers are registered now and start in the background, on stdio once the
-  // client has opened (after initialize, each child is told what the client can do; over
-  // HTTP, clients come and go, so they start at once): the opening is answered at once, and
-  // one server that fails is reported (log, list_servers) without stopping the others.
+  // Configured servers are registered and spawned now, in the background (an npx download
+  // overlaps the client's handshake). On stdio each is spoken to once the client has opened
+  // (after initialize, it is told what the client can do); over HTTP, clients come and go, so
+  // at once. The opening is answered at once; the first lists wait for the servers (the
+  // startup gate); one server that fails is reported (log, list_servers) without stopping others.
   startup = new StartupGate(
     servers.map(({ name, spec }) =>
       registry
-        .add(name, spec, { keepOnFailure: true, ...(clientInitialized && { startAfter: clientInitialized }) })
+        .add(name, spec, {
+          keepOnFailure: true,
+          ...(clientInitialized && { handshakeAfter: clientInitialized }),
+        })
         .then(
           ({ tools }) => log.info(`server '${name}' is running with ${tools.length} tool(s)`),
           (error) => log.error(`server '${name}' failed to start: ${messageOf(error)}`),

@@ -356,19 +356,26 @@ export class ChildConnection {
   }
 
   /** Starts a new generation; resolves with its tools once it answered initialize and listed its catalog. */
-  start(): Promise<readonly Tool[]> {
-    this.#starting ??= this.#startOrRetryLegacy().finally(() => (this.#starting = undefined));
+  /**
+   * Starts a new generation. With `handshakeAfter`, a local server is spawned at once but
+   * spoken to only once that settles (the client has said what it can do): its start-up (an
+   * `npx` download) overlaps the client's handshake.
+   */
+  start(options: { handshakeAfter?: Promise<unknown> } = {}): Promise<readonly Tool[]> {
+    this.#starting ??= this.#startOrRetryLegacy(options.handshakeAfter).finally(
+      () => (this.#starting = undefined),
+    );
     return this.#starting;
   }
 
   /** Starts; a server that exited on the era probe is started again at once, with initialize. */
-  async #startOrRetryLegacy(): Promise<readonly Tool[]> {
+  async #startOrRetryLegacy(handshakeAfter: Promise<unknown> | undefined): Promise<readonly Tool[]> {
     try {
-      return await this.#start();
+      return await this.#start(handshakeAfter);
     } catch (error) {
       if (!this.#exitedOnProbe) throw error;
       this.#exitedOnProbe = false;
-      return await this.#start();
+      return await this.#start(undefined);
     }
   }
 
@@ -617,7 +624,7 @@ export class ChildConnection {
     }
   }
 
-  async #start(): Promise<readonly Tool[]> {
+  async #start(handshakeAfter: Promise<unknown> | undefined): Promise<readonly Tool[]> {
     await this.#gen?.cleanup; // a crashed generation's group must be gone first
     const spec = this.spec;
     const gen: Generation = {
@@ -632,18 +639,25 @@ export class ChildConnection {
     this.#gen = gen;
     this.#setState({ kind: 'starting', since: Date.now() });
     const timeoutMs = spec.startupTimeoutMs ?? this.#options.startupTimeoutMs ?? 60_000;
-    const timer = setTimeout(
-      () =>
-        gen.startup.abort(
-          new MuxError(
-            'STARTUP_TIMEOUT',
-            `server '${this.name}' did not finish start-up (initialize and tools/list) within ${timeoutMs / 1000} s`,
+    const armTimeout = () =>
+      setTimeout(
+        () =>
+          gen.startup.abort(
+            new MuxError(
+              'STARTUP_TIMEOUT',
+              `server '${this.name}' did not finish start-up (initialize and tools/list) within ${timeoutMs / 1000} s`,
+            ),
           ),
-        ),
-      timeoutMs,
-    );
+        timeoutMs,
+      );
+    // The time spent waiting for the client to open does not count against the server.
+    let settled = false;
+    let timer = handshakeAfter ? undefined : armTimeout();
+    void handshakeAfter?.then(() => {
+      if (!settled) timer = armTimeout();
+    });
     try {
-      const catalog = await this.#handshake(gen, spec);
+      const catalog = await this.#handshake(gen, spec, handshakeAfter);
       if (this.#gen !== gen || this.#state.kind !== 'starting')
         throw gen.startup.signal.reason ?? this.#notRunningError();
       this.#setState({
@@ -672,18 +686,24 @@ export class ChildConnection {
       }
       throw failure;
     } finally {
+      settled = true;
       clearTimeout(timer);
     }
   }
 
   /** Connects the generation (spawn, or reach the URL), shakes hands and lists its catalog. */
-  async #handshake(gen: Generation, spec: ServerSpec): Promise<Catalog> {
+  async #handshake(
+    gen: Generation,
+    spec: ServerSpec,
+    handshakeAfter: Promise<unknown> | undefined,
+  ): Promise<Catalog> {
     const options = { signal: gen.startup.signal, timeout: 2 ** 31 - 1 };
     if (spec.transport === 'http') {
+      await handshakeAfter;
       const client = await this.#connectRemote(gen, spec, options);
       return this.#listCatalog(client, CAPABILITY_ROWS, EMPTY_CATALOG, options);
     }
-    return this.#spawnAndConnect(gen, spec, options);
+    return this.#spawnAndConnect(gen, spec, options, handshakeAfter);
   }
 
   /**
@@ -742,6 +762,7 @@ export class ChildConnection {
     gen: Generation,
     spec: StdioServerSpec,
     options: { signal: AbortSignal; timeout: number },
+    handshakeAfter: Promise<unknown> | undefined,
   ): Promise<Catalog> {
     const signal = options.signal;
     const policy = this.#options.spawnPolicy;
@@ -755,6 +776,8 @@ export class ChildConnection {
     policy.audit(this.name, spec, cwd, proc.pid);
     gen.process = proc;
     gen.tail.follow(proc.stderr);
+    // Spawned; spoken to once the client has said what it can do (or at once if it exits meanwhile).
+    if (handshakeAfter) await Promise.race([handshakeAfter, proc.exited]);
     if (signal.aborted) throw signal.reason;
     const transport = new StdioChildTransport(proc, {
       onSkippedLine: (line) =>

@@ -148,12 +148,12 @@ export class Registry {
    * Starts a server and registers it. Resolves once the child answered initialize and
    * tools/list. On failure nothing stays registered or running, unless `keepOnFailure`
    * (config servers), which keeps it as `crashed` so reload_server can retry it. With
-   * `startAfter`, the child is spawned only once that settles.
+   * `handshakeAfter`, a local child is spawned at once but spoken to only once that settles.
    */
   async add(
     name: string,
     spec: ServerSpec,
-    options: { keepOnFailure?: boolean; startAfter?: Promise<void> } = {},
+    options: { keepOnFailure?: boolean; handshakeAfter?: Promise<void> } = {},
   ): Promise<StartedServer> {
     const connection = await this.#mutate(() => {
       this.#assertOpen();
@@ -177,9 +177,8 @@ export class Registry {
       return conn;
     });
     try {
-      // Registered (and listed as starting) at once; spawned when the caller says so.
-      await options.startAfter;
-      await connection.start();
+      // Registered (and listed as starting) at once; spoken to when the caller says so.
+      await connection.start(options.handshakeAfter ? { handshakeAfter: options.handshakeAfter } : {});
     } catch (error) {
       await this.#mutate(() => {
         if (this.#entries.get(name)?.connection !== connection) return;
