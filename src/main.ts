@@ -8,7 +8,6 @@ import { startOrphanReaper } from './child/orphan-reaper.js';
 import { runOneShot } from './cli/one-shot.js';
 import { CliError, helpText, parseCli, type CliOptions } from './cli/parse-cli.js';
 import { ToolIndex } from './catalog/tool-index.js';
-import { CodeMode } from './code/code-mode.js';
 import { ConfigSync } from './config/config-sync.js';
 import {
   ConfigError,
@@ -86,9 +85,10 @@ async function main(): Promise<void> {
         });
   configSync?.adopt(servers);
   const index = new ToolIndex({ router });
+  // Loaded only for --expose code: esbuild, json-schema-to-typescript and QuickJS cost every other start time.
   const code =
     options.expose === 'code'
-      ? new CodeMode({
+      ? new (await import('./code/code-mode.js')).CodeMode({
           logger: log,
           memoryBytes: options.codeMemoryMb * 1024 * 1024,
           maxToolCalls: options.codeMaxToolCalls,

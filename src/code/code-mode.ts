@@ -27,8 +27,8 @@ export interface CodeModeOptions {
   maxQueued?: number;
 }
 
-export const DEFAULT_TIMEOUT_SECONDS = 30;
-export const MAX_TIMEOUT_SECONDS = 120;
+import { DEFAULT_TIMEOUT_SECONDS, MAX_TIMEOUT_SECONDS } from './code-mode-limits.js';
+export { DEFAULT_TIMEOUT_SECONDS, MAX_TIMEOUT_SECONDS };
 const MAX_LOG_BYTES = 1024 * 1024;
 
 export interface ExecuteRequest {

@@ -10,10 +10,7 @@ import { compile, type JSONSchema } from 'json-schema-to-typescript';
 import { stableStringify } from '../registry/catalog-diff.js';
 
 /** What every module relies on: declared once, shown at the top of each. */
-export const MODULE_PRELUDE = `// In a program: await tools.<server>.<tool>(args). A call resolves to the tool's structured
-// result, or its text (parsed when it is JSON); a failed call throws ToolError (name, message, tool).
-declare const tools: Tools;
-declare class ToolError extends Error { tool: string }`;
+export { MODULE_PRELUDE } from './code-mode-limits.js';
 
 const OPTIONS = {
   bannerComment: '',

@@ -1,8 +1,8 @@
 // The tools of --expose code: list_modules and read_module to discover the servers' typed
 // APIs, execute_code to run a program against them (src/code/ does the work).
 import { z } from 'zod';
-import { MODULE_PRELUDE } from '../code/module-declarations.js';
-import { MAX_TIMEOUT_SECONDS, type CodeMode } from '../code/code-mode.js';
+import { MAX_TIMEOUT_SECONDS, MODULE_PRELUDE } from '../code/code-mode-limits.js';
+import type { CodeMode } from '../code/code-mode.js';
 import { runningServers } from '../registry/registry.js';
 import { MuxError } from '../errors.js';
 import type { ManagementContext, ManagementTool } from './management-tools.js';
