@@ -3,7 +3,6 @@
 // chain, a grandchild it forked), and death is confirmed, not assumed.
 import { existsSync, statSync } from 'node:fs';
 import type { Readable, Writable } from 'node:stream';
-import { execa } from 'execa';
 import { MuxError } from '../errors.js';
 import { isGroupAlive } from './process-table.js';
 
@@ -140,6 +139,8 @@ export class ChildProcess {
         `cannot start '${spec.command}': cwd '${spec.cwd}' is not an existing directory`,
       );
     }
+    // execa is loaded with the first spawn: a start with no servers does not pay for it.
+    const { execa } = await import('execa');
     // execa's `cleanup` is off with `detached`, so groups are tracked in liveGroups instead.
     const subprocess = execa(spec.command, [...spec.args], {
       detached: true,
