@@ -1,6 +1,7 @@
 // The client's requests about prompts, resources, resource templates and completions: lists
 // are aggregated from the registry snapshot (built and serialized once per change), and a
 // request about one item goes to the child that owns it under the child's own key.
+import { isInputRequiredResult } from '@modelcontextprotocol/server';
 import type { Server, ServerContext, Tool } from '@modelcontextprotocol/server';
 import type { ActivationPool } from '../catalog/activation-pool.js';
 import type { Registry } from '../registry/registry.js';
@@ -8,7 +9,7 @@ import type { CatalogItems, CatalogKind } from '../router/capabilities.js';
 import type { CatalogRouter } from '../router/catalog-router.js';
 import { reuseSerialization } from '../transport/json-lines.js';
 import { forwardingOptions, type Caller } from './forwarding-options.js';
-import { clientRound, isInputRequired, type InputRelay, type RelayTarget } from './input-relay.js';
+import { clientRound, type InputRelay, type RelayTarget } from './input-relay.js';
 import type { StartupGate } from '../registry/startup-gate.js';
 import { toJsonRpcError } from './results.js';
 
@@ -69,7 +70,7 @@ export class CatalogHandlers {
 
     const { caller, relay } = this.#options;
     // A 2026-07-28 client gets a child's questions as input_required rounds (input-relay.ts).
-    const forward = async (target: RelayTarget, ctx: ServerContext, params: RequestParams) => {
+    const forward = (target: RelayTarget, ctx: ServerContext, params: RequestParams) => {
       const options = forwardingOptions(params, ctx, caller);
       return caller.era === 'modern'
         ? relay.forward(target, clientRound(ctx), options)
@@ -99,7 +100,9 @@ export class CatalogHandlers {
           ctx,
           request.params,
         );
-        return isInputRequired(result) ? result : withExposedUris(result, target.uri, request.params.uri);
+        return isInputRequiredResult(result)
+          ? result
+          : withExposedUris(result, target.uri, request.params.uri);
       }),
     );
 

@@ -12,6 +12,7 @@ import {
   CLIENT_CAPABILITIES_META_KEY,
   ProtocolErrorCode,
   createRequestStateCodec,
+  isInputRequiredResult,
 } from '@modelcontextprotocol/server';
 import type { ClientCapabilities, RequestStateCodec, ServerContext } from '@modelcontextprotocol/server';
 import { z } from 'zod';
@@ -154,7 +155,7 @@ export class InputRelay {
       ...options,
       allowInputRequired: true,
     });
-    if (result['resultType'] !== 'input_required') return result;
+    if (!isInputRequiredResult(result)) return result;
     const childState = result['requestState'];
     return {
       resultType: 'input_required',
@@ -227,9 +228,4 @@ export class InputRelay {
     this.#held.delete(id);
     return entry.call;
   }
-}
-
-/** Whether a result asks the client for input (2026-07-28) instead of completing. */
-export function isInputRequired(result: Record<string, unknown>): boolean {
-  return result['resultType'] === 'input_required';
 }

@@ -2,7 +2,7 @@
 // management tools plus every child tool under its exposed name, with the children's
 // prompts, resources, templates, completions and logging behind it. Registry changes
 // become debounced list_changed notifications, one per list that changed.
-import { Server, ProtocolErrorCode } from '@modelcontextprotocol/server';
+import { Server, ProtocolErrorCode, isInputRequiredResult } from '@modelcontextprotocol/server';
 import type { Transport, CallToolRequest, CallToolResult, Tool } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import type { CallOptions } from '../child/child-connection.js';
@@ -28,7 +28,7 @@ import { createCodeModeTools } from './code-mode-tools.js';
 import type { CodeMode } from '../code/code-mode.js';
 import { compactDefinition } from './tool-definition.js';
 import { forwardingOptions, type Caller } from './forwarding-options.js';
-import { InputRelay, clientRound, isInputRequired, type ClientRound } from './input-relay.js';
+import { InputRelay, clientRound, type ClientRound } from './input-relay.js';
 import { toToolResult } from './results.js';
 import type { Deliver, UpstreamLink } from './upstream-link.js';
 import type { StartupGate } from '../registry/startup-gate.js';
@@ -181,6 +181,8 @@ export class MuxServer {
   readonly #caller: Caller;
   /** The resource subscriptions of a 2026-07-28 client's listen streams (stdio), by stream. */
   readonly #watches = new Map<string | number, () => void>();
+  /** How children's notifications reach this client (its session and its listen streams alike). */
+  readonly #deliver: Deliver = (n) => this.server.notification(n as never);
 
   constructor(options: MuxServerOptions) {
     this.#options = options;
@@ -242,6 +244,7 @@ export class MuxServer {
         era: options.era ?? 'legacy',
         registry: options.registry,
         settings,
+        deliver: this.#deliver,
       });
     }
     this.#results = perRequest?.results ?? newResultStore(options.maxResultBytes);
@@ -309,8 +312,7 @@ export class MuxServer {
     if (uris.length === 0) return undefined;
     this.unwatchResources(stream);
     const { registry, router, upstream, logger } = this.#options;
-    const deliver = (this.#deliverUpdate ??= (n) => this.server.notification(n as never));
-    const watch = watchResources({ registry, router, upstream, logger }, uris, deliver);
+    const watch = watchResources({ registry, router, upstream, logger }, uris, this.#deliver);
     this.#watches.set(stream, watch.end);
     return watch.ready;
   }
@@ -320,8 +322,6 @@ export class MuxServer {
     this.#watches.get(stream)?.();
     this.#watches.delete(stream);
   }
-
-  #deliverUpdate: Deliver | undefined;
 
   async close(): Promise<void> {
     for (const stream of [...this.#watches.keys()]) this.unwatchResources(stream);
@@ -383,7 +383,7 @@ export class MuxServer {
             options,
           )
         : await router.callTool(registry.snapshot, params, options);
-      return isInputRequired(result) ? result : await this.#results.fit(result as CallToolResult);
+      return isInputRequiredResult(result) ? result : await this.#results.fit(result as CallToolResult);
     } catch (error) {
       return toToolResult(error);
     }

@@ -28,8 +28,8 @@ interface Attachment {
   era: 'legacy' | 'modern';
   registry: Registry;
   settings: ClientSettings;
-  /** Where its notifications go (default: its server). */
-  deliver?: Deliver;
+  /** Where its notifications go (a session and its listen streams share one: an update goes out once). */
+  deliver: Deliver;
 }
 
 /** Which client capability a child's request needs. */
@@ -150,7 +150,7 @@ export class UpstreamLink implements ChildUpstream {
     const delivered = new Set<Deliver>();
     for (const attached of this.#attached) {
       const forwarded = this.#forOne(attached, server, notification);
-      const deliver = this.#deliveryOf(attached);
+      const { deliver } = attached;
       if (!forwarded || delivered.has(deliver)) continue;
       delivered.add(deliver);
       deliver(forwarded).catch((error: unknown) => {
@@ -186,12 +186,6 @@ export class UpstreamLink implements ChildUpstream {
     return undefined;
   }
 
-  #deliveryOf(attached: Attachment): Deliver {
-    if (attached.deliver) return attached.deliver;
-    const server = attached.server!;
-    return (attached.deliver = (n) => server.notification(n as Parameters<Server['notification']>[0]));
-  }
-
   async started(server: string, connection: ChildConnection): Promise<void> {
     for (const attached of this.#attached) await attached.settings.apply(server, connection);
   }
@@ -202,7 +196,7 @@ export class UpstreamLink implements ChildUpstream {
       if (reason === 'removed') attached.settings.forget(server);
       if (reason !== 'crashed') continue;
       // A subscribed resource of a crashed server is gone: say so, so the client re-reads and learns why.
-      const deliver = this.#deliveryOf(attached);
+      const { deliver } = attached;
       const uris = told.get(deliver) ?? new Set<string>();
       told.set(deliver, uris);
       for (const uri of attached.settings.subscribedUris(server)) {

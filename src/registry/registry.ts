@@ -2,6 +2,7 @@
 // change) runs through one serialized section; calls read an immutable snapshot and never
 // wait on it. Slow work (spawn, handshake, stop) runs outside the lock: a name is reserved
 // under the lock, the child starts outside it, and the result is committed under it again.
+import { setTimeout as sleep } from 'node:timers/promises';
 import PQueue from 'p-queue';
 import type { Tool } from '@modelcontextprotocol/server';
 import {
@@ -347,7 +348,8 @@ export class Registry {
       this.#log.warn(
         `server '${name}' crashed; restarting it in ${waitMs / 1000} s (attempt ${attempt} of ${policy.maxAttempts})`,
       );
-      if (!(await delay(waitMs, run.abort.signal)) || !current()) return;
+      // Cancelled (remove, reload, shutdown): the wait ends at once.
+      if (!(await sleep(waitMs, true, { signal: run.abort.signal }).catch(() => false)) || !current()) return;
       run.startedAt = Date.now();
       try {
         await connection.start();
@@ -421,20 +423,4 @@ function listsDiffer(
   const y = withItems(b);
   if (x.length !== y.length) return true;
   return x.some((s, i) => s.name !== y[i]!.name || !sameItems(s.catalog[kind], y[i]!.catalog[kind]));
-}
-
-/** Waits `ms`; resolves false at once when `signal` aborts (the wait was cancelled). */
-function delay(ms: number, signal: AbortSignal): Promise<boolean> {
-  return new Promise((resolve) => {
-    if (signal.aborted) return resolve(false);
-    const timer = setTimeout(() => resolve(true), ms);
-    signal.addEventListener(
-      'abort',
-      () => {
-        clearTimeout(timer);
-        resolve(false);
-      },
-      { once: true },
-    );
-  });
 }
