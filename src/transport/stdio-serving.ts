@@ -51,8 +51,14 @@ export function serveMuxOverStdio(options: StdioServingOptions): StdioServing {
     ...(options.maxMessageBytes !== undefined && { maxMessageBytes: options.maxMessageBytes }),
     onIncoming: (message) => {
       const method = (message as { method?: unknown }).method;
-      if (current?.era !== 'modern' || typeof method !== 'string') return;
+      if (typeof method !== 'string') return;
+      // A pinned 2026-07-28 client may open with its first real request: no session exists yet
+      // while this runs (the SDK makes it next), and that request must not wait for an
+      // initialize that never comes.
+      const modern = current ? current.era === 'modern' : method !== 'initialize';
+      if (!modern) return;
       if ('id' in message && method !== 'server/discover') markReady();
+      if (!current) return;
       // The SDK serves listen streams itself; the resources they name are subscribed at the children here.
       if (method === 'subscriptions/listen' && 'id' in message)
         current.session.watchResources?.(message.id as string | number, listenedResources(message));

@@ -6,10 +6,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t, { type Test } from 'tap';
 import { resultText } from '../helpers/client-calls.js';
-import { fixturePath } from '../helpers/fixtures.js';
+import { DIST_MAIN, fixturePath } from '../helpers/fixtures.js';
 import { startMcpmux, startMcpmuxHttp } from '../helpers/mcpmux-process.js';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { assertNoLeaks, killTaggedProcesses } from '../helpers/processes.js';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+import { assertNoLeaks, killTaggedProcesses, LEAK_TAG_VAR, taggedEnv } from '../helpers/processes.js';
 
 t.teardown(() => killTaggedProcesses());
 
@@ -58,6 +59,35 @@ t.test(
     );
     await session.client.close();
     await session.process.exited;
+    await assertNoLeaks(t);
+  },
+);
+
+t.test(
+  'a 2026-07-28 client that opens with its first real request gets them in its first answer too',
+  async (t) => {
+    // The SDK's stdio client pinned to 2026-07-28 sends no handshake: its tools/list is the
+    // first line mcpmux reads, and the servers' handshakes must not wait for an initialize.
+    const client = new Client(
+      { name: 'pinned', version: '1.0.0' },
+      { versionNegotiation: { mode: { pin: '2026-07-28' } } },
+    );
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [DIST_MAIN, '--config', writeConfig(t), '--pass-env', LEAK_TAG_VAR],
+      env: taggedEnv(),
+      stderr: 'pipe',
+    });
+    let stderr = '';
+    transport.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
+    await client.connect(transport);
+    const tools = (await client.listTools({}, { timeout: 20_000 })).tools.map((x) => x.name);
+    t.ok(tools.includes('slow__ready') && tools.includes('echo__echo'), 'the first answer has them all', {
+      tools,
+      stderr,
+    });
+    t.equal(resultText(await client.callTool({ name: 'echo__echo', arguments: { message: 'hi' } })), 'hi');
+    await client.close();
     await assertNoLeaks(t);
   },
 );
