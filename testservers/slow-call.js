@@ -1,7 +1,7 @@
 // @ts-check
 // Simulates: a long tool call that reports progress and honours cancellation. `wait`
 // sends a progress notification every interval_ms for `steps` steps; `last_wait` says how
-// the previous wait ended (completed or cancelled).
+// the previous wait ended (completed or cancelled); `request_id` names the call's JSON-RPC id.
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { z } from 'zod';
@@ -36,5 +36,9 @@ server.registerTool(
 );
 server.registerTool('last_wait', { description: 'How the last wait ended' }, () => ({
   content: [{ type: 'text', text: lastWait }],
+}));
+// Which id the call came under: mcpmux's fast path gives each forwarded call one of its own.
+server.registerTool('request_id', { description: 'The JSON-RPC id this call came under' }, (extra) => ({
+  content: [{ type: 'text', text: String(extra.requestId) }],
 }));
 await server.connect(new StdioServerTransport());

@@ -42,6 +42,7 @@ import {
 import type { SpawnPolicy } from '../policy/spawn-policy.js';
 import { UncheckedResult } from '../relay.js';
 import { filterTools } from '../router/tool-filter.js';
+import { ChildLane, callTimeoutError } from '../forwarding/fast-path.js';
 import { StdioChildTransport } from '../transport/stdio-child-transport.js';
 import { StreamClosedError } from '../transport/json-lines.js';
 import { bridgeMissingResultType } from './result-type-bridge.js';
@@ -218,6 +219,8 @@ interface Generation {
   resourceListen?: ResourceListen;
   /** The log level a 2026-07-28 server is told on each request (it has no logging/setLevel). */
   logLevel?: LoggingLevel;
+  /** The forwarding fast path's calls to this generation (a stdio child). */
+  lane?: ChildLane;
   /** The lists a burst of the child's list_changed asks to re-list, once it is quiet. */
   pendingRefresh?: { rows: Set<CapabilityRow>; since: number; timer: NodeJS.Timeout | undefined } | undefined;
 }
@@ -444,12 +447,8 @@ export class ChildConnection {
         error.code === SdkErrorCode.RequestTimeout &&
         !options.signal?.aborted
       ) {
-        const seconds = (this.#options.callTimeoutMs ?? 300_000) / 1000;
         const what = method === 'tools/call' ? `tool '${String(params?.['name'])}'` : method;
-        throw new MuxError(
-          'CALL_TIMEOUT',
-          `server '${this.name}' did not answer ${what} within ${seconds} s (no progress either); the request was cancelled`,
-        );
+        throw callTimeoutError(this.name, what, this.#options.callTimeoutMs ?? 300_000);
       }
       throw error;
     } finally {
@@ -522,6 +521,17 @@ export class ChildConnection {
   }
 
   /** Whether the running generation speaks the 2026-07-28 protocol (input arrives as input_required results). */
+  /**
+   * The fast path's way to this child: only a running 2025 server on stdio has one (a
+   * 2026-07-28 server's calls carry the client's envelope and may come back input_required).
+   */
+  get lane(): ChildLane | undefined {
+    const gen = this.#gen;
+    return this.#state.kind === 'running' && gen?.lane && gen.client?.getProtocolEra() !== 'modern'
+      ? gen.lane
+      : undefined;
+  }
+
   get speaksModern(): boolean {
     return this.#gen?.client?.getProtocolEra() === 'modern';
   }
@@ -785,6 +795,13 @@ export class ChildConnection {
       onDropped: (why) => this.#log.warn(`[${this.name}] ${why}`),
       ...(this.#options.maxMessageBytes !== undefined && { maxMessageBytes: this.#options.maxMessageBytes }),
     });
+    const lane = new ChildLane({
+      server: this.name,
+      send: (message) => transport.send(message),
+      callTimeoutMs: this.#options.callTimeoutMs ?? 300_000,
+    });
+    transport.divert = (message, bytes) => lane.divert(message, bytes);
+    gen.lane = lane;
     const client = this.#newClient(gen);
     void proc.exited.then(() => this.#noticeEnd(gen));
     // An exit during start-up must fail the start at once, not wait for the timeout.
@@ -1216,6 +1233,7 @@ export class ChildConnection {
    */
   #endCalls(gen: Generation, error: MuxError): void {
     gen.callsEnded ??= error;
+    gen.lane?.end(error);
     void gen.client?.close().catch(() => {});
   }
 }

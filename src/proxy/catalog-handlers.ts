@@ -155,7 +155,7 @@ async function answer(
 }
 
 /** A read of a rewritten URI returns contents under the URI the client asked for. */
-function withExposedUris(
+export function withExposedUris(
   result: Record<string, unknown>,
   childUri: string,
   exposedUri: string,

@@ -3,7 +3,13 @@
 // prompts, resources, templates, completions and logging behind it. Registry changes
 // become debounced list_changed notifications, one per list that changed.
 import { Server, ProtocolErrorCode, isInputRequiredResult } from '@modelcontextprotocol/server';
-import type { Transport, CallToolRequest, CallToolResult, Tool } from '@modelcontextprotocol/server';
+import type {
+  Transport,
+  CallToolRequest,
+  CallToolResult,
+  JSONRPCMessage,
+  Tool,
+} from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import type { CallOptions } from '../child/child-connection.js';
 import { WireError, messageOf } from '../errors.js';
@@ -33,6 +39,7 @@ import { toToolResult } from './results.js';
 import type { Deliver, UpstreamLink } from './upstream-link.js';
 import type { StartupGate } from '../registry/startup-gate.js';
 import { watchResources } from './resource-watch.js';
+import { FastPath, type Reply } from '../forwarding/fast-path.js';
 
 export type ExposeMode = 'all' | 'search' | 'code';
 
@@ -177,6 +184,9 @@ export class MuxServer {
   readonly #pool: ActivationPool | undefined;
   readonly #results: ResultStore;
   readonly #initialized: Promise<void>;
+  #ready = false;
+  /** A 2025 session's forwarding fast path (the transport offers it each message: claim). */
+  readonly #fastPath: FastPath | undefined;
   readonly #relay: InputRelay;
   readonly #caller: Caller;
   /** The resource subscriptions of a 2026-07-28 client's listen streams (stdio), by stream. */
@@ -218,6 +228,7 @@ export class MuxServer {
     }
     this.#initialized = new Promise((resolve) => {
       const ready = () => {
+        this.#ready = true;
         for (const notifier of this.#notifiers.values()) notifier.ready();
         resolve();
       };
@@ -263,6 +274,14 @@ export class MuxServer {
       ...(options.startup && { startup: options.startup }),
     });
     this.#catalogs.install(this.server);
+    if (options.era !== 'modern' && !perRequest)
+      this.#fastPath = new FastPath({
+        registry: options.registry,
+        router: options.router,
+        results: this.#results,
+        pool: this.#pool,
+        startup: options.startup,
+      });
     this.server.setRequestHandler('tools/list', () => this.#catalogs.listWhenStarted('tools'));
     this.server.setNotificationHandler('notifications/roots/list_changed', () => this.#fanOutRootsChanged());
     this.server.fallbackNotificationHandler = async (n) =>
@@ -300,6 +319,14 @@ export class MuxServer {
     };
   }
 
+  /**
+   * Offers a message of the client to the forwarding fast path (after initialize): true when
+   * it was taken, and its answer will come through `reply`.
+   */
+  claim(message: JSONRPCMessage, reply: Reply): boolean {
+    return this.#ready && this.#fastPath !== undefined && this.#fastPath.claim(message, reply);
+  }
+
   connect(transport: Transport): Promise<void> {
     return this.server.connect(transport);
   }
@@ -324,6 +351,7 @@ export class MuxServer {
   }
 
   async close(): Promise<void> {
+    this.#fastPath?.close();
     for (const stream of [...this.#watches.keys()]) this.unwatchResources(stream);
     this.#unsubscribe();
     this.#detach();

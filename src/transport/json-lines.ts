@@ -9,7 +9,8 @@ import type { JSONRPCMessage } from '@modelcontextprotocol/server';
 import { peekEnvelope, type EnvelopeHead } from './envelope-peek.js';
 
 export interface JsonLineReaderOptions {
-  onMessage: (message: JSONRPCMessage) => void;
+  /** A message, with the length in bytes of the line it came on. */
+  onMessage: (message: JSONRPCMessage, bytes: number) => void;
   /** A line that is not a JSON-RPC message (a stray log line, say). */
   onSkippedLine: (line: string) => void;
   /** A line longer than maxMessageBytes is being dropped (bytes seen so far); once per line, as soon as it is known. */
@@ -44,8 +45,8 @@ export class JsonLineReader {
   #pendingBytes = 0;
   /** The rest of an oversize line being skipped up to its newline, with what is known of it. */
   #dropping: { head: EnvelopeHead; tail: Buffer } | undefined;
-  /** Messages parsed but not yet handed over, in arrival order. */
-  readonly #queue: JSONRPCMessage[] = [];
+  /** Messages parsed but not yet handed over, in arrival order, with their lines' lengths. */
+  readonly #queue: { message: JSONRPCMessage; bytes: number }[] = [];
   #draining = false;
 
   constructor(options: JsonLineReaderOptions) {
@@ -126,7 +127,7 @@ export class JsonLineReader {
     }
     // Only the envelope is checked: the SDK validates each body against its method's
     // schema where it is consumed, so a full schema check here would be paid twice.
-    this.#queue.push(message);
+    this.#queue.push({ message, bytes: bytes.length });
     if (!this.#draining) void this.#drain();
   }
 
@@ -138,9 +139,9 @@ export class JsonLineReader {
    */
   async #drain(): Promise<void> {
     this.#draining = true;
-    let message: JSONRPCMessage | undefined;
-    while ((message = this.#queue.shift()) !== undefined) {
-      this.#options.onMessage(message);
+    let next: { message: JSONRPCMessage; bytes: number } | undefined;
+    while ((next = this.#queue.shift()) !== undefined) {
+      this.#options.onMessage(next.message, next.bytes);
       // Yield even when the queue is empty: the next line of this chunk is queued right after.
       await Promise.resolve();
     }

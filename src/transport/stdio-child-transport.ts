@@ -18,6 +18,11 @@ export class StdioChildTransport implements Transport {
   onclose?: () => void;
   onerror?: (error: Error) => void;
   onmessage?: (message: JSONRPCMessage) => void;
+  /**
+   * Sees each message first, with its line's length; a message it takes (a response or
+   * progress of a call on the forwarding fast path) never reaches onmessage.
+   */
+  divert?: (message: JSONRPCMessage, bytes: number) => boolean;
 
   readonly #process: ChildProcess;
   readonly #reader: JsonLineReader;
@@ -28,13 +33,13 @@ export class StdioChildTransport implements Transport {
     this.#process = process;
     this.#writer = new JsonLineWriter(process.stdin);
     this.#reader = new JsonLineReader({
-      onMessage: (message) => this.onmessage?.(message),
+      onMessage: (message, bytes) => this.#handOver(message, bytes),
       onSkippedLine: options.onSkippedLine ?? (() => {}),
       ...oversizeHandlers({
         limit: options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES,
         sender: 'the server',
         reply: (message) => void this.send(message).catch(() => {}),
-        deliver: (message) => this.onmessage?.(message),
+        deliver: (message) => this.#handOver(message, 0),
         log: options.onDropped,
       }),
     });
@@ -70,6 +75,10 @@ export class StdioChildTransport implements Transport {
   async close(): Promise<void> {
     this.#process.stdin.end();
     this.#markClosed();
+  }
+
+  #handOver(message: JSONRPCMessage, bytes: number): void {
+    if (!this.divert?.(message, bytes)) this.onmessage?.(message);
   }
 
   #markClosed(): void {

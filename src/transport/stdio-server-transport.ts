@@ -21,6 +21,11 @@ export interface StdioServerTransportOptions {
    * once it settles, in order.
    */
   onIncoming?: (message: JSONRPCMessage) => Promise<void> | void;
+  /**
+   * Offered each message before anything else, unless messages are being held: a message it
+   * takes (the forwarding fast path's) is not handed over.
+   */
+  claim?: (message: JSONRPCMessage) => boolean;
 }
 
 export class StdioServerTransport implements Transport {
@@ -44,6 +49,7 @@ export class StdioServerTransport implements Transport {
     this.#writer = new JsonLineWriter(this.#stdout);
     this.#reader = new JsonLineReader({
       onMessage: (message) => {
+        if (!this.#holding && options.claim?.(message)) return;
         const hold = options.onIncoming?.(message);
         if (!hold && !this.#holding) return this.onmessage?.(message);
         const deliver = () => this.onmessage?.(message);

@@ -5,7 +5,7 @@
 // opening that was then abandoned (an auto-negotiating client's discover, answered, then
 // followed by initialize) is closed when the next one replaces it.
 import { serveStdio, type StdioServerHandle } from '@modelcontextprotocol/server/stdio';
-import type { Server } from '@modelcontextprotocol/server';
+import type { JSONRPCMessage, Server } from '@modelcontextprotocol/server';
 import type { Logger } from '../log.js';
 import { messageOf } from '../errors.js';
 import { StdioServerTransport } from './stdio-server-transport.js';
@@ -20,6 +20,8 @@ export interface StdioSession {
   /** A 2026-07-28 client's listen stream named resources to hear updates of; and its end. */
   watchResources?(stream: string | number, uris: readonly string[]): Promise<void> | undefined;
   unwatchResources?(stream: string | number): void;
+  /** Takes a message on the forwarding fast path (answered through `reply`), or leaves it (false). */
+  claim?(message: JSONRPCMessage, reply: (message: JSONRPCMessage) => void): boolean;
 }
 
 export interface StdioServingOptions {
@@ -49,6 +51,7 @@ export function serveMuxOverStdio(options: StdioServingOptions): StdioServing {
       logger.warn(`skipped a line from the client that is not JSON-RPC: ${line.slice(0, 200)}`),
     onDropped: (why) => logger.warn(why),
     ...(options.maxMessageBytes !== undefined && { maxMessageBytes: options.maxMessageBytes }),
+    claim: (message) => current?.session.claim?.(message, reply) ?? false,
     onIncoming: (message) => {
       const method = (message as { method?: unknown }).method;
       if (typeof method !== 'string') return;
@@ -69,6 +72,8 @@ export function serveMuxOverStdio(options: StdioServingOptions): StdioServing {
       }
     },
   });
+  const reply = (message: JSONRPCMessage) =>
+    void transport.send(message).catch((error: unknown) => logger.debug(() => `stdio: ${messageOf(error)}`));
   const handle: StdioServerHandle = serveStdio(
     ({ era }) => {
       const previous = current?.session;

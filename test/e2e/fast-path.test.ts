@@ -1,0 +1,126 @@
+// The forwarding fast path, driven as a client drives mcpmux on stdio: a call to a 2025
+// child travels under an id of mcpmux's own and comes back under the client's, with
+// progress, cancellation, --call-timeout, removal, a crash and result spilling behaving as
+// on the SDK's path.
+import t, { type Test } from 'tap';
+import { resultText } from '../helpers/client-calls.js';
+import { fixturePath } from '../helpers/fixtures.js';
+import { startMcpmux, type Session } from '../helpers/mcpmux-process.js';
+import { assertNoLeaks, killTaggedProcesses, waitFor } from '../helpers/processes.js';
+
+t.teardown(() => killTaggedProcesses());
+
+const server = (name: string, fixture: Parameters<typeof fixturePath>[0]) => [
+  '--',
+  name,
+  process.execPath,
+  fixturePath(fixture),
+];
+
+async function start(t: Test, flags: string[] = []): Promise<Session> {
+  const s = await startMcpmux([
+    ...flags,
+    ...server('slow', 'slow-call'),
+    ...server('big', 'big-result'),
+    ...server('crash', 'crash-on-call'),
+  ]);
+  t.teardown(async () => {
+    await s.client.close().catch(() => {});
+    await s.process.exited;
+  });
+  // Once the servers given at start are up (a call before that waits for them on the slow path).
+  await s.client.listTools();
+  return s;
+}
+
+t.test(
+  'a call reaches the child under an id of mcpmux, and its answer the client under its own',
+  async (t) => {
+    const s = await start(t);
+    t.match(resultText(await s.call('slow__request_id')), /^mcpmux-\d+$/, 'the child saw a fast-path id');
+    t.match(
+      resultText(await s.call('call_tool', { name: 'slow__request_id' })),
+      /^mcpmux-\d+$/,
+      'call_tool takes the same path',
+    );
+    const many = await Promise.all(
+      Array.from({ length: 50 }, (_, i) => s.call('slow__wait', { steps: 1, interval_ms: i % 7 })),
+    );
+    t.ok(
+      many.every((r) => resultText(r) === 'waited 1 steps'),
+      '50 calls at once each get their answer',
+    );
+    const unknown = await s.call('slow__nope');
+    t.match(resultText(unknown), /has no tool 'slow__nope'/, 'an unknown tool is answered as before');
+  },
+);
+
+t.test('progress comes back under the client token and holds off --call-timeout', async (t) => {
+  const s = await start(t, ['--call-timeout', '1']);
+  const seen: unknown[] = [];
+  const result = await s.client.callTool(
+    { name: 'slow__wait', arguments: { steps: 4, interval_ms: 400 } },
+    { onprogress: (p) => seen.push(p) },
+  );
+  t.equal(resultText(result as never), 'waited 4 steps', '1.6 s of work, progress every 0.4 s');
+  t.same(
+    seen,
+    [1, 2, 3, 4].map((progress) => ({ progress, total: 4 })),
+  );
+
+  const started = Date.now();
+  const silent = await s.call('slow__wait', { steps: 20, interval_ms: 200 });
+  t.ok(silent.isError, 'without progress the call times out');
+  t.match(resultText(silent), /did not answer tool 'wait' within 1 s .*\[CALL_TIMEOUT\]/);
+  t.ok(Date.now() - started < 3500, 'after about the timeout');
+  t.ok(
+    await waitFor(async () => resultText(await s.call('slow__last_wait')) === 'cancelled'),
+    'the child was told to stop',
+  );
+});
+
+t.test("the client's cancellation reaches the child under the child's id", async (t) => {
+  const s = await start(t);
+  const controller = new AbortController();
+  const call = s.client.callTool(
+    { name: 'slow__wait', arguments: { steps: 500, interval_ms: 10 } },
+    { signal: controller.signal },
+  );
+  t.ok(await waitFor(async () => resultText(await s.call('slow__last_wait')) === 'running'));
+  controller.abort('changed my mind');
+  await t.rejects(call);
+  t.ok(await waitFor(async () => resultText(await s.call('slow__last_wait')) === 'cancelled'));
+});
+
+t.test('removal and a crash settle the calls in flight with the reason', async (t) => {
+  const s = await start(t);
+  const inFlight = s.call('slow__wait', { steps: 500, interval_ms: 10 });
+  t.ok(await waitFor(async () => resultText(await s.call('slow__last_wait')) === 'running'));
+  await s.json('remove_server', { name: 'slow' });
+  const removed = await inFlight;
+  t.ok(removed.isError);
+  t.match(resultText(removed), /server 'slow' was removed while the call was in flight \[SERVER_STOPPED\]/);
+
+  const crashed = await s.call('crash__crash');
+  t.ok(crashed.isError);
+  t.match(resultText(crashed), /server 'crash' crashed \(exit 1\); call reload_server .*\[SERVER_CRASHED\]/);
+});
+
+t.test('a result above --max-result-bytes is kept and cut; a small one passes whole', async (t) => {
+  const s = await start(t, ['--max-result-bytes', '2048']);
+  const large = await s.call('big__lines', { bytes: 50_000 });
+  const texts = large.content.filter((c) => c.type === 'text').map((c) => (c as { text: string }).text);
+  t.ok(Buffer.byteLength(texts[0]!) <= 2048, 'the text is cut to the bound');
+  t.match(texts[1], /kept as handle "/, 'with the handle to read the rest');
+  t.ok(
+    large.content.some((c) => c.type === 'image'),
+    'other blocks are kept',
+  );
+  const small = await s.call('big__lines', { bytes: 500 });
+  t.ok(resultText(small).startsWith('line 1:'), 'a small one is whole');
+  t.notMatch(resultText(small), /kept as handle/);
+});
+
+t.test('nothing is left running', async (t) => {
+  await assertNoLeaks(t);
+});
