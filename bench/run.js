@@ -5,7 +5,9 @@
 // else) and through the built mcpmux (median, p99, a 200-call burst), and the same call in
 // each protocol era (a 2026-07-28 client through mcpmux to a 2025 server, and to a server of
 // the 2026-07-28 era, against that server directly); add_server against
-// a direct connect; tools/list with 50 children × 100 tools; mcpmux's RSS with them.
+// a direct connect; throughput at concurrency 64 and the proxy's CPU per forwarded call
+// (relay and mcpmux); cold start to an answered tools/list and idle RSS against a plain
+// server; tools/list with 50 children × 100 tools; mcpmux's RSS with them.
 // Prints the results and writes bench/results/core.json. Run with `npm run bench`.
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -25,6 +27,11 @@ const mcpmux = join(root, 'dist/main.js');
 const byteRelay = join(root, 'bench/byte-relay.js');
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 const CALLS_PER_ROUND = Number(process.env.BENCH_CALLS ?? 200);
+const THROUGHPUT_CALLS = Number(process.env.BENCH_THROUGHPUT_CALLS ?? 10_000);
+const memoryServer = join(
+  dirname(require.resolve('@modelcontextprotocol/server-memory/package.json')),
+  'dist/index.js',
+);
 
 /**
  * @param {string[]} args @param {Record<string, string>} [env]
@@ -69,6 +76,35 @@ async function burst(client, tool, /** @type {number} */ n) {
   );
   return ms(process.hrtime.bigint() - t0);
 }
+
+/**
+ * `total` calls with `concurrency` in flight at any time; returns calls per second and the
+ * CPU time (user + system, µs) the process `pid` spent meanwhile, per call.
+ * @param {Client} client @param {string} tool @param {number | null | undefined} pid
+ */
+async function throughput(client, tool, pid, total = THROUGHPUT_CALLS, concurrency = 64) {
+  let issued = 0;
+  const cpu0 = pid ? cpuMicros(pid) : 0;
+  const t0 = process.hrtime.bigint();
+  const worker = async () => {
+    while (issued < total) {
+      issued++;
+      await client.callTool({ name: tool, arguments: { message: `t${issued}` } });
+    }
+  };
+  await Promise.all(Array.from({ length: concurrency }, worker));
+  const seconds = Number(process.hrtime.bigint() - t0) / 1e9;
+  return { perSecond: total / seconds, cpuPerCall: pid ? (cpuMicros(pid) - cpu0) / total : NaN };
+}
+
+/** CPU time a process has used (user + system), in µs, from /proc/PID/stat. */
+function cpuMicros(/** @type {number} */ pid) {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  // Fields after the command (which may hold spaces) start after its closing parenthesis.
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return ((Number(fields[11]) + Number(fields[12])) * 1e6) / CLOCK_TICKS;
+}
+const CLOCK_TICKS = 100;
 
 /**
  * A stdio client transport that notes when the last complete line arrived, before any
@@ -225,7 +261,10 @@ const results = {
     proxied_median_ms: round(mux.median),
     median_ratio: round(mux.median / d.median, 2),
     relay_median_ratio: round(relay.median / d.median, 2),
+    mcpmux_to_relay: round(mux.median / relay.median, 2),
+    mcpmux_p99_to_relay: round(mux.p99 / relay.p99, 2),
     direct_p99_ms: round(d.p99),
+    relay_p99_ms: round(relay.p99),
     proxied_p99_ms: round(mux.p99),
     p99_ratio: round(mux.p99 / d.p99, 2),
   };
@@ -235,6 +274,50 @@ const results = {
     proxied_median_ms: round(mux.burst, 1),
     ratio: round(mux.burst / d.burst, 2),
     relay_ratio: round(relay.burst / d.burst, 2),
+    mcpmux_to_relay: round(mux.burst / relay.burst, 2),
+  };
+  // Throughput at concurrency 64 and the proxy's CPU per call, alternating so each path sees the same load.
+  const flows = [
+    {
+      name: 'direct',
+      client: direct.client,
+      tool: 'echo',
+      pid: undefined,
+      runs: /** @type {{perSecond: number, cpuPerCall: number}[]} */ ([]),
+    },
+    { name: 'relay', client: relayed.client, tool: 'everything__echo', pid: relayed.transport.pid, runs: [] },
+    {
+      name: 'mcpmux',
+      client: proxied.client,
+      tool: 'everything__echo',
+      pid: proxied.transport.pid,
+      runs: [],
+    },
+  ];
+  for (const f of flows) await throughput(f.client, f.tool, f.pid, 1000);
+  for (let r = 0; r < 3; r++) for (const f of flows) f.runs.push(await throughput(f.client, f.tool, f.pid));
+  const [tDirect, tRelay, tMux] = flows.map((f) => ({
+    perSecond: quantile(
+      f.runs.map((x) => x.perSecond),
+      0.5,
+    ),
+    cpu: quantile(
+      f.runs.map((x) => x.cpuPerCall),
+      0.5,
+    ),
+  }));
+  if (!tDirect || !tRelay || !tMux) throw new Error('unreachable');
+  results.throughput_64 = {
+    calls: THROUGHPUT_CALLS,
+    direct_calls_per_s: Math.round(tDirect.perSecond),
+    relay_calls_per_s: Math.round(tRelay.perSecond),
+    mcpmux_calls_per_s: Math.round(tMux.perSecond),
+    mcpmux_to_relay: round(tMux.perSecond / tRelay.perSecond, 2),
+  };
+  results.proxy_cpu_per_call = {
+    relay_us: round(tRelay.cpu, 1),
+    mcpmux_us: round(tMux.cpu, 1),
+    mcpmux_to_relay: round(tMux.cpu / tRelay.cpu, 2),
   };
   await relayed.client.close();
   await direct.client.close();
@@ -312,6 +395,56 @@ const results = {
   };
   results.memory = { rss_empty_mb: round(rssEmpty, 1), rss_50_children_mb: round(rssMb(transport.pid), 1) };
   await proxied.close();
+}
+
+// 4. Cold start: spawn to an answered tools/list, for a plain SDK server (server-memory),
+// an empty mcpmux, and mcpmux holding a configured server-memory (its first answer lists
+// that server's tools); and each one's RSS once idle.
+{
+  /** @param {string[]} args @param {(tools: string[]) => boolean} complete */
+  const coldStart = async (args, complete) => {
+    const t0 = process.hrtime.bigint();
+    const c = await connect(args);
+    const tools = (await c.client.listTools()).tools.map((t) => t.name);
+    const elapsed = ms(process.hrtime.bigint() - t0);
+    if (!complete(tools)) throw new Error(`cold start of ${args.join(' ')}: tools ${tools.join(', ')}`);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const rss = rssMb(/** @type {number} */ (c.transport.pid));
+    await c.client.close();
+    return { elapsed, rss };
+  };
+  const kinds = [
+    { name: 'plain', args: [memoryServer], complete: () => true },
+    { name: 'empty', args: [mcpmux, '--log-level', 'error'], complete: () => true },
+    {
+      name: 'configured',
+      args: [mcpmux, '--log-level', 'error', '--', 'memory', process.execPath, memoryServer],
+      complete: (/** @type {string[]} */ tools) => tools.includes('memory__read_graph'),
+    },
+  ];
+  /** @type {Record<string, {elapsed: number[], rss: number[]}>} */
+  const samples = Object.fromEntries(kinds.map((k) => [k.name, { elapsed: [], rss: [] }]));
+  for (let r = 0; r < ROUNDS; r++) {
+    for (const k of kinds) {
+      const { elapsed, rss } = await coldStart(k.args, k.complete);
+      samples[k.name]?.elapsed.push(elapsed);
+      samples[k.name]?.rss.push(rss);
+    }
+  }
+  const med = (/** @type {string} */ name, /** @type {'elapsed' | 'rss'} */ what) =>
+    quantile(samples[name]?.[what] ?? [], 0.5);
+  results.cold_start = {
+    plain_server_ms: round(med('plain', 'elapsed'), 1),
+    mcpmux_empty_ms: round(med('empty', 'elapsed'), 1),
+    mcpmux_empty_minus_plain_ms: round(med('empty', 'elapsed') - med('plain', 'elapsed'), 1),
+    mcpmux_with_server_memory_ms: round(med('configured', 'elapsed'), 1),
+    with_server_memory_minus_plain_ms: round(med('configured', 'elapsed') - med('plain', 'elapsed'), 1),
+  };
+  results.memory = {
+    .../** @type {object} */ (results.memory),
+    rss_idle_plain_server_mb: round(med('plain', 'rss'), 1),
+    rss_idle_mcpmux_mb: round(med('empty', 'rss'), 1),
+  };
 }
 
 mkdirSync(join(root, 'bench/results'), { recursive: true });

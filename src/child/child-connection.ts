@@ -27,7 +27,7 @@ import type {
 import { MuxError, WireError, messageOf } from '../errors.js';
 import type { Logger } from '../log.js';
 import type { RemoteServerSpec, ServerSpec, StdioServerSpec } from '../server-spec.js';
-import { ChildProcess, runToCompletion, type ExitInfo, type StopTimings } from './child-process.js';
+import { runToCompletion, type ChildProcess, type ExitInfo, type StopTimings } from './child-process.js';
 import { SourceWatcher } from './source-watcher.js';
 import { transition, type ChildState } from './child-state.js';
 import { StderrTail } from './stderr-tail.js';
@@ -234,6 +234,8 @@ export class ChildConnection {
   #gen: Generation | undefined;
   #generationCounter = 0;
   #starting: Promise<readonly Tool[]> | undefined;
+  /** A process spawned for this server before it was started (a configured server): the next start adopts it. */
+  #spawned: Promise<ChildProcess> | undefined;
   #stopping: Promise<void> | undefined;
   #watcher: SourceWatcher | undefined;
   #lastBuild: ChildStatus['last_build'];
@@ -358,13 +360,16 @@ export class ChildConnection {
     };
   }
 
-  /** Starts a new generation; resolves with its tools once it answered initialize and listed its catalog. */
   /**
-   * Starts a new generation. With `handshakeAfter`, a local server is spawned at once but
-   * spoken to only once that settles (the client has said what it can do): its start-up (an
-   * `npx` download) overlaps the client's handshake.
+   * Starts a new generation; resolves with its tools once it answered initialize and listed
+   * its catalog. With `handshakeAfter`, a local server is spawned at once but spoken to only
+   * once that settles (the client has said what it can do): its start-up (an `npx`
+   * download) overlaps the client's handshake. With `spawned`, its process already runs.
    */
-  start(options: { handshakeAfter?: Promise<unknown> } = {}): Promise<readonly Tool[]> {
+  start(
+    options: { handshakeAfter?: Promise<unknown>; spawned?: Promise<ChildProcess> } = {},
+  ): Promise<readonly Tool[]> {
+    if (options.spawned) this.#spawned = options.spawned;
     this.#starting ??= this.#startOrRetryLegacy(options.handshakeAfter).finally(
       () => (this.#starting = undefined),
     );
@@ -775,15 +780,10 @@ export class ChildConnection {
     handshakeAfter: Promise<unknown> | undefined,
   ): Promise<Catalog> {
     const signal = options.signal;
-    const policy = this.#options.spawnPolicy;
-    const cwd = policy.workingDirectory(this.name, spec);
-    const proc = await ChildProcess.spawn({
-      command: spec.command,
-      args: spec.args,
-      env: { ...policy.baseEnv, ...spec.env },
-      ...(cwd !== undefined && { cwd }),
-    });
-    policy.audit(this.name, spec, cwd, proc.pid);
+    // A configured server was spawned by main.ts before the rest of mcpmux loaded: its first start adopts that process.
+    const spawned = this.#spawned;
+    this.#spawned = undefined;
+    const proc = await (spawned ?? this.#options.spawnPolicy.spawn(this.name, spec));
     gen.process = proc;
     gen.tail.follow(proc.stderr);
     // Spawned; spoken to once the client has said what it can do (or at once if it exits meanwhile).

@@ -1,6 +1,7 @@
-// The one module that spawns and kills processes (the only importer of execa).
+// The one module that spawns and kills processes.
 // Every child leads its own process group, so a stop reaches its whole tree (an `npx`
 // chain, a grandchild it forked), and death is confirmed, not assumed.
+import { spawn } from 'node:child_process';
 import { existsSync, statSync } from 'node:fs';
 import type { Readable, Writable } from 'node:stream';
 import { MuxError } from '../errors.js';
@@ -139,21 +140,13 @@ export class ChildProcess {
         `cannot start '${spec.command}': cwd '${spec.cwd}' is not an existing directory`,
       );
     }
-    // execa is loaded with the first spawn: a start with no servers does not pay for it.
-    const { execa } = await import('execa');
-    // execa's `cleanup` is off with `detached`, so groups are tracked in liveGroups instead.
-    const subprocess = execa(spec.command, [...spec.args], {
+    // Node's own spawn: a new process group (detached), pipes, exactly this environment.
+    const subprocess = spawn(spec.command, [...spec.args], {
       detached: true,
-      cleanup: false,
-      buffer: false,
-      reject: false,
-      extendEnv: false,
       env: spec.env,
       ...(spec.cwd !== undefined && { cwd: spec.cwd }),
-      stdin: 'pipe',
-      stdout: 'pipe',
-      stderr: 'pipe',
-      stripFinalNewline: false,
+      stdio: ['pipe', 'pipe', 'pipe'],
+      windowsHide: true,
     });
     // A failed spawn (ENOENT, EACCES) emits 'error' instead of 'spawn'.
     await new Promise<void>((resolve, reject) => {
@@ -169,8 +162,6 @@ export class ChildProcess {
     const exited = new Promise<ExitInfo>((resolve) => {
       subprocess.once('exit', (code, signal) => resolve({ code, signal }));
     });
-    // execa's own promise is not used; keep it from reporting an unhandled rejection.
-    subprocess.catch(() => {});
     return new ChildProcess(
       pid,
       { stdin: subprocess.stdin, stdout: subprocess.stdout, stderr: subprocess.stderr },

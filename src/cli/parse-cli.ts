@@ -7,7 +7,7 @@ import { LOG_LEVELS, type LogLevel } from '../log.js';
 import type { ServerSpec } from '../server-spec.js';
 import type { ExposeMode } from '../proxy/mux-server.js';
 import { DEFAULT_MAX_TOOL_NAME, serverNameProblem } from '../router/tool-names.js';
-import { hostnameOf, isLoopbackHost } from '../transport/http-guard.js';
+import { hostnameOf, isLoopbackHost } from '../transport/host-names.js';
 
 export class CliError extends Error {
   override readonly name = 'CliError';

@@ -5,7 +5,7 @@
 // names) unless --inherit-env; its cwd stays under --root; and each spawn leaves one audit
 // line on stderr with the real path it ran (never an env value).
 import { isAbsolute, relative, resolve } from 'node:path';
-import { DEFAULT_INHERITED_ENV_VARS } from '@modelcontextprotocol/client/stdio';
+import { ChildProcess } from '../child/child-process.js';
 import { MuxError } from '../errors.js';
 import type { Logger } from '../log.js';
 import type { ServerSpec, StdioServerSpec } from '../server-spec.js';
@@ -142,6 +142,19 @@ export class SpawnPolicy {
     return cwd;
   }
 
+  /** Spawns a local server as this policy says (its cwd, its environment) and audits it. */
+  async spawn(name: string, spec: StdioServerSpec): Promise<ChildProcess> {
+    const cwd = this.workingDirectory(name, spec);
+    const proc = await ChildProcess.spawn({
+      command: spec.command,
+      args: spec.args,
+      env: { ...this.#baseEnv, ...spec.env },
+      ...(cwd !== undefined && { cwd }),
+    });
+    this.audit(name, spec, cwd, proc.pid);
+    return proc;
+  }
+
   /** One line per spawn for the operator's audit: who, what (the real file too), where; never env values. */
   audit(name: string, spec: StdioServerSpec, cwd: string | undefined, pid: number): void {
     const envNames = Object.keys(spec.env);
@@ -159,11 +172,40 @@ export class SpawnPolicy {
   }
 }
 
+/**
+ * The variables a child inherits by default: the SDK's DEFAULT_INHERITED_ENV_VARS, written
+ * out because importing them loads the SDK's client before the first child can be spawned
+ * (test/policy/spawn-policy.test.ts checks that the two lists agree).
+ */
+export const INHERITED_ENV_VARS: readonly string[] =
+  process.platform === 'win32'
+    ? [
+        'APPDATA',
+        'COMSPEC',
+        'HOMEDRIVE',
+        'HOMEPATH',
+        'LOCALAPPDATA',
+        'PATH',
+        'PATHEXT',
+        'PROCESSOR_ARCHITECTURE',
+        'PROGRAMDATA',
+        'PROGRAMFILES',
+        'PROGRAMFILES(X86)',
+        'PROGRAMW6432',
+        'SYSTEMDRIVE',
+        'SYSTEMROOT',
+        'TEMP',
+        'USERNAME',
+        'USERPROFILE',
+        'WINDIR',
+      ]
+    : ['HOME', 'LOGNAME', 'PATH', 'SHELL', 'TERM', 'USER'];
+
 function baseEnvironment(options: SpawnPolicyOptions): Record<string, string> {
   const source = options.environment ?? process.env;
   const defined = Object.entries(source).filter((e): e is [string, string] => e[1] !== undefined);
   if (options.inheritEnv) return Object.fromEntries(defined);
-  const names = new Set([...DEFAULT_INHERITED_ENV_VARS, ...(options.passEnv ?? [])]);
+  const names = new Set([...INHERITED_ENV_VARS, ...(options.passEnv ?? [])]);
   // Values that look like shell functions are what the SDK's own default leaves out too.
   return Object.fromEntries(defined.filter(([name, value]) => names.has(name) && !value.startsWith('()')));
 }

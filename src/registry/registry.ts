@@ -11,6 +11,7 @@ import {
   type ChildEvent,
   type ChildStatus,
 } from '../child/child-connection.js';
+import type { ChildProcess } from '../child/child-process.js';
 import { MuxError, messageOf } from '../errors.js';
 import type { Logger } from '../log.js';
 import type { RestartPolicy, ServerSpec } from '../server-spec.js';
@@ -154,9 +155,13 @@ export class Registry {
   async add(
     name: string,
     spec: ServerSpec,
-    options: { keepOnFailure?: boolean; handshakeAfter?: Promise<void> } = {},
+    options: {
+      keepOnFailure?: boolean;
+      handshakeAfter?: Promise<void>;
+      spawned?: Promise<ChildProcess>;
+    } = {},
   ): Promise<StartedServer> {
-    const connection = await this.#mutate(() => {
+    const registering = this.#mutate(() => {
       this.#assertOpen();
       const problem = this.#options.validateName?.(name);
       if (problem) throw new MuxError('INVALID_NAME', problem);
@@ -177,9 +182,15 @@ export class Registry {
       this.#publish();
       return conn;
     });
+    // A process spawned for a server that could not be registered is not left running.
+    registering.catch(() => options.spawned?.then((process) => process.stop()).catch(() => {}));
+    const connection = await registering;
     try {
       // Registered (and listed as starting) at once; spoken to when the caller says so.
-      await connection.start(options.handshakeAfter ? { handshakeAfter: options.handshakeAfter } : {});
+      await connection.start({
+        ...(options.handshakeAfter && { handshakeAfter: options.handshakeAfter }),
+        ...(options.spawned && { spawned: options.spawned }),
+      });
     } catch (error) {
       await this.#mutate(() => {
         if (this.#entries.get(name)?.connection !== connection) return;

@@ -7,6 +7,7 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 import { hostname as machineName, networkInterfaces } from 'node:os';
 import { validateHostHeader, validateOriginHeader } from '@modelcontextprotocol/server';
+import { LOOPBACK_NAMES, hostnameOf, isLoopbackHost } from './host-names.js';
 
 export interface HttpGuardOptions {
   /** The address mcpmux is bound to: loopback, one address, or a wildcard (0.0.0.0, ::). */
@@ -21,13 +22,6 @@ export interface HttpGuardOptions {
 
 export type GuardVerdict =
   { ok: true } | { ok: false; status: 401 | 403; message: string; headers?: Record<string, string> };
-
-const LOOPBACK_NAMES = ['localhost', '127.0.0.1', '[::1]'];
-const LOOPBACK_ADDRESS = /^(127(\.\d{1,3}){3}|::1|localhost)$/;
-
-export function isLoopbackHost(host: string): boolean {
-  return LOOPBACK_ADDRESS.test(host);
-}
 
 export class HttpGuard {
   readonly #hosts: readonly string[];
@@ -94,15 +88,6 @@ function ownNames(bindHost: string): string[] {
   if (bindHost !== '0.0.0.0' && bindHost !== '::') return [hostnameOf(bindHost)];
   const addresses = Object.values(networkInterfaces()).flatMap((list) => (list ?? []).map((a) => a.address));
   return [machineName().toLowerCase(), ...addresses.map(hostnameOf)];
-}
-
-/** A host as the Host header's hostname shows it: lower case, IPv6 in brackets, no port. */
-export function hostnameOf(host: string): string {
-  const trimmed = host.trim().toLowerCase();
-  if (trimmed.includes('://')) return new URL(trimmed).hostname;
-  // A bare IPv6 address (two or more colons, no brackets) gets its brackets.
-  if (!trimmed.startsWith('[') && (trimmed.match(/:/g) ?? []).length > 1) return `[${trimmed}]`;
-  return new URL(`http://${trimmed}`).hostname;
 }
 
 function digest(text: string): Buffer {

@@ -6,7 +6,8 @@ import { tmpdir } from 'node:os';
 import { delimiter, dirname, join } from 'node:path';
 import t from 'tap';
 import { createLogger } from '../../src/log.js';
-import { SpawnPolicy, type SpawnPolicyOptions } from '../../src/policy/spawn-policy.js';
+import { DEFAULT_INHERITED_ENV_VARS } from '@modelcontextprotocol/client/stdio';
+import { INHERITED_ENV_VARS, SpawnPolicy, type SpawnPolicyOptions } from '../../src/policy/spawn-policy.js';
 import type { StdioServerSpec } from '../../src/server-spec.js';
 import { fixture, fixturePath, npmServerPath } from '../helpers/fixtures.js';
 import { startHarness, textOf } from '../helpers/mux-harness.js';
@@ -33,6 +34,10 @@ mkdirSync(linked, { recursive: true });
 symlinkSync(process.execPath, join(linked, 'node'));
 const allowedOf = (allowCommands: string[], extra: Partial<SpawnPolicyOptions> = {}) =>
   new SpawnPolicy({ allowCommands, environment: { PATH: ownPath }, cwd: scratch, logger, ...extra });
+
+t.test("the variables a child inherits by default are the SDK's", async (t) => {
+  t.same(INHERITED_ENV_VARS, DEFAULT_INHERITED_ENV_VARS);
+});
 
 t.test('--allow-command judges the file that will run, not the name that was typed', async (t) => {
   const policy = allowedOf(['node']);

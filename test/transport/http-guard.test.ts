@@ -1,7 +1,8 @@
 // The HTTP guard's verdicts for each kind of bind: loopback, one address, a wildcard.
 import { hostname, networkInterfaces } from 'node:os';
 import t from 'tap';
-import { HttpGuard, hostnameOf } from '../../src/transport/http-guard.js';
+import { HttpGuard } from '../../src/transport/http-guard.js';
+import { hostnameOf } from '../../src/transport/host-names.js';
 
 t.test('a loopback bind answers only to loopback names, any port', async (t) => {
   const guard = new HttpGuard({ bindHost: '127.0.0.1' });

@@ -1,0 +1,67 @@
+// How mcpmux ends. Whatever the way (stdin EOF when serving, a signal, a fatal error, exit),
+// every child process group it started is killed first.
+import { killAllProcessGroupsSync } from './child/child-process.js';
+import { messageOf } from './errors.js';
+import type { Logger } from './log.js';
+
+export const EXIT_USAGE = 2;
+/** Longest a graceful shutdown may take before the remaining groups are SIGKILLed. */
+const SHUTDOWN_DEADLINE_MS = 10_000;
+
+/** However mcpmux ends (stdin EOF when serving, a signal, a fatal error, exit), its children end first. */
+export function installExitHandlers(
+  log: Logger,
+  close: () => Promise<void>,
+  { watchStdin = true, onHangup }: { watchStdin?: boolean; onHangup?: () => void } = {},
+): void {
+  let shuttingDown = false;
+  const shutdown = (why: string, code: number) => {
+    if (shuttingDown) {
+      // A second signal while shutting down: stop waiting.
+      killAllProcessGroupsSync();
+      process.exit(code);
+    }
+    shuttingDown = true;
+    log.info(`shutting down (${why})`);
+    const deadline = setTimeout(() => {
+      log.warn('shutdown took too long; killing the remaining servers');
+      killAllProcessGroupsSync();
+      process.exit(code);
+    }, SHUTDOWN_DEADLINE_MS);
+    close()
+      .catch((error) => log.error(`error while shutting down: ${messageOf(error)}`))
+      .finally(() => {
+        clearTimeout(deadline);
+        killAllProcessGroupsSync();
+        process.exit(code);
+      });
+  };
+  if (watchStdin) {
+    // The client closing our stdin is the normal end of a stdio session.
+    process.stdin.once('end', () => shutdown('stdin closed', 0));
+    process.stdin.once('close', () => shutdown('stdin closed', 0));
+  }
+  process.stdout.on('error', () => shutdown('stdout closed', 0));
+  for (const [signal, number] of [
+    ['SIGINT', 2],
+    ['SIGTERM', 15],
+    ['SIGHUP', 1],
+  ] as const) {
+    if (signal === 'SIGHUP' && onHangup) process.on(signal, () => onHangup());
+    else process.on(signal, () => shutdown(signal, 128 + number));
+  }
+  const fatal = (kind: string) => (error: unknown) => {
+    log.error(`${kind}: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+    killAllProcessGroupsSync();
+    process.exit(1);
+  };
+  process.on('uncaughtException', fatal('uncaught exception'));
+  process.on('unhandledRejection', fatal('unhandled rejection'));
+  // Last line of defence: whatever path leads to exit, no group outlives us.
+  process.on('exit', () => killAllProcessGroupsSync());
+}
+
+export function exitWith(code: number, text: string, stream: NodeJS.WriteStream = process.stderr): never {
+  stream.write(text + '\n');
+  process.exit(code);
+}

@@ -1,0 +1,197 @@
+// Serving MCP: the registry of children, the client's sessions (stdio, or HTTP), the
+// configured servers started, and the process's end wired to stopping them all. Loaded by
+// main.ts once it has spawned the configured servers, so that their start overlaps this load.
+import type { ChildProcess } from './child/child-process.js';
+import type { CliOptions } from './cli/parse-cli.js';
+import { ToolIndex } from './catalog/tool-index.js';
+import { ConfigSync } from './config/config-sync.js';
+import type { ConfiguredServer } from './config/load-config.js';
+import { messageOf } from './errors.js';
+import type { Logger } from './log.js';
+import type { SpawnPolicy } from './policy/spawn-policy.js';
+import { exitWith, installExitHandlers } from './process-exit.js';
+import {
+  MuxServer,
+  newActivationPool,
+  newResultStore,
+  ownToolNames,
+  type MuxServerOptions,
+  type PerRequestState,
+} from './proxy/mux-server.js';
+import { ListChangePublisher } from './proxy/list-change-publisher.js';
+import { InputRelay } from './proxy/input-relay.js';
+import { watchResources } from './proxy/resource-watch.js';
+import { UpstreamLink } from './proxy/upstream-link.js';
+import { Registry } from './registry/registry.js';
+import { serverNameProblem } from './router/tool-names.js';
+import { StartupGate } from './registry/startup-gate.js';
+import { CatalogRouter } from './router/catalog-router.js';
+import { serveMuxOverStdio } from './transport/stdio-serving.js';
+
+export interface ServeOptions {
+  options: CliOptions;
+  servers: ConfiguredServer[];
+  log: Logger;
+  policy: SpawnPolicy;
+  /** Configured servers already spawned by main.ts, by name: their first generation's process. */
+  spawned: ReadonlyMap<string, Promise<ChildProcess>>;
+  version: string;
+}
+
+export async function serve({
+  options,
+  servers,
+  log,
+  policy,
+  spawned,
+  version,
+}: ServeOptions): Promise<void> {
+  const router = new CatalogRouter({
+    maxToolName: options.maxToolName,
+    reservedToolNames: ownToolNames(),
+    logger: log,
+  });
+  // Over HTTP, children are told what mcpmux can relay (clients come and go); on stdio, what the client declared.
+  const upstream = new UpstreamLink({ router, logger: log, declareRelayable: options.http !== undefined });
+  const registry = new Registry({
+    logger: log,
+    validateName: (name) => serverNameProblem(name, options.maxToolName),
+    connection: {
+      spawnPolicy: policy,
+      startupTimeoutMs: options.startupTimeoutMs,
+      callTimeoutMs: options.callTimeoutMs,
+      pingIntervalMs: options.pingIntervalMs,
+      maxMessageBytes: options.maxMessageBytes,
+      upstream,
+    },
+  });
+  const configSync =
+    options.configPath === undefined
+      ? undefined
+      : new ConfigSync({
+          path: options.configPath,
+          registry,
+          logger: log,
+          env: process.env,
+          validateName: (name) => serverNameProblem(name, options.maxToolName),
+          inline: options.inline,
+        });
+  configSync?.adopt(servers);
+  const index = new ToolIndex({ router });
+  // Loaded only for --expose code: esbuild, json-schema-to-typescript and QuickJS cost every other start time.
+  const code =
+    options.expose === 'code'
+      ? new (await import('./code/code-mode.js')).CodeMode({
+          logger: log,
+          memoryBytes: options.codeMemoryMb * 1024 * 1024,
+          maxToolCalls: options.codeMaxToolCalls,
+        })
+      : undefined;
+  code?.follow(registry, log);
+  // A 2026-07-28 client's rounds may reach different servers (one per HTTP request): one relay for all.
+  const inputRelay = new InputRelay();
+  // The servers given at start: a client's first lists and calls wait until each has started or failed.
+  let startup: StartupGate | undefined;
+  const sessionOptions = (era: 'legacy' | 'modern'): MuxServerOptions => ({
+    era,
+    inputRelay,
+    ...(startup && { startup }),
+    registry,
+    router,
+    upstream,
+    policy,
+    index,
+    expose: options.expose,
+    ...(code && { code }),
+    activePoolSize: options.activePoolSize,
+    maxResultBytes: options.maxResultBytes,
+    ...(configSync && { config: configSync }),
+    logger: log,
+    version,
+  });
+  const newSession = (era: 'legacy' | 'modern' = 'legacy') => new MuxServer(sessionOptions(era));
+  // With a config, SIGHUP means "read it again", as for daemons; without one it ends mcpmux.
+  const onHangup = configSync && (() => void configSync.sync());
+  // A modern (2026-07-28) HTTP client has no session: each of its requests gets a server of
+  // its own, and what must outlive a request (kept results, the search pool) is shared.
+  let publisher: ListChangePublisher | undefined;
+  const perRequest: PerRequestState = {
+    // Shared by clients with no session, a handle is the only key: 128 random bits.
+    results: newResultStore(options.maxResultBytes, 16),
+    pool: newActivationPool(options.expose, options.activePoolSize),
+    publish: (method) => publisher?.changed(method),
+  };
+  // Updates of the resources modern HTTP clients listen for go out on their listen streams.
+  let updateListeners: ((uri: string) => void) | undefined;
+  const deliverUpdate = async (n: { params?: Record<string, unknown> | undefined }): Promise<void> =>
+    updateListeners?.(String(n.params?.['uri']));
+  // One client on stdio (in the era it opens with), or a session per client over HTTP.
+  const stdio = options.http
+    ? undefined
+    : serveMuxOverStdio({ newSession, logger: log, maxMessageBytes: options.maxMessageBytes });
+  const http = options.http
+    ? // Loaded only when serving HTTP: the HTTP adapter and its framework cost a stdio session memory for nothing.
+      await (
+        await import('./transport/http-server.js')
+      ).McpHttpServer.listen({
+        ...options.http,
+        maxBodyBytes: options.maxMessageBytes,
+        createSession: () => newSession(),
+        createRequestServer: () => new MuxServer({ ...sessionOptions('modern'), perRequest }).server,
+        onListen: (uris) => watchResources({ registry, router, upstream, logger: log }, uris, deliverUpdate),
+        logger: log,
+      }).catch((error: unknown) =>
+        exitWith(
+          1,
+          `mcpmux: cannot serve HTTP on ${options.http!.host}:${options.http!.port}: ${messageOf(error)}`,
+        ),
+      )
+    : undefined;
+  publisher = http && new ListChangePublisher({ registry, publish: (method) => http.publish(method) });
+  updateListeners = http && ((uri) => http.resourceUpdated(uri));
+  installExitHandlers(
+    log,
+    async () => {
+      configSync?.close();
+      publisher?.close();
+      await http?.close();
+      inputRelay.close();
+      await perRequest.results.close();
+      await registry.close();
+      await stdio?.close();
+      await code?.close();
+    },
+    // Over HTTP, stdin means nothing: mcpmux runs until a signal.
+    { watchStdin: stdio !== undefined, ...(onHangup && { onHangup }) },
+  );
+  if (stdio) {
+    log.info(
+      `mcpmux ${version} serving MCP on stdio${servers.length ? `; starting ${servers.length} server(s)` : ''}`,
+    );
+  } else {
+    log.info(
+      `mcpmux ${version} serving MCP over HTTP at ${http!.url}${options.http!.authToken ? ' (bearer token required)' : ''}`,
+    );
+  }
+  const clientInitialized = stdio?.ready;
+  // Configured servers are registered and spawned now, in the background (an npx download
+  // overlaps the client's handshake). On stdio each is spoken to once the client has opened
+  // (after initialize, it is told what the client can do); over HTTP, clients come and go, so
+  // at once. The opening is answered at once; the first lists wait for the servers (the
+  // startup gate); one server that fails is reported (log, list_servers) without stopping others.
+  startup = new StartupGate(
+    servers.map(({ name, spec }) =>
+      registry
+        .add(name, spec, {
+          keepOnFailure: true,
+          ...(clientInitialized && { handshakeAfter: clientInitialized }),
+          ...(spawned.has(name) && { spawned: spawned.get(name)! }),
+        })
+        .then(
+          ({ tools }) => log.info(`server '${name}' is running with ${tools.length} tool(s)`),
+          (error) => log.error(`server '${name}' failed to start: ${messageOf(error)}`),
+        ),
+    ),
+  );
+  if (options.watchConfig) configSync?.watch();
+}
