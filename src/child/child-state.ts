@@ -50,3 +50,21 @@ export function transition(current: ChildState, next: ChildState): ChildState {
 
 export const canTransition = (from: ChildStateKind, to: ChildStateKind): boolean =>
   ALLOWED[from].includes(to);
+
+/** The restart policy's next attempt waits: restarting, the crash kept (undefined unless crashed or restarting). */
+export function restartingState(
+  s: ChildState,
+  attempt: number,
+  maxAttempts: number,
+  nextAt: number,
+): ChildState | undefined {
+  if (s.kind !== 'crashed' && s.kind !== 'restarting') return undefined;
+  return { ...s, kind: 'restarting', attempt, maxAttempts, nextAt };
+}
+
+/** The restart policy gave up: crashed again, as without one (undefined when it already is). */
+export function gaveUpState(s: ChildState): ChildState | undefined {
+  if (s.kind !== 'restarting') return undefined;
+  const { at, error, exit } = s;
+  return { kind: 'crashed', at, error, ...(exit && { exit }) };
+}

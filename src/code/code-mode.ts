@@ -8,7 +8,7 @@ import type { CallToolResult, JsonSchemaType, JsonSchemaValidator, Tool } from '
 import { MuxError, messageOf } from '../errors.js';
 import type { Logger } from '../log.js';
 import { runningServers, type Registry } from '../registry/registry.js';
-import type { CallOptions } from '../child/child-connection.js';
+import type { CallOptions } from '../child/child-types.js';
 import type { CatalogRouter } from '../router/catalog-router.js';
 import { ModuleDeclarations } from './module-declarations.js';
 import { SandboxPool, type RunOutcome, type SandboxLimits } from './sandbox-pool.js';

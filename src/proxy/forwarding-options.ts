@@ -3,7 +3,7 @@
 // token (the SDK gives the child a token of ours); and the caller as the one the child's
 // requests during the call go to.
 import type { ClientCapabilities } from '@modelcontextprotocol/server';
-import type { CallOptions, InputOrigin, JSONRPCRequestLike } from '../child/child-connection.js';
+import type { CallOptions, InputOrigin, JSONRPCRequestLike } from '../child/child-types.js';
 import { MuxError } from '../errors.js';
 import { UncheckedResult } from '../relay.js';
 import { clientCapabilitiesOf } from './input-relay.js';

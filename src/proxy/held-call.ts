@@ -6,7 +6,7 @@
 // questions, or the call's result) goes out on the client's next request.
 import { randomBytes } from 'node:crypto';
 import type { ClientCapabilities, Progress } from '@modelcontextprotocol/server';
-import type { InputOrigin, JSONRPCRequestLike } from '../child/child-connection.js';
+import type { InputOrigin, JSONRPCRequestLike } from '../child/child-types.js';
 import { MuxError } from '../errors.js';
 
 /** How long a round waits for requests the child sends together, so they reach the client as one. */

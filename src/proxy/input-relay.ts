@@ -16,7 +16,8 @@ import {
 } from '@modelcontextprotocol/server';
 import type { ClientCapabilities, RequestStateCodec, ServerContext } from '@modelcontextprotocol/server';
 import { z } from 'zod';
-import type { CallOptions, ChildConnection } from '../child/child-connection.js';
+import type { ChildConnection } from '../child/child-connection.js';
+import type { CallOptions } from '../child/child-types.js';
 import { MuxError, WireError } from '../errors.js';
 import { HeldCall } from './held-call.js';
 

@@ -3,7 +3,8 @@
 // clients that ignore list_changed. Arguments are validated here, at the edge, with zod.
 import type { CallToolResult, Tool } from '@modelcontextprotocol/server';
 import { z } from 'zod';
-import type { CallOptions, ChildStatus } from '../child/child-connection.js';
+import type { CallOptions } from '../child/child-types.js';
+import type { ChildStatus } from '../child/child-status.js';
 import type { CodeMode } from '../code/code-mode.js';
 import { MuxError, messageOf } from '../errors.js';
 import type { Registry, RegistrySnapshot } from '../registry/registry.js';

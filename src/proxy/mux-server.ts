@@ -11,7 +11,7 @@ import type {
   Tool,
 } from '@modelcontextprotocol/server';
 import { z } from 'zod';
-import type { CallOptions } from '../child/child-connection.js';
+import type { CallOptions } from '../child/child-types.js';
 import { WireError, messageOf } from '../errors.js';
 import type { Logger } from '../log.js';
 import { ActivationPool } from '../catalog/activation-pool.js';

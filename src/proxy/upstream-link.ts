@@ -4,13 +4,8 @@
 // do, and has a new child brought up to date (log level, subscriptions) before it is used.
 import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
 import type { Server, ClientCapabilities } from '@modelcontextprotocol/server';
-import type {
-  ChildConnection,
-  ChildUpstream,
-  InputOrigin,
-  JSONRPCRequestLike,
-  StopReason,
-} from '../child/child-connection.js';
+import type { ChildConnection } from '../child/child-connection.js';
+import type { ChildUpstream, InputOrigin, JSONRPCRequestLike, StopReason } from '../child/child-types.js';
 import { MuxError, WireError, messageOf, relayedError } from '../errors.js';
 import type { Logger } from '../log.js';
 import type { CatalogRouter } from '../router/catalog-router.js';

@@ -5,12 +5,9 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import PQueue from 'p-queue';
 import type { Tool } from '@modelcontextprotocol/server';
-import {
-  ChildConnection,
-  type ChildConnectionOptions,
-  type ChildEvent,
-  type ChildStatus,
-} from '../child/child-connection.js';
+import { ChildConnection } from '../child/child-connection.js';
+import type { ChildConnectionOptions, ChildEvent } from '../child/child-types.js';
+import type { ChildStatus } from '../child/child-status.js';
 import type { ChildProcess } from '../child/child-process.js';
 import { MuxError, messageOf } from '../errors.js';
 import type { Logger } from '../log.js';
@@ -248,7 +245,7 @@ export class Registry {
 
   async #reload(name: string, entry: Entry, build: boolean): Promise<ReloadedServer> {
     const { connection } = entry;
-    if (build) await connection.build();
+    if (build) await connection.devLoop.build();
     const running = connection.state.kind === 'running';
     const before = running ? connection.tools : entry.lastTools;
     // The client keeps seeing the old catalog, and calls wait for the new process, until it has
@@ -295,7 +292,7 @@ export class Registry {
   /** The author's dev loop: watched sources changed, so build and reload, and say what changed. */
   async #rebuild(name: string, paths: readonly string[]): Promise<void> {
     const shown = paths.slice(0, 3).join(', ') + (paths.length > 3 ? ` and ${paths.length - 3} more` : '');
-    const build = this.#entries.get(name)?.connection.canBuild ?? false;
+    const build = this.#entries.get(name)?.connection.devLoop.canBuild ?? false;
     try {
       const { changes } = await this.reload(name, { build });
       const parts = (['added', 'removed', 'changed'] as const).map((k) => `${k} [${changes[k].join(', ')}]`);

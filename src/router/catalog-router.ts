@@ -4,7 +4,8 @@
 // capability table; it has no I/O of its own.
 import { UriTemplate } from '@modelcontextprotocol/server';
 import type { CallToolRequest, CallToolResult } from '@modelcontextprotocol/server';
-import type { CallOptions, ChildConnection } from '../child/child-connection.js';
+import type { ChildConnection } from '../child/child-connection.js';
+import type { CallOptions } from '../child/child-types.js';
 import { MuxError } from '../errors.js';
 import type { Logger } from '../log.js';
 import type { RegistrySnapshot, ServerView } from '../registry/registry.js';

@@ -4,7 +4,7 @@
 import { Client, InMemoryTransport } from '@modelcontextprotocol/client';
 import type { CallToolResult, ClientCapabilities } from '@modelcontextprotocol/client';
 import type { Test } from 'tap';
-import type { ChildConnectionOptions } from '../../src/child/child-connection.js';
+import type { ChildConnectionOptions } from '../../src/child/child-types.js';
 import { createLogger } from '../../src/log.js';
 import { MuxServer, ownToolNames, type ExposeMode } from '../../src/proxy/mux-server.js';
 import { Registry } from '../../src/registry/registry.js';

@@ -4,7 +4,8 @@
 // cancels all. The child here is a stand-in that asks and waits (the wire is covered by
 // test/e2e/input-relay.test.ts with real processes).
 import t from 'tap';
-import type { ChildConnection, InputOrigin } from '../../src/child/child-connection.js';
+import type { ChildConnection } from '../../src/child/child-connection.js';
+import type { InputOrigin } from '../../src/child/child-types.js';
 import { InputRelay, type ClientRound } from '../../src/proxy/input-relay.js';
 
 /** A 2025 child whose call asks one question and returns the answer; `ended` says how the call ended. */

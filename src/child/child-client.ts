@@ -1,0 +1,120 @@
+// The SDK client that speaks to one generation of a child: what it is told the client of
+// mcpmux can do, the requests and notifications of the child it relays up, and the
+// envelope a 2026-07-28 server reads from each request.
+import {
+  Client,
+  ProtocolErrorCode,
+  CLIENT_CAPABILITIES_META_KEY,
+  LOG_LEVEL_META_KEY,
+} from '@modelcontextprotocol/client';
+import type { ClientCapabilities, LoggingLevel } from '@modelcontextprotocol/client';
+import { WireError, messageOf } from '../errors.js';
+import type { ServerSpec } from '../server-spec.js';
+import type { ChildUpstream, JSONRPCRequestLike } from './child-types.js';
+import type { Generation } from './generation.js';
+import type { Logger } from '../log.js';
+
+const CLIENT_INFO = { name: 'mcpmux', version: '0.1.0' };
+
+/**
+ * How long a child may take to answer the 2026-07-28 probe (server/discover) before it is
+ * taken for a 2025 server. A 2025 server answers an unknown method at once; this only
+ * bounds one that ignores it or is slow to start (then initialize follows the probe on the
+ * same pipe), and only on its first start (the verdict is remembered). A stdio child only:
+ * for a remote one the SDK takes a probe without answer for a failed connection.
+ */
+const ERA_PROBE_TIMEOUT_MS = 3000;
+
+export interface ChildClientOptions {
+  name: string;
+  era: ServerSpec['era'];
+  upstream: ChildUpstream | undefined;
+  logger: Logger;
+}
+
+/** The generation's SDK client, told what mcpmux's client can do, with every relay in place. */
+export function newChildClient(gen: Generation, options: ChildClientOptions): Client {
+  const { upstream } = options;
+  const declared = upstream ? childCapabilities(upstream.clientCapabilities()) : {};
+  // Both eras: probe with server/discover, fall back to initialize (2025) when it is not understood.
+  const client = new Client(CLIENT_INFO, {
+    capabilities: declared,
+    versionNegotiation: {
+      mode: negotiationMode(options.era),
+      probe: { timeoutMs: ERA_PROBE_TIMEOUT_MS },
+    },
+  });
+  if (upstream) relayToUpstream(gen, client, upstream, declared, options);
+  client.onerror = (error) => options.logger.debug(() => `[${options.name}] protocol: ${messageOf(error)}`);
+  return client;
+}
+
+/**
+ * Requests of the child for what the client declared go up and their answers come back;
+ * anything else gets an error that says the client cannot do it. Log messages and
+ * resource updates go up as they come.
+ */
+function relayToUpstream(
+  gen: Generation,
+  client: Client,
+  upstream: ChildUpstream,
+  declared: ClientCapabilities,
+  { name, logger }: ChildClientOptions,
+): void {
+  const relay = (request: JSONRPCRequestLike, ctx: { mcpReq: { signal: AbortSignal } }) =>
+    upstream.request(name, request, ctx.mcpReq.signal, gen.origins.at(-1)) as Promise<never>;
+  if (declared.sampling) client.setRequestHandler('sampling/createMessage', relay);
+  if (declared.elicitation) client.setRequestHandler('elicitation/create', relay);
+  if (declared.roots) client.setRequestHandler('roots/list', relay);
+  client.fallbackRequestHandler = async (request) => {
+    throw new WireError(ProtocolErrorCode.MethodNotFound, undeclaredRequestMessage(request.method));
+  };
+  client.setNotificationHandler('notifications/message', (n) => upstream.notify(name, n));
+  client.setNotificationHandler('notifications/resources/updated', (n) => upstream.notify(name, n));
+  client.fallbackNotificationHandler = async (n) =>
+    logger.debug(() => `[${name}] ${n.method} is not relayed to the client`);
+}
+
+/** The SDK's negotiation mode for a spec's `era` (auto when it names none). */
+function negotiationMode(era: ServerSpec['era']): 'auto' | 'legacy' | { pin: '2026-07-28' } {
+  return era === 'modern' ? { pin: '2026-07-28' } : (era ?? 'auto');
+}
+
+/** What a child is told its client can do: what mcpmux's own client declared, for the requests mcpmux relays. */
+export function childCapabilities(upstream: ClientCapabilities): ClientCapabilities {
+  const declared: ClientCapabilities = {};
+  if (upstream.sampling) declared.sampling = upstream.sampling;
+  if (upstream.elicitation) declared.elicitation = upstream.elicitation;
+  // mcpmux forwards the client's roots/list_changed, so a child may rely on it when the client sends it.
+  if (upstream.roots) declared.roots = upstream.roots;
+  return declared;
+}
+
+/** `params` with what a 2026-07-28 request carries in its `_meta` envelope: client capabilities, log level. */
+export function withEnvelope(
+  params: Record<string, unknown> | undefined,
+  capabilities: ClientCapabilities | undefined,
+  logLevel: LoggingLevel | undefined,
+): Record<string, unknown> | undefined {
+  if (capabilities === undefined && logLevel === undefined) return params;
+  const meta = (params?.['_meta'] as Record<string, unknown> | undefined) ?? {};
+  return {
+    ...params,
+    _meta: {
+      ...meta,
+      ...(capabilities && { [CLIENT_CAPABILITIES_META_KEY]: capabilities }),
+      ...(logLevel && { [LOG_LEVEL_META_KEY]: logLevel }),
+    },
+  };
+}
+
+function undeclaredRequestMessage(method: string): string {
+  const capability = {
+    'sampling/createMessage': 'sampling',
+    'elicitation/create': 'elicitation',
+    'roots/list': 'roots',
+  }[method];
+  return capability
+    ? `the client connected to mcpmux did not declare the '${capability}' capability, so mcpmux cannot forward ${method}`
+    : `mcpmux does not forward ${method} from a server to its client`;
+}

@@ -1,0 +1,330 @@
+// Connecting one generation of a child: spawn it (or adopt the process main.ts spawned)
+// and speak to it over stdio, or reach a remote server over streamable HTTP (falling back
+// to HTTP+SSE); find its protocol era (probe with server/discover, fall back to
+// initialize); and list its catalog. The connection across generations is the host.
+import {
+  SSEClientTransport,
+  StreamableHTTPClientTransport,
+  SdkErrorCode,
+  SdkError,
+  SdkHttpError,
+} from '@modelcontextprotocol/client';
+import type { Client, PriorDiscovery } from '@modelcontextprotocol/client';
+import { MuxError, messageOf } from '../errors.js';
+import { ChildLane } from '../forwarding/fast-path.js';
+import type { Logger } from '../log.js';
+import {
+  CAPABILITY_ROWS,
+  EMPTY_CATALOG,
+  rowsChangedBy,
+  type CapabilityRow,
+  type Catalog,
+} from '../router/capabilities.js';
+import type { RemoteServerSpec, ServerSpec, StdioServerSpec } from '../server-spec.js';
+import { StdioChildTransport } from '../transport/stdio-child-transport.js';
+import { listCatalog, type ListingOptions } from './catalog-listing.js';
+import { newChildClient } from './child-client.js';
+import type { ChildProcess } from './child-process.js';
+import type { ChildConnectionOptions } from './child-types.js';
+import { DRAIN_AFTER_EXIT_MS, type Generation } from './generation.js';
+import { bridgeMissingResultType } from './result-type-bridge.js';
+import { startPinging, type Pinging } from './liveness.js';
+import { delay } from './start-failure.js';
+
+/** What connecting needs of the connection it is for (ChildConnection). */
+export interface ConnectHost {
+  readonly name: string;
+  readonly spec: ServerSpec;
+  readonly options: ChildConnectionOptions;
+  readonly log: Logger;
+  /** What the starts of the server learnt and are given, across generations. */
+  readonly memory: ConnectMemory;
+  /** Called on both signs of the generation's end (exit, close). */
+  noticeEnd(gen: Generation): void;
+  /** Re-lists `rows` of the generation now, or once the child has been quiet for a moment. */
+  relist(gen: Generation, rows: readonly CapabilityRow[]): void;
+  relistWhenQuiet(gen: Generation, rows: readonly CapabilityRow[]): void;
+  /** Whether `gen` is the running generation. */
+  runs(gen: Generation): boolean;
+  /** A remote server that nothing answers for any more: judged lost (its crash). */
+  lostRemote(gen: Generation, error: unknown): boolean;
+}
+
+export interface ConnectMemory {
+  /** The era the server spoke last time, so that a restart skips the probe. */
+  era: PriorDiscovery | undefined;
+  /** The last start failed because the server exited on the era probe: it is started again at once, with initialize. */
+  exitedOnProbe: boolean;
+  /** A process spawned before the first start (a configured server): that start adopts it. */
+  spawned: Promise<ChildProcess> | undefined;
+}
+
+/** Connects the generation (spawn, or reach the URL), shakes hands and lists its catalog. */
+export async function connectGeneration(
+  host: ConnectHost,
+  gen: Generation,
+  handshakeAfter: Promise<unknown> | undefined,
+): Promise<Catalog> {
+  const spec = host.spec;
+  const options = { signal: gen.startup.signal, timeout: 2 ** 31 - 1 };
+  if (spec.transport === 'http') {
+    await handshakeAfter;
+    const client = await connectRemote(host, gen, spec, options);
+    return listCatalog(client, CAPABILITY_ROWS, EMPTY_CATALOG, listingOptions(host, options));
+  }
+  return spawnAndConnect(host, gen, spec, options, handshakeAfter);
+}
+
+/**
+ * A remote server: streamable HTTP first; a server that answers that with 400, 404 or
+ * 405 is taken for one of the older HTTP+SSE kind and tried again that way (the SDK's
+ * advice for clients that must reach both).
+ */
+async function connectRemote(
+  host: ConnectHost,
+  gen: Generation,
+  spec: RemoteServerSpec,
+  options: { signal: AbortSignal; timeout: number },
+): Promise<Client> {
+  const url = new URL(spec.url);
+  const requestInit: RequestInit = { headers: { ...spec.headers } };
+  const streamable = newClient(host, gen);
+  try {
+    await streamable.connect(
+      new StreamableHTTPClientTransport(url, { requestInit }),
+      connectOptions(host, options),
+    );
+    gen.remote = 'streamable-http';
+    settleEra(host, gen, streamable);
+    return streamable;
+  } catch (error) {
+    if (
+      gen.startup.signal.aborted ||
+      !(error instanceof SdkHttpError && [400, 404, 405].includes(error.status ?? 0))
+    )
+      throw error;
+    host.log.info(
+      `[${host.name}] ${spec.url} does not speak streamable HTTP (${error.message}); trying HTTP+SSE`,
+    );
+    await streamable.close().catch(() => {});
+  }
+  const sse = newClient(host, gen);
+  const headers = { ...spec.headers };
+  await sse.connect(
+    new SSEClientTransport(url, {
+      requestInit,
+      eventSourceInit: {
+        fetch: (input, init) =>
+          fetch(input, {
+            ...init,
+            headers: { ...Object.fromEntries(new Headers(init?.headers)), ...headers },
+          }),
+      },
+    }),
+    options,
+  );
+  gen.remote = 'sse';
+  settleEra(host, gen, sse);
+  return sse;
+}
+
+async function spawnAndConnect(
+  host: ConnectHost,
+  gen: Generation,
+  spec: StdioServerSpec,
+  options: { signal: AbortSignal; timeout: number },
+  handshakeAfter: Promise<unknown> | undefined,
+): Promise<Catalog> {
+  const signal = options.signal;
+  // A configured server was spawned by main.ts before the rest of mcpmux loaded: its first start adopts that process.
+  const spawned = host.memory.spawned;
+  host.memory.spawned = undefined;
+  const proc = await (spawned ?? host.options.spawnPolicy.spawn(host.name, spec));
+  gen.process = proc;
+  gen.tail.follow(proc.stderr);
+  // Spawned; spoken to once the client has said what it can do (or at once if it exits meanwhile).
+  if (handshakeAfter) await Promise.race([handshakeAfter, proc.exited]);
+  if (signal.aborted) throw signal.reason;
+  const transport = new StdioChildTransport(proc, {
+    onSkippedLine: (line) =>
+      host.log.warn(`[${host.name}] skipped a non-JSON line on stdout: ${line.slice(0, 200)}`),
+    onDropped: (why) => host.log.warn(`[${host.name}] ${why}`),
+    ...(host.options.maxMessageBytes !== undefined && { maxMessageBytes: host.options.maxMessageBytes }),
+  });
+  const lane = new ChildLane({
+    server: host.name,
+    send: (message) => transport.send(message),
+    callTimeoutMs: host.options.callTimeoutMs ?? 300_000,
+  });
+  transport.divert = (message, bytes) => lane.divert(message, bytes);
+  gen.lane = lane;
+  const client = newClient(host, gen);
+  void proc.exited.then(() => host.noticeEnd(gen));
+  // An exit during start-up must fail the start at once, not wait for the timeout.
+  const exitedEarly = proc.exited.then(() => Promise.reject(new MuxError('STARTUP_FAILED', 'exited')));
+  exitedEarly.catch(() => {});
+  const probing = host.memory.era === undefined;
+  const connecting = client.connect(transport, connectOptions(host, options));
+  try {
+    await Promise.race([connecting, exitedEarly]);
+  } catch (error) {
+    // A server pinned to 2026-07-28 that does not speak it: the SDK's verdict, not the exit it caused.
+    const refusal = await Promise.race([
+      connecting.then(
+        () => undefined,
+        (e: unknown) => e,
+      ),
+      delay(100),
+    ]);
+    // (Only a pinned server is refused for its era; a closed connection is the process's doing.)
+    const refused =
+      host.spec.era === 'modern' &&
+      refusal instanceof SdkError &&
+      refusal.code === SdkErrorCode.EraNegotiationFailed &&
+      !/connection closed/i.test(refusal.message);
+    if (refused) {
+      throw new MuxError(
+        'PROTOCOL_MISMATCH',
+        `server '${host.name}' does not speak the 2026-07-28 protocol (its era is set to modern): ${refusal.message}; set era to auto or legacy`,
+      );
+    }
+    // Some servers exit on any request before initialize: next time, go straight to it.
+    if (probing && host.spec.era === undefined) await Promise.race([proc.exited, delay(DRAIN_AFTER_EXIT_MS)]);
+    if (probing && host.spec.era === undefined && proc.exit !== undefined) {
+      host.memory.era = { kind: 'legacy' };
+      host.memory.exitedOnProbe = true;
+      host.log.warn(
+        `[${host.name}] exited while asked server/discover (the 2026-07-28 probe); starting it again with initialize`,
+      );
+    }
+    throw error;
+  }
+  settleEra(host, gen, client);
+  return await Promise.race([
+    listCatalog(client, CAPABILITY_ROWS, EMPTY_CATALOG, listingOptions(host, options)),
+    exitedEarly,
+  ]);
+}
+
+/** Connect options with the era this server spoke last time, when it is known. */
+function connectOptions(host: ConnectHost, options: { signal: AbortSignal; timeout: number }) {
+  return host.memory.era ? { ...options, prior: host.memory.era } : options;
+}
+
+/**
+ * Remembers the era the server speaks; a 2026-07-28 server's list changes come on a
+ * subscriptions/listen stream, which is opened here for every list it says can change.
+ */
+function settleEra(host: ConnectHost, gen: Generation, client: Client): void {
+  const discover = client.getDiscoverResult();
+  host.memory.era = discover ? { kind: 'modern', discover } : { kind: 'legacy' };
+  if (client.getProtocolEra() !== 'modern') return;
+  if (client.transport)
+    bridgeMissingResultType(client.transport, () =>
+      host.log.warn(
+        `[${host.name}] answers without resultType, which 2026-07-28 requires; such results are taken as complete`,
+      ),
+    );
+  const capabilities = client.getServerCapabilities() ?? {};
+  const filter = {
+    ...(capabilities.tools?.listChanged && { toolsListChanged: true }),
+    ...(capabilities.prompts?.listChanged && { promptsListChanged: true }),
+    ...(capabilities.resources?.listChanged && { resourcesListChanged: true }),
+  };
+  if (Object.keys(filter).length === 0) return;
+  // Not awaited: a server that never acknowledges the stream must not hold up its start;
+  // it only means its changes go unheard, which is logged. Once it is acknowledged, the lists
+  // are read again, so a change made before the stream was open is not missed.
+  client.listen(filter).then(
+    (subscription) => {
+      host.log.debug(
+        () => `[${host.name}] listening for ${Object.keys(subscription.honoredFilter ?? filter).join(', ')}`,
+      );
+      host.relist(
+        gen,
+        CAPABILITY_ROWS.filter((row) => capabilities[row.capability]?.listChanged),
+      );
+    },
+    (error: unknown) =>
+      host.log.warn(
+        `[${host.name}] its list changes will not be heard: subscriptions/listen failed (${messageOf(error)})`,
+      ),
+  );
+}
+
+/** The generation's SDK client, with its end and the child's list changes watched. */
+function newClient(host: ConnectHost, gen: Generation): Client {
+  const client = newChildClient(gen, {
+    name: host.name,
+    era: host.spec.era,
+    upstream: host.options.upstream,
+    logger: host.log,
+  });
+  gen.client = client;
+  gen.transportClosed = new Promise<void>((resolve) => {
+    client.onclose = () => {
+      resolve();
+      if (gen.client === client) host.noticeEnd(gen);
+    };
+  });
+  for (const row of CAPABILITY_ROWS) {
+    client.setNotificationHandler(row.listChanged, () =>
+      host.relistWhenQuiet(gen, rowsChangedBy(row.listChanged)),
+    );
+  }
+  return client;
+}
+
+/** What listing a catalog needs: the start's signal and timeout, the server's name and tool filter. */
+export function listingOptions(
+  host: ConnectHost,
+  options: { signal: AbortSignal; timeout: number },
+): ListingOptions {
+  return { ...options, name: host.name, toolFilter: host.spec.toolFilter, logger: host.log };
+}
+
+/**
+ * Aborts the start when it takes longer than `timeoutMs`; the time spent waiting for the
+ * client to open (`handshakeAfter`) does not count against the server. Returns the disarm.
+ */
+export function armStartupDeadline(
+  gen: Generation,
+  name: string,
+  timeoutMs: number,
+  handshakeAfter: Promise<unknown> | undefined,
+): () => void {
+  let settled = false;
+  const arm = () =>
+    setTimeout(
+      () =>
+        gen.startup.abort(
+          new MuxError(
+            'STARTUP_TIMEOUT',
+            `server '${name}' did not finish start-up (initialize and tools/list) within ${timeoutMs / 1000} s`,
+          ),
+        ),
+      timeoutMs,
+    );
+  let timer = handshakeAfter ? undefined : arm();
+  void handshakeAfter?.then(() => {
+    if (!settled) timer = arm();
+  });
+  return () => {
+    settled = true;
+    clearTimeout(timer);
+  };
+}
+
+/** Liveness pings of a generation that runs (none with --ping-interval 0). */
+export function pingGeneration(host: ConnectHost, gen: Generation): Pinging | undefined {
+  if (!gen.client) return undefined;
+  return startPinging({
+    name: host.name,
+    client: gen.client,
+    intervalMs: host.options.pingIntervalMs ?? 30_000,
+    timeoutMs: host.options.pingTimeoutMs ?? 10_000,
+    logger: host.log,
+    running: () => host.runs(gen),
+    lost: (error) => host.lostRemote(gen, error),
+  });
+}

@@ -1,0 +1,181 @@
+// A child as list_servers shows it: state, command or URL, tools, pings, the last build,
+// the restart policy's progress, the end of its stderr. Secrets (env values, header
+// values) are never included, only their names.
+import type { Client } from '@modelcontextprotocol/client';
+import type { ServerSpec } from '../server-spec.js';
+import type { ExitInfo } from './child-process.js';
+import { MuxError } from '../errors.js';
+import type { ChildState } from './child-state.js';
+import type { StopReason } from './child-types.js';
+import type { Generation } from './generation.js';
+import { describeEnd } from './start-failure.js';
+
+/** The status of a child as list_servers shows it (secrets are never included). */
+export interface ChildStatus {
+  name: string;
+  status: 'starting' | 'running' | 'stopping' | 'crashed' | 'restarting';
+  /** While it waits to be started again after a crash (restart policy), or once it gave up. */
+  restart?: { attempt: number; max_attempts: number; next_try_in_seconds?: number; gave_up?: boolean };
+  transport: ServerSpec['transport'];
+  command?: string;
+  args?: string[];
+  url?: string;
+  cwd?: string;
+  env?: string[];
+  headers?: string[];
+  pid?: number;
+  tools: string[];
+  /** The last build (watch.build), with its output's end when it failed. */
+  last_build?: { ok: boolean; seconds: number; output_tail?: string[] };
+  /** A remote server: the HTTP transport that reached it. */
+  http_transport?: 'streamable-http' | 'sse';
+  /** The protocol revision it speaks (2025-11-25 and older: the 2025 era; 2026-07-28: the modern one). */
+  protocol_version?: string;
+  /** The filter its tools pass through, when it has one. */
+  tool_filter?: { allow?: string[]; deny?: string[] };
+  /** The prefix its tools and prompts are exposed under, when it is not the default `NAME__`. */
+  prefix?: string;
+  /** Prompt names, and how many resources and resource templates it lists (only when it has any). */
+  prompts?: string[];
+  resources?: number;
+  resource_templates?: number;
+  uptime_seconds?: number;
+  /** Seconds since the child last answered a ping, and how many pings in a row it has missed since. */
+  last_ping_ok_seconds_ago?: number;
+  missed_pings?: number;
+  exit?: ExitInfo;
+  stderr_tail?: string[];
+  last_error?: string;
+}
+
+export interface StatusInput {
+  name: string;
+  spec: ServerSpec;
+  state: ChildState;
+  gen: Generation | undefined;
+  lastBuild: ChildStatus['last_build'];
+  /** How many restarts the policy tried before it gave up, when it did. */
+  gaveUpAfter: number | undefined;
+}
+
+export function describeStatus(input: StatusInput, now: number): ChildStatus {
+  const { state: s, spec, gen } = input;
+  const out: ChildStatus = {
+    name: input.name,
+    // 'stopped' is only seen between the two halves of a reload.
+    status: s.kind === 'idle' ? 'starting' : s.kind === 'stopped' ? 'stopping' : s.kind,
+    transport: spec.transport,
+    tools: [],
+    ...(spec.prefix !== undefined && { prefix: spec.prefix }),
+  };
+  if (spec.transport === 'stdio') {
+    out.command = spec.command;
+    out.args = [...spec.args];
+    if (spec.cwd !== undefined) out.cwd = spec.cwd;
+    const envNames = Object.keys(spec.env);
+    if (envNames.length > 0) out.env = envNames;
+  } else {
+    out.url = spec.url;
+    const headerNames = Object.keys(spec.headers);
+    if (headerNames.length > 0) out.headers = headerNames;
+  }
+  if (spec.toolFilter) {
+    const { allow, deny } = spec.toolFilter;
+    out.tool_filter = { ...(allow && { allow: [...allow] }), ...(deny && { deny: [...deny] }) };
+  }
+  if (input.lastBuild) out.last_build = input.lastBuild;
+  const pid = gen?.process?.pid;
+  if (pid !== undefined && (s.kind === 'running' || s.kind === 'starting' || s.kind === 'stopping'))
+    out.pid = pid;
+  if (s.kind === 'running') {
+    out.tools = s.catalog.tools.map((t) => t.name);
+    if (s.catalog.prompts.length > 0) out.prompts = s.catalog.prompts.map((p) => p.name);
+    if (s.catalog.resources.length > 0) out.resources = s.catalog.resources.length;
+    if (s.catalog.resourceTemplates.length > 0) out.resource_templates = s.catalog.resourceTemplates.length;
+    out.uptime_seconds = Math.round((now - s.since) / 100) / 10;
+    if (gen?.remote) out.http_transport = gen.remote;
+    const version = gen?.client?.getNegotiatedProtocolVersion();
+    if (version !== undefined) out.protocol_version = version;
+    const ping = gen?.ping;
+    if (ping) {
+      out.last_ping_ok_seconds_ago = Math.round((now - ping.lastOk) / 100) / 10;
+      out.missed_pings = ping.missed;
+    }
+  }
+  if (s.kind === 'crashed' || s.kind === 'restarting') {
+    if (s.exit) out.exit = s.exit;
+    out.last_error = s.error;
+  }
+  if (s.kind === 'restarting')
+    out.restart = {
+      attempt: s.attempt,
+      max_attempts: s.maxAttempts,
+      next_try_in_seconds: Math.max(0, Math.round((s.nextAt - now) / 100) / 10),
+    };
+  else if (s.kind === 'crashed' && input.gaveUpAfter !== undefined)
+    out.restart = { attempt: input.gaveUpAfter, max_attempts: input.gaveUpAfter, gave_up: true };
+  if (s.kind === 'stopped' && s.exit) out.exit = s.exit;
+  const crashed = s.kind === 'crashed' || s.kind === 'restarting';
+  const tail = gen?.tail.lines(crashed ? undefined : 10) ?? [];
+  if (tail.length > 0) out.stderr_tail = tail;
+  return out;
+}
+
+/** What a request to a child that is not running is told, by its state. */
+export function notRunningError(name: string, s: ChildState): MuxError {
+  const reload = `call reload_server {"name":"${name}"}`;
+  switch (s.kind) {
+    case 'crashed':
+      return new MuxError(
+        'SERVER_CRASHED',
+        `server '${name}' crashed (${describeEnd(s.exit, s.error)}); ${reload}`,
+      );
+    case 'restarting':
+      return new MuxError(
+        'SERVER_CRASHED',
+        `server '${name}' crashed (${describeEnd(s.exit, s.error)}) and is being restarted (attempt ${s.attempt} of ${s.maxAttempts})`,
+      );
+    case 'starting':
+      return new MuxError('SERVER_BUSY', `server '${name}' is starting; try again when it is running`);
+    case 'stopping':
+      return new MuxError('SERVER_STOPPED', `server '${name}' is stopping`);
+    default:
+      return new MuxError('SERVER_STOPPED', `server '${name}' is not running; ${reload}`);
+  }
+}
+
+/** What a running child says about itself (serverInfo and instructions). */
+export interface ServerAbout {
+  name?: string;
+  version?: string;
+  title?: string;
+  instructions?: string;
+}
+
+export function aboutServer(client: Client): ServerAbout {
+  const info = client.getServerVersion();
+  const instructions = client.getInstructions();
+  return {
+    ...(info?.name !== undefined && { name: info.name }),
+    ...(info?.version !== undefined && { version: info.version }),
+    ...(info?.title !== undefined && { title: info.title }),
+    ...(instructions !== undefined && { instructions }),
+  };
+}
+
+/** What a stop tells the calls in flight and a start under way. */
+export function stopErrors(
+  name: string,
+  reason: StopReason,
+): { inFlight: MuxError; whileStarting: MuxError } {
+  const why = {
+    removed: `server '${name}' was removed while the call was in flight`,
+    reloading: `server '${name}' was reloaded while the call was in flight; call the tool again`,
+    shutdown: `mcpmux is shutting down`,
+  }[reason];
+  const verb = { removed: 'removed', reloading: 'reloaded', shutdown: 'shut down' }[reason];
+  return {
+    inFlight: new MuxError('SERVER_STOPPED', why),
+    whileStarting: new MuxError('SERVER_STOPPED', `server '${name}' was ${verb} while it was starting`),
+  };
+}

@@ -1,0 +1,96 @@
+// The shapes a child connection is made with and speaks in: its options, what it can reach
+// of the client on the other side of mcpmux, its events, and the options of one call.
+import type { ClientCapabilities, Progress } from '@modelcontextprotocol/client';
+import type { Logger } from '../log.js';
+import type { SpawnPolicy } from '../policy/spawn-policy.js';
+import type { Catalog } from '../router/capabilities.js';
+import type { ServerSpec } from '../server-spec.js';
+import type { ChildConnection } from './child-connection.js';
+import type { StopTimings } from './child-process.js';
+
+export type ChildEvent =
+  | { type: 'crashed'; name: string; generation: number; error: string }
+  | { type: 'catalog-changed'; name: string; generation: number; catalog: Catalog }
+  | { type: 'sources-changed'; name: string; generation: number; paths: string[] };
+
+export type StopReason = 'removed' | 'reloading' | 'shutdown';
+
+export interface ChildConnectionOptions {
+  name: string;
+  spec: ServerSpec;
+  /** What may run and how: base environment, cwd confinement, the audit line. */
+  spawnPolicy: SpawnPolicy;
+  logger: Logger;
+  /** Start-up timeout when the spec gives none. Default 60 000 ms (a cold `npx` takes 20–60 s). */
+  startupTimeoutMs?: number;
+  /** Per-call timeout, restarted by each progress notification. Default 300 000 ms. */
+  callTimeoutMs?: number;
+  /** Grace periods of the stop ladder (see child-process.ts for defaults). */
+  stopTimings?: StopTimings;
+  /** The client on the other side of mcpmux, for what a child sends up. Default: none (nothing is relayed). */
+  upstream?: ChildUpstream;
+  /**
+   * How often a running child is pinged to notice that it hangs (shown in list_servers;
+   * a missed ping never marks it crashed: a busy child may answer late). Default 30 000 ms; 0 = never.
+   */
+  pingIntervalMs?: number;
+  /** How long a ping may take. Default 10 000 ms. */
+  pingTimeoutMs?: number;
+  /** How long a build (watch.build) may run. Default 300 000 ms. */
+  buildTimeoutMs?: number;
+  /** Lines of stderr kept for status and errors. Default 50. */
+  stderrLines?: number;
+  /** Largest message taken from a stdio child; past it the line is dropped and logged. Default 16 MiB. */
+  maxMessageBytes?: number;
+  /** Told about crashes and catalog changes of the current generation. */
+  onEvent?: (event: ChildEvent) => void;
+}
+
+/** What a child can reach of the client connected to mcpmux. */
+export interface ChildUpstream {
+  /** What the client can do; each child is told exactly this (sampling, elicitation, roots) when it starts. */
+  clientCapabilities(): ClientCapabilities;
+  /**
+   * A request of the child for the client (sampling, elicitation, roots), with the client of
+   * the call in flight it belongs to, when there is one.
+   */
+  request(
+    server: string,
+    request: JSONRPCRequestLike,
+    signal: AbortSignal,
+    origin?: InputOrigin,
+  ): Promise<Record<string, unknown>>;
+  /** A notification of the child for the client (log messages, resource updates). */
+  notify(server: string, notification: JSONRPCRequestLike): void;
+  /** Called once a generation runs, before start() resolves, to bring it up to date (log level, subscriptions). */
+  started?(server: string, connection: ChildConnection): Promise<void>;
+  /** Called when a running generation ends: it crashed, or it is being stopped. */
+  ended?(server: string, reason: 'crashed' | StopReason): void;
+}
+
+export interface JSONRPCRequestLike {
+  method: string;
+  params?: Record<string, unknown> | undefined;
+}
+
+export interface CallOptions {
+  /** The caller's cancellation; aborting it sends notifications/cancelled to the child. */
+  signal?: AbortSignal;
+  /** Receives the child's progress notifications for this call. */
+  onprogress?: (progress: Progress) => void;
+  /**
+   * The client this call is made for: what the child asks during it (sampling, elicitation,
+   * roots) goes there, and a 2026-07-28 child is told per request what that client can do.
+   */
+  origin?: InputOrigin;
+  /** A 2026-07-28 child's input_required result is handed back as it is, not fulfilled here. */
+  allowInputRequired?: boolean;
+}
+
+/** The client a call is made for, as a child's requests during that call reach it. */
+export interface InputOrigin {
+  /** What that client declared it can do (undefined: nothing known). */
+  readonly capabilities: ClientCapabilities | undefined;
+  /** Asks that client; resolves with its answer. */
+  ask(request: JSONRPCRequestLike, signal: AbortSignal): Promise<Record<string, unknown>>;
+}

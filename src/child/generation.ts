@@ -1,0 +1,100 @@
+// One generation of a child: one process (or one connection to a remote server) from its
+// start to its end. A reload or a restart makes a new one; events of an older one are ignored.
+import type { Client, LoggingLevel } from '@modelcontextprotocol/client';
+import type { MuxError } from '../errors.js';
+import type { Logger } from '../log.js';
+import type { ServerSpec } from '../server-spec.js';
+import type { ChildLane } from '../forwarding/fast-path.js';
+import type { CapabilityRow } from '../router/capabilities.js';
+import type { ChildProcess, ExitInfo, StopTimings } from './child-process.js';
+import type { InputOrigin } from './child-types.js';
+import type { Pinging } from './liveness.js';
+import type { ResourceListen } from './resource-listen.js';
+import { StderrTail } from './stderr-tail.js';
+import { delay, describeEnd } from './start-failure.js';
+
+/** How long after an exit the last messages on stdout may still arrive. */
+export const DRAIN_AFTER_EXIT_MS = 250;
+
+export interface Generation {
+  readonly number: number;
+  readonly tail: StderrTail;
+  readonly startup: AbortController;
+  process?: ChildProcess;
+  client?: Client;
+  transportClosed?: Promise<void>;
+  cleanup?: Promise<unknown>;
+  /** Settles once an unexpected end has been judged (crash recorded), for calls that saw the close first. */
+  ended?: Promise<void>;
+  /** Why the calls of this generation were ended, once they were (the error each in-flight call gets). */
+  callsEnded?: MuxError;
+  /** A remote server: which HTTP transport reached it. */
+  remote?: 'streamable-http' | 'sse';
+  /** Why the connection was judged lost when no process exit says so (a remote server that stopped answering). */
+  lostBecause?: string;
+  /** The liveness pings of this generation. */
+  ping?: Pinging | undefined;
+  /**
+   * The clients of the calls in flight, oldest first. A 2025 server's request names no call,
+   * so it goes to the client of the most recent one (in a 2026-07-28 round it is that call's).
+   */
+  readonly origins: InputOrigin[];
+  /** A 2026-07-28 server's stream of the resources its client subscribed to. */
+  resourceListen?: ResourceListen;
+  /** The log level a 2026-07-28 server is told on each request (it has no logging/setLevel). */
+  logLevel?: LoggingLevel;
+  /** The forwarding fast path's calls to this generation (a stdio child). */
+  lane?: ChildLane;
+  /** The lists a burst of the child's list_changed asks to re-list, once it is quiet. */
+  pendingRefresh?: { rows: Set<CapabilityRow>; since: number; timer: NodeJS.Timeout | undefined } | undefined;
+}
+
+export function newGeneration(
+  number: number,
+  tail: { maxLines: number; onLine: (line: string) => void },
+): Generation {
+  return { number, tail: new StderrTail(tail), startup: new AbortController(), origins: [] };
+}
+
+/**
+ * Fails every call in flight at once with `error`. Closing the client rejects its pending
+ * requests (and ends the child's stdin, the first step of the stop ladder anyway), so no
+ * per-call abort controller is needed on the hot path.
+ */
+export function endCalls(gen: Generation, error: MuxError): void {
+  gen.callsEnded ??= error;
+  gen.lane?.end(error);
+  void gen.client?.close().catch(() => {});
+}
+
+/** Closes the client and stops the process group; resolves once the group is dead. */
+export async function releaseGeneration(
+  gen: Generation,
+  server: { name: string; spec: ServerSpec; options: { stopTimings?: StopTimings | undefined }; log: Logger },
+  /** The start under way, if any: a spawn still in progress assigns the process when it ends. */
+  starting: () => Promise<unknown> | undefined,
+): Promise<void> {
+  if (gen.ping) clearInterval(gen.ping.timer);
+  if (server.spec.transport === 'http') {
+    await gen.client?.close().catch(() => {});
+    return;
+  }
+  // Wait for the process to be assigned if the spawn is still under way.
+  if (!gen.process) await starting()?.catch(() => {});
+  const proc = gen.process;
+  if (!proc) return;
+  const exit = await proc.stop(server.options.stopTimings);
+  await gen.client?.close().catch(() => {});
+  server.log.debug(() => `[${server.name}] process ${proc.pid} ended (${describeEnd(exit)})`);
+}
+
+/** An end nobody asked for, once the last messages on stdout have arrived: what it was. */
+export async function judgeEnd(gen: Generation): Promise<{ error: string; exit: ExitInfo | undefined }> {
+  await Promise.race([gen.transportClosed, delay(DRAIN_AFTER_EXIT_MS)]);
+  if (gen.process && !gen.process.exit) await Promise.race([gen.process.exited, delay(DRAIN_AFTER_EXIT_MS)]);
+  const exit = gen.process?.exit;
+  const error = exit
+    ? `exited unexpectedly (${describeEnd(exit)})`
+    : (gen.lostBecause ?? 'closed its connection unexpectedly');
+  return { error, exit };
+}

@@ -1,0 +1,61 @@
+// Liveness pings of a running child. A missed ping is counted and logged, never judged a
+// crash: under load a healthy child may answer late, and an exit or a closed pipe is what
+// the crash monitor acts on.
+import type { Client } from '@modelcontextprotocol/client';
+import { messageOf } from '../errors.js';
+import type { Logger } from '../log.js';
+
+export interface Pinging {
+  timer: NodeJS.Timeout;
+  /** When the child last answered a ping. */
+  lastOk: number;
+  /** Pings missed in a row since. */
+  missed: number;
+  inFlight: boolean;
+}
+
+export interface PingOptions {
+  name: string;
+  client: Client;
+  intervalMs: number;
+  timeoutMs: number;
+  logger: Logger;
+  /** Whether this generation still runs (pings stop when it does not). */
+  running: () => boolean;
+  /** A remote server that cannot be reached at all any more: its crash, not a missed ping. */
+  lost: (error: unknown) => boolean;
+}
+
+/** Pings the child every interval while it runs; undefined when pings are off (interval 0). */
+export function startPinging(options: PingOptions): Pinging | undefined {
+  const { name, client, logger: log } = options;
+  if (options.intervalMs <= 0) return undefined;
+  const ping: Pinging = {
+    lastOk: Date.now(),
+    missed: 0,
+    inFlight: false,
+    timer: setInterval(() => tick(), options.intervalMs).unref(),
+  };
+  const tick = () => {
+    if (!options.running()) return clearInterval(ping.timer);
+    if (ping.inFlight) return;
+    ping.inFlight = true;
+    client
+      .ping({ timeout: options.timeoutMs })
+      .then(
+        () => {
+          if (ping.missed > 0) log.info(`[${name}] answers pings again after ${ping.missed} missed`);
+          ping.lastOk = Date.now();
+          ping.missed = 0;
+        },
+        (error: unknown) => {
+          if (options.lost(error)) return;
+          ping.missed++;
+          if (options.running())
+            log.warn(`[${name}] missed a ping (${ping.missed} in a row): ${messageOf(error)}`);
+        },
+      )
+      .finally(() => (ping.inFlight = false));
+  };
+  return ping;
+}

@@ -1,0 +1,80 @@
+// What a failed start or an end says: why, the exit, the last stderr lines, and whether a
+// remote server simply cannot be reached any more.
+import { MuxError, messageOf } from '../errors.js';
+import type { ServerSpec } from '../server-spec.js';
+import type { ExitInfo } from './child-process.js';
+import type { Generation } from './generation.js';
+
+/** Builds the error a failed start reports: why, the exit, and the last stderr lines. */
+export async function describeStartFailure(
+  name: string,
+  spec: ServerSpec,
+  gen: Generation,
+  error: unknown,
+): Promise<MuxError> {
+  const signal = gen.startup.signal;
+  if (signal.aborted && signal.reason instanceof MuxError && signal.reason.code !== 'STARTUP_TIMEOUT')
+    return signal.reason;
+  if (
+    error instanceof MuxError &&
+    (error.code === 'SPAWN_FAILED' ||
+      error.code === 'NOT_SUPPORTED' ||
+      error.code === 'NOT_ALLOWED' ||
+      error.code === 'PROTOCOL_MISMATCH')
+  )
+    return error;
+  const proc = gen.process;
+  // Give a dying process a moment so the report has its exit code and last words.
+  if (proc && !proc.exit) await Promise.race([proc.exited, delay(200)]);
+  await Promise.race([gen.transportClosed, delay(50)]);
+  let why: string;
+  if (signal.aborted && signal.reason instanceof MuxError) why = signal.reason.message;
+  else if (spec.transport === 'http') {
+    why = `server '${name}' could not be reached at ${spec.url}: ${connectionFailureCode(error) ?? messageOf(error)}`;
+  } else if (proc?.exit) {
+    const commandLine = [spec.command, ...spec.args].join(' ');
+    why = `server '${name}' exited (${describeEnd(proc.exit)}) before it finished the MCP handshake; is '${commandLine}' an MCP server speaking JSON-RPC on stdio?`;
+  } else why = `server '${name}' failed during start-up: ${messageOf(error)}`;
+  const tail = gen.tail.lines(20);
+  const message =
+    tail.length > 0
+      ? `${why}\nlast stderr lines:\n${tail.join('\n')}`
+      : `${why} (it wrote nothing on stderr)`;
+  return new MuxError(signal.reason instanceof MuxError ? signal.reason.code : 'STARTUP_FAILED', message, {
+    cause: error,
+  });
+}
+
+/**
+ * Why a remote server is lost, when `error` says nothing answers at its address any more
+ * (refused, reset): that is its crash, as an exit is for a process. A slow answer is not.
+ */
+export function lostConnection(spec: ServerSpec, error: unknown): string | undefined {
+  if (spec.transport !== 'http' || !isConnectionFailure(error)) return undefined;
+  return `connection to ${spec.url} lost (${connectionFailureCode(error)})`;
+}
+
+/** A network error of fetch: nothing answers at that address any more. */
+export function isConnectionFailure(error: unknown): boolean {
+  return connectionFailureCode(error) !== undefined;
+}
+
+export function connectionFailureCode(error: unknown): string | undefined {
+  for (let e: unknown = error, depth = 0; e instanceof Error && depth < 4; e = e.cause, depth++) {
+    const code = (e as { code?: unknown }).code;
+    if (
+      typeof code === 'string' &&
+      ['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'EHOSTUNREACH', 'UND_ERR_SOCKET'].includes(code)
+    )
+      return code;
+  }
+  return undefined;
+}
+
+export function describeEnd(exit?: ExitInfo, fallback = 'unknown cause'): string {
+  if (!exit) return fallback;
+  if (exit.signal) return `killed by ${exit.signal}`;
+  return `exit ${exit.code}`;
+}
+
+export const delay = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms).unref());
