@@ -4,7 +4,8 @@
 // `add_tool {name}` registers a tool at run time (its list change goes out on the client's
 // listen stream); `confirm {action}` asks the client for a yes/no through input_required
 // (2026-07-28) or an elicitation request (2025) and says what it was told; `wizard` (2026-07-28)
-// asks a name, then a colour, carrying the name from round to round in its requestState.
+// asks a name, then a colour, carrying the name from round to round in its requestState;
+// `request_id` names the call's JSON-RPC id.
 // It has a resource, memo://modern, that can be subscribed to (2026-07-28: through the
 // client's listen stream); `touch` says it changed.
 import { McpServer, acceptedContent, inputRequired } from '@modelcontextprotocol/server';
@@ -99,6 +100,10 @@ serveStdio(({ era }) => {
     const colour = acceptedContent(ctx.mcpReq.inputResponses, 'colour', z.object({ colour: z.string() }));
     return { content: [{ type: 'text', text: `${JSON.parse(state).name} likes ${colour?.colour}` }] };
   });
+  // Which id the call came under: mcpmux's fast path gives each forwarded call one of its own.
+  server.registerTool('request_id', { description: 'The JSON-RPC id this call came under' }, (ctx) => ({
+    content: [{ type: 'text', text: String(ctx.mcpReq.id) }],
+  }));
   for (const add of added) add(server);
   return server;
 });

@@ -36,6 +36,7 @@ export interface ChildClientOptions {
 export function newChildClient(gen: Generation, options: ChildClientOptions): Client {
   const { upstream } = options;
   const declared = upstream ? childCapabilities(upstream.clientCapabilities()) : {};
+  gen.declared = declared;
   // Both eras: probe with server/discover, fall back to initialize (2025) when it is not understood.
   const client = new Client(CLIENT_INFO, {
     capabilities: declared,

@@ -155,6 +155,11 @@ async function spawnAndConnect(
     server: host.name,
     send: (message) => transport.send(message),
     callTimeoutMs: host.options.callTimeoutMs ?? 300_000,
+    peer: {
+      modern: () => gen.client?.getProtocolEra() === 'modern',
+      mayAsk: () => Boolean(gen.declared?.sampling || gen.declared?.elicitation || gen.declared?.roots),
+      logLevel: () => gen.logLevel,
+    },
   });
   transport.divert = (message, bytes) => lane.divert(message, bytes);
   gen.lane = lane;

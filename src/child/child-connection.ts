@@ -218,15 +218,9 @@ export class ChildConnection {
     });
   }
 
-  /**
-   * The fast path's way to this child: only a running 2025 server on stdio has one (a
-   * 2026-07-28 server's calls carry the client's envelope and may come back input_required).
-   */
+  /** The fast path's way to this child: a running child on stdio has one. */
   get lane(): ChildLane | undefined {
-    const gen = this.#gen;
-    return this.#state.kind === 'running' && gen?.lane && gen.client?.getProtocolEra() !== 'modern'
-      ? gen.lane
-      : undefined;
+    return this.#state.kind === 'running' ? this.#gen?.lane : undefined;
   }
 
   /** Whether the running generation speaks the 2026-07-28 protocol (input arrives as input_required results). */

@@ -9,13 +9,24 @@
 // crashes or is removed, a large tool result kept and cut, and errors shaped as before.
 //
 // Only this module knows the id and progress-token maps. It takes a request only when all of
-// it is known to be plain: a 2025 client on stdio, after initialize, with the configured
-// servers started, to a running 2025 child on stdio; everything else (an unknown name, bad
-// params, a child still starting, a 2026-07-28 connection with its input_required rounds)
-// goes to the SDK's path, which answers as it always has.
-import type { JSONRPCMessage } from '@modelcontextprotocol/server';
+// it is known to be plain: a client on stdio (after initialize, for a 2025 one), the
+// configured servers started, a running child on stdio of the same era (or a 2025 child
+// told it may not ask anything, for a 2026-07-28 client), and not a later round of a
+// 2026-07-28 flow. Everything else (an unknown name, bad params, a child still starting, a
+// child's questions carried across eras) goes to the SDK's path, which answers as it always has.
+import {
+  CLIENT_CAPABILITIES_META_KEY,
+  CLIENT_INFO_META_KEY,
+  LOG_LEVEL_META_KEY,
+  PROTOCOL_VERSION_META_KEY,
+  SERVER_INFO_META_KEY,
+  isInputRequiredResult,
+} from '@modelcontextprotocol/server';
+import type { JSONRPCMessage, LoggingLevel } from '@modelcontextprotocol/server';
 import type { ActivationPool } from '../catalog/activation-pool.js';
 import type { ChildConnection } from '../child/child-connection.js';
+import { childCapabilities } from '../child/child-client.js';
+import type { InputCapableMethod, InputRelay } from '../proxy/input-relay.js';
 import { MuxError, relayedError } from '../errors.js';
 import { withExposedUris } from '../proxy/catalog-handlers.js';
 import { errorResult, toJsonRpcError } from '../proxy/results.js';
@@ -67,6 +78,15 @@ export interface ChildLaneOptions {
   send: (message: JSONRPCMessage) => Promise<void>;
   /** --call-timeout: how long a call may go without an answer or progress. */
   callTimeoutMs: number;
+  /** What the fast path must know of the child to choose (and shape) a call. */
+  peer: {
+    /** Whether it speaks 2026-07-28. */
+    modern(): boolean;
+    /** Whether it was told its client can be asked something (sampling, elicitation, roots). */
+    mayAsk(): boolean;
+    /** The log level a 2026-07-28 child is told on each request, once a client set one. */
+    logLevel(): LoggingLevel | undefined;
+  };
 }
 
 /**
@@ -80,6 +100,10 @@ export class ChildLane {
 
   constructor(options: ChildLaneOptions) {
     this.#options = options;
+  }
+
+  get peer(): ChildLaneOptions['peer'] {
+    return this.#options.peer;
   }
 
   /** Sends a call to the child under an id of this lane (never a number, so never one the SDK's client uses). */
@@ -188,6 +212,12 @@ export interface FastPathOptions {
   pool?: ActivationPool | undefined;
   /** While the servers given at start are starting, requests take the slow path (which waits). */
   startup?: StartupGate | undefined;
+  /** The client's era: a 2026-07-28 client's calls carry an envelope and may come back input_required. */
+  era: 'legacy' | 'modern';
+  /** Seals a 2026-07-28 child's input_required round for a 2026-07-28 client. */
+  relay: InputRelay;
+  /** mcpmux's serverInfo, which a 2026-07-28 result names. */
+  serverInfo: { name: string; version: string };
 }
 
 /** The client's side: one session's requests in flight, by the client's id. */
@@ -223,6 +253,10 @@ export class FastPath {
     if (this.#options.startup?.wait() || this.#inFlight.has(message.id)) return false;
     const params = message.params as Params | undefined;
     if (!isObject(params)) return false;
+    // A 2026-07-28 client's later round brings mcpmux's requestState: verified on the SDK's
+    // path, as is a request whose envelope is not the one its era requires.
+    if ('requestState' in params || 'inputResponses' in params) return false;
+    if (this.#options.era === 'modern' && !hasModernEnvelope(params)) return false;
     let target: Target | undefined;
     try {
       target = this.#target(message.method, params);
@@ -231,6 +265,13 @@ export class FastPath {
     }
     const lane = target?.connection.lane;
     if (!target || !lane) return false;
+    const modern = this.#options.era === 'modern';
+    const childModern = lane.peer.modern();
+    // The SDK's path, where a child's questions are carried across eras: a 2026-07-28 child's
+    // input_required is fulfilled for a 2025 client, and a 2025 child that may ask gets its
+    // call held for a 2026-07-28 client.
+    if (modern ? !childModern && lane.peer.mayAsk() : childModern) return false;
+    if (modern) target = this.#forModernClient(target, message.method, childModern, lane.peer.logLevel());
     const token = (params['_meta'] as { progressToken?: unknown } | undefined)?.progressToken;
     const id = message.id;
     const call = new ForwardedCall(
@@ -252,6 +293,65 @@ export class FastPath {
     for (const call of [...this.#inFlight.values()]) call.lane!.cancel(call, 'the client went away');
   }
 
+  /**
+   * A 2026-07-28 client's request: a 2026-07-28 child is told in the envelope who asks
+   * (mcpmux) and what the caller can do, as the SDK's path tells it; its input_required round
+   * goes back with its requestState sealed; a 2025 child's result gets what a 2026-07-28
+   * result carries (resultType, serverInfo).
+   */
+  #forModernClient(
+    target: Target,
+    method: string,
+    childModern: boolean,
+    logLevel: LoggingLevel | undefined,
+  ): Target {
+    const { relay, serverInfo } = this.#options;
+    const meta = (target.params['_meta'] ?? {}) as Params;
+    const params = childModern
+      ? {
+          ...target.params,
+          _meta: {
+            ...meta,
+            [CLIENT_INFO_META_KEY]: serverInfo,
+            [CLIENT_CAPABILITIES_META_KEY]: childCapabilities(
+              (meta[CLIENT_CAPABILITIES_META_KEY] ?? {}) as never,
+            ),
+            ...(logLevel && { [LOG_LEVEL_META_KEY]: logLevel }),
+          },
+        }
+      : target.params;
+    const complete = (result: Params): Params =>
+      childModern
+        ? result
+        : {
+            ...result,
+            resultType: 'complete',
+            _meta: { [SERVER_INFO_META_KEY]: serverInfo, ...(result['_meta'] as Params | undefined) },
+          };
+    const base = target.shaping;
+    const request = {
+      server: target.connection.name,
+      method: method as InputCapableMethod,
+      requested: target.requested,
+    };
+    const inputCapable = method === 'tools/call' || method === 'prompts/get' || method === 'resources/read';
+    return {
+      ...target,
+      params,
+      shaping: {
+        result: (result, bytes) => {
+          if (inputCapable && isInputRequiredResult(result)) return relay.sealChildRound(result, request);
+          const shaped = base.result(result, bytes);
+          return shaped instanceof Promise ? shaped.then(complete) : complete(shaped);
+        },
+        failure: (error) => {
+          const answer = base.failure(error);
+          return 'result' in answer ? { result: complete(answer.result) } : answer;
+        },
+      },
+    };
+  }
+
   /** Where a request goes, or undefined when it is not one for the fast path. */
   #target(method: string, params: Params): Target | undefined {
     const { registry, router } = this.#options;
@@ -270,6 +370,7 @@ export class FastPath {
         if (!route) return;
         return {
           connection: route.connection,
+          requested: name,
           params: forwardedParams(call as { name: string }, route.item.name),
           what: `tool '${route.item.name}'`,
           shaping: this.#toolShaping,
@@ -283,6 +384,7 @@ export class FastPath {
         if (!route) return;
         return {
           connection: route.connection,
+          requested: name,
           params: forwardedParams(params as { name: string }, route.item.name),
           what: method,
           shaping: PLAIN,
@@ -294,6 +396,7 @@ export class FastPath {
         const target = router.resolveResource(snapshot, uri);
         return {
           connection: target.connection,
+          requested: uri,
           params: withoutProgressToken({ ...params, uri: target.uri }),
           what: method,
           shaping: {
@@ -311,6 +414,7 @@ export class FastPath {
           const route = router.route(snapshot, 'prompts', ref['name']);
           return {
             connection: route.connection,
+            requested: ref['name'],
             params: withoutProgressToken({ ...params, ref: { ...ref, name: route.item.name } }),
             what: method,
             shaping: PLAIN,
@@ -320,6 +424,7 @@ export class FastPath {
           const target = router.resolveTemplate(snapshot, ref['uri']);
           return {
             connection: target.connection,
+            requested: ref['uri'],
             params: withoutProgressToken({ ...params, ref: { ...ref, uri: target.uri } }),
             what: method,
             shaping: PLAIN,
@@ -335,6 +440,8 @@ export class FastPath {
 
 interface Target {
   connection: ChildConnection;
+  /** What the client named (exposed tool or prompt name, or URI), which a sealed requestState is bound to. */
+  requested: string;
   params: Params;
   what: string;
   shaping: Shaping;
@@ -359,6 +466,13 @@ function withoutProgressToken(params: Params): Params {
   const { _meta: _old, ...others } = params;
   return Object.keys(rest).length > 0 ? { ...others, _meta: rest } : others;
 }
+
+/** The 2026-07-28 envelope every request of such a client carries (the SDK checks the rest). */
+function hasModernEnvelope(params: Params): boolean {
+  const meta = params['_meta'];
+  return isObject(meta) && meta[PROTOCOL_VERSION_META_KEY] === MODERN_VERSION;
+}
+const MODERN_VERSION = '2026-07-28';
 
 const isObject = (value: unknown): value is Params =>
   typeof value === 'object' && value !== null && !Array.isArray(value);

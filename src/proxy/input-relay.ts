@@ -156,7 +156,22 @@ export class InputRelay {
       ...options,
       allowInputRequired: true,
     });
-    if (!isInputRequiredResult(result)) return result;
+    return isInputRequiredResult(result) ? this.#sealChildRound(result, boundTo) : result;
+  }
+
+  /**
+   * A 2026-07-28 child's input_required result as its client gets it, for a request that did
+   * not come through forward (the forwarding fast path's first calls): the child's
+   * requestState sealed inside mcpmux's, bound to that server, method and name.
+   */
+  sealChildRound(
+    result: Record<string, unknown>,
+    request: { server: string; method: InputCapableMethod; requested: string },
+  ): Promise<Record<string, unknown>> {
+    return this.#sealChildRound(result, `${request.server}\n${request.method}\n${request.requested}`);
+  }
+
+  async #sealChildRound(result: Record<string, unknown>, boundTo: string): Promise<Record<string, unknown>> {
     const childState = result['requestState'];
     return {
       resultType: 'input_required',

@@ -185,7 +185,7 @@ export class MuxServer {
   readonly #results: ResultStore;
   readonly #initialized: Promise<void>;
   #ready = false;
-  /** A 2025 session's forwarding fast path (the transport offers it each message: claim). */
+  /** The session's forwarding fast path (a stdio transport offers it each message: claim). */
   readonly #fastPath: FastPath | undefined;
   readonly #relay: InputRelay;
   readonly #caller: Caller;
@@ -274,13 +274,16 @@ export class MuxServer {
       ...(options.startup && { startup: options.startup }),
     });
     this.#catalogs.install(this.server);
-    if (options.era !== 'modern' && !perRequest)
+    if (!perRequest)
       this.#fastPath = new FastPath({
         registry: options.registry,
         router: options.router,
         results: this.#results,
         pool: this.#pool,
         startup: options.startup,
+        era: options.era ?? 'legacy',
+        relay: this.#relay,
+        serverInfo: { name: 'mcpmux', version: options.version },
       });
     this.server.setRequestHandler('tools/list', () => this.#catalogs.listWhenStarted('tools'));
     this.server.setNotificationHandler('notifications/roots/list_changed', () => this.#fanOutRootsChanged());

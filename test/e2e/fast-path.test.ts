@@ -4,9 +4,17 @@
 // on the SDK's path.
 import t, { type Test } from 'tap';
 import { resultText } from '../helpers/client-calls.js';
-import { fixturePath } from '../helpers/fixtures.js';
+import { Client } from '@modelcontextprotocol/client';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+import { DIST_MAIN, fixturePath } from '../helpers/fixtures.js';
 import { startMcpmux, type Session } from '../helpers/mcpmux-process.js';
-import { assertNoLeaks, killTaggedProcesses, waitFor } from '../helpers/processes.js';
+import {
+  LEAK_TAG_VAR,
+  assertNoLeaks,
+  killTaggedProcesses,
+  taggedEnv,
+  waitFor,
+} from '../helpers/processes.js';
 
 t.teardown(() => killTaggedProcesses());
 
@@ -119,6 +127,51 @@ t.test('a result above --max-result-bytes is kept and cut; a small one passes wh
   const small = await s.call('big__lines', { bytes: 500 });
   t.ok(resultText(small).startsWith('line 1:'), 'a small one is whole');
   t.notMatch(resultText(small), /kept as handle/);
+});
+
+t.test('a 2026-07-28 client takes it to a 2026-07-28 child, rounds and all', async (t) => {
+  // Its first call goes on the fast path with the envelope the child expects; an
+  // input_required round comes back with the child's requestState sealed, and the next round
+  // (which brings that state) is verified on the SDK's path.
+  const client = new Client(
+    { name: 'modern', version: '1.0.0' },
+    { capabilities: { elicitation: { form: {} } }, versionNegotiation: { mode: { pin: '2026-07-28' } } },
+  );
+  client.setRequestHandler('elicitation/create', (request) => {
+    const wants = Object.keys(
+      ('requestedSchema' in request.params && request.params.requestedSchema?.properties) || {},
+    );
+    return {
+      action: 'accept',
+      content: Object.fromEntries(wants.map((p) => [p, p === 'colour' ? 'teal' : 'Ada'])),
+    };
+  });
+  await client.connect(
+    new StdioClientTransport({
+      command: process.execPath,
+      args: [
+        DIST_MAIN,
+        '--pass-env',
+        LEAK_TAG_VAR,
+        ...server('v2', 'modern-v2'),
+        ...server('slow', 'slow-call'),
+      ],
+      env: taggedEnv(),
+      stderr: 'pipe',
+    }),
+  );
+  t.teardown(() => client.close());
+  await client.listTools();
+  const idOf = async (name: string) => resultText(await client.callTool({ name, arguments: {} }));
+  t.match(await idOf('v2__request_id'), /^mcpmux-\d+$/, 'the 2026-07-28 child saw a fast-path id');
+  t.equal(resultText(await client.callTool({ name: 'v2__wizard', arguments: {} })), 'Ada likes teal');
+  t.equal(
+    resultText(await client.callTool({ name: 'v2__echo', arguments: { message: 'hi' } })),
+    'hi',
+    'a plain call after the rounds',
+  );
+  // A 2025 child that was told it may ask the client holds its call on the SDK's path.
+  t.match(await idOf('slow__request_id'), /^\d+$/, 'the 2025 child was called by the SDK client');
 });
 
 t.test('nothing is left running', async (t) => {
