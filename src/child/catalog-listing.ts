@@ -1,7 +1,7 @@
 // Reading a child's catalog: each list it declared (tools, prompts, resources, templates),
 // every page of each. Only tools/list is essential: a list a server declares but does not
 // serve, or fails, is taken as empty, and said so.
-import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/client';
+import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
 import type { Client, Tool } from '@modelcontextprotocol/client';
 import { messageOf } from '../errors.js';
 import type { Logger } from '../log.js';

@@ -2,12 +2,12 @@
 // mcpmux can do, the requests and notifications of the child it relays up, and the
 // envelope a 2026-07-28 server reads from each request.
 import {
-  Client,
   ProtocolErrorCode,
   CLIENT_CAPABILITIES_META_KEY,
   LOG_LEVEL_META_KEY,
-} from '@modelcontextprotocol/client';
-import type { ClientCapabilities, LoggingLevel } from '@modelcontextprotocol/client';
+} from '@modelcontextprotocol/server';
+import type { ClientSdk } from './client-sdk.js';
+import type { Client, ClientCapabilities, LoggingLevel } from '@modelcontextprotocol/client';
 import { WireError, messageOf } from '../errors.js';
 import type { ServerSpec } from '../server-spec.js';
 import type { ChildUpstream, JSONRPCRequestLike } from './child-types.js';
@@ -33,12 +33,12 @@ export interface ChildClientOptions {
 }
 
 /** The generation's SDK client, told what mcpmux's client can do, with every relay in place. */
-export function newChildClient(gen: Generation, options: ChildClientOptions): Client {
+export function newChildClient(sdk: ClientSdk, gen: Generation, options: ChildClientOptions): Client {
   const { upstream } = options;
   const declared = upstream ? childCapabilities(upstream.clientCapabilities()) : {};
   gen.declared = declared;
   // Both eras: probe with server/discover, fall back to initialize (2025) when it is not understood.
-  const client = new Client(CLIENT_INFO, {
+  const client = new sdk.Client(CLIENT_INFO, {
     capabilities: declared,
     versionNegotiation: {
       mode: negotiationMode(options.era),

@@ -2,16 +2,11 @@
 // and speak to it over stdio, or reach a remote server over streamable HTTP (falling back
 // to HTTP+SSE); find its protocol era (probe with server/discover, fall back to
 // initialize); and list its catalog. The connection across generations is the host.
-import {
-  SSEClientTransport,
-  StreamableHTTPClientTransport,
-  SdkErrorCode,
-  SdkError,
-  SdkHttpError,
-} from '@modelcontextprotocol/client';
+// The server package's error classes match the client's (the SDK brands them across packages).
+import { SdkError, SdkErrorCode, SdkHttpError } from '@modelcontextprotocol/server';
 import type { Client, PriorDiscovery } from '@modelcontextprotocol/client';
 import { MuxError, messageOf } from '../errors.js';
-import { ChildLane } from '../forwarding/fast-path.js';
+import { ChildLane } from '../forwarding/child-lane.js';
 import type { Logger } from '../log.js';
 import {
   CAPABILITY_ROWS,
@@ -24,6 +19,7 @@ import type { RemoteServerSpec, ServerSpec, StdioServerSpec } from '../server-sp
 import { StdioChildTransport } from '../transport/stdio-child-transport.js';
 import { listCatalog, type ListingOptions } from './catalog-listing.js';
 import { newChildClient } from './child-client.js';
+import { clientSdk, type ClientSdk } from './client-sdk.js';
 import type { ChildProcess } from './child-process.js';
 import type { ChildConnectionOptions } from './child-types.js';
 import { DRAIN_AFTER_EXIT_MS, type Generation } from './generation.js';
@@ -67,12 +63,13 @@ export async function connectGeneration(
 ): Promise<Catalog> {
   const spec = host.spec;
   const options = { signal: gen.startup.signal, timeout: 2 ** 31 - 1 };
+  const sdk = clientSdk(); // loading while the process starts
   if (spec.transport === 'http') {
     await handshakeAfter;
-    const client = await connectRemote(host, gen, spec, options);
+    const client = await connectRemote(host, gen, spec, options, await sdk);
     return listCatalog(client, CAPABILITY_ROWS, EMPTY_CATALOG, listingOptions(host, options));
   }
-  return spawnAndConnect(host, gen, spec, options, handshakeAfter);
+  return spawnAndConnect(host, gen, spec, options, handshakeAfter, sdk);
 }
 
 /**
@@ -85,13 +82,14 @@ async function connectRemote(
   gen: Generation,
   spec: RemoteServerSpec,
   options: { signal: AbortSignal; timeout: number },
+  sdk: ClientSdk,
 ): Promise<Client> {
   const url = new URL(spec.url);
   const requestInit: RequestInit = { headers: { ...spec.headers } };
-  const streamable = newClient(host, gen);
+  const streamable = newClient(host, gen, sdk);
   try {
     await streamable.connect(
-      new StreamableHTTPClientTransport(url, { requestInit }),
+      new sdk.StreamableHTTPClientTransport(url, { requestInit }),
       connectOptions(host, options),
     );
     gen.remote = 'streamable-http';
@@ -108,10 +106,10 @@ async function connectRemote(
     );
     await streamable.close().catch(() => {});
   }
-  const sse = newClient(host, gen);
+  const sse = newClient(host, gen, sdk);
   const headers = { ...spec.headers };
   await sse.connect(
-    new SSEClientTransport(url, {
+    new sdk.SSEClientTransport(url, {
       requestInit,
       eventSourceInit: {
         fetch: (input, init) =>
@@ -134,6 +132,7 @@ async function spawnAndConnect(
   spec: StdioServerSpec,
   options: { signal: AbortSignal; timeout: number },
   handshakeAfter: Promise<unknown> | undefined,
+  sdk: Promise<ClientSdk>,
 ): Promise<Catalog> {
   const signal = options.signal;
   // A configured server was spawned by main.ts before the rest of mcpmux loaded: its first start adopts that process.
@@ -163,7 +162,7 @@ async function spawnAndConnect(
   });
   transport.divert = (message, bytes) => lane.divert(message, bytes);
   gen.lane = lane;
-  const client = newClient(host, gen);
+  const client = newClient(host, gen, await sdk);
   void proc.exited.then(() => host.noticeEnd(gen));
   // An exit during start-up must fail the start at once, not wait for the timeout.
   const exitedEarly = proc.exited.then(() => Promise.reject(new MuxError('STARTUP_FAILED', 'exited')));
@@ -258,8 +257,8 @@ function settleEra(host: ConnectHost, gen: Generation, client: Client): void {
 }
 
 /** The generation's SDK client, with its end and the child's list changes watched. */
-function newClient(host: ConnectHost, gen: Generation): Client {
-  const client = newChildClient(gen, {
+function newClient(host: ConnectHost, gen: Generation, sdk: ClientSdk): Client {
+  const client = newChildClient(sdk, gen, {
     name: host.name,
     era: host.spec.era,
     upstream: host.options.upstream,

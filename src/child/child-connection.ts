@@ -15,7 +15,7 @@ import type { ServerSpec } from '../server-spec.js';
 import type { ChildProcess } from './child-process.js';
 import { gaveUpState, restartingState, transition, type ChildState } from './child-state.js';
 import { EMPTY_CATALOG, type CapabilityRow, type Catalog } from '../router/capabilities.js';
-import type { ChildLane } from '../forwarding/fast-path.js';
+import type { ChildLane } from '../forwarding/child-lane.js';
 import { DevLoop } from './child-build.js';
 import {
   forwardRequest,

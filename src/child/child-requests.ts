@@ -2,9 +2,10 @@
 // fast path is forwarding/fast-path.ts): the caller's cancellation, progress and origin go
 // with the request, a 2026-07-28 server is told per request what the caller can do, and a
 // failure says what happened to the child (removed, reloaded, crashed, timed out).
-import { SdkError, SdkErrorCode, type Client } from '@modelcontextprotocol/client';
+import { SdkError, SdkErrorCode } from '@modelcontextprotocol/server';
+import type { Client } from '@modelcontextprotocol/client';
 import { MuxError } from '../errors.js';
-import { callTimeoutError } from '../forwarding/fast-path.js';
+import { callTimeoutError } from '../forwarding/child-lane.js';
 import { UncheckedResult } from '../relay.js';
 import { StreamClosedError } from '../transport/json-lines.js';
 import { childCapabilities, withEnvelope } from './child-client.js';

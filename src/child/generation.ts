@@ -4,7 +4,7 @@ import type { Client, ClientCapabilities, LoggingLevel } from '@modelcontextprot
 import type { MuxError } from '../errors.js';
 import type { Logger } from '../log.js';
 import type { ServerSpec } from '../server-spec.js';
-import type { ChildLane } from '../forwarding/fast-path.js';
+import type { ChildLane } from '../forwarding/child-lane.js';
 import type { CapabilityRow } from '../router/capabilities.js';
 import type { ChildProcess, ExitInfo, StopTimings } from './child-process.js';
 import type { InputOrigin } from './child-types.js';

@@ -1,0 +1,178 @@
+// The child's side of the forwarding fast path (fast-path.ts is the client's): the calls sent
+// to one child generation, by the id mcpmux gave each (also its progress token), with their
+// timeouts. Its transport offers it every message first; nothing else knows these ids.
+import type { JSONRPCMessage, LoggingLevel } from '@modelcontextprotocol/server';
+import { MuxError, relayedError } from '../errors.js';
+
+export type Id = string | number;
+export type Params = Record<string, unknown>;
+/** Sends a message to the client. */
+export type Reply = (message: JSONRPCMessage) => void;
+
+/** How a child's answer becomes the client's, per method. */
+export interface Shaping {
+  /** The child's result, with the length of the line it came on. */
+  result(result: Params, bytes: number): Params | Promise<Params>;
+  /** mcpmux's own verdict (timeout, crash, removal): tools/call answers it as an isError result. */
+  failure(error: MuxError): { result: Params } | { error: { code: number; message: string; data?: unknown } };
+}
+
+/** One request in flight on the fast path, from the client's id to the child's and back. */
+export class ForwardedCall {
+  lane: ChildLane | undefined;
+  childId = '';
+  timer: NodeJS.Timeout | undefined;
+
+  constructor(
+    readonly id: Id,
+    /** The client's progress token, when it asked for progress. */
+    readonly progressToken: Id | undefined,
+    /** What the call is, for the timeout's message: `tool 'x'`, or the method. */
+    readonly what: string,
+    readonly reply: Reply,
+    readonly shaping: Shaping,
+    /** Called once when the call is over, however it ended. */
+    readonly done: () => void,
+  ) {}
+
+  answer(body: { result: Params } | { error: unknown }): void {
+    this.reply({ jsonrpc: '2.0', id: this.id, ...body } as JSONRPCMessage);
+  }
+}
+
+export interface ChildLaneOptions {
+  /** The server's name, for the timeout's message. */
+  server: string;
+  /** Writes a message to the child. */
+  send: (message: JSONRPCMessage) => Promise<void>;
+  /** --call-timeout: how long a call may go without an answer or progress. */
+  callTimeoutMs: number;
+  /** What the fast path must know of the child to choose (and shape) a call. */
+  peer: {
+    /** Whether it speaks 2026-07-28. */
+    modern(): boolean;
+    /** Whether it was told its client can be asked something (sampling, elicitation, roots). */
+    mayAsk(): boolean;
+    /** The log level a 2026-07-28 child is told on each request, once a client set one. */
+    logLevel(): LoggingLevel | undefined;
+  };
+}
+
+/**
+ * One child generation's side: the calls sent to it, by the id it was given (which is also
+ * the progress token it was given). Its transport offers it every message first (divert).
+ */
+export class ChildLane {
+  readonly #options: ChildLaneOptions;
+  readonly #pending = new Map<string, ForwardedCall>();
+  #next = 0;
+
+  constructor(options: ChildLaneOptions) {
+    this.#options = options;
+  }
+
+  get peer(): ChildLaneOptions['peer'] {
+    return this.#options.peer;
+  }
+
+  /** Sends a call to the child under an id of this lane (never a number, so never one the SDK's client uses). */
+  start(call: ForwardedCall, method: string, params: Params): void {
+    const childId = `mcpmux-${++this.#next}`;
+    call.lane = this;
+    call.childId = childId;
+    this.#pending.set(childId, call);
+    if (call.progressToken !== undefined)
+      params = { ...params, _meta: { ...(params['_meta'] as Params | undefined), progressToken: childId } };
+    this.#arm(call);
+    // A write to a child that died fails; its crash (end) settles the call with the reason.
+    this.#options.send({ jsonrpc: '2.0', id: childId, method, params }).catch(() => {});
+  }
+
+  /** A message from the child: takes the answers and progress of this lane's calls. */
+  divert(message: JSONRPCMessage, bytes: number): boolean {
+    if (!('method' in message)) {
+      if (typeof message.id !== 'string') return false;
+      const call = this.#pending.get(message.id);
+      if (!call) return false;
+      this.#settle(call);
+      if ('error' in message) call.answer({ error: plainError(relayedError(message.error)) });
+      else this.#answerResult(call, message.result as Params, bytes);
+      return true;
+    }
+    if ('id' in message || message.method !== 'notifications/progress') return false;
+    const params = message.params as { progressToken?: unknown } | undefined;
+    const call =
+      typeof params?.progressToken === 'string' ? this.#pending.get(params.progressToken) : undefined;
+    if (!call) return false;
+    this.#arm(call);
+    call.reply({
+      jsonrpc: '2.0',
+      method: 'notifications/progress',
+      params: { ...params, progressToken: call.progressToken },
+    } as JSONRPCMessage);
+    return true;
+  }
+
+  /** The client cancelled the call (or went away): the child hears it under its own id. */
+  cancel(call: ForwardedCall, reason: string): void {
+    if (this.#pending.get(call.childId) !== call) return;
+    this.#settle(call);
+    this.#options
+      .send({
+        jsonrpc: '2.0',
+        method: 'notifications/cancelled',
+        params: { requestId: call.childId, reason },
+      })
+      .catch(() => {});
+  }
+
+  /** The generation ended (crash, removal, reload, shutdown): every call gets the reason at once. */
+  end(error: MuxError): void {
+    for (const call of [...this.#pending.values()]) {
+      this.#settle(call);
+      call.answer(call.shaping.failure(error));
+    }
+  }
+
+  /** (Re)starts the call's timeout: a call may go --call-timeout without an answer or progress. */
+  #arm(call: ForwardedCall): void {
+    if (call.timer) clearTimeout(call.timer);
+    call.timer = setTimeout(() => this.#timedOut(call), this.#options.callTimeoutMs);
+    call.timer.unref();
+  }
+
+  #timedOut(call: ForwardedCall): void {
+    this.cancel(call, 'timed out');
+    call.answer(
+      call.shaping.failure(callTimeoutError(this.#options.server, call.what, this.#options.callTimeoutMs)),
+    );
+  }
+
+  #settle(call: ForwardedCall): void {
+    this.#pending.delete(call.childId);
+    if (call.timer) clearTimeout(call.timer);
+    call.done();
+  }
+
+  #answerResult(call: ForwardedCall, result: Params, bytes: number): void {
+    const shaped = call.shaping.result(result, bytes);
+    if (!(shaped instanceof Promise)) return call.answer({ result: shaped });
+    shaped.then(
+      (r) => call.answer({ result: r }),
+      (error: unknown) => call.answer(call.shaping.failure(new MuxError('CHILD_ERROR', String(error)))),
+    );
+  }
+}
+
+/** The timeout's verdict, the same on both paths. */
+export function callTimeoutError(server: string, what: string, timeoutMs: number): MuxError {
+  return new MuxError(
+    'CALL_TIMEOUT',
+    `server '${server}' did not answer ${what} within ${timeoutMs / 1000} s (no progress either); the request was cancelled`,
+  );
+}
+
+/** A JSON-RPC error object as it goes on the wire. */
+export function plainError(error: { code: number; message: string; data?: unknown }) {
+  return { code: error.code, message: error.message, ...(error.data !== undefined && { data: error.data }) };
+}

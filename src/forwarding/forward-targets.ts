@@ -1,0 +1,203 @@
+// Where a request of the client goes on the forwarding fast path: the child, the params it
+// is sent (its own names and URIs), how its answer is shaped for the client, and for a
+// 2026-07-28 client the envelope a 2026-07-28 child reads. A name that is not found, or
+// params that are not plain, give no target: the SDK's path answers those.
+import {
+  CLIENT_CAPABILITIES_META_KEY,
+  CLIENT_INFO_META_KEY,
+  LOG_LEVEL_META_KEY,
+  SERVER_INFO_META_KEY,
+  isInputRequiredResult,
+} from '@modelcontextprotocol/server';
+import type { LoggingLevel } from '@modelcontextprotocol/server';
+import type { ChildConnection } from '../child/child-connection.js';
+import { childCapabilities } from '../child/child-client.js';
+import { withExposedUris } from '../proxy/catalog-handlers.js';
+import type { InputCapableMethod, InputRelay } from '../proxy/input-relay.js';
+import { toJsonRpcError } from '../proxy/results.js';
+import type { Registry } from '../registry/registry.js';
+import { forwardedParams, type CatalogRouter } from '../router/catalog-router.js';
+import { plainError, type Params, type Shaping } from './child-lane.js';
+
+export interface TargetContext {
+  registry: Registry;
+  router: CatalogRouter;
+  /** How a tools/call answer is shaped (a large result kept and cut). */
+  toolShaping: Shaping;
+}
+
+/** Where a request goes, or undefined when it is not one for the fast path. */
+export function resolveTarget(
+  method: string,
+  params: Params,
+  { registry, router, toolShaping }: TargetContext,
+): Target | undefined {
+  const snapshot = registry.snapshot;
+  switch (method) {
+    case 'tools/call': {
+      let call = params;
+      if (params['name'] === 'call_tool') {
+        const inner = params['arguments'];
+        if (!isObject(inner) || Object.keys(inner).some((k) => k !== 'name' && k !== 'arguments')) return;
+        call = { ...inner, ...(params['_meta'] !== undefined && { _meta: params['_meta'] }) };
+      }
+      const name = call['name'];
+      if (typeof name !== 'string' || !optionalObject(call['arguments'])) return;
+      const route = router.table(snapshot, 'tools').byKey.get(name);
+      if (!route) return;
+      return {
+        connection: route.connection,
+        requested: name,
+        params: forwardedParams(call as { name: string }, route.item.name),
+        what: `tool '${route.item.name}'`,
+        shaping: toolShaping,
+        touch: name,
+      };
+    }
+    case 'prompts/get': {
+      const name = params['name'];
+      if (typeof name !== 'string' || !optionalObject(params['arguments'])) return;
+      const route = router.table(snapshot, 'prompts').byKey.get(name);
+      if (!route) return;
+      return {
+        connection: route.connection,
+        requested: name,
+        params: forwardedParams(params as { name: string }, route.item.name),
+        what: method,
+        shaping: PLAIN,
+      };
+    }
+    case 'resources/read': {
+      const uri = params['uri'];
+      if (typeof uri !== 'string') return;
+      const target = router.resolveResource(snapshot, uri);
+      return {
+        connection: target.connection,
+        requested: uri,
+        params: withoutProgressToken({ ...params, uri: target.uri }),
+        what: method,
+        shaping: {
+          result: (result) => withExposedUris(result, target.uri, uri),
+          failure: PLAIN.failure,
+        },
+      };
+    }
+    case 'completion/complete': {
+      const ref = params['ref'];
+      const argument = params['argument'];
+      if (!isObject(ref) || !isObject(argument)) return;
+      if (typeof argument['name'] !== 'string' || typeof argument['value'] !== 'string') return;
+      if (ref['type'] === 'ref/prompt' && typeof ref['name'] === 'string') {
+        const route = router.route(snapshot, 'prompts', ref['name']);
+        return {
+          connection: route.connection,
+          requested: ref['name'],
+          params: withoutProgressToken({ ...params, ref: { ...ref, name: route.item.name } }),
+          what: method,
+          shaping: PLAIN,
+        };
+      }
+      if (ref['type'] === 'ref/resource' && typeof ref['uri'] === 'string') {
+        const target = router.resolveTemplate(snapshot, ref['uri']);
+        return {
+          connection: target.connection,
+          requested: ref['uri'],
+          params: withoutProgressToken({ ...params, ref: { ...ref, uri: target.uri } }),
+          what: method,
+          shaping: PLAIN,
+        };
+      }
+      return;
+    }
+    default:
+      return;
+  }
+}
+
+/**
+ * A 2026-07-28 client's request: a 2026-07-28 child is told in the envelope who asks
+ * (mcpmux) and what the caller can do, as the SDK's path tells it; its input_required round
+ * goes back with its requestState sealed; a 2025 child's result gets what a 2026-07-28
+ * result carries (resultType, serverInfo).
+ */
+export function forModernClient(
+  target: Target,
+  method: string,
+  childModern: boolean,
+  logLevel: LoggingLevel | undefined,
+  { relay, serverInfo }: { relay: InputRelay; serverInfo: { name: string; version: string } },
+): Target {
+  const meta = (target.params['_meta'] ?? {}) as Params;
+  const params = childModern
+    ? {
+        ...target.params,
+        _meta: {
+          ...meta,
+          [CLIENT_INFO_META_KEY]: serverInfo,
+          [CLIENT_CAPABILITIES_META_KEY]: childCapabilities(
+            (meta[CLIENT_CAPABILITIES_META_KEY] ?? {}) as never,
+          ),
+          ...(logLevel && { [LOG_LEVEL_META_KEY]: logLevel }),
+        },
+      }
+    : target.params;
+  const complete = (result: Params): Params =>
+    childModern
+      ? result
+      : {
+          ...result,
+          resultType: 'complete',
+          _meta: { [SERVER_INFO_META_KEY]: serverInfo, ...(result['_meta'] as Params | undefined) },
+        };
+  const base = target.shaping;
+  const request = {
+    server: target.connection.name,
+    method: method as InputCapableMethod,
+    requested: target.requested,
+  };
+  const inputCapable = method === 'tools/call' || method === 'prompts/get' || method === 'resources/read';
+  return {
+    ...target,
+    params,
+    shaping: {
+      result: (result, bytes) => {
+        if (inputCapable && isInputRequiredResult(result)) return relay.sealChildRound(result, request);
+        const shaped = base.result(result, bytes);
+        return shaped instanceof Promise ? shaped.then(complete) : complete(shaped);
+      },
+      failure: (error) => {
+        const answer = base.failure(error);
+        return 'result' in answer ? { result: complete(answer.result) } : answer;
+      },
+    },
+  };
+}
+
+export interface Target {
+  connection: ChildConnection;
+  /** What the client named (exposed tool or prompt name, or URI), which a sealed requestState is bound to. */
+  requested: string;
+  params: Params;
+  what: string;
+  shaping: Shaping;
+  /** The exposed tool name a call keeps listed (search mode). */
+  touch?: string;
+}
+
+/** Requests other than tools/call: the result as it is, mcpmux's verdicts as JSON-RPC errors. */
+const PLAIN: Shaping = {
+  result: (result) => result,
+  failure: (error) => ({ error: plainError(toJsonRpcError(error)) }),
+};
+
+function withoutProgressToken(params: Params): Params {
+  const meta = params['_meta'];
+  if (!isObject(meta) || !('progressToken' in meta)) return params;
+  const { progressToken: _dropped, ...rest } = meta;
+  const { _meta: _old, ...others } = params;
+  return Object.keys(rest).length > 0 ? { ...others, _meta: rest } : others;
+}
+
+export const isObject = (value: unknown): value is Params =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+const optionalObject = (value: unknown) => value === undefined || isObject(value);
