@@ -303,6 +303,9 @@ export class ChildConnection {
       return catalog.tools;
     } catch (error) {
       const failure = await describeStartFailure(this.name, this.spec, gen, error);
+      // The SDK may still be mid-handshake (a probe answered by an exit, then initialize):
+      // the abort ends what it has pending, timers included.
+      gen.startup.abort(failure);
       if (this.#gen === gen && this.#state.kind === 'starting') {
         this.#setState({
           kind: 'crashed',

@@ -62,6 +62,8 @@ export class StdioChildTransport implements Transport {
     const { stdout, stdin } = this.#process;
     stdout.on('data', (chunk: Buffer) => this.#reader.push(chunk));
     stdout.once('close', () => this.#markClosed());
+    // A child that exited before it was spoken to closed its stdout already: no event will come.
+    if (stdout.closed || stdout.destroyed) queueMicrotask(() => this.#markClosed());
     // Writing to a child that died raises EPIPE on stdin; the exit is reported elsewhere.
     stdin.on('error', (error) => this.onerror?.(error));
   }
