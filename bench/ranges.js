@@ -29,8 +29,10 @@ const FIGURES = {
   'cold start, empty mcpmux − plain ms': (/** @type {any} */ r) => r.cold_start.mcpmux_empty_minus_plain_ms,
   'cold start, with server-memory − plain ms': (/** @type {any} */ r) =>
     r.cold_start.with_server_memory_minus_plain_ms,
-  'RSS idle, plain server MB': (/** @type {any} */ r) => r.memory.rss_idle_plain_server_mb,
-  'RSS idle, mcpmux MB': (/** @type {any} */ r) => r.memory.rss_idle_mcpmux_mb,
+  'RSS 0.3 s after first answer, plain MB': (/** @type {any} */ r) => r.memory.rss_idle_plain_server_mb,
+  'RSS 0.3 s after first answer, mcpmux MB': (/** @type {any} */ r) => r.memory.rss_idle_mcpmux_mb,
+  'RSS idle 10 s, plain server MB': (/** @type {any} */ r) => r.memory.rss_idle_10s_plain_server_mb,
+  'RSS idle 10 s, mcpmux MB': (/** @type {any} */ r) => r.memory.rss_idle_10s_mcpmux_mb,
   'RSS with 50 children MB': (/** @type {any} */ r) => r.memory.rss_50_children_mb,
 };
 

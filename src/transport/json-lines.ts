@@ -9,8 +9,11 @@ import type { JSONRPCMessage } from '@modelcontextprotocol/server';
 import { peekEnvelope, type EnvelopeHead } from './envelope-peek.js';
 
 export interface JsonLineReaderOptions {
-  /** A message, with the length in bytes of the line it came on. */
-  onMessage: (message: JSONRPCMessage, bytes: number) => void;
+  /**
+   * A message, with the length in bytes of the line it came on. Returning true says it was
+   * dealt with at once (the forwarding fast path took it): the next one need not wait.
+   */
+  onMessage: (message: JSONRPCMessage, bytes: number) => boolean | void;
   /** A line that is not a JSON-RPC message (a stray log line, say). */
   onSkippedLine: (line: string) => void;
   /** A line longer than maxMessageBytes is being dropped (bytes seen so far); once per line, as soon as it is known. */
@@ -141,9 +144,10 @@ export class JsonLineReader {
     this.#draining = true;
     let next: { message: JSONRPCMessage; bytes: number } | undefined;
     while ((next = this.#queue.shift()) !== undefined) {
-      this.#options.onMessage(next.message, next.bytes);
-      // Yield even when the queue is empty: the next line of this chunk is queued right after.
-      await Promise.resolve();
+      // Yield even when the queue is empty (the next line of this chunk is queued right
+      // after), unless the message was dealt with at once: the messages the fast path takes
+      // are then handled in one go, and their writes leave in one system call.
+      if (this.#options.onMessage(next.message, next.bytes) !== true) await Promise.resolve();
     }
     this.#draining = false;
   }

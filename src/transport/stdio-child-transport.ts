@@ -79,8 +79,11 @@ export class StdioChildTransport implements Transport {
     this.#markClosed();
   }
 
-  #handOver(message: JSONRPCMessage, bytes: number): void {
-    if (!this.divert?.(message, bytes)) this.onmessage?.(message);
+  /** True when the fast path took it. */
+  #handOver(message: JSONRPCMessage, bytes: number): boolean {
+    if (this.divert?.(message, bytes)) return true;
+    this.onmessage?.(message);
+    return false;
   }
 
   #markClosed(): void {

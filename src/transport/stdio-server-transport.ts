@@ -49,7 +49,7 @@ export class StdioServerTransport implements Transport {
     this.#writer = new JsonLineWriter(this.#stdout);
     this.#reader = new JsonLineReader({
       onMessage: (message) => {
-        if (!this.#holding && options.claim?.(message)) return;
+        if (!this.#holding && options.claim?.(message)) return true;
         const hold = options.onIncoming?.(message);
         if (!hold && !this.#holding) return this.onmessage?.(message);
         const deliver = () => this.onmessage?.(message);

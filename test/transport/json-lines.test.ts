@@ -18,7 +18,7 @@ function collectingReader(maxMessageBytes?: number) {
   const oversize: number[] = [];
   const ids: DroppedMessage[] = [];
   const reader = new JsonLineReader({
-    onMessage: (m) => messages.push(m),
+    onMessage: (m) => void messages.push(m),
     onSkippedLine: (l) => skipped.push(l),
     onOversize: (b) => oversize.push(b),
     onOversizeId: (d) => ids.push(d),
