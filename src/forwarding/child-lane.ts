@@ -105,6 +105,8 @@ export class ChildLane {
       typeof params?.progressToken === 'string' ? this.#pending.get(params.progressToken) : undefined;
     if (!call) return false;
     this.#arm(call);
+    // A child may send progress under its request's id unasked: the client gets none it did not ask for.
+    if (call.progressToken === undefined) return true;
     call.reply({
       jsonrpc: '2.0',
       method: 'notifications/progress',

@@ -16,7 +16,7 @@ import { withExposedUris } from '../proxy/catalog-handlers.js';
 import type { InputCapableMethod, InputRelay } from '../proxy/input-relay.js';
 import { toJsonRpcError } from '../proxy/results.js';
 import type { Registry } from '../registry/registry.js';
-import { forwardedParams, type CatalogRouter } from '../router/catalog-router.js';
+import { forwardedParams, withoutProgressToken, type CatalogRouter } from '../router/catalog-router.js';
 import { plainError, type Params, type Shaping } from './child-lane.js';
 
 export interface TargetContext {
@@ -189,14 +189,6 @@ const PLAIN: Shaping = {
   result: (result) => result,
   failure: (error) => ({ error: plainError(toJsonRpcError(error)) }),
 };
-
-function withoutProgressToken(params: Params): Params {
-  const meta = params['_meta'];
-  if (!isObject(meta) || !('progressToken' in meta)) return params;
-  const { progressToken: _dropped, ...rest } = meta;
-  const { _meta: _old, ...others } = params;
-  return Object.keys(rest).length > 0 ? { ...others, _meta: rest } : others;
-}
 
 export const isObject = (value: unknown): value is Params =>
   typeof value === 'object' && value !== null && !Array.isArray(value);

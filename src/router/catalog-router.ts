@@ -357,8 +357,13 @@ export function forwardedParams<P extends { name: string; _meta?: Record<string,
   params: P,
   childName: string,
 ): P {
-  const forwarded = { ...params, name: childName };
-  const { progressToken: _ignored, ...meta } = params._meta ?? {};
+  return withoutProgressToken({ ...params, name: childName });
+}
+
+/** `params` without the caller's progress token (the child is given one of ours); an empty `_meta` is dropped. */
+export function withoutProgressToken<P extends object>(params: P): P {
+  const forwarded: P & { _meta?: Record<string, unknown> } = { ...params };
+  const { progressToken: _ignored, ...meta } = forwarded._meta ?? {};
   if (Object.keys(meta).length > 0) forwarded._meta = meta;
   else delete forwarded._meta;
   return forwarded;
