@@ -13,9 +13,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { Client } from '@modelcontextprotocol/client';
-import { SandboxPool } from '../dist/code/sandbox-pool.js';
-import { toSandboxScript } from '../dist/code/strip-types.js';
-import { createLogger } from '../dist/log.js';
+import { SandboxPool, toSandboxScript, createLogger } from '../dist/internals.js';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const require = createRequire(import.meta.url);

@@ -9,11 +9,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { Client } from '@modelcontextprotocol/client';
-import { ToolIndex } from '../dist/catalog/tool-index.js';
-import { toolTokens } from '../dist/catalog/token-cost.js';
-import { createLogger } from '../dist/log.js';
-import { CatalogRouter } from '../dist/router/catalog-router.js';
-import { EMPTY_CATALOG } from '../dist/router/capabilities.js';
+import { ToolIndex, toolTokens, createLogger, CatalogRouter, EMPTY_CATALOG } from '../dist/internals.js';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const results = /** @type {Record<string, unknown>} */ ({

@@ -1,0 +1,77 @@
+// @ts-check
+// The build's second half (tsc type-checks first): esbuild bundles src/ into dist/ as ES
+// modules. Loading ~200 small modules (zod alone is 97 files, then the SDK and mcpmux's own
+// 72) was most of mcpmux's start-up before it could spawn its configured servers; a few
+// dozen files load in a fraction of that time and hold less memory.
+//
+// Two bundles, so that no file mixes mcpmux's code with a dependency's: mcpmux's own
+// (dist/*.js, split where src imports lazily) imports each package from its bundle in
+// dist/vendor/. Source maps then name only src/ files for the one and only node_modules for
+// the other, which is what coverage of the built CLI run by the tests needs. What code mode
+// alone loads stays a package (esbuild's native binary, QuickJS's wasm, prettier under
+// json-schema-to-typescript): its chunk is loaded on first use.
+import { rmSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { build } from 'esbuild';
+
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
+const OUT = join(ROOT, 'dist');
+const UNBUNDLED = ['esbuild', '@jitl/*', 'quickjs-emscripten-core', 'json-schema-to-typescript'];
+const COMMON = /** @type {const} */ ({
+  bundle: true,
+  splitting: true,
+  format: 'esm',
+  platform: 'node',
+  target: 'node20',
+  external: UNBUNDLED,
+  // CommonJS dependencies that require Node's built-ins need a require in an ES module.
+  banner: {
+    js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);",
+  },
+  sourcemap: 'linked',
+  legalComments: 'eof',
+  logLevel: 'warning',
+});
+
+/** A package path as a file name: @modelcontextprotocol/server/stdio → modelcontextprotocol-server-stdio. */
+const vendorName = (/** @type {string} */ specifier) => specifier.replace(/^@/, '').replaceAll('/', '-');
+const isUnbundled = (/** @type {string} */ specifier) =>
+  UNBUNDLED.some((u) => (u.endsWith('/*') ? specifier.startsWith(u.slice(0, -1)) : specifier === u));
+
+rmSync(OUT, { recursive: true, force: true });
+
+// mcpmux's own code; every package it imports becomes ./vendor/NAME.js.
+/** @type {Set<string>} */
+const packages = new Set();
+await build({
+  ...COMMON,
+  entryPoints: [
+    { in: join(ROOT, 'src/main.ts'), out: 'main' },
+    // The sandbox worker is started from its own file, next to the chunk that starts it.
+    { in: join(ROOT, 'src/code/sandbox-worker.ts'), out: 'sandbox-worker' },
+    // What bench/ measures, from the built code.
+    { in: join(ROOT, 'src/internals.ts'), out: 'internals' },
+  ],
+  outdir: OUT,
+  plugins: [
+    {
+      name: 'packages-from-vendor',
+      setup(build) {
+        build.onResolve({ filter: /^[^./]/ }, ({ path }) => {
+          if (path.startsWith('node:') || isUnbundled(path)) return undefined;
+          packages.add(path);
+          return { path: `./vendor/${vendorName(path)}.js`, external: true };
+        });
+      },
+    },
+  ],
+});
+
+// The packages, each an entry of its own, their shared code in common chunks.
+await build({
+  ...COMMON,
+  entryPoints: [...packages].map((specifier) => ({ in: specifier, out: vendorName(specifier) })),
+  outdir: join(OUT, 'vendor'),
+  sourcesContent: false,
+});
