@@ -161,6 +161,7 @@ async function spawnAndConnect(
     },
   });
   transport.divert = (message, bytes) => lane.divert(message, bytes);
+  transport.takeLine = (line, bytes) => lane.takeLine(line, bytes);
   gen.lane = lane;
   const client = newClient(host, gen, await sdk);
   void proc.exited.then(() => host.noticeEnd(gen));

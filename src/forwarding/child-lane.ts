@@ -6,13 +6,18 @@ import { MuxError, relayedError } from '../errors.js';
 
 export type Id = string | number;
 export type Params = Record<string, unknown>;
-/** Sends a message to the client. */
-export type Reply = (message: JSONRPCMessage) => void;
+/** Sends a message to the client; `line`, where the client's transport has it, sends one already serialized. */
+export type Reply = ((message: JSONRPCMessage) => void) & { line?: (json: string) => void };
 
 /** How a child's answer becomes the client's, per method. */
 export interface Shaping {
   /** The child's result, with the length of the line it came on. */
   result(result: Params, bytes: number): Params | Promise<Params>;
+  /**
+   * Whether a result on a line this long goes to the client as the child wrote it: then the
+   * line is passed on with only its id replaced, never parsed. Absent: every result is shaped.
+   */
+  passThrough?: (bytes: number) => boolean;
   /** mcpmux's own verdict (timeout, crash, removal): tools/call answers it as an isError result. */
   failure(error: MuxError): { result: Params } | { error: { code: number; message: string; data?: unknown } };
 }
@@ -86,6 +91,24 @@ export class ChildLane {
     this.#arm(call);
     // A write to a child that died fails; its crash (end) settles the call with the reason.
     this.#options.send({ jsonrpc: '2.0', id: childId, method, params }).catch(() => {});
+  }
+
+  /**
+   * A line from the child, before it is parsed: the result of a call whose answer passes
+   * through is sent to the client with the client's id in place of the lane's, unparsed (a
+   * large result costs a copy, not a parse and a serialization). Only the two ways SDKs
+   * write a result are recognized, `{"result":…,"jsonrpc":"2.0","id":"mcpmux-N"}` (the
+   * TypeScript SDK) and `{"jsonrpc":"2.0","id":"mcpmux-N","result":…}`; anything else is
+   * parsed and goes through divert.
+   */
+  takeLine(line: string, bytes: number): boolean {
+    const at = resultLineId(line);
+    if (!at) return false;
+    const call = this.#pending.get(line.slice(at.start + 1, at.end - 1));
+    if (!call?.reply.line || !call.shaping.passThrough?.(bytes)) return false;
+    this.#settle(call);
+    call.reply.line(line.slice(0, at.start) + JSON.stringify(call.id) + line.slice(at.end));
+    return true;
   }
 
   /** A message from the child: takes the answers and progress of this lane's calls. */
@@ -164,6 +187,45 @@ export class ChildLane {
       (error: unknown) => call.answer(call.shaping.failure(new MuxError('CHILD_ERROR', String(error)))),
     );
   }
+}
+
+const ID_SUFFIX = ',"jsonrpc":"2.0","id":"mcpmux-';
+const ID_PREFIX = '{"jsonrpc":"2.0","id":"mcpmux-';
+
+/**
+ * Where the quoted id of a result line is (start at its opening quote, end past its closing
+ * one), if the line is a result with a lane's id in one of the two places SDKs put it. The
+ * id is read only where it cannot be inside a string or a nested object: right before the
+ * line's last brace (so it belongs to the outer object) after a result that opened the line,
+ * or right after the outer object's first member.
+ */
+export function resultLineId(line: string): { start: number; end: number } | undefined {
+  if (line.startsWith('{"result":')) {
+    if (!line.endsWith('"}')) return undefined;
+    const key = line.lastIndexOf(ID_SUFFIX);
+    if (key < 0) return undefined;
+    const end = line.length - 1;
+    return isDigits(line, key + ID_SUFFIX.length, end - 1)
+      ? { start: key + ID_SUFFIX.length - 8, end }
+      : undefined;
+  }
+  if (line.startsWith(ID_PREFIX) && line.endsWith('}')) {
+    const close = line.indexOf('"', ID_PREFIX.length);
+    if (close < 0 || !isDigits(line, ID_PREFIX.length, close)) return undefined;
+    return line.startsWith(',"result":', close + 1)
+      ? { start: ID_PREFIX.length - 8, end: close + 1 }
+      : undefined;
+  }
+  return undefined;
+}
+
+function isDigits(text: string, from: number, to: number): boolean {
+  if (to <= from) return false;
+  for (let i = from; i < to; i++) {
+    const c = text.charCodeAt(i);
+    if (c < 48 || c > 57) return false;
+  }
+  return true;
 }
 
 /** The timeout's verdict, the same on both paths. */

@@ -58,6 +58,7 @@ export class FastPath {
     this.#toolShaping = {
       // A line no longer than the bound cannot hold more text than the bound: no need to count.
       result: (result, bytes) => (bytes <= results.maxBytes ? result : results.fit(result as never)),
+      passThrough: (bytes) => bytes <= results.maxBytes,
       failure: (error) => ({ result: errorResult(`${error.message} [${error.code}]`) as Params }),
     };
   }

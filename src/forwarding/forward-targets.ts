@@ -187,6 +187,7 @@ export interface Target {
 /** Requests other than tools/call: the result as it is, mcpmux's verdicts as JSON-RPC errors. */
 const PLAIN: Shaping = {
   result: (result) => result,
+  passThrough: () => true,
   failure: (error) => ({ error: plainError(toJsonRpcError(error)) }),
 };
 

@@ -16,6 +16,11 @@ export interface JsonLineReaderOptions {
   onMessage: (message: JSONRPCMessage, bytes: number) => boolean | void;
   /** A line that is not a JSON-RPC message (a stray log line, say). */
   onSkippedLine: (line: string) => void;
+  /**
+   * Offered each complete line before it is parsed, when no message is waiting to be handed
+   * over (so order holds): returning true says it was dealt with as it is, unparsed.
+   */
+  takeLine?: (line: string, bytes: number) => boolean;
   /** A line longer than maxMessageBytes is being dropped (bytes seen so far); once per line, as soon as it is known. */
   onOversize: (bytes: number) => void;
   /**
@@ -117,6 +122,7 @@ export class JsonLineReader {
     const raw = bytes.toString('utf8');
     const line = raw.endsWith('\r') ? raw.slice(0, -1) : raw;
     if (line.trim() === '') return;
+    if (this.#queue.length === 0 && !this.#draining && this.#options.takeLine?.(line, bytes.length)) return;
     let message: unknown;
     try {
       message = JSON.parse(line);
@@ -272,7 +278,12 @@ export class JsonLineWriter {
 
   /** Resolves once the stream accepted the line (at once unless it is backed up). */
   write(message: JSONRPCMessage): Promise<void> {
-    this.#batch.push(serializeMessage(message) + '\n');
+    return this.writeLine(serializeMessage(message));
+  }
+
+  /** The same for a message already serialized (one line of JSON, no newline). */
+  writeLine(json: string): Promise<void> {
+    this.#batch.push(json + '\n');
     if (this.#batchAccepted === undefined) {
       this.#batchAccepted = new Promise<void>((resolve, reject) => {
         this.#settleBatch = (error) => (error ? reject(error) : resolve());

@@ -81,6 +81,12 @@ export class StdioServerTransport implements Transport {
     return this.#writer.write(message);
   }
 
+  /** Sends a message already serialized as one line of JSON (the fast path's answers, passed through). */
+  sendLine(json: string): Promise<void> {
+    if (this.#closed) return Promise.reject(new Error('transport closed'));
+    return this.#writer.writeLine(json);
+  }
+
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;

@@ -10,6 +10,7 @@ import type { Logger } from '../log.js';
 import { messageOf } from '../errors.js';
 import { StdioServerTransport } from './stdio-server-transport.js';
 import { listenedResources } from '../proxy/resource-watch.js';
+import type { Reply } from '../forwarding/child-lane.js';
 
 /** What serving needs of a session (MuxServer). */
 export interface StdioSession {
@@ -21,7 +22,7 @@ export interface StdioSession {
   watchResources?(stream: string | number, uris: readonly string[]): Promise<void> | undefined;
   unwatchResources?(stream: string | number): void;
   /** Takes a message on the forwarding fast path (answered through `reply`), or leaves it (false). */
-  claim?(message: JSONRPCMessage, reply: (message: JSONRPCMessage) => void): boolean;
+  claim?(message: JSONRPCMessage, reply: Reply): boolean;
 }
 
 export interface StdioServingOptions {
@@ -72,8 +73,13 @@ export function serveMuxOverStdio(options: StdioServingOptions): StdioServing {
       }
     },
   });
-  const reply = (message: JSONRPCMessage) =>
-    void transport.send(message).catch((error: unknown) => logger.debug(() => `stdio: ${messageOf(error)}`));
+  const failed = (error: unknown) => logger.debug(() => `stdio: ${messageOf(error)}`);
+  const reply: Reply = Object.assign(
+    (message: JSONRPCMessage) => void transport.send(message).catch(failed),
+    {
+      line: (json: string) => void transport.sendLine(json).catch(failed),
+    },
+  );
   const handle: StdioServerHandle = serveStdio(
     ({ era }) => {
       const previous = current?.session;

@@ -1,0 +1,114 @@
+// A call's result passes through unparsed when its answer needs no shaping: only the id is
+// replaced, and only where it is certainly the outer object's. Anything else is left to the
+// parsed path (divert), which the e2e fast-path tests cover with real processes.
+import t from 'tap';
+import type { JSONRPCMessage } from '@modelcontextprotocol/server';
+import { MuxError } from '../../src/errors.js';
+import {
+  ChildLane,
+  ForwardedCall,
+  resultLineId,
+  type Reply,
+  type Shaping,
+} from '../../src/forwarding/child-lane.js';
+
+function newLane() {
+  const sent: JSONRPCMessage[] = [];
+  const lane = new ChildLane({
+    server: 's',
+    send: async (message) => void sent.push(message),
+    callTimeoutMs: 60_000,
+    peer: { modern: () => false, mayAsk: () => false, logLevel: () => undefined },
+  });
+  return { lane, sent };
+}
+
+function call(id: string | number, shaping: Partial<Shaping> = {}) {
+  const lines: string[] = [];
+  const messages: JSONRPCMessage[] = [];
+  const reply: Reply = Object.assign((m: JSONRPCMessage) => void messages.push(m), {
+    line: (json: string) => void lines.push(json),
+  });
+  let done = 0;
+  const forwarded = new ForwardedCall(
+    id,
+    undefined,
+    "tool 'x'",
+    reply,
+    {
+      result: (r) => r,
+      failure: () => ({ result: {} }),
+      passThrough: () => true,
+      ...shaping,
+    },
+    () => done++,
+  );
+  return { forwarded, lines, messages, done: () => done };
+}
+
+t.test('the two ways SDKs write a result, and the id in each', async (t) => {
+  const suffix = '{"result":{"content":[]},"jsonrpc":"2.0","id":"mcpmux-12"}';
+  const at = resultLineId(suffix)!;
+  t.equal(suffix.slice(at.start, at.end), '"mcpmux-12"');
+  const prefix = '{"jsonrpc":"2.0","id":"mcpmux-7","result":{"content":[]}}';
+  const at2 = resultLineId(prefix)!;
+  t.equal(prefix.slice(at2.start, at2.end), '"mcpmux-7"');
+});
+
+t.test('lines that are not a plain result with a lane id are not recognized', async (t) => {
+  for (const line of [
+    '{"jsonrpc":"2.0","id":"mcpmux-3","error":{"code":-1,"message":"no"}}', // an error
+    '{"result":{"id":"mcpmux-3"},"jsonrpc":"2.0","id":4}', // the lane id is nested; the outer one is the SDK's
+    '{"result":{"a":",\\"jsonrpc\\":\\"2.0\\",\\"id\\":\\"mcpmux-3\\"}"},"jsonrpc":"2.0","id":5}', // inside a string
+    '{"result":{},"jsonrpc":"2.0","id":"mcpmux-"}', // no number
+    '{"result":{},"jsonrpc":"2.0","id":"mcpmux-3x"}',
+    '{"result":{},"id":"mcpmux-3"}', // no jsonrpc member: the parsed path judges it
+    '{"method":"notifications/progress","params":{"progressToken":"mcpmux-3"},"jsonrpc":"2.0"}',
+    '{"jsonrpc":"2.0","id":"mcpmux-3","method":"ping"}', // a request of the child
+  ])
+    t.equal(resultLineId(line), undefined, line);
+});
+
+t.test('a result passes through with the client id in place of the lane id', async (t) => {
+  const { lane, sent } = newLane();
+  const c = call('client "7"');
+  lane.start(c.forwarded, 'tools/call', { name: 'x' });
+  const childId = (sent[0] as { id: string }).id;
+  const line = `{"result":{"content":[{"type":"text","text":"a \\"quoted\\" ü"}]},"jsonrpc":"2.0","id":"${childId}"}`;
+  t.equal(lane.takeLine(line, Buffer.byteLength(line)), true);
+  t.same(JSON.parse(c.lines[0]!), {
+    result: { content: [{ type: 'text', text: 'a "quoted" ü' }] },
+    jsonrpc: '2.0',
+    id: 'client "7"',
+  });
+  t.equal(c.done(), 1, 'the call is settled');
+  t.equal(lane.takeLine(line, line.length), false, 'a second answer to the same id is not taken');
+
+  const d = call(42);
+  lane.start(d.forwarded, 'tools/call', { name: 'x' });
+  const prefixed = `{"jsonrpc":"2.0","id":"${(sent[1] as { id: string }).id}","result":{"content":[]}}`;
+  t.equal(lane.takeLine(prefixed, prefixed.length), true);
+  t.same(JSON.parse(d.lines[0]!), { jsonrpc: '2.0', id: 42, result: { content: [] } });
+});
+
+t.test('a result that must be shaped, or a reply with no line, is left to the parsed path', async (t) => {
+  const { lane, sent } = newLane();
+  const big = call(1, { passThrough: (bytes) => bytes <= 10 });
+  lane.start(big.forwarded, 'tools/call', { name: 'x' });
+  const line = `{"result":{"content":[]},"jsonrpc":"2.0","id":"${(sent[0] as { id: string }).id}"}`;
+  t.equal(lane.takeLine(line, line.length), false, 'longer than the bound: kept and cut after parsing');
+  t.equal(big.done(), 0);
+  t.equal(lane.divert(JSON.parse(line) as JSONRPCMessage, line.length), true, 'the parsed path takes it');
+  t.equal(big.messages.length, 1);
+
+  const plain = call(2);
+  delete (plain.forwarded.reply as { line?: unknown }).line;
+  lane.start(plain.forwarded, 'tools/call', { name: 'x' });
+  const line2 = `{"result":{},"jsonrpc":"2.0","id":"${(sent[1] as { id: string }).id}"}`;
+  t.equal(lane.takeLine(line2, line2.length), false);
+
+  const unknown = '{"result":{},"jsonrpc":"2.0","id":"mcpmux-999"}';
+  t.equal(lane.takeLine(unknown, unknown.length), false, 'an id the lane never gave');
+  lane.end(new MuxError('CHILD_ERROR', 'gone'));
+  t.equal(plain.messages.length, 1, 'ending the lane settles what is left');
+});
