@@ -295,7 +295,8 @@ const results = {
     },
   ];
   for (const f of flows) await throughput(f.client, f.tool, f.pid, 1000);
-  for (let r = 0; r < 3; r++) for (const f of flows) f.runs.push(await throughput(f.client, f.tool, f.pid));
+  // Five rounds each, alternating: the median of five is steadier on two shared cores than of three.
+  for (let r = 0; r < 5; r++) for (const f of flows) f.runs.push(await throughput(f.client, f.tool, f.pid));
   const [tDirect, tRelay, tMux] = flows.map((f) => ({
     perSecond: quantile(
       f.runs.map((x) => x.perSecond),
