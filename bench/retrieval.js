@@ -1,10 +1,15 @@
 #!/usr/bin/env node
 // @ts-check
 // Retrieval quality of search_tools: mcpmux's ranking (src/catalog/tool-index.ts) against a
-// plain BM25 baseline, over 342 real tool definitions captured from 24 npm MCP servers
-// (bench/data/real-tools.json) and 100 labelled task queries (bench/data/tool-queries.json),
-// reported for the tuning half and the held-out half separately. Writes
-// bench/results/retrieval.json. Run with `npm run bench:retrieval`.
+// plain BM25 baseline, on two sets, each reported for the half used while tuning and the
+// held-out half separately:
+// - tool-queries: 100 short queries written beside the tools (one intent each) over 342 real
+//   tool definitions captured from 24 npm MCP servers (bench/data/real-tools.json);
+// - mcp-bench: MCP-Bench's 103 multi-step tasks in a user's words (their fuzzy descriptions,
+//   ~210 words, about 9 needed tools each; bench/data/mcp-bench.json, built by
+//   bench/datasets/mcp-bench.py) over its 28 servers' 257 tools plus the npm catalog above
+//   (less its two servers that MCP-Bench also has: context7, maps), 590 tools in all.
+// Writes bench/results/retrieval.json. Run with `npm run bench:retrieval`.
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -13,44 +18,57 @@ import { Bm25Ranker } from '../dist/internals.js';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const read = (/** @type {string} */ file) => JSON.parse(readFileSync(join(root, 'bench/data', file), 'utf8'));
-/** @type {{servers: {server: string, package: string, version: string, tools: import('@modelcontextprotocol/client').Tool[]}[]}} */
-const catalog = read('real-tools.json');
-/** @type {{queries: {query: string, relevant: string[], split: 'tuning' | 'held_out'}[]}} */
-const { queries } = read('tool-queries.json');
+/** @typedef {{server: string, tools: import('@modelcontextprotocol/client').Tool[]}} Server */
+/** @typedef {{query: string, relevant: string[], split: string}} Query */
+/** @type {{servers: Server[]}} */
+const npm = read('real-tools.json');
+/** @type {{queries: Query[]}} */
+const { queries: shortQueries } = read('tool-queries.json');
+/** @type {{servers: Server[], tasks: Query[]}} */
+const mcpBench = read('mcp-bench.json');
 const DEPTH = 50;
 
-/** @type {Map<string, {name: string, server: string, tool: any}>} */
-const tools = new Map();
-for (const { server, tools: list } of catalog.servers) {
-  for (const tool of list)
-    tools.set(`${server}__${tool.name}`, { name: `${server}__${tool.name}`, server, tool });
-}
-
-/** mcpmux's ranker, exactly as search_tools uses it. */
-const mcpmux = new Bm25Ranker();
-mcpmux.update(tools);
-
-/** The baseline: MiniSearch's BM25 over the raw name and the description, with its default tokenizer and nothing else. */
-const plain = new MiniSearch({ fields: ['name', 'description'], searchOptions: { combineWith: 'OR' } });
-plain.addAll(
-  [...tools.values()].map(({ name, tool }) => ({
-    id: name,
-    name: name,
-    description: tool.description ?? '',
-  })),
-);
-
-const rankers = {
-  mcpmux: (/** @type {string} */ q) => mcpmux.rank(q, { limit: DEPTH }).map((r) => r.name),
-  plain_bm25: (/** @type {string} */ q) =>
-    plain
-      .search(q)
-      .slice(0, DEPTH)
-      .map((r) => String(r.id)),
+const sets = {
+  'tool-queries': { servers: npm.servers, queries: shortQueries },
+  'mcp-bench': {
+    servers: [...mcpBench.servers, ...npm.servers.filter((s) => !['context7', 'maps'].includes(s.server))],
+    queries: mcpBench.tasks,
+  },
 };
 
-/** Hit@1, Recall@5, Recall@10 and MRR of one ranker over some queries. */
-function evaluate(/** @type {(q: string) => string[]} */ rank, /** @type {typeof queries} */ set) {
+/** mcpmux's ranker, exactly as search_tools uses it, and the baseline, over one catalog. */
+function rankersFor(/** @type {Server[]} */ servers) {
+  /** @type {Map<string, {name: string, server: string, tool: any}>} */
+  const tools = new Map();
+  for (const { server, tools: list } of servers) {
+    for (const tool of list)
+      tools.set(`${server}__${tool.name}`, { name: `${server}__${tool.name}`, server, tool });
+  }
+  const mcpmux = new Bm25Ranker();
+  mcpmux.update(tools);
+  /** The baseline: MiniSearch's BM25 over the raw name and the description, with its default tokenizer and nothing else. */
+  const plain = new MiniSearch({ fields: ['name', 'description'], searchOptions: { combineWith: 'OR' } });
+  plain.addAll(
+    [...tools.values()].map(({ name, tool }) => ({ id: name, name, description: tool.description ?? '' })),
+  );
+  return {
+    size: tools.size,
+    rankers: {
+      mcpmux: (/** @type {string} */ q) => mcpmux.rank(q, { limit: DEPTH }).map((r) => r.name),
+      plain_bm25: (/** @type {string} */ q) =>
+        plain
+          .search(q)
+          .slice(0, DEPTH)
+          .map((r) => String(r.id)),
+    },
+  };
+}
+
+/**
+ * Hit@1, Recall@5, Recall@10 and MRR of one ranker over some queries. Recall@k is the share
+ * of a query's relevant tools in its top k (so at most k ÷ relevant when more are needed).
+ */
+function evaluate(/** @type {(q: string) => string[]} */ rank, /** @type {Query[]} */ set) {
   let hit1 = 0,
     recall5 = 0,
     recall10 = 0,
@@ -66,7 +84,7 @@ function evaluate(/** @type {(q: string) => string[]} */ rank, /** @type {typeof
     if (first >= 0) mrr += 1 / (first + 1);
     recall5 += found(5);
     recall10 += found(10);
-    if (first < 0 || first >= 10) missedAt10.push(query);
+    if (first < 0 || first >= 10) missedAt10.push(query.length > 120 ? query.slice(0, 117) + '…' : query);
   }
   const mean = (/** @type {number} */ x) => Math.round((1000 * x) / set.length) / 1000;
   return {
@@ -79,29 +97,27 @@ function evaluate(/** @type {(q: string) => string[]} */ rank, /** @type {typeof
   };
 }
 
-const halves = {
-  tuning: queries.filter((q) => q.split === 'tuning'),
-  held_out: queries.filter((q) => q.split === 'held_out'),
-  all: queries,
-};
-const results = /** @type {Record<string, any>} */ ({
-  date: new Date().toISOString(),
-  catalog: { servers: catalog.servers.length, tools: tools.size },
-});
-for (const [half, set] of Object.entries(halves)) {
-  results[half] = Object.fromEntries(
-    Object.entries(rankers).map(([name, rank]) => [name, evaluate(rank, set)]),
-  );
+const results = /** @type {Record<string, any>} */ ({ date: new Date().toISOString() });
+const lines = [];
+for (const [setName, { servers, queries }] of Object.entries(sets)) {
+  const { size, rankers } = rankersFor(servers);
+  const halves = /** @type {Record<string, Query[]>} */ ({});
+  for (const q of queries) (halves[q.split] ??= []).push(q);
+  halves['all'] = queries;
+  const result = /** @type {Record<string, any>} */ ({ catalog: { servers: servers.length, tools: size } });
+  lines.push(`${setName}: ${size} tools from ${servers.length} servers, ${queries.length} queries`);
+  for (const [half, set] of Object.entries(halves)) {
+    result[half] = Object.fromEntries(
+      Object.entries(rankers).map(([name, rank]) => [name, evaluate(rank, set)]),
+    );
+    for (const [name, r] of Object.entries(result[half]))
+      lines.push(
+        `  ${half.padEnd(9)} ${name.padEnd(11)} n=${String(r.queries).padEnd(4)} Hit@1 ${r.hit_at_1.toFixed(3)}  R@5 ${r.recall_at_5.toFixed(3)}  R@10 ${r.recall_at_10.toFixed(3)}  MRR ${r.mrr.toFixed(3)}`,
+      );
+  }
+  results[setName] = result;
 }
 
 mkdirSync(join(root, 'bench/results'), { recursive: true });
 writeFileSync(join(root, 'bench/results/retrieval.json'), JSON.stringify(results, null, 2) + '\n');
-const row = (/** @type {string} */ half, /** @type {string} */ name) => {
-  const r = results[half][name];
-  return `${half.padEnd(9)} ${name.padEnd(11)} n=${String(r.queries).padEnd(4)} Hit@1 ${r.hit_at_1.toFixed(3)}  R@5 ${r.recall_at_5.toFixed(3)}  R@10 ${r.recall_at_10.toFixed(3)}  MRR ${r.mrr.toFixed(3)}`;
-};
-process.stdout.write(
-  `${tools.size} tools from ${catalog.servers.length} servers, ${queries.length} queries\n`,
-);
-for (const half of Object.keys(halves))
-  for (const name of Object.keys(rankers)) process.stdout.write(row(half, name) + '\n');
+process.stdout.write(lines.join('\n') + '\n');
