@@ -18,16 +18,25 @@ export interface ToolHit {
   description?: string | undefined;
   inputSchema: Tool['inputSchema'];
   score: number;
+  /** The query's words that this tool matched (at most MATCHED_SHOWN), so an agent sees why it was found. */
+  matched?: string[];
 }
+
+/** One tool in a ranking, with the query words it matched when the ranker knows them. */
+export interface RankedTool {
+  name: string;
+  score: number;
+  matched?: readonly string[];
+}
+
+/** How many matched words a hit shows. */
+const MATCHED_SHOWN = 8;
 
 /** A ranking of tools for a query; BM25 is the built-in one, an embedding service could be another. */
 export interface ToolRanker {
   /** Brings the ranker's view to `tools` (called only when the tool set changed). */
   update(tools: ReadonlyMap<string, IndexedTool>): void;
-  rank(
-    query: string,
-    options: { limit: number; server?: string | undefined },
-  ): { name: string; score: number }[];
+  rank(query: string, options: { limit: number; server?: string | undefined }): RankedTool[];
 }
 
 export interface IndexedTool {
@@ -57,7 +66,7 @@ export class ToolIndex {
   search(snapshot: RegistrySnapshot, query: string, options: SearchOptions = {}): ToolHit[] {
     this.#sync(snapshot);
     const limit = Math.max(1, Math.min(options.limit ?? 5, 50));
-    return this.#ranker.rank(query, { limit, server: options.server }).flatMap(({ name, score }) => {
+    return this.#ranker.rank(query, { limit, server: options.server }).flatMap(({ name, score, matched }) => {
       const entry = this.#tools.get(name);
       if (!entry) return [];
       const { tool } = entry;
@@ -68,6 +77,7 @@ export class ToolIndex {
           ...(tool.description !== undefined && { description: tool.description }),
           inputSchema: tool.inputSchema,
           score: round(score),
+          ...(matched && matched.length > 0 && { matched: matched.slice(0, MATCHED_SHOWN) }),
         },
       ];
     });
@@ -168,10 +178,7 @@ export class Bm25Ranker implements ToolRanker {
     }
   }
 
-  rank(
-    query: string,
-    options: { limit: number; server?: string | undefined },
-  ): { name: string; score: number }[] {
+  rank(query: string, options: { limit: number; server?: string | undefined }): RankedTool[] {
     const server = options.server;
     const words = query
       .toLowerCase()
@@ -187,8 +194,18 @@ export class Bm25Ranker implements ToolRanker {
         boostTerm: (term: string) => (expanded.has(term) ? ALTERNATIVE_WEIGHT : 1),
       }),
     });
+    // The words as the agent wrote them, for the stems MiniSearch reports as matched.
+    const written = new Map<string, string>();
+    for (const word of [...words, ...alternatives]) {
+      const term = processTerm(word);
+      if (term !== null && !written.has(term)) written.set(term, word);
+    }
     const exact = exactName(query);
-    const ranked = results.map((r) => ({ name: String(r.id), score: r.score }));
+    const ranked: RankedTool[] = results.map((r) => ({
+      name: String(r.id),
+      score: r.score,
+      matched: [...new Set(r.queryTerms.map((term) => written.get(term) ?? term))],
+    }));
     if (exact) {
       // A query that is a tool's name (exposed, or the child's own) means that tool.
       const at = ranked.findIndex(

@@ -121,7 +121,15 @@ const removeInput = z
   .strict();
 const searchInput = z
   .object({
-    query: z.string().max(1000).describe('What the tool should do, in words, or its name.'),
+    query: z.string().max(1000).optional().describe('What the tool should do, in words, or its name.'),
+    queries: z
+      .array(z.string().max(1000))
+      .min(1)
+      .max(10)
+      .optional()
+      .describe(
+        'Several searches at once (say, one per step of a task), instead of query: one list of tools each.',
+      ),
     limit: z.number().int().min(1).max(50).optional().describe('How many tools to return. Default 5.'),
     server: z.string().optional().describe('Only tools of this server.'),
     activate: z
@@ -129,21 +137,30 @@ const searchInput = z
       .optional()
       .describe('Also add the found tools to your tool list (when mcpmux runs with --expose search).'),
   })
-  .strict();
+  .strict()
+  .refine((input) => (input.query === undefined) !== (input.queries === undefined), {
+    error: 'give either query (one search) or queries (several), not both',
+  });
+const foundTools = z.array(
+  z.object({
+    name: z.string(),
+    server: z.string(),
+    description: z.string().optional(),
+    inputSchema: z.record(z.string(), z.unknown()).optional(),
+    declaration: z
+      .string()
+      .optional()
+      .describe('In code mode, instead of inputSchema: how a program calls it, with its types.'),
+    score: z.number(),
+    matched: z.array(z.string()).optional().describe('The words of the query that this tool matched.'),
+  }),
+);
 const searchOutput = z.object({
-  tools: z.array(
-    z.object({
-      name: z.string(),
-      server: z.string(),
-      description: z.string().optional(),
-      inputSchema: z.record(z.string(), z.unknown()).optional(),
-      declaration: z
-        .string()
-        .optional()
-        .describe('In code mode, instead of inputSchema: how a program calls it, with its types.'),
-      score: z.number(),
-    }),
-  ),
+  tools: foundTools.optional().describe('What query found, best first.'),
+  results: z
+    .array(z.object({ query: z.string(), tools: foundTools }))
+    .optional()
+    .describe('For queries: what each one found, in the order given.'),
   servers: z
     .array(z.object({ name: z.string(), tools: z.number() }))
     .optional()
@@ -350,12 +367,19 @@ export function createManagementTools(): ReadonlyMap<string, ManagementTool> {
       definition: define(
         'search_tools',
         'Find tools by describing what you need, e.g. {"query": "read a file"}: returns the best matching tools of every server, ' +
-          'with their exposed names and input schemas, best first. Call one directly or through call_tool.',
+          'with their exposed names, input schemas and the words they matched, best first. For a task of several steps, give ' +
+          'one query per step in queries. Call a tool directly or through call_tool.',
         searchInput,
         searchOutput,
       ),
       handle: async (raw, { registry, router, index, activate, code }) => {
-        const { query, limit, server, activate: wantsActivation } = parse('search_tools', searchInput, raw);
+        const {
+          query,
+          queries,
+          limit,
+          server,
+          activate: wantsActivation,
+        } = parse('search_tools', searchInput, raw);
         const snapshot = registry.snapshot;
         if (server !== undefined && !snapshot.servers.has(server)) {
           throw new MuxError(
@@ -363,27 +387,49 @@ export function createManagementTools(): ReadonlyMap<string, ManagementTool> {
             `no server named '${server}'; servers: ${[...snapshot.servers.keys()].join(', ') || '(none)'}`,
           );
         }
-        const found = query.trim() === '' ? [] : index.search(snapshot, query, { limit: limit ?? 5, server });
-        const tools = code
-          ? await Promise.all(found.map((hit) => withDeclaration(hit, snapshot, router, code)))
-          : found;
-        if (tools.length > 0) {
-          if (!wantsActivation) return jsonResult({ tools });
+        const searchFor = async (text: string) => {
+          const found = text.trim() === '' ? [] : index.search(snapshot, text, { limit: limit ?? 5, server });
+          return code
+            ? await Promise.all(found.map((hit) => withDeclaration(hit, snapshot, router, code)))
+            : found;
+        };
+        /** The found tools' answer, with what activation did when it was asked for. */
+        const answer = (found: Record<string, unknown>, names: string[]) => {
+          if (!wantsActivation) return jsonResult(found);
           if (!activate)
             return jsonResult({
-              tools,
+              ...found,
               hint: 'activate changes nothing here: only --expose search lists found tools',
             });
-          const { added, evicted } = activate(tools.map((x) => x.name));
-          return jsonResult({ tools, activated: added, ...(evicted.length > 0 && { deactivated: evicted }) });
+          const { added, evicted } = activate([...new Set(names)]);
+          return jsonResult({
+            ...found,
+            activated: added,
+            ...(evicted.length > 0 && { deactivated: evicted }),
+          });
+        };
+        if (queries !== undefined) {
+          const results = [];
+          for (const text of queries) results.push({ query: text, tools: await searchFor(text) });
+          return answer(
+            { results },
+            results.flatMap((r) => r.tools.map((x) => x.name)),
+          );
         }
+        const text = query ?? '';
+        const tools = await searchFor(text);
+        if (tools.length > 0)
+          return answer(
+            { tools },
+            tools.map((x) => x.name),
+          );
         const servers = index.serverCounts(snapshot);
         const hint =
           servers.length === 0
             ? 'no server with tools is running; add one with add_server'
-            : query.trim() === ''
+            : text.trim() === ''
               ? 'give a query that describes the task, e.g. "create an issue" or "read a file"'
-              : `no tool matches '${query}'; describe the task in other words, or narrow it with server`;
+              : `no tool matches '${text}'; describe the task in other words, or narrow it with server`;
         return jsonResult({ tools: [], servers, hint });
       },
     },

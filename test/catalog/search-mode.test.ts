@@ -87,6 +87,32 @@ t.test('search mode: find, call, activate, evict', async (t) => {
   await h.close();
 });
 
+t.test('several queries at once: one list each, in order; activation takes them all', async (t) => {
+  const h = await startHarness(t, { mux: { expose: 'search', activePoolSize: 5 } });
+  await h.callJson('add_server', { name: 'e', ...fixture('echo-v2') });
+  const found = await h.callJson('search_tools', {
+    queries: ['reverse a string', 'add two numbers', 'zzqx'],
+    limit: 1,
+    activate: true,
+  });
+  t.match(found.results, [
+    {
+      query: 'reverse a string',
+      tools: [{ name: 'e__reverse', server: 'e', matched: ['reverse', 'string'] }],
+    },
+    { query: 'add two numbers', tools: [{ name: 'e__add' }] },
+    { query: 'zzqx', tools: [] },
+  ]);
+  t.equal(found.tools, undefined, 'no single list beside them');
+  t.same([...found.activated].sort(), ['e__add', 'e__reverse']);
+  const both = await h.call('search_tools', { query: 'echo', queries: ['echo'] });
+  t.ok(both.isError, 'query and queries together are refused');
+  t.match(textOf(both), /either query .* or queries/);
+  const neither = await h.call('search_tools', {});
+  t.ok(neither.isError, 'so is neither');
+  await h.close();
+});
+
 t.test('in all mode, activate changes nothing and says so', async (t) => {
   const h = await startHarness(t);
   await h.callJson('add_server', { name: 'e', ...fixture('echo-v1') });

@@ -95,6 +95,13 @@ t.test('ranking sanity', async (t) => {
     inputSchema: { type: 'object' },
   });
   t.ok(hit!.score > 0);
+  t.same(hit!.matched, ['forecast'], 'a hit says which words of the query it matched');
+  const [read] = index.search(snap, 'reading the files');
+  t.same(
+    [...read!.matched!].sort(),
+    ['files', 'reading'],
+    'as the query wrote them, not stemmed; stopwords are not words that matched',
+  );
 });
 
 t.test(
