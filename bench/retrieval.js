@@ -9,6 +9,7 @@
 //   ~210 words, about 9 needed tools each; bench/data/mcp-bench.json, built by
 //   bench/datasets/mcp-bench.py) over its 28 servers' 257 tools plus the npm catalog above
 //   (less its two servers that MCP-Bench also has: context7, maps), 590 tools in all.
+// Then the search time of each ranker at 5,000 tools (p50, p99 over every query of both sets).
 // Writes bench/results/retrieval.json. Run with `npm run bench:retrieval`.
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -116,6 +117,51 @@ for (const [setName, { servers, queries }] of Object.entries(sets)) {
       );
   }
   results[setName] = result;
+}
+
+// Search time at 5,000 tools: the mcp-bench catalog copied under other server names until it
+// holds 5,000, every query of both sets (short and long) once, after one warm-up pass.
+{
+  const TOOLS = 5000;
+  /** @type {Server[]} */
+  const big = [];
+  let count = 0;
+  for (let copy = 0; count < TOOLS; copy++)
+    for (const s of sets['mcp-bench'].servers) {
+      const tools = s.tools.slice(0, TOOLS - count);
+      if (tools.length === 0) break;
+      big.push({ server: `${s.server}-${copy}`, tools });
+      count += tools.length;
+    }
+  const built = performance.now();
+  const { size, rankers } = rankersFor(big);
+  const buildMs = performance.now() - built;
+  const timing = /** @type {Record<string, any>} */ ({ tools: size, build_ms: Math.round(buildMs) });
+  const querySets = {
+    'tool-queries': shortQueries.map((q) => q.query),
+    'mcp-bench': mcpBench.tasks.map((q) => q.query),
+  };
+  for (const [name, rank] of Object.entries(rankers)) {
+    timing[name] = {};
+    for (const [setName, all] of Object.entries(querySets)) {
+      for (const q of all) rank(q);
+      /** @type {number[]} */
+      const times = [];
+      for (const q of all) {
+        const t0 = performance.now();
+        rank(q);
+        times.push(performance.now() - t0);
+      }
+      times.sort((a, b) => a - b);
+      const at = (/** @type {number} */ p) =>
+        Math.round((times[Math.min(times.length - 1, Math.floor(p * times.length))] ?? NaN) * 100) / 100;
+      timing[name][setName] = { p50_ms: at(0.5), p99_ms: at(0.99) };
+      lines.push(
+        `search at ${size} tools, ${name.padEnd(11)} ${setName.padEnd(13)} p50 ${at(0.5)} ms  p99 ${at(0.99)} ms`,
+      );
+    }
+  }
+  results['search_time'] = timing;
 }
 
 mkdirSync(join(root, 'bench/results'), { recursive: true });

@@ -190,6 +190,9 @@ export class Bm25Ranker implements ToolRanker {
     // Alternatives go first: the last word of the query keeps its prefix match.
     const results = this.#search.search([...alternatives, query].join(' '), {
       ...(server !== undefined && { filter: (result) => result['server'] === server }),
+      // Typo tolerance is for a few words typed by hand. Over a task's whole text it costs
+      // a fuzzy lookup per word (p50 ~90 ms at 5,000 tools) and only adds noise.
+      ...(words.length > LONG_QUERY_WORDS && { fuzzy: false }),
       ...(expanded.size > 0 && {
         boostTerm: (term: string) => (expanded.has(term) ? ALTERNATIVE_WEIGHT : 1),
       }),
@@ -216,6 +219,9 @@ export class Bm25Ranker implements ToolRanker {
     return ranked.slice(0, options.limit);
   }
 }
+
+/** Past this many words a query is a text (a task, a paragraph), not a few words typed by hand. */
+const LONG_QUERY_WORDS = 12;
 
 function toDocument({ name, server, tool }: IndexedTool): Document {
   const properties = (tool.inputSchema.properties ?? {}) as Record<string, { description?: unknown }>;

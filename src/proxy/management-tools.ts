@@ -119,11 +119,18 @@ const removeInput = z
     persist: z.boolean().optional().describe("Also delete the server from mcpmux's config file."),
   })
   .strict();
+/** A task as a user writes it runs to a few paragraphs (MCP-Bench's: 630–2,200 characters). */
+const QUERY_MAX_CHARS = 10_000;
+const QUERY_TOO_LONG = `a query may have at most ${QUERY_MAX_CHARS} characters; split a longer text into queries`;
 const searchInput = z
   .object({
-    query: z.string().max(1000).optional().describe('What the tool should do, in words, or its name.'),
+    query: z
+      .string()
+      .max(QUERY_MAX_CHARS, QUERY_TOO_LONG)
+      .optional()
+      .describe('What the tool should do, in words (a whole task is fine), or its name.'),
     queries: z
-      .array(z.string().max(1000))
+      .array(z.string().max(QUERY_MAX_CHARS, QUERY_TOO_LONG))
       .min(1)
       .max(10)
       .optional()

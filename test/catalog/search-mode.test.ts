@@ -110,6 +110,16 @@ t.test('several queries at once: one list each, in order; activation takes them 
   t.match(textOf(both), /either query .* or queries/);
   const neither = await h.call('search_tools', {});
   t.ok(neither.isError, 'so is neither');
+  const task = `I need to turn some text around, reverse a string for me. ${'Some more context about the task. '.repeat(200)}`;
+  t.ok(task.length > 1000 && task.length <= 10_000);
+  t.match(
+    (await h.callJson('search_tools', { query: task, limit: 3 })).tools,
+    [{ name: 'e__reverse' }],
+    'a whole task is a query',
+  );
+  const tooLong = await h.call('search_tools', { query: 'x'.repeat(10_001) });
+  t.ok(tooLong.isError);
+  t.match(textOf(tooLong), /at most 10000 characters; split a longer text into queries/);
   await h.close();
 });
 

@@ -96,6 +96,13 @@ t.test('ranking sanity', async (t) => {
   });
   t.ok(hit!.score > 0);
   t.same(hit!.matched, ['forecast'], 'a hit says which words of the query it matched');
+  t.equal(top('forcast')[0], 'weather__get_forecast', 'a typo in a few words is forgiven');
+  t.notOk(
+    top(
+      'please could you tell me what the forcast will be like for the trip we are planning to make',
+    ).includes('weather__get_forecast'),
+    'not in a long text, where fuzzy matching of every word is slow and only adds noise',
+  );
   const [read] = index.search(snap, 'reading the files');
   t.same(
     [...read!.matched!].sort(),
