@@ -185,8 +185,23 @@ export class Bm25Ranker implements ToolRanker {
       .split(/[^a-z0-9]+/)
       .filter(Boolean);
     const alternatives = alternativesOf(words);
-    const own = new Set(words.map(processTerm));
-    const expanded = new Set(alternatives.map(processTerm).filter((t) => t !== null && !own.has(t)));
+    // Each word's term once: the query's own, the alternatives' that add something, and for
+    // every term the word as the agent wrote it (MiniSearch reports matches as terms).
+    const own = new Set<string>();
+    const expanded = new Set<string>();
+    const written = new Map<string, string>();
+    for (const word of words) {
+      const term = processTerm(word);
+      if (term === null) continue;
+      own.add(term);
+      if (!written.has(term)) written.set(term, word);
+    }
+    for (const word of alternatives) {
+      const term = processTerm(word);
+      if (term === null || own.has(term)) continue;
+      expanded.add(term);
+      if (!written.has(term)) written.set(term, word);
+    }
     // Alternatives go first: the last word of the query keeps its prefix match.
     const results = this.#search.search([...alternatives, query].join(' '), {
       ...(server !== undefined && { filter: (result) => result['server'] === server }),
@@ -197,18 +212,8 @@ export class Bm25Ranker implements ToolRanker {
         boostTerm: (term: string) => (expanded.has(term) ? ALTERNATIVE_WEIGHT : 1),
       }),
     });
-    // The words as the agent wrote them, for the stems MiniSearch reports as matched.
-    const written = new Map<string, string>();
-    for (const word of [...words, ...alternatives]) {
-      const term = processTerm(word);
-      if (term !== null && !written.has(term)) written.set(term, word);
-    }
     const exact = exactName(query);
-    const ranked: RankedTool[] = results.map((r) => ({
-      name: String(r.id),
-      score: r.score,
-      matched: [...new Set(r.queryTerms.map((term) => written.get(term) ?? term))],
-    }));
+    const ranked = results.map((r) => ({ name: String(r.id), score: r.score, terms: r.queryTerms }));
     if (exact) {
       // A query that is a tool's name (exposed, or the child's own) means that tool.
       const at = ranked.findIndex(
@@ -216,7 +221,12 @@ export class Bm25Ranker implements ToolRanker {
       );
       if (at > 0) ranked.unshift(...ranked.splice(at, 1).map((r) => ({ ...r, score: ranked[0]!.score + 1 })));
     }
-    return ranked.slice(0, options.limit);
+    // Matched words only for what is returned: a long query matches thousands of tools.
+    return ranked.slice(0, options.limit).map(({ name, score, terms }) => ({
+      name,
+      score,
+      matched: [...new Set(terms.map((term) => written.get(term) ?? term))],
+    }));
   }
 }
 
