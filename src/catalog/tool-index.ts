@@ -4,12 +4,13 @@
 // stopwords and field boosts; an exact name match always ranks first. The index follows
 // the registry snapshot: a query first brings it to the current version, so a removed,
 // crashed or filtered tool is never returned and a reloaded description is found at once.
-import MiniSearch from 'minisearch';
+import MiniSearch, { type SearchResult } from 'minisearch';
 import { stemmer } from 'stemmer';
 import type { Tool } from '@modelcontextprotocol/server';
 import type { RegistrySnapshot } from '../registry/registry.js';
 import type { CatalogRouter } from '../router/catalog-router.js';
 import { ALTERNATIVE_WEIGHT, alternativesOf } from './query-expansion.js';
+import { LONG_QUERY_WORDS, TASK_BM25, rankTask, taskWords } from './task-query.js';
 
 export interface ToolHit {
   /** The exposed name, to call (directly or through call_tool). */
@@ -123,6 +124,11 @@ export function nameWords(name: string): string[] {
     .map((w) => w.toLowerCase());
 }
 
+/** Words of a text, names split into their words (the same for documents and queries). */
+function tokenize(text: string): string[] {
+  return text.split(/[^A-Za-z0-9]+/).flatMap((word) => nameWords(word));
+}
+
 /** Lower-cased, stopwords dropped, stemmed: the same for documents and queries. */
 function processTerm(term: string): string | null {
   const lower = term.toLowerCase();
@@ -149,7 +155,7 @@ export class Bm25Ranker implements ToolRanker {
     return new MiniSearch<Document>({
       fields: ['name', 'server', 'description', 'args', 'argDescriptions'],
       storeFields: ['server'],
-      tokenize: (text) => text.split(/[^A-Za-z0-9]+/).flatMap((word) => nameWords(word)),
+      tokenize,
       processTerm,
       searchOptions: {
         boost: { name: 4, server: 1.5, args: 1.5, description: 1, argDescriptions: 0.5 },
@@ -179,11 +185,21 @@ export class Bm25Ranker implements ToolRanker {
   }
 
   rank(query: string, options: { limit: number; server?: string | undefined }): RankedTool[] {
-    const server = options.server;
     const words = query
       .toLowerCase()
       .split(/[^a-z0-9]+/)
       .filter(Boolean);
+    return words.length > LONG_QUERY_WORDS
+      ? this.#rankTask(query, options)
+      : this.#rankWords(query, words, options);
+  }
+
+  /** A few words typed by hand: alternatives, typo tolerance, an exact name first. */
+  #rankWords(
+    query: string,
+    words: string[],
+    options: { limit: number; server?: string | undefined },
+  ): RankedTool[] {
     const alternatives = alternativesOf(words);
     // Each word's term once: the query's own, the alternatives' that add something, and for
     // every term the word as the agent wrote it (MiniSearch reports matches as terms).
@@ -204,10 +220,7 @@ export class Bm25Ranker implements ToolRanker {
     }
     // Alternatives go first: the last word of the query keeps its prefix match.
     const results = this.#search.search([...alternatives, query].join(' '), {
-      ...(server !== undefined && { filter: (result) => result['server'] === server }),
-      // Typo tolerance is for a few words typed by hand. Over a task's whole text it costs
-      // a fuzzy lookup per word (p50 ~90 ms at 5,000 tools) and only adds noise.
-      ...(words.length > LONG_QUERY_WORDS && { fuzzy: false }),
+      ...serverFilter(options.server),
       ...(expanded.size > 0 && {
         boostTerm: (term: string) => (expanded.has(term) ? ALTERNATIVE_WEIGHT : 1),
       }),
@@ -221,17 +234,44 @@ export class Bm25Ranker implements ToolRanker {
       );
       if (at > 0) ranked.unshift(...ranked.splice(at, 1).map((r) => ({ ...r, score: ranked[0]!.score + 1 })));
     }
-    // Matched words only for what is returned: a long query matches thousands of tools.
     return ranked.slice(0, options.limit).map(({ name, score, terms }) => ({
       name,
       score,
       matched: [...new Set(terms.map((term) => written.get(term) ?? term))],
     }));
   }
-}
 
-/** Past this many words a query is a text (a task, a paragraph), not a few words typed by hand. */
-const LONG_QUERY_WORDS = 12;
+  /**
+   * A task's whole text (see task-query.ts): each word once, no conversation, no typo
+   * tolerance (a fuzzy lookup per word costs ~90 ms at 5,000 tools and only adds noise), and
+   * scores that do not grow with the number of words a long description happens to share.
+   */
+  #rankTask(query: string, options: { limit: number; server?: string | undefined }): RankedTool[] {
+    const words = taskWords(tokenize(query), processTerm);
+    const results = this.#search.search(words.join(' '), {
+      ...serverFilter(options.server),
+      fuzzy: false,
+      prefix: false,
+      bm25: TASK_BM25,
+    });
+    const ranked = rankTask(
+      results.map((r) => ({
+        name: String(r.id),
+        server: String(r['server']),
+        score: r.score,
+        matchedWords: r.queryTerms.length,
+        terms: r.queryTerms,
+      })),
+    );
+    // Matched words only for what is returned: a task matches most of the catalog.
+    const written = new Map(words.map((word) => [processTerm(word), word.toLowerCase()]));
+    return ranked.slice(0, options.limit).map(({ name, score, terms }) => ({
+      name,
+      score,
+      matched: terms.map((term) => written.get(term) ?? term),
+    }));
+  }
+}
 
 function toDocument({ name, server, tool }: IndexedTool): Document {
   const properties = (tool.inputSchema.properties ?? {}) as Record<string, { description?: unknown }>;
@@ -246,6 +286,11 @@ function toDocument({ name, server, tool }: IndexedTool): Document {
       .map((p) => (typeof p.description === 'string' ? p.description : ''))
       .join(' '),
   };
+}
+
+/** MiniSearch's option keeping one server's tools, when the search is narrowed to one. */
+function serverFilter(server: string | undefined): { filter?: (result: SearchResult) => boolean } {
+  return server === undefined ? {} : { filter: (result) => result['server'] === server };
 }
 
 /** The query as a tool name, when it looks like one (a single word with no spaces). */

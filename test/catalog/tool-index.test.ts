@@ -111,6 +111,51 @@ t.test('ranking sanity', async (t) => {
   );
 });
 
+t.test('a whole task finds the tools it needs, not the longest descriptions', async (t) => {
+  const index = new ToolIndex({ router: new CatalogRouter({ logger }) });
+  const snap = snapshot(1, {
+    ...catalog,
+    web: [
+      tool(
+        'scrape',
+        'Scrape any web page and return its content. Use it to find data, search results, sources, ' +
+          'reports, details and specific information about anything: places, trips, news, prices, ' +
+          'days, weeks, numbers and evidence. Give it a URL and it will help you get the page you need.',
+        { url: 'The page to scrape', formats: 'Formats of the content you want back' },
+      ),
+    ],
+    parks: [
+      tool('find_parks', 'Find national parks by state or by name', { state: 'Two-letter state code' }),
+      tool('get_campgrounds', 'Campgrounds in a national park, with their amenities', { park: 'Park code' }),
+      tool('get_alerts', 'Current alerts and closures in a national park', { park: 'Park code' }),
+    ],
+  });
+  const task =
+    "Hi! I'm planning a camping trip to Yosemite next week and I'd really love some help. Could you " +
+    'find which campgrounds the park has, check the weather forecast for the coming days, and tell me ' +
+    'about any alerts or closures in the park? Please give me specific numbers and sources, not vague ' +
+    'summaries: I need solid details for the trip. Thanks!';
+  const hits = index.search(snap, task, { limit: 5 });
+  const names = hits.map((h) => h.name);
+  t.equal(names[0], 'weather__get_forecast', 'the tool that matches the most telling words comes first');
+  t.same(
+    names.slice(0, 4).sort(),
+    ['parks__find_parks', 'parks__get_alerts', 'parks__get_campgrounds', 'weather__get_forecast'],
+    'the tools the task needs fill the top',
+  );
+  t.notOk(names.slice(0, 4).includes('web__scrape'), 'a description that shares many words is not enough');
+  t.same(
+    [...hits[0]!.matched!].sort(),
+    ['coming', 'days', 'forecast', 'weather'],
+    'its matched words, as written, each once',
+  );
+  t.same(
+    index.search(snap, task, { server: 'weather' }).map((h) => h.name),
+    ['weather__get_forecast'],
+    'narrowed to one server',
+  );
+});
+
 t.test(
   'query words also find their usual alternatives, at a lower weight than the word itself',
   async (t) => {

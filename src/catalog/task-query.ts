@@ -1,0 +1,69 @@
+// A task as a query. An agent that hands search_tools its whole task (a paragraph in a
+// user's words, ~200 words in MCP-Bench) needs another scoring than a few words typed by
+// hand, because what suits short queries hurts long ones:
+// - MiniSearch multiplies a document's score by how many distinct query words it matched.
+//   For three words that rewards a tool matching all three; for two hundred it squares the
+//   advantage of every long description, so the tools with the longest texts won every task.
+// - BM25+'s floor (d) gives each matched word a score however long the text: summed over a
+//   paragraph, it favours long descriptions again. Full length normalization (b = 1) instead.
+// - A word repeated in a paragraph is style, not emphasis: each counts once.
+// - Conversation ("I'd love to know… could you help me…") says nothing about which tool.
+// - The tools a task needs sit together on one or two servers: a tool gains from the best
+//   score of its server, so a task's server fills the top of the list rather than one tool
+//   of it between strangers.
+// Measured on the development half of MCP-Bench (bench/retrieval.js): MRR 0.150 → 0.70.
+
+/** Past this many words a query is a text (a task, a paragraph), not a few words typed by hand. */
+export const LONG_QUERY_WORDS = 12;
+
+/** BM25 parameters for a task's text: no per-word floor, full length normalization. */
+export const TASK_BM25 = { k: 1.2, b: 1, d: 0 } as const;
+
+/** How much the best score of a tool's server adds to its own (both relative to the top tool). */
+const SERVER_WEIGHT = 1;
+
+/** Words that people use in a request to anyone, about anything. */
+const CONVERSATIONAL = new Set(
+  (
+    'i im me my mine myself you your yours we our us can could would will should shall might must ' +
+    'please need needs want wanted wants like love also any some all what which who how about just ' +
+    'really very thanks thank know let lets help tell give make sure ensure hi hello hey'
+  ).split(' '),
+);
+
+/**
+ * The words of a task to search for: each once (as first written), conversation left out.
+ * `termOf` is the index's own term function (stopwords, stemming), so two spellings of one
+ * term count once too.
+ */
+export function taskWords(words: readonly string[], termOf: (word: string) => string | null): string[] {
+  const seen = new Set<string>();
+  return words.filter((word) => {
+    if (CONVERSATIONAL.has(word.toLowerCase())) return false;
+    const term = termOf(word);
+    if (term === null || seen.has(term)) return false;
+    seen.add(term);
+    return true;
+  });
+}
+
+export interface ScoredTool {
+  name: string;
+  server: string;
+  score: number;
+}
+
+/**
+ * A task's ranking: each score divided by the number of query words it matched (undoing
+ * MiniSearch's multiplication), then raised by the best score on the tool's server.
+ */
+export function rankTask<T extends ScoredTool & { matchedWords: number }>(results: readonly T[]): T[] {
+  const own = results.map((r) => ({ ...r, score: r.score / Math.max(1, r.matchedWords) }));
+  const top = Math.max(0, ...own.map((r) => r.score));
+  if (top === 0) return own;
+  const best = new Map<string, number>();
+  for (const { server, score } of own) best.set(server, Math.max(best.get(server) ?? 0, score));
+  return own
+    .map((r) => ({ ...r, score: (r.score + SERVER_WEIGHT * best.get(r.server)!) / top }))
+    .sort((a, b) => b.score - a.score);
+}
