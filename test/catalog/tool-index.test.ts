@@ -73,21 +73,22 @@ t.test('names are split on camelCase, snake_case and kebab-case', async (t) => {
 t.test('ranking sanity', async (t) => {
   const index = new ToolIndex({ router: new CatalogRouter({ logger }) });
   const snap = snapshot(1, catalog);
-  const top = (query: string, options = {}) => index.search(snap, query, options).map((h) => h.name);
-  t.equal(top('read_file')[0], 'fs__read_file', 'an exact name comes first');
-  t.equal(top('fs__list_directory')[0], 'fs__list_directory', 'so does an exact exposed name');
-  t.equal(top('reading files')[0], 'fs__read_file', 'stemming: reading → read, files → file');
-  t.equal(top('search files')[0], 'fs__searchFiles', 'a camelCase name is found by its words');
-  t.equal(top('city')[0], 'weather__get_forecast', 'argument names count');
-  t.equal(top('make a new issue')[0], 'github__create_issue');
+  const top = async (query: string, options = {}) =>
+    (await index.search(snap, query, options)).map((h) => h.name);
+  t.equal((await top('read_file'))[0], 'fs__read_file', 'an exact name comes first');
+  t.equal((await top('fs__list_directory'))[0], 'fs__list_directory', 'so does an exact exposed name');
+  t.equal((await top('reading files'))[0], 'fs__read_file', 'stemming: reading → read, files → file');
+  t.equal((await top('search files'))[0], 'fs__searchFiles', 'a camelCase name is found by its words');
+  t.equal((await top('city'))[0], 'weather__get_forecast', 'argument names count');
+  t.equal((await top('make a new issue'))[0], 'github__create_issue');
   t.same(
-    top('issue', { server: 'github' }).sort(),
+    (await top('issue', { server: 'github' })).sort(),
     ['github__create_issue', 'github__list_issues'],
     'narrowed to one server',
   );
-  t.same(top('zzqx'), [], 'nonsense finds nothing');
-  t.equal(top('file', { limit: 2 }).length, 2, 'limit');
-  const [hit] = index.search(snap, 'forecast');
+  t.same(await top('zzqx'), [], 'nonsense finds nothing');
+  t.equal((await top('file', { limit: 2 })).length, 2, 'limit');
+  const [hit] = await index.search(snap, 'forecast');
   t.match(hit, {
     name: 'weather__get_forecast',
     server: 'weather',
@@ -96,14 +97,14 @@ t.test('ranking sanity', async (t) => {
   });
   t.ok(hit!.score > 0);
   t.same(hit!.matched, ['forecast'], 'a hit says which words of the query it matched');
-  t.equal(top('forcast')[0], 'weather__get_forecast', 'a typo in a few words is forgiven');
+  t.equal((await top('forcast'))[0], 'weather__get_forecast', 'a typo in a few words is forgiven');
   t.notOk(
-    top(
-      'please could you tell me what the forcast will be like for the trip we are planning to make',
+    (
+      await top('please could you tell me what the forcast will be like for the trip we are planning to make')
     ).includes('weather__get_forecast'),
     'not in a long text, where fuzzy matching of every word is slow and only adds noise',
   );
-  const [read] = index.search(snap, 'reading the files');
+  const [read] = await index.search(snap, 'reading the files');
   t.same(
     [...read!.matched!].sort(),
     ['files', 'reading'],
@@ -135,7 +136,7 @@ t.test('a whole task finds the tools it needs, not the longest descriptions', as
     'find which campgrounds the park has, check the weather forecast for the coming days, and tell me ' +
     'about any alerts or closures in the park? Please give me specific numbers and sources, not vague ' +
     'summaries: I need solid details for the trip. Thanks!';
-  const hits = index.search(snap, task, { limit: 5 });
+  const hits = await index.search(snap, task, { limit: 5 });
   const names = hits.map((h) => h.name);
   t.equal(names[0], 'weather__get_forecast', 'the tool that matches the most telling words comes first');
   t.same(
@@ -150,7 +151,7 @@ t.test('a whole task finds the tools it needs, not the longest descriptions', as
     'its matched words, as written, each once',
   );
   t.same(
-    index.search(snap, task, { server: 'weather' }).map((h) => h.name),
+    (await index.search(snap, task, { server: 'weather' })).map((h) => h.name),
     ['weather__get_forecast'],
     'narrowed to one server',
   );
@@ -171,11 +172,11 @@ t.test(
       ],
       calc: [tool('get_sum', 'Returns the sum of two numbers')],
     });
-    const top = (query: string) => index.search(snap, query).map((h) => h.name);
-    t.equal(top('run javascript in the page')[0], 'page__evaluate_script', 'run → evaluate');
-    t.equal(top('add a row to my table')[0], 'table__create_record', 'add → create, row → record');
-    t.equal(top('list rows')[0], 'table__list_rows', "the query's own word beats an alternative");
-    t.equal(top('add two numbers')[0], 'calc__get_sum', 'add → sum');
+    const top = async (query: string) => (await index.search(snap, query)).map((h) => h.name);
+    t.equal((await top('run javascript in the page'))[0], 'page__evaluate_script', 'run → evaluate');
+    t.equal((await top('add a row to my table'))[0], 'table__create_record', 'add → create, row → record');
+    t.equal((await top('list rows'))[0], 'table__list_rows', "the query's own word beats an alternative");
+    t.equal((await top('add two numbers'))[0], 'calc__get_sum', 'add → sum');
     t.same(
       alternativesOf(['run', 'execute']),
       ['evaluate', 'exec'],

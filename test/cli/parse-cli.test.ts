@@ -217,6 +217,16 @@ t.test('--expose and --active-pool', async (t) => {
   t.throws(() => parseCli(['--active-pool', '0'], {}), /--active-pool must be at least 1/);
 });
 
+t.test('--search-ranker', async (t) => {
+  t.match(parseCli([], {}), { searchRanker: 'auto' });
+  for (const choice of ['auto', 'bm25', 'semantic'])
+    t.match(parseCli(['--search-ranker', choice], {}), { searchRanker: choice });
+  t.throws(
+    () => parseCli(['--search-ranker', 'vectors'], {}),
+    /--search-ranker must be auto, bm25 or semantic/,
+  );
+});
+
 t.test('--code-memory and --code-max-calls', async (t) => {
   t.match(parseCli([], {}), { codeMemoryMb: 128, codeMaxToolCalls: 200 });
   t.match(parseCli(['--expose', 'code', '--code-memory', '64', '--code-max-calls', '10'], {}), {

@@ -180,6 +180,20 @@ t.test(
       /kubectl_logs called with .*web-1/,
     );
 
+    // A whole task (the default ranker fuses BM25 with the embedding model, in its own thread).
+    const task =
+      'Our web service keeps restarting in the cluster since this morning and customers are complaining. ' +
+      'Could you look at what the failing pods printed before they died and tell me what is going on?';
+    const byTask = await s.json('search_tools', { query: task, limit: 5 });
+    t.ok(
+      byTask.tools.slice(0, 3).some((x: { name: string }) => x.name.startsWith('kubernetes__')),
+      `a task finds its server's tools: ${byTask.tools.map((x: { name: string }) => x.name).join(', ')}`,
+    );
+    t.ok(
+      s.stdoutLines.every((line) => line.trim() === '' || JSON.parse(line).jsonrpc === '2.0'),
+      'stdout holds the protocol alone, the model loaded',
+    );
+
     const [lines] = (await s.json('search_tools', { query: 'numbered lines of text', limit: 1 })).tools;
     t.equal(lines.name, 'big__lines');
     const cut = text(await s.call('call_tool', { name: 'big__lines', arguments: { bytes: 2_000_000 } }));

@@ -1,0 +1,193 @@
+// The semantic ranker: BM25 fused with each server's closeness to a task. The fusion's rules
+// with an embedder whose vectors are known, then the real model in its worker thread.
+import type { Tool } from '@modelcontextprotocol/server';
+import t from 'tap';
+import { WorkerEmbedder, type Embedder } from '../../src/catalog/semantic/embedder.js';
+import { SemanticRanker } from '../../src/catalog/semantic/semantic-ranker.js';
+import { Bm25Ranker, type IndexedTool } from '../../src/catalog/tool-index.js';
+import { createLogger } from '../../src/log.js';
+import { waitFor } from '../helpers/processes.js';
+
+const tool = (name: string, description: string): Tool => ({
+  name,
+  description,
+  inputSchema: { type: 'object', properties: {} },
+});
+const catalogOf = (servers: Record<string, Tool[]>): Map<string, IndexedTool> =>
+  new Map(
+    Object.entries(servers).flatMap(([server, tools]) =>
+      tools.map((item) => [
+        `${server}__${item.name}`,
+        { name: `${server}__${item.name}`, server, tool: item },
+      ]),
+    ),
+  );
+
+/** Vectors on three axes, papers, places and code, chosen by the words a text has. */
+class KeywordEmbedder implements Embedder {
+  calls: string[][] = [];
+  failWith: Error | undefined;
+  async embed(texts: readonly string[]): Promise<Float32Array[]> {
+    if (this.failWith) throw this.failWith;
+    this.calls.push([...texts]);
+    return texts.map((text) => {
+      const v = new Float32Array([
+        /arxiv|paper|research|studies/i.test(text) ? 1 : 0,
+        /place|map|trip|route/i.test(text) ? 1 : 0,
+        /git|commit|code/i.test(text) ? 1 : 0,
+      ]);
+      const norm = Math.hypot(...v) || 1;
+      return v.map((x) => x / norm);
+    });
+  }
+  async close(): Promise<void> {}
+}
+
+const catalog = {
+  // The task's words are in the notes server's descriptions, not in the paper server's.
+  notes: [
+    tool('save_note', 'Save a note about what is new on a topic, with a summary and the results'),
+    tool('list_notes', 'List the notes saved on a topic'),
+  ],
+  scholar: [
+    tool('search_arxiv', 'Search arXiv preprints by keywords'),
+    tool('read_arxiv_paper', 'Read the full text of an arXiv paper'),
+  ],
+  git: [tool('git_commit', 'Record changes to the repository')],
+};
+const task =
+  "I'm preparing a talk and need to know what is new in research on protein folding over the last " +
+  'three months: the main studies, a short summary of each, and the results they report on the topic.';
+
+t.test('a task: the tools of the servers closest to it rise above BM25 alone', async (t) => {
+  const embedder = new KeywordEmbedder();
+  const ranker = new SemanticRanker({ embedder, logger: createLogger({ level: 'error', sink: () => {} }) });
+  const bm25 = new Bm25Ranker();
+  const tools = catalogOf(catalog);
+  ranker.update(tools);
+  bm25.update(tools);
+  t.equal(bm25.rank(task, { limit: 5 })[0]?.name, 'notes__save_note', 'BM25 alone: the words');
+  t.notOk(
+    bm25.rank(task, { limit: 5 }).some((r) => r.name.startsWith('scholar__')),
+    'BM25 alone: no word of the task is in the paper server',
+  );
+  const ranked = await ranker.rank(task, { limit: 5 });
+  t.equal(ranked[0]?.name, 'notes__save_note', 'fused: a strong match of words still comes first');
+  const scholar = ranked.filter((r) => r.name.startsWith('scholar__'));
+  t.same(
+    scholar.map((r) => r.name).sort(),
+    ['scholar__read_arxiv_paper', 'scholar__search_arxiv'],
+    'and the tools of the server about research are found, though they share no word with the task',
+  );
+  t.same(
+    scholar.map((r) => r.matched),
+    [[], []],
+    'with no matched words to show',
+  );
+  t.ok(
+    ranked.findIndex((r) => r.name.startsWith('git__')) === -1 ||
+      ranked.findIndex((r) => r.name.startsWith('git__')) > ranked.indexOf(scholar[1]!),
+    'above the tools of a server far from the task',
+  );
+  t.equal(embedder.calls.length, 2, 'one batch for the servers, one for the task');
+  const serverBatch = embedder.calls.find((texts) => texts.length === 3)!;
+  t.same(
+    serverBatch.map((text) => text.split(':')[0]).sort(),
+    ['git', 'notes', 'scholar'],
+    'one text per server',
+  );
+  t.ok(
+    serverBatch.includes('scholar: search arxiv, read arxiv paper'),
+    "a server's text: its name and its tools' names",
+  );
+
+  await ranker.rank(task, { limit: 5 });
+  t.equal(embedder.calls.length, 3, 'the servers are not embedded again: only the task is');
+  ranker.update(catalogOf({ ...catalog, git: [...catalog.git, tool('git_log', 'Show the commit history')] }));
+  await ranker.rank(task, { limit: 5 });
+  t.equal(embedder.calls.length, 5);
+  t.ok(
+    embedder.calls.slice(3).some((texts) => texts.join() === 'git: git commit, git log'),
+    'a server whose tools changed is embedded again, alone',
+  );
+  ranker.update(catalogOf({ notes: catalog.notes, git: catalog.git }));
+  const without = await ranker.rank(task, { limit: 5 });
+  t.notOk(
+    without.some((r) => r.name.startsWith('scholar__')),
+    'a server that left is not ranked',
+  );
+});
+
+t.test('a few words, or one server asked for: BM25 alone, the model untouched', async (t) => {
+  const embedder = new KeywordEmbedder();
+  const ranker = new SemanticRanker({ embedder, logger: createLogger({ level: 'error', sink: () => {} }) });
+  const bm25 = new Bm25Ranker();
+  ranker.update(catalogOf(catalog));
+  bm25.update(catalogOf(catalog));
+  t.same(await ranker.rank('save a note', { limit: 3 }), bm25.rank('save a note', { limit: 3 }));
+  t.same(
+    await ranker.rank(task, { limit: 3, server: 'notes' }),
+    bm25.rank(task, { limit: 3, server: 'notes' }),
+  );
+  t.same(embedder.calls, [], 'nothing embedded');
+});
+
+t.test('a model that fails: BM25 alone, and one warning', async (t) => {
+  const embedder = new KeywordEmbedder();
+  embedder.failWith = new Error('out of memory');
+  const warnings: string[] = [];
+  const ranker = new SemanticRanker({
+    embedder,
+    logger: createLogger({ level: 'warn', sink: (line) => warnings.push(line) }),
+  });
+  const bm25 = new Bm25Ranker();
+  ranker.update(catalogOf(catalog));
+  bm25.update(catalogOf(catalog));
+  t.same(
+    (await ranker.rank(task, { limit: 3 })).map((r) => r.name),
+    bm25.rank(task, { limit: 3 }).map((r) => r.name),
+  );
+  ranker.prepare();
+  await ranker.rank(task, { limit: 3 });
+  t.equal(warnings.length, 1, 'said once');
+  t.match(warnings[0], /tool search goes on with BM25 alone: out of memory/);
+});
+
+t.test('the real model, in its own thread', async (t) => {
+  const embedder = new WorkerEmbedder();
+  t.teardown(() => embedder.close());
+  const [weather, forecast, git] = await embedder.embed([
+    'weather: get forecast, get alerts',
+    'Will it rain in Paris tomorrow afternoon?',
+    'git: git commit, git log, git diff',
+  ]);
+  t.equal(weather!.length, 512, '512 numbers');
+  const dot = (a: Float32Array, b: Float32Array) => a.reduce((sum, x, i) => sum + x * b[i]!, 0);
+  t.ok(Math.abs(dot(weather!, weather!) - 1) < 1e-4, 'of length 1');
+  t.ok(dot(forecast!, weather!) > dot(forecast!, git!), 'rain is closer to a weather server than to git');
+  t.same(await embedder.embed([]), [], 'nothing to embed: no work');
+
+  // Real ranking through the model: the paper server is found for a task that never says "paper".
+  const ranker = new SemanticRanker({ embedder, logger: createLogger({ level: 'error', sink: () => {} }) });
+  ranker.update(catalogOf(catalog));
+  ranker.prepare();
+  t.ok(
+    (await ranker.rank(task, { limit: 3 })).some((r) => r.name.startsWith('scholar__')),
+    'a tool of the research server in the top 3, where BM25 alone has none',
+  );
+
+  await embedder.close();
+  t.notOk(embedder.loaded, 'closed: the thread has ended');
+  await t.rejects(embedder.embed(['after']), /the embedding model was closed/, 'closed: a clear error');
+});
+
+t.test('the model is unloaded when idle, and loaded again when needed', async (t) => {
+  const embedder = new WorkerEmbedder({ idleMs: 50 });
+  t.teardown(() => embedder.close());
+  const [before] = await embedder.embed(['national parks: find parks, get alerts']);
+  t.ok(embedder.loaded);
+  t.ok(await waitFor(() => !embedder.loaded), 'the idle model unloaded');
+  const [after] = await embedder.embed(['national parks: find parks, get alerts']);
+  t.ok(embedder.loaded, 'loaded again');
+  t.same([...after!], [...before!], 'the same vectors');
+});
