@@ -169,7 +169,7 @@ for (const [setName, { servers, queries }] of Object.entries(sets)) {
     build_ms: Math.round(buildMs),
   });
   lines.push(
-    `search at ${size} tools (${big.length} servers): BM25 index built in ${Math.round(buildMs)} ms`,
+    `search at ${size} tools (${big.length} servers): the three rankers (mcpmux, semantic, plain) built in ${Math.round(buildMs)} ms`,
   );
   if (rankers.semantic) {
     // The semantic ranker embeds every server at the first task it is asked (then only changed ones).
