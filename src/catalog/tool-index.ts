@@ -10,7 +10,7 @@ import type { Tool } from '@modelcontextprotocol/server';
 import type { RegistrySnapshot } from '../registry/registry.js';
 import type { CatalogRouter } from '../router/catalog-router.js';
 import { ALTERNATIVE_WEIGHT, alternativesOf } from './query-expansion.js';
-import { TASK_BM25, isTask, queryWords, rankTask, taskWords } from './task-query.js';
+import { TASK_BM25, isTask, queryWords, rankTask, rarestWords, taskWords } from './task-query.js';
 
 export interface ToolHit {
   /** The exposed name, to call (directly or through call_tool). */
@@ -169,6 +169,8 @@ interface Document {
 export class Bm25Ranker implements ToolRanker {
   #search = Bm25Ranker.#create();
   #docs = new Map<string, Document>();
+  /** How many tools have each term, for choosing a task's telling words. */
+  readonly #toolsWithTerm = new Map<string, number>();
 
   static #create(): MiniSearch<Document> {
     return new MiniSearch<Document>({
@@ -192,6 +194,7 @@ export class Bm25Ranker implements ToolRanker {
       const next = now && toDocument(now);
       if (!next || (Object.keys(doc) as (keyof Document)[]).some((field) => next[field] !== doc[field])) {
         this.#search.discard(id);
+        this.#count(doc, -1);
         this.#docs.delete(id);
       }
     }
@@ -199,7 +202,22 @@ export class Bm25Ranker implements ToolRanker {
       if (this.#docs.has(id)) continue;
       const doc = toDocument(entry);
       this.#search.add(doc);
+      this.#count(doc, 1);
       this.#docs.set(id, doc);
+    }
+  }
+
+  #count(doc: Document, delta: 1 | -1): void {
+    const terms = new Set<string>();
+    for (const text of [doc.name, doc.server, doc.description, doc.args, doc.argDescriptions])
+      for (const word of tokenize(text)) {
+        const term = processTerm(word);
+        if (term !== null) terms.add(term);
+      }
+    for (const term of terms) {
+      const count = (this.#toolsWithTerm.get(term) ?? 0) + delta;
+      if (count > 0) this.#toolsWithTerm.set(term, count);
+      else this.#toolsWithTerm.delete(term);
     }
   }
 
@@ -261,7 +279,10 @@ export class Bm25Ranker implements ToolRanker {
    * scores that do not grow with the number of words a long description happens to share.
    */
   #rankTask(query: string, options: { limit: number; server?: string | undefined }): RankedTool[] {
-    const words = taskWords(tokenize(query), processTerm);
+    const words = rarestWords(taskWords(tokenize(query), processTerm), (word) => {
+      const term = processTerm(word);
+      return term === null ? 0 : (this.#toolsWithTerm.get(term) ?? 0);
+    });
     const results = this.#search.search(words.join(' '), {
       ...serverFilter(options.server),
       fuzzy: false,

@@ -1,6 +1,6 @@
 // A whole task as a query: the words searched for, and the scores that rank its tools.
 import t from 'tap';
-import { rankTask, taskWords } from '../../src/catalog/task-query.js';
+import { rankTask, rarestWords, taskWords } from '../../src/catalog/task-query.js';
 
 t.test('a task is searched by its words, each once, without conversation', async (t) => {
   const termOf = (word: string) => (word === 'the' ? null : word.toLowerCase().replace(/s$/, ''));
@@ -38,5 +38,23 @@ t.test("a task's ranking: scores per matched word, raised by the best tool of th
     rankTask([{ name: 'a__x', server: 'a', score: 0, matchedWords: 0 }]).map((r) => r.score),
     [0],
     'nothing scored: left as it is',
+  );
+});
+
+t.test("a long task keeps its 50 words rarest in the catalog, in the task's order", async (t) => {
+  // word i is in i tools: w1 the rarest, w80 the most common; "absent" is in none.
+  const words = ['absent', ...Array.from({ length: 80 }, (_, i) => `w${80 - i}`)];
+  const toolsWith = (word: string) => (word === 'absent' ? 0 : Number(word.slice(1)));
+  const kept = rarestWords(words, toolsWith);
+  t.equal(kept.length, 50);
+  t.same(
+    kept,
+    Array.from({ length: 50 }, (_, i) => `w${50 - i}`),
+    'w1…w50, as the task wrote them; a word no tool has is not searched for',
+  );
+  t.same(
+    rarestWords(['absent', 'w3', 'w1'], toolsWith),
+    ['w3', 'w1'],
+    'a short task keeps every word a tool has',
   );
 });
