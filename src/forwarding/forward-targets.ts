@@ -43,7 +43,7 @@ export function resolveTarget(
       }
       const name = call['name'];
       if (typeof name !== 'string' || !optionalObject(call['arguments'])) return;
-      const route = router.table(snapshot, 'tools').byKey.get(name);
+      const route = router.toolRoute(snapshot, name);
       if (!route) return;
       return {
         connection: route.connection,
@@ -51,7 +51,7 @@ export function resolveTarget(
         params: forwardedParams(call as { name: string }, route.item.name),
         what: `tool '${route.item.name}'`,
         shaping: toolShaping,
-        touch: name,
+        touch: route.exposedKey,
       };
     }
     case 'prompts/get': {

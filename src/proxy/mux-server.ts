@@ -403,7 +403,12 @@ export class MuxServer {
     try {
       const management = this.#management.get(params.name);
       if (management) return await management.handle(params.arguments, this.#context(options, round));
-      this.#pool?.touch(params.name);
+      // A call by a child's own name (an MCP App's) touches the tool by its exposed name.
+      if (this.#pool)
+        this.#pool.touch(
+          this.#options.router.toolRoute(this.#options.registry.snapshot, params.name)?.exposedKey ??
+            params.name,
+        );
       const starting = this.#options.startup?.wait();
       if (starting) await starting;
       const { registry, router } = this.#options;

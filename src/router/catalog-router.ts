@@ -3,7 +3,7 @@
 // request to the right child. Every list goes through the same table code, driven by the
 // capability table; it has no I/O of its own.
 import { UriTemplate } from '@modelcontextprotocol/server';
-import type { CallToolRequest, CallToolResult } from '@modelcontextprotocol/server';
+import type { CallToolRequest, CallToolResult, Tool } from '@modelcontextprotocol/server';
 import type { ChildConnection } from '../child/child-connection.js';
 import type { CallOptions } from '../child/child-types.js';
 import { MuxError } from '../errors.js';
@@ -61,6 +61,8 @@ export class CatalogRouter {
     resourceTemplates: new WeakMap(),
   };
   readonly #tables = new Map<CatalogKind, { version: number; table: CatalogTable }>();
+  /** Tools by the child's own name, for callers that use it (an MCP App's UI does). */
+  #ownToolNames: { version: number; byName: ReadonlyMap<string, readonly Route<'tools'>[]> } | undefined;
   readonly #templates = new WeakMap<object, UriTemplate>();
   readonly #reserved: ReadonlySet<string>;
   /** Names withheld because another server (or mcpmux) has them, reported once each. */
@@ -144,6 +146,18 @@ export class CatalogRouter {
   }
 
   /**
+   * Where a tool name goes: an exposed name, or else a child's own name when exactly one
+   * running server has a tool by it. An MCP App's UI calls its server's tools by their own
+   * names (`get-time`, not `app__get-time`): it cannot know how mcpmux exposes them.
+   */
+  toolRoute(snapshot: RegistrySnapshot, name: string): Route<'tools'> | undefined {
+    const exposed = this.table(snapshot, 'tools').byKey.get(name);
+    if (exposed) return exposed;
+    const owners = this.#toolsByOwnName(snapshot).get(name);
+    return owners?.length === 1 ? owners[0] : undefined;
+  }
+
+  /**
    * Where to read a resource URI: a rewritten URI names its server; a listed URI has one
    * owner; any other URI goes to the first child (in add order) with a template matching it.
    */
@@ -192,9 +206,21 @@ export class CatalogRouter {
   }
 
   #route<K extends 'tools' | 'prompts'>(snapshot: RegistrySnapshot, kind: K, name: string): Route<K> {
-    const route = this.table(snapshot, kind).byKey.get(name);
+    const route =
+      kind === 'tools'
+        ? (this.toolRoute(snapshot, name) as Route<K> | undefined)
+        : this.table(snapshot, kind).byKey.get(name);
     if (!route) throw this.#unknown(snapshot, kind, name);
     return route;
+  }
+
+  #toolsByOwnName(snapshot: RegistrySnapshot): ReadonlyMap<string, readonly Route<'tools'>[]> {
+    if (this.#ownToolNames?.version === snapshot.version) return this.#ownToolNames.byName;
+    const byName = new Map<string, Route<'tools'>[]>();
+    for (const route of this.table(snapshot, 'tools').byKey.values())
+      (byName.get(route.item.name) ?? byName.set(route.item.name, []).get(route.item.name)!).push(route);
+    this.#ownToolNames = { version: snapshot.version, byName };
+    return byName;
   }
 
   #prefixedTable<K extends CatalogKind>(snapshot: RegistrySnapshot, kind: K): CatalogTable<K> {
@@ -216,7 +242,35 @@ export class CatalogRouter {
         byKey.set(route.exposedKey, { ...route, connection: view.connection });
       });
     }
+    if (kind === 'tools') return { items: this.#withExposedAppUris(snapshot, items as Tool[], byKey), byKey };
     return { items, byKey };
+  }
+
+  /**
+   * An MCP App's tool names its UI by a `ui://` URI in `_meta.ui.resourceUri` (and the older
+   * `_meta["ui/resourceUri"]`). When two servers use the same URI (two instances of one app,
+   * or two apps with the same path), each tool must name its own server's: the URI is
+   * rewritten as resources/list rewrites a shared URI, and reading it reaches that server.
+   */
+  #withExposedAppUris<K extends CatalogKind>(
+    snapshot: RegistrySnapshot,
+    tools: readonly Tool[],
+    byKey: ReadonlyMap<string, Route<K>>,
+  ): CatalogItems[K][] {
+    const servers = new Map<string, Set<string>>();
+    const own = (uri: string, server: string) =>
+      servers.set(uri, (servers.get(uri) ?? new Set()).add(server));
+    for (const view of snapshot.servers.values())
+      for (const resource of view.catalog.resources) own(resource.uri, view.name);
+    for (const tool of tools) {
+      const uri = appUri(tool);
+      if (uri !== undefined) own(uri, byKey.get(tool.name)!.server);
+    }
+    return tools.map((tool) => {
+      const uri = appUri(tool);
+      if (uri === undefined || servers.get(uri)!.size < 2) return tool;
+      return withAppUri(tool, rewriteUri(byKey.get(tool.name)!.server, uri));
+    }) as CatalogItems[K][];
   }
 
   #reportClash(kind: CatalogKind, exposedKey: string, server: string, holder: string): void {
@@ -314,6 +368,12 @@ export class CatalogRouter {
   #unknown(snapshot: RegistrySnapshot, kind: 'tools' | 'prompts', name: string): MuxError {
     const noun = kind === 'tools' ? 'tool' : 'prompt';
     const code = kind === 'tools' ? 'TOOL_NOT_FOUND' : 'PROMPT_NOT_FOUND';
+    const owners = kind === 'tools' ? this.#toolsByOwnName(snapshot).get(name) : undefined;
+    if (owners && owners.length > 1)
+      return new MuxError(
+        code,
+        `tool '${name}' is on ${owners.length} servers (${owners.map((r) => r.server).join(', ')}); call it by its exposed name: ${owners.map((r) => `'${r.exposedKey}'`).join(' or ')}`,
+      );
     const parts = splitExposedName(name);
     if (!parts) {
       const hint = kind === 'tools' ? 'call list_servers to see them' : 'call prompts/list to see them';
@@ -339,6 +399,24 @@ export class CatalogRouter {
       `server '${view.name}' has no ${noun} '${name}'; its ${noun}s: ${available.join(', ') || '(none)'}`,
     );
   }
+}
+
+/** The URI of an MCP App's UI that a tool names, if it names one. */
+function appUri(tool: Tool): string | undefined {
+  const meta = tool._meta;
+  if (!meta) return undefined;
+  const ui = meta['ui'] as { resourceUri?: unknown } | undefined;
+  const uri = typeof ui?.resourceUri === 'string' ? ui.resourceUri : meta['ui/resourceUri'];
+  return typeof uri === 'string' ? uri : undefined;
+}
+
+/** `tool` naming `uri` as its UI, under both keys it used. */
+function withAppUri(tool: Tool, uri: string): Tool {
+  const meta = { ...tool._meta };
+  const ui = meta['ui'] as Record<string, unknown> | undefined;
+  if (typeof ui?.['resourceUri'] === 'string') meta['ui'] = { ...ui, resourceUri: uri };
+  if (typeof meta['ui/resourceUri'] === 'string') meta['ui/resourceUri'] = uri;
+  return { ...tool, _meta: meta };
 }
 
 /** The error for something of a server that is not running now. */

@@ -32,7 +32,8 @@ export type FixtureName =
   | 'modern-v2'
   | 'modern-http'
   | 'exit-on-discover'
-  | 'list-storm';
+  | 'list-storm'
+  | 'app-server';
 
 export const fixturePath = (name: FixtureName): string => join(ROOT, 'testservers', `${name}.js`);
 
@@ -48,7 +49,15 @@ export function fixtureSpec(name: FixtureName, env: Record<string, string> = {})
 
 /** The entry script of an MCP server package installed as a devDependency. */
 export function npmServerPath(
-  pkg: '@modelcontextprotocol/server-everything' | '@modelcontextprotocol/server-memory',
+  pkg:
+    | '@modelcontextprotocol/server-everything'
+    | '@modelcontextprotocol/server-memory'
+    | '@modelcontextprotocol/server-basic-vanillajs',
 ): string {
-  return join(dirname(require.resolve(`${pkg}/package.json`)), 'dist/index.js');
+  // A package whose exports hide package.json is where npm puts a devDependency: at the top.
+  let dir = join(ROOT, 'node_modules', pkg);
+  try {
+    dir = dirname(require.resolve(`${pkg}/package.json`));
+  } catch {}
+  return join(dir, 'dist/index.js');
 }
