@@ -28,7 +28,11 @@ export type MuxErrorCode =
   | 'CHILD_ERROR'
   | 'CODE_SYNTAX'
   | 'CODE_BUSY'
-  | 'CODE_FAILED';
+  | 'CODE_FAILED'
+  /** A remote server wants a sign-in that has not happened (yet). */
+  | 'AUTH_REQUIRED'
+  /** Signing in to a remote server failed. */
+  | 'AUTH_FAILED';
 
 export class MuxError extends Error {
   override readonly name = 'MuxError';

@@ -46,7 +46,55 @@ export interface RemoteServerSpec {
   readonly url: string;
   /** Header values are secrets: never echoed. */
   readonly headers: Readonly<Record<string, string>>;
+  /** Sign in with OAuth 2.1 (authorization code with PKCE) when the server asks for it. */
+  readonly oauth?: OAuthSettings;
 }
+
+/** A remote server's OAuth client settings; all optional (dynamic registration by default). */
+export interface OAuthSettings {
+  /** A client registered beforehand with the authorization server (no dynamic registration). */
+  readonly clientId?: string;
+  /** Its secret, for a confidential client (a secret: never echoed). */
+  readonly clientSecret?: string;
+  /** A client ID metadata document's URL (the client's ID where the server supports them). */
+  readonly clientMetadataUrl?: string;
+  /** Scopes to ask for; absent: what the server's challenge or metadata says. */
+  readonly scopes?: readonly string[];
+  /** The loopback port the browser is sent back to; absent: any free port. */
+  readonly redirectPort?: number;
+}
+
+export const oauthField = z
+  .object({
+    client_id: z
+      .string()
+      .min(1)
+      .optional()
+      .describe('A client registered beforehand (skips dynamic registration).'),
+    client_secret: z
+      .string()
+      .min(1)
+      .optional()
+      .describe('Its secret, for a confidential client; ${VAR} works.'),
+    client_metadata_url: z
+      .url({ protocol: /^https?$/, error: 'client_metadata_url must be an http(s) URL' })
+      .optional()
+      .describe("A client ID metadata document's URL, used as the client ID where the server supports it."),
+    scopes: z
+      .array(z.string().min(1))
+      .optional()
+      .describe('Scopes to ask for. Default: what the server asks.'),
+    redirect_port: z
+      .number()
+      .int()
+      .min(1, 'redirect_port must be a port number (1–65535)')
+      .max(65_535, 'redirect_port must be a port number (1–65535)')
+      .optional()
+      .describe(
+        'The loopback port of the redirect URI (http://127.0.0.1:PORT/callback). Default: any free port.',
+      ),
+  })
+  .strict();
 
 export type ServerSpec = (StdioServerSpec | RemoteServerSpec) & {
   /** How long start-up (spawn, initialize, tools/list) may take. */
@@ -120,6 +168,9 @@ export const wireServerFields = {
   cwd: z.string().min(1).optional(),
   url: z.string().min(1, 'url must not be empty').optional(),
   headers: envRecord.optional(),
+  oauth: oauthField
+    .optional()
+    .describe('Sign in with OAuth when the server asks: {} for dynamic registration, or {"client_id": …}.'),
   tools: toolFilterField.optional(),
   watch: watchField.optional(),
   prefix: z
@@ -150,6 +201,7 @@ export type WireServerFields = {
   cwd?: string | undefined;
   url?: string | undefined;
   headers?: Record<string, string> | undefined;
+  oauth?: z.infer<typeof oauthField> | undefined;
   tools?: ToolFilter | undefined;
   watch?: z.infer<typeof watchField> | undefined;
   prefix?: string | undefined;
@@ -172,6 +224,7 @@ export function specFromWire(fields: WireServerFields): ServerSpec | string {
       transport: 'http',
       url: fields.url,
       headers: fields.headers ?? {},
+      ...(fields.oauth && { oauth: oauthSettings(fields.oauth) }),
       ...(fields.tools && { toolFilter: fields.tools }),
       ...(fields.prefix !== undefined && { prefix: fields.prefix }),
       ...(fields.era !== undefined && { era: fields.era }),
@@ -180,6 +233,7 @@ export function specFromWire(fields: WireServerFields): ServerSpec | string {
   }
   if (fields.command === undefined) return 'command is required (or url, for a remote server)';
   if (fields.headers) return 'headers apply to a url, not to a command';
+  if (fields.oauth) return 'oauth applies to a url, not to a command';
   return {
     transport: 'stdio',
     command: fields.command,
@@ -191,6 +245,16 @@ export function specFromWire(fields: WireServerFields): ServerSpec | string {
     ...(fields.prefix !== undefined && { prefix: fields.prefix }),
     ...(fields.era !== undefined && { era: fields.era }),
     ...(restart && { restart }),
+  };
+}
+
+function oauthSettings(wire: z.infer<typeof oauthField>): OAuthSettings {
+  return {
+    ...(wire.client_id !== undefined && { clientId: wire.client_id }),
+    ...(wire.client_secret !== undefined && { clientSecret: wire.client_secret }),
+    ...(wire.client_metadata_url !== undefined && { clientMetadataUrl: wire.client_metadata_url }),
+    ...(wire.scopes !== undefined && { scopes: wire.scopes }),
+    ...(wire.redirect_port !== undefined && { redirectPort: wire.redirect_port }),
   };
 }
 

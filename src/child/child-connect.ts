@@ -15,7 +15,9 @@ import {
   type CapabilityRow,
   type Catalog,
 } from '../router/capabilities.js';
-import type { RemoteServerSpec, ServerSpec, StdioServerSpec } from '../server-spec.js';
+import type { OAuthSettings, RemoteServerSpec, ServerSpec, StdioServerSpec } from '../server-spec.js';
+import { ServerSignIn } from '../oauth/server-sign-in.js';
+import { sendToSignIn } from '../oauth/send-to-sign-in.js';
 import { StdioChildTransport } from '../transport/stdio-child-transport.js';
 import { listCatalog, type ListingOptions } from './catalog-listing.js';
 import { newChildClient } from './child-client.js';
@@ -53,6 +55,8 @@ export interface ConnectMemory {
   exitedOnProbe: boolean;
   /** A process spawned before the first start (a configured server): that start adopts it. */
   spawned: Promise<ChildProcess> | undefined;
+  /** A remote server with OAuth: its sign-in, kept across generations (tokens, the waiting URL). */
+  signIn?: ServerSignIn;
 }
 
 /** Connects the generation (spawn, or reach the URL), shakes hands and lists its catalog. */
@@ -86,10 +90,13 @@ async function connectRemote(
 ): Promise<Client> {
   const url = new URL(spec.url);
   const requestInit: RequestInit = { headers: { ...spec.headers } };
+  const oauth = spec.oauth;
+  const signIn = oauth && (host.memory.signIn ??= newSignIn(host, spec.url, oauth));
+  const authorized = signIn && { fetch: signIn.fetch };
   const streamable = newClient(host, gen, sdk);
   try {
     await streamable.connect(
-      new sdk.StreamableHTTPClientTransport(url, { requestInit }),
+      new sdk.StreamableHTTPClientTransport(url, { requestInit, ...authorized }),
       connectOptions(host, options),
     );
     gen.remote = 'streamable-http';
@@ -111,9 +118,10 @@ async function connectRemote(
   await sse.connect(
     new sdk.SSEClientTransport(url, {
       requestInit,
+      ...authorized,
       eventSourceInit: {
         fetch: (input, init) =>
-          fetch(input, {
+          (signIn?.fetch ?? fetch)(input, {
             ...init,
             headers: { ...Object.fromEntries(new Headers(init?.headers)), ...headers },
           }),
@@ -124,6 +132,16 @@ async function connectRemote(
   gen.remote = 'sse';
   settleEra(host, gen, sse);
   return sse;
+}
+
+function newSignIn(host: ConnectHost, serverUrl: string, settings: OAuthSettings): ServerSignIn {
+  return new ServerSignIn({
+    serverName: host.name,
+    serverUrl,
+    settings,
+    log: host.log,
+    sendToSignIn: (url) => sendToSignIn(url, host.name, host.log),
+  });
 }
 
 async function spawnAndConnect(

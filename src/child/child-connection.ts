@@ -244,6 +244,7 @@ export class ChildConnection {
         gen: this.#gen,
         lastBuild: this.devLoop.lastBuild,
         gaveUpAfter: this.#gaveUpAfter,
+        signInUrl: this.#memory.signIn?.pendingUrl,
       },
       now,
     );
@@ -368,7 +369,11 @@ export class ChildConnection {
     const errors = stopErrors(this.name, reason);
     if (s !== 'crashed' && s !== 'restarting') this.#setState({ kind: 'stopping', since: Date.now() });
     if (s === 'running' || reason === 'removed') this.#options.upstream?.ended?.(this.name, reason);
-    if (reason !== 'reloading') this.devLoop.close();
+    if (reason !== 'reloading') {
+      this.devLoop.close();
+      // Its sign-in listener goes with it (its kept tokens stay on disk).
+      void this.#memory.signIn?.close();
+    }
     gen.startup.abort(errors.whileStarting);
     endCalls(gen, errors.inFlight);
     // The stop ladder and the wait for a start under way run in parallel: killing the process ends the start.

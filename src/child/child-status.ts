@@ -13,7 +13,10 @@ import { describeEnd } from './start-failure.js';
 /** The status of a child as list_servers shows it (secrets are never included). */
 export interface ChildStatus {
   name: string;
-  status: 'starting' | 'running' | 'stopping' | 'crashed' | 'restarting';
+  /** needs_auth: starting, and waiting for a person to sign in at authorization_url. */
+  status: 'starting' | 'needs_auth' | 'running' | 'stopping' | 'crashed' | 'restarting';
+  /** Where to sign in (OAuth), while mcpmux waits for it. */
+  authorization_url?: string;
   /** While it waits to be started again after a crash (restart policy), or once it gave up. */
   restart?: { attempt: number; max_attempts: number; next_try_in_seconds?: number; gave_up?: boolean };
   transport: ServerSpec['transport'];
@@ -56,6 +59,8 @@ export interface StatusInput {
   lastBuild: ChildStatus['last_build'];
   /** How many restarts the policy tried before it gave up, when it did. */
   gaveUpAfter: number | undefined;
+  /** The authorization URL a remote server's sign-in waits on, if it does. */
+  signInUrl?: string | undefined;
 }
 
 export function describeStatus(input: StatusInput, now: number): ChildStatus {
@@ -68,6 +73,10 @@ export function describeStatus(input: StatusInput, now: number): ChildStatus {
     tools: [],
     ...(spec.prefix !== undefined && { prefix: spec.prefix }),
   };
+  if (s.kind === 'starting' && input.signInUrl !== undefined) {
+    out.status = 'needs_auth';
+    out.authorization_url = input.signInUrl;
+  }
   if (spec.transport === 'stdio') {
     out.command = spec.command;
     out.args = [...spec.args];

@@ -132,9 +132,19 @@ function expandEntry(
     cwd: entry.cwd === undefined ? undefined : expand(entry.cwd, 'cwd'),
     url: entry.url === undefined ? undefined : expand(entry.url, 'url'),
     headers: expandRecord(entry.headers, 'headers'),
+    oauth: entry.oauth && {
+      ...entry.oauth,
+      ...(entry.oauth.client_id !== undefined && {
+        client_id: expand(entry.oauth.client_id, 'oauth.client_id'),
+      }),
+      ...(entry.oauth.client_secret !== undefined && {
+        client_secret: expand(entry.oauth.client_secret, 'oauth.client_secret'),
+      }),
+    },
     tools: entry.tools,
     watch: entry.watch,
     prefix: entry.prefix,
     era: entry.era,
+    restart: entry.restart,
   };
 }

@@ -82,6 +82,7 @@ const addServerInput = z
       .optional()
       .describe('A remote server instead: its streamable HTTP (or HTTP+SSE) endpoint.'),
     headers: envRecord.optional().describe('HTTP headers for a remote server (values are never echoed).'),
+    oauth: wireServerFields.oauth,
     tools: toolFilterField
       .optional()
       .describe('Which of its tools to expose: {"allow": ["read_*"], "deny": ["delete_*"]}.'),
@@ -194,7 +195,11 @@ const callToolInput = z
 const exitSchema = z.object({ code: z.number().nullable(), signal: z.string().nullable() });
 const statusSchema = z.object({
   name: z.string(),
-  status: z.enum(['starting', 'running', 'stopping', 'crashed', 'restarting']),
+  status: z.enum(['starting', 'needs_auth', 'running', 'stopping', 'crashed', 'restarting']),
+  authorization_url: z
+    .string()
+    .optional()
+    .describe('needs_auth: where a person signs in to the remote server (OAuth); mcpmux waits for it.'),
   restart: z
     .object({
       attempt: z.number(),

@@ -193,3 +193,54 @@ t.test('a prefix of its own ("" for none), checked like add_server checks it', a
     /prefix may only contain letters, digits/,
   );
 });
+
+t.test('oauth settings of a remote server, with ${VAR} in its client id and secret', async (t) => {
+  const [github] = parse(
+    {
+      mcpServers: {
+        github: {
+          url: 'https://api.example.com/mcp',
+          oauth: {
+            client_id: '${GH_CLIENT}',
+            client_secret: '${GH_SECRET}',
+            scopes: ['repo', 'read:org'],
+            redirect_port: 8765,
+          },
+        },
+      },
+    },
+    { GH_CLIENT: 'client-1', GH_SECRET: 's3cret' },
+  );
+  t.same(github!.spec, {
+    transport: 'http',
+    url: 'https://api.example.com/mcp',
+    headers: {},
+    oauth: { clientId: 'client-1', clientSecret: 's3cret', scopes: ['repo', 'read:org'], redirectPort: 8765 },
+  });
+  t.match(parse({ mcpServers: { a: { url: 'https://a.example/mcp', oauth: {} } } }), [
+    { spec: { oauth: {} } },
+  ]);
+  t.throws(
+    () => parse({ mcpServers: { a: { command: 'x', oauth: {} } } }),
+    /oauth applies to a url, not to a command/,
+  );
+  t.throws(
+    () => parse({ mcpServers: { a: { url: 'https://a.example/mcp', oauth: { redirect_port: 70000 } } } }),
+    /redirect_port must be a port number/,
+  );
+  t.throws(
+    () => parse({ mcpServers: { a: { url: 'https://a.example/mcp', oauth: { secret: 'x' } } } }),
+    /oauth: Unrecognized key: "secret"|oauth.*secret/,
+  );
+  t.throws(
+    () => parse({ mcpServers: { a: { url: 'https://a.example/mcp', oauth: { client_secret: '${NOPE}' } } } }),
+    /oauth\.client_secret: \$\{NOPE\} is not set/,
+  );
+});
+
+t.test('a restart policy in a config entry is kept', async (t) => {
+  const [server] = parse({
+    mcpServers: { s: { command: 'x', restart: { on: 'failure', max_attempts: 2, backoff_seconds: [1] } } },
+  });
+  t.same(server!.spec.restart, { maxAttempts: 2, backoffMs: [1000] });
+});

@@ -1,0 +1,59 @@
+#!/usr/bin/env node
+// @ts-check
+// mcpmux as the conformance suite's client: the suite runs `node conformance-client.js URL`
+// with MCP_CONFORMANCE_SCENARIO (and MCP_CONFORMANCE_CONTEXT: a pre-registered client) set.
+// It does what a user of mcpmux would: a config file with the server (and "oauth" for the
+// auth scenarios), then the one-shot commands `mcpmux inspect` and `mcpmux call`, with
+// $BROWSER set to conformance-browser.js, which follows the suite's auto-approving
+// authorization redirects to mcpmux's loopback callback, as a person's browser would.
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const HERE = dirname(fileURLToPath(import.meta.url));
+const MAIN = join(HERE, '..', 'dist', 'main.js');
+const url = process.argv[2];
+if (!url) throw new Error('usage: conformance-client.js SERVER_URL');
+const scenario = process.env['MCP_CONFORMANCE_SCENARIO'] ?? '';
+const context = JSON.parse(process.env['MCP_CONFORMANCE_CONTEXT'] ?? '{}');
+
+const scratch = mkdtempSync(join(tmpdir(), 'mcpmux-conformance-client-'));
+const oauth = scenario.startsWith('auth/')
+  ? {
+      ...(context.client_id && { client_id: context.client_id }),
+      ...(context.client_secret && { client_secret: context.client_secret }),
+      // The suite's client ID metadata document (used where the server supports them).
+      client_metadata_url: 'https://conformance-test.local/client-metadata.json',
+    }
+  : undefined;
+const config = join(scratch, 'servers.json');
+writeFileSync(
+  config,
+  JSON.stringify({ mcpServers: { conf: { url, prefix: '', era: 'legacy', ...(oauth && { oauth }) } } }),
+);
+const env = {
+  ...process.env,
+  // Tokens of one scenario are not another's.
+  XDG_STATE_HOME: join(scratch, 'state'),
+  BROWSER: `${process.execPath} ${join(HERE, 'conformance-browser.js')}`,
+};
+const mcpmux = (/** @type {string[]} */ ...args) =>
+  execFileSync(process.execPath, [MAIN, ...args, '--config', config], {
+    env,
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+
+try {
+  if (scenario === 'sse-retry') mcpmux('call', 'test_reconnection', '{}');
+  else if (scenario.startsWith('auth/')) mcpmux('call', 'test-tool', '{}');
+  else {
+    const listed = JSON.parse(mcpmux('inspect', '--json'));
+    const first = listed.servers?.[0]?.tools?.[0]?.name;
+    if (scenario !== 'initialize' && first) mcpmux('call', first, JSON.stringify({ a: 2, b: 3 }));
+  }
+} finally {
+  rmSync(scratch, { recursive: true, force: true });
+}

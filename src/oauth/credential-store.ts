@@ -1,0 +1,75 @@
+// What OAuth leaves to keep between runs, one file per server URL under
+// $XDG_STATE_HOME/mcpmux/oauth (else ~/.local/state/mcpmux/oauth): the tokens, the client
+// registered with each authorization server (keyed by its issuer, so that a client ID is
+// never shown to another), and what discovery found. Files are 0600 in a 0700 folder, and
+// written whole through a temporary file, so a crash never leaves half a token.
+import { createHash, randomBytes } from 'node:crypto';
+import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+import type {
+  OAuthDiscoveryState,
+  StoredOAuthClientInformation,
+  StoredOAuthTokens,
+} from '@modelcontextprotocol/client';
+
+export interface StoredCredentials {
+  /** The server these are for (the file name is its hash). */
+  url: string;
+  tokens?: StoredOAuthTokens;
+  /** When the tokens were saved (ms since the epoch), to refresh before they expire. */
+  savedAt?: number;
+  /** Registered clients by the issuer of their authorization server. */
+  clients?: Record<string, StoredOAuthClientInformation>;
+  discovery?: OAuthDiscoveryState;
+}
+
+/** The folder of mcpmux's OAuth files. */
+export function oauthStateDir(env: Readonly<Record<string, string | undefined>> = process.env): string {
+  const base = env['XDG_STATE_HOME'] || join(env['HOME'] || homedir(), '.local', 'state');
+  return join(base, 'mcpmux', 'oauth');
+}
+
+export class CredentialStore {
+  readonly #file: string;
+  readonly #dir: string;
+  readonly #url: string;
+
+  constructor(url: string, dir = oauthStateDir()) {
+    this.#url = url;
+    this.#dir = dir;
+    this.#file = join(dir, `${createHash('sha256').update(url).digest('hex').slice(0, 32)}.json`);
+  }
+
+  get path(): string {
+    return this.#file;
+  }
+
+  read(): StoredCredentials {
+    try {
+      const stored = JSON.parse(readFileSync(this.#file, 'utf8')) as StoredCredentials;
+      // A hash collision, or a file edited by hand: not this server's.
+      return stored.url === this.#url ? stored : { url: this.#url };
+    } catch {
+      return { url: this.#url };
+    }
+  }
+
+  update(change: (stored: StoredCredentials) => StoredCredentials): void {
+    const next = change(this.read());
+    mkdirSync(this.#dir, { recursive: true, mode: 0o700 });
+    const temp = `${this.#file}.${randomBytes(4).toString('hex')}.tmp`;
+    writeFileSync(temp, JSON.stringify(next, null, 2) + '\n', { mode: 0o600 });
+    renameSync(temp, this.#file);
+  }
+
+  /** Forgets everything kept for this server (logout); true when there was something. */
+  remove(): boolean {
+    try {
+      rmSync(this.#file);
+      return true;
+    } catch {
+      return false;
+    }
+  }
+}

@@ -1,0 +1,141 @@
+// The OAuth client of one remote server, as the SDK's auth() drives it (discovery, dynamic
+// registration or a client given in the config, PKCE, token exchange and refresh): where
+// it keeps what it learns (credential-store.ts) and how it sends a person to sign in.
+import { randomBytes } from 'node:crypto';
+import type {
+  OAuthClientInformationContext,
+  OAuthClientMetadata,
+  OAuthClientProvider,
+  OAuthDiscoveryState,
+  StoredOAuthClientInformation,
+  StoredOAuthTokens,
+} from '@modelcontextprotocol/client';
+import type { OAuthSettings } from '../server-spec.js';
+import type { CredentialStore } from './credential-store.js';
+
+export interface MuxOAuthProviderOptions {
+  settings: OAuthSettings;
+  store: CredentialStore;
+  /** The loopback redirect URI in use (the listener is started before auth() runs). */
+  redirectUrl: () => string;
+  /** Sends the person to sign in: opens a browser, prints the URL, asks the client. */
+  sendToSignIn: (url: URL) => void | Promise<void>;
+}
+
+export class MuxOAuthProvider implements OAuthClientProvider {
+  readonly #options: MuxOAuthProviderOptions;
+  #verifier: string | undefined;
+  #state: string | undefined;
+
+  /** A client ID metadata document's URL: the client's ID where the server supports them. */
+  readonly clientMetadataUrl?: string;
+
+  constructor(options: MuxOAuthProviderOptions) {
+    this.#options = options;
+    if (options.settings.clientMetadataUrl !== undefined)
+      this.clientMetadataUrl = options.settings.clientMetadataUrl;
+  }
+
+  get redirectUrl(): string {
+    return this.#options.redirectUrl();
+  }
+
+  get clientMetadata(): OAuthClientMetadata {
+    const { scopes, clientSecret } = this.#options.settings;
+    return {
+      client_name: 'mcpmux',
+      redirect_uris: [this.redirectUrl],
+      grant_types: ['authorization_code', 'refresh_token'],
+      response_types: ['code'],
+      token_endpoint_auth_method: clientSecret !== undefined ? 'client_secret_basic' : 'none',
+      ...(scopes && scopes.length > 0 && { scope: scopes.join(' ') }),
+      // A command-line program with a loopback redirect: a native application (SEP-837).
+      application_type: 'native',
+    } as OAuthClientMetadata;
+  }
+
+  /** The value the authorization redirect must carry back (checked before the code is used). */
+  state(): string {
+    this.#state = randomBytes(16).toString('base64url');
+    return this.#state;
+  }
+
+  get expectedState(): string | undefined {
+    return this.#state;
+  }
+
+  clientInformation(ctx?: OAuthClientInformationContext): StoredOAuthClientInformation | undefined {
+    const { clientId, clientSecret } = this.#options.settings;
+    // A client registered beforehand is the client, with every authorization server.
+    if (clientId !== undefined)
+      return { client_id: clientId, ...(clientSecret !== undefined && { client_secret: clientSecret }) };
+    if (!ctx) return undefined;
+    const stored = this.#options.store.read().clients?.[ctx.issuer];
+    // Registered for another redirect URI (another port): register again.
+    const uris = (stored as { redirect_uris?: string[] } | undefined)?.redirect_uris;
+    if (stored && uris && !uris.includes(this.redirectUrl)) return undefined;
+    return stored;
+  }
+
+  saveClientInformation(info: StoredOAuthClientInformation, ctx?: OAuthClientInformationContext): void {
+    if (!ctx || this.#options.settings.clientId !== undefined) return;
+    this.#options.store.update((stored) => ({
+      ...stored,
+      clients: { ...stored.clients, [ctx.issuer]: info },
+    }));
+  }
+
+  tokens(): StoredOAuthTokens | undefined {
+    return this.#options.store.read().tokens;
+  }
+
+  saveTokens(tokens: StoredOAuthTokens): void {
+    this.#options.store.update((stored) => ({ ...stored, tokens, savedAt: Date.now() }));
+  }
+
+  /** When the kept access token expires (ms since the epoch), if the server said. */
+  tokensExpireAt(): number | undefined {
+    const { tokens, savedAt } = this.#options.store.read();
+    return tokens?.expires_in !== undefined && savedAt !== undefined
+      ? savedAt + tokens.expires_in * 1000
+      : undefined;
+  }
+
+  async redirectToAuthorization(url: URL): Promise<void> {
+    await this.#options.sendToSignIn(url);
+  }
+
+  saveCodeVerifier(verifier: string): void {
+    this.#verifier = verifier;
+  }
+
+  codeVerifier(): string {
+    if (this.#verifier === undefined) throw new Error('no sign-in is under way (no PKCE verifier)');
+    return this.#verifier;
+  }
+
+  saveDiscoveryState(discovery: OAuthDiscoveryState): void {
+    this.#options.store.update((stored) => ({ ...stored, discovery }));
+  }
+
+  discoveryState(): OAuthDiscoveryState | undefined {
+    return this.#options.store.read().discovery;
+  }
+
+  invalidateCredentials(scope: 'all' | 'client' | 'tokens' | 'verifier' | 'discovery'): void {
+    if (scope === 'verifier') {
+      this.#verifier = undefined;
+      return;
+    }
+    this.#options.store.update((stored) => {
+      const next = { ...stored };
+      if (scope === 'all' || scope === 'tokens') {
+        delete next.tokens;
+        delete next.savedAt;
+      }
+      if (scope === 'all' || scope === 'client') delete next.clients;
+      if (scope === 'all' || scope === 'discovery') delete next.discovery;
+      return next;
+    });
+  }
+}

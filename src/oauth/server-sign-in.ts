@@ -1,0 +1,218 @@
+// Signing in to one remote server, under its HTTP requests. Every request carries the
+// access token kept for the server; a 401, or a 403 that asks for more scope, starts a
+// sign-in (the SDK's auth(): discovery, registration, PKCE, the token exchange), the person
+// is sent to the authorization URL, mcpmux waits on its loopback redirect for the code,
+// and the request is sent again with the new token. A token about to expire is refreshed
+// first. The rest of mcpmux sees a server that answers, or an AUTH_* error that says why.
+import {
+  auth,
+  extractWWWAuthenticateParams,
+  IssuerMismatchError,
+  type AuthOptions,
+  type AuthResult,
+  type FetchLike,
+} from '@modelcontextprotocol/client';
+import { MuxError, messageOf } from '../errors.js';
+import type { Logger } from '../log.js';
+import type { OAuthSettings } from '../server-spec.js';
+import { CredentialStore, oauthStateDir } from './credential-store.js';
+import { LoopbackRedirect } from './loopback-redirect.js';
+import { MuxOAuthProvider } from './oauth-provider.js';
+
+/** How long mcpmux waits for the person to finish signing in. */
+const SIGN_IN_WAIT_MS = 5 * 60_000;
+/** An access token with less than this left is refreshed before it is used. */
+const REFRESH_MARGIN_MS = 60_000;
+
+export interface ServerSignInOptions {
+  serverName: string;
+  serverUrl: string;
+  settings: OAuthSettings;
+  log: Logger;
+  /** Sends the person to the authorization URL (open-browser.ts by default). */
+  sendToSignIn: (url: URL) => void | Promise<void>;
+  /** Where credentials are kept (default: oauthStateDir()). */
+  stateDir?: string;
+  waitMs?: number;
+}
+
+export class ServerSignIn {
+  readonly #options: ServerSignInOptions;
+  readonly #provider: MuxOAuthProvider;
+  readonly #store: CredentialStore;
+  #redirect: LoopbackRedirect | undefined;
+  /** The sign-in under way: requests that need one wait for it rather than start another. */
+  #signingIn: Promise<void> | undefined;
+  /** The authorization URL while mcpmux waits for the person (list_servers shows it). */
+  #pendingUrl: string | undefined;
+  /** A 2025-03-26 server whose own origin publishes metadata naming another issuer path. */
+  #sameOriginIssuer = false;
+
+  constructor(options: ServerSignInOptions) {
+    this.#options = options;
+    this.#store = new CredentialStore(options.serverUrl, options.stateDir ?? oauthStateDir());
+    this.#provider = new MuxOAuthProvider({
+      settings: options.settings,
+      store: this.#store,
+      redirectUrl: () => {
+        if (!this.#redirect) throw new Error('the OAuth redirect listener is not started');
+        return this.#redirect.url;
+      },
+      sendToSignIn: async (url) => {
+        this.#pendingUrl = url.href;
+        await options.sendToSignIn(url);
+      },
+    });
+  }
+
+  /** The authorization URL the person has yet to visit, while mcpmux waits for them. */
+  get pendingUrl(): string | undefined {
+    return this.#pendingUrl;
+  }
+
+  /** Whether tokens are kept for the server. */
+  get signedIn(): boolean {
+    return this.#provider.tokens() !== undefined;
+  }
+
+  /** fetch for the server's transport: tokens on every request, a sign-in when it is refused. */
+  readonly fetch: FetchLike = async (input, init) => {
+    await this.#signingIn?.catch(() => {});
+    await this.#refreshIfExpiring(init?.signal ?? undefined);
+    let response = await this.#send(input, init);
+    if (!needsSignIn(response)) return response;
+    // One sign-in per request: a server that refuses a fresh token again is not asked forever.
+    await this.#signIn(response, init?.signal ?? undefined);
+    response = await this.#send(input, init);
+    if (needsSignIn(response))
+      throw new MuxError(
+        'AUTH_FAILED',
+        `${this.#options.serverUrl} refused the token it just issued (HTTP ${response.status}${challengeOf(response)})`,
+      );
+    return response;
+  };
+
+  async close(): Promise<void> {
+    const redirect = this.#redirect;
+    this.#redirect = undefined;
+    await redirect?.close();
+  }
+
+  async #send(input: string | URL, init: RequestInit | undefined): Promise<Response> {
+    const headers = new Headers(init?.headers);
+    const tokens = this.#provider.tokens();
+    if (tokens) headers.set('Authorization', `Bearer ${tokens.access_token}`);
+    return fetch(input, { ...init, headers });
+  }
+
+  #signIn(refused: Response, signal: AbortSignal | undefined): Promise<void> {
+    this.#signingIn ??= this.#runSignIn(refused, signal).finally(() => (this.#signingIn = undefined));
+    return this.#signingIn;
+  }
+
+  async #runSignIn(refused: Response, signal: AbortSignal | undefined): Promise<void> {
+    const { resourceMetadataUrl, scope: challenged } = extractWWWAuthenticateParams(refused);
+    const granted = this.#provider.tokens()?.scope;
+    const configured = this.#options.settings.scopes?.join(' ');
+    // Keep what was granted and add what is asked for (SEP-2350).
+    const scope = union(configured ?? granted, challenged);
+    // A refresh cannot widen the scope: a step-up needs the person again.
+    if (refused.status === 403) this.#provider.invalidateCredentials('tokens');
+    await this.#authorize({ resourceMetadataUrl, scope }, signal);
+  }
+
+  async #refreshIfExpiring(signal: AbortSignal | undefined): Promise<void> {
+    const expiresAt = this.#provider.tokensExpireAt();
+    if (expiresAt === undefined || expiresAt - Date.now() > REFRESH_MARGIN_MS) return;
+    if (!this.#provider.tokens()?.refresh_token) return;
+    this.#signingIn ??= this.#authorize({}, signal).finally(() => (this.#signingIn = undefined));
+    await this.#signingIn;
+  }
+
+  /**
+   * The SDK's auth(). A server of the 2025-03-26 revision (no protected-resource metadata) is
+   * its own authorization server, and some publish metadata whose issuer names a path of
+   * that same origin: the issuer check is relaxed for that case alone, and said so once.
+   */
+  async #auth(options: AuthOptions): Promise<AuthResult> {
+    const relaxed = { ...options, ...(this.#sameOriginIssuer && { skipIssuerMetadataValidation: true }) };
+    try {
+      return await auth(this.#provider, relaxed);
+    } catch (error) {
+      if (this.#sameOriginIssuer || !isSameOriginIssuerMismatch(error, this.#options.serverUrl)) throw error;
+      this.#sameOriginIssuer = true;
+      const { expected, received } = error as IssuerMismatchError;
+      this.#options.log.warn(
+        `[${this.#options.serverName}] its authorization metadata names issuer ${received}, not ${expected}; accepted because both are the server's own origin`,
+      );
+      return auth(this.#provider, { ...options, skipIssuerMetadataValidation: true });
+    }
+  }
+
+  /** auth() with a refresh token, or else with the person: waits for the redirect's code. */
+  async #authorize(
+    { resourceMetadataUrl, scope }: { resourceMetadataUrl?: URL | undefined; scope?: string | undefined },
+    signal: AbortSignal | undefined,
+  ): Promise<void> {
+    const { serverUrl, serverName, log } = this.#options;
+    this.#redirect ??= await LoopbackRedirect.listen(this.#options.settings.redirectPort ?? 0);
+    const base = {
+      serverUrl,
+      ...(resourceMetadataUrl && { resourceMetadataUrl }),
+      ...(scope !== undefined && { scope }),
+      fetchFn: fetch,
+    };
+    let result: AuthResult;
+    try {
+      result = await this.#auth(base);
+      if (result === 'REDIRECT') {
+        log.info(`[${serverName}] waiting for the sign-in at ${this.#pendingUrl}`);
+        const query = await this.#redirect.next(signal, this.#options.waitMs ?? SIGN_IN_WAIT_MS);
+        const error = query.get('error');
+        // The authorization server's description is its own words: the code alone is reported.
+        if (error) throw new MuxError('AUTH_FAILED', `sign-in refused by the authorization server: ${error}`);
+        if (query.get('state') !== this.#provider.expectedState)
+          throw new MuxError('AUTH_FAILED', 'the sign-in redirect did not carry the state mcpmux sent');
+        const code = query.get('code');
+        if (!code) throw new MuxError('AUTH_FAILED', 'the sign-in redirect carried no authorization code');
+        const iss = query.get('iss');
+        result = await this.#auth({ ...base, authorizationCode: code, ...(iss !== null && { iss }) });
+      }
+    } catch (error) {
+      if (error instanceof MuxError) throw error;
+      throw new MuxError('AUTH_FAILED', `signing in to ${serverUrl} failed: ${messageOf(error)}`, {
+        cause: error,
+      });
+    } finally {
+      this.#pendingUrl = undefined;
+    }
+    if (result !== 'AUTHORIZED')
+      throw new MuxError('AUTH_FAILED', `signing in to ${serverUrl} did not complete (${result})`);
+    log.info(`[${serverName}] signed in`);
+  }
+}
+
+/** The issuer (RFC 8414 §3.3) check, relaxed only where the server's own origin is its authorization server. */
+export function isSameOriginIssuerMismatch(error: unknown, serverUrl: string): boolean {
+  if (!(error instanceof IssuerMismatchError) || error.kind !== 'metadata') return false;
+  const origin = new URL(serverUrl).origin;
+  const originOf = (issuer: string | undefined) =>
+    issuer && URL.canParse(issuer) ? new URL(issuer).origin : '';
+  return originOf(error.expected) === origin && originOf(error.received) === origin;
+}
+
+/** 401, or 403 asking for more scope: the server wants (another) sign-in. */
+function needsSignIn(response: Response): boolean {
+  if (response.status === 401) return true;
+  return response.status === 403 && extractWWWAuthenticateParams(response).error === 'insufficient_scope';
+}
+
+function challengeOf(response: Response): string {
+  const { error } = extractWWWAuthenticateParams(response);
+  return error ? `, ${error}` : '';
+}
+
+function union(...scopes: (string | undefined)[]): string | undefined {
+  const all = new Set(scopes.flatMap((s) => s?.split(' ') ?? []).filter(Boolean));
+  return all.size > 0 ? [...all].join(' ') : undefined;
+}
