@@ -140,7 +140,7 @@ function newSignIn(host: ConnectHost, serverUrl: string, settings: OAuthSettings
     serverUrl,
     settings,
     log: host.log,
-    sendToSignIn: (url) => sendToSignIn(url, host.name, host.log),
+    sendToSignIn: (url, why) => sendToSignIn(url, why, host.name, host.log),
   });
 }
 

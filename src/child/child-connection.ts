@@ -245,6 +245,7 @@ export class ChildConnection {
         lastBuild: this.devLoop.lastBuild,
         gaveUpAfter: this.#gaveUpAfter,
         signInUrl: this.#memory.signIn?.pendingUrl,
+        signInReason: this.#memory.signIn?.pendingReason,
       },
       now,
     );

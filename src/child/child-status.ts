@@ -15,8 +15,9 @@ export interface ChildStatus {
   name: string;
   /** needs_auth: starting, and waiting for a person to sign in at authorization_url. */
   status: 'starting' | 'needs_auth' | 'running' | 'stopping' | 'crashed' | 'restarting';
-  /** Where to sign in (OAuth), while mcpmux waits for it. */
+  /** Where to sign in (OAuth), while mcpmux waits for it, and why it is needed. */
   authorization_url?: string;
+  authorization_reason?: string;
   /** While it waits to be started again after a crash (restart policy), or once it gave up. */
   restart?: { attempt: number; max_attempts: number; next_try_in_seconds?: number; gave_up?: boolean };
   transport: ServerSpec['transport'];
@@ -61,6 +62,7 @@ export interface StatusInput {
   gaveUpAfter: number | undefined;
   /** The authorization URL a remote server's sign-in waits on, if it does. */
   signInUrl?: string | undefined;
+  signInReason?: string | undefined;
 }
 
 export function describeStatus(input: StatusInput, now: number): ChildStatus {
@@ -76,6 +78,7 @@ export function describeStatus(input: StatusInput, now: number): ChildStatus {
   if (s.kind === 'starting' && input.signInUrl !== undefined) {
     out.status = 'needs_auth';
     out.authorization_url = input.signInUrl;
+    if (input.signInReason !== undefined) out.authorization_reason = input.signInReason;
   }
   if (spec.transport === 'stdio') {
     out.command = spec.command;

@@ -22,6 +22,8 @@ export interface StoredCredentials {
   /** Registered clients by the issuer of their authorization server. */
   clients?: Record<string, StoredOAuthClientInformation>;
   discovery?: OAuthDiscoveryState;
+  /** The loopback port of the last redirect URI, used again so that its registration stays valid. */
+  redirectPort?: number;
 }
 
 /** The folder of mcpmux's OAuth files. */

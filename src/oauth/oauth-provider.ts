@@ -93,11 +93,11 @@ export class MuxOAuthProvider implements OAuthClientProvider {
     this.#options.store.update((stored) => ({ ...stored, tokens, savedAt: Date.now() }));
   }
 
-  /** When the kept access token expires (ms since the epoch), if the server said. */
-  tokensExpireAt(): number | undefined {
+  /** When the kept access token was saved and expires (ms since the epoch), if the server said. */
+  tokensLife(): { savedAt: number; expiresAt: number } | undefined {
     const { tokens, savedAt } = this.#options.store.read();
     return tokens?.expires_in !== undefined && savedAt !== undefined
-      ? savedAt + tokens.expires_in * 1000
+      ? { savedAt, expiresAt: savedAt + tokens.expires_in * 1000 }
       : undefined;
   }
 

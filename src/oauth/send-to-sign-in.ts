@@ -5,11 +5,12 @@ import type { Logger } from '../log.js';
 
 export function sendToSignIn(
   url: URL,
+  why: string,
   serverName: string,
   log: Logger,
   env: Readonly<Record<string, string | undefined>> = process.env,
 ): void {
-  log.warn(`[${serverName}] sign in to continue: ${url.href}`);
+  log.warn(`[${serverName}] ${why}: sign in to continue: ${url.href}`);
   // $BROWSER may list several commands separated by ':' (the first is used) and hold arguments.
   const [command, ...args] = (env['BROWSER'] ?? '').split(':')[0]!.trim().split(/\s+/).filter(Boolean);
   if (command === undefined) return;

@@ -21,7 +21,7 @@ import { MuxOAuthProvider } from './oauth-provider.js';
 
 /** How long mcpmux waits for the person to finish signing in. */
 const SIGN_IN_WAIT_MS = 5 * 60_000;
-/** An access token with less than this left is refreshed before it is used. */
+/** An access token with less than this left (or half its life, if shorter) is refreshed before use. */
 const REFRESH_MARGIN_MS = 60_000;
 
 export interface ServerSignInOptions {
@@ -30,7 +30,7 @@ export interface ServerSignInOptions {
   settings: OAuthSettings;
   log: Logger;
   /** Sends the person to the authorization URL (open-browser.ts by default). */
-  sendToSignIn: (url: URL) => void | Promise<void>;
+  sendToSignIn: (url: URL, why: string) => void | Promise<void>;
   /** Where credentials are kept (default: oauthStateDir()). */
   stateDir?: string;
   waitMs?: number;
@@ -45,6 +45,8 @@ export class ServerSignIn {
   #signingIn: Promise<void> | undefined;
   /** The authorization URL while mcpmux waits for the person (list_servers shows it). */
   #pendingUrl: string | undefined;
+  /** Why a sign-in is needed, said with its URL. */
+  #why = 'not signed in yet';
   /** A 2025-03-26 server whose own origin publishes metadata naming another issuer path. */
   #sameOriginIssuer = false;
 
@@ -60,7 +62,7 @@ export class ServerSignIn {
       },
       sendToSignIn: async (url) => {
         this.#pendingUrl = url.href;
-        await options.sendToSignIn(url);
+        await options.sendToSignIn(url, this.#why);
       },
     });
   }
@@ -68,6 +70,11 @@ export class ServerSignIn {
   /** The authorization URL the person has yet to visit, while mcpmux waits for them. */
   get pendingUrl(): string | undefined {
     return this.#pendingUrl;
+  }
+
+  /** Why the pending sign-in is needed. */
+  get pendingReason(): string | undefined {
+    return this.#pendingUrl === undefined ? undefined : this.#why;
   }
 
   /** Whether tokens are kept for the server. */
@@ -91,6 +98,22 @@ export class ServerSignIn {
       );
     return response;
   };
+
+  /**
+   * The loopback redirect: on the configured port, else on the one used last time (a client
+   * registered for it stays valid), else on any free port.
+   */
+  async #listen(): Promise<LoopbackRedirect> {
+    const configured = this.#options.settings.redirectPort;
+    if (configured !== undefined) return LoopbackRedirect.listen(configured);
+    const last = this.#store.read().redirectPort;
+    const redirect =
+      (last !== undefined && (await LoopbackRedirect.listen(last).catch(() => undefined))) ||
+      (await LoopbackRedirect.listen(0));
+    const port = Number(new URL(redirect.url).port);
+    if (port !== last) this.#store.update((stored) => ({ ...stored, redirectPort: port }));
+    return redirect;
+  }
 
   async close(): Promise<void> {
     const redirect = this.#redirect;
@@ -116,15 +139,25 @@ export class ServerSignIn {
     const configured = this.#options.settings.scopes?.join(' ');
     // Keep what was granted and add what is asked for (SEP-2350).
     const scope = union(configured ?? granted, challenged);
+    const signedIn = this.signedIn;
+    this.#why =
+      refused.status === 403
+        ? `the server asks for more scope (${challenged ?? 'unnamed'})`
+        : signedIn
+          ? 'the kept sign-in was refused or could not be renewed (revoked or expired)'
+          : 'not signed in yet';
     // A refresh cannot widen the scope: a step-up needs the person again.
     if (refused.status === 403) this.#provider.invalidateCredentials('tokens');
     await this.#authorize({ resourceMetadataUrl, scope }, signal);
   }
 
   async #refreshIfExpiring(signal: AbortSignal | undefined): Promise<void> {
-    const expiresAt = this.#provider.tokensExpireAt();
-    if (expiresAt === undefined || expiresAt - Date.now() > REFRESH_MARGIN_MS) return;
+    const life = this.#provider.tokensLife();
+    if (!life) return;
+    const margin = Math.min(REFRESH_MARGIN_MS, (life.expiresAt - life.savedAt) / 2);
+    if (life.expiresAt - Date.now() > margin) return;
     if (!this.#provider.tokens()?.refresh_token) return;
+    this.#why = 'the kept sign-in could not be renewed (its refresh was refused)';
     this.#signingIn ??= this.#authorize({}, signal).finally(() => (this.#signingIn = undefined));
     await this.#signingIn;
   }
@@ -155,7 +188,7 @@ export class ServerSignIn {
     signal: AbortSignal | undefined,
   ): Promise<void> {
     const { serverUrl, serverName, log } = this.#options;
-    this.#redirect ??= await LoopbackRedirect.listen(this.#options.settings.redirectPort ?? 0);
+    this.#redirect ??= await this.#listen();
     const base = {
       serverUrl,
       ...(resourceMetadataUrl && { resourceMetadataUrl }),

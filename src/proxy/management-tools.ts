@@ -200,6 +200,7 @@ const statusSchema = z.object({
     .string()
     .optional()
     .describe('needs_auth: where a person signs in to the remote server (OAuth); mcpmux waits for it.'),
+  authorization_reason: z.string().optional().describe('needs_auth: why a sign-in is needed.'),
   restart: z
     .object({
       attempt: z.number(),

@@ -33,7 +33,8 @@ export type FixtureName =
   | 'modern-http'
   | 'exit-on-discover'
   | 'list-storm'
-  | 'app-server';
+  | 'app-server'
+  | 'oauth-server';
 
 export const fixturePath = (name: FixtureName): string => join(ROOT, 'testservers', `${name}.js`);
 

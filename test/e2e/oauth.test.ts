@@ -1,0 +1,144 @@
+// OAuth to a remote server, end to end with real processes: the built mcpmux (one-shot and
+// serving) against a fixture server that is its own authorization server
+// (testservers/oauth-server.js), with $BROWSER a script that follows the authorization
+// redirects as a person's browser would. Credentials go to a temporary XDG_STATE_HOME.
+import { execFile } from 'node:child_process';
+import { mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import t from 'tap';
+import { ChildProcess } from '../../src/child/child-process.js';
+import { DIST_MAIN, ROOT, fixturePath } from '../helpers/fixtures.js';
+import { startMcpmux } from '../helpers/mcpmux-process.js';
+import { assertNoLeaks, killTaggedProcesses, taggedEnv, waitFor } from '../helpers/processes.js';
+
+const run = promisify(execFile);
+const scratch = mkdtempSync(join(tmpdir(), 'mcpmux-oauth-'));
+const state = join(scratch, 'state');
+const BROWSER = `${process.execPath} ${join(ROOT, 'scripts', 'conformance-browser.js')}`;
+const SECRET = 'pre-registered-secret-4f1c9a';
+t.teardown(() => {
+  killTaggedProcesses();
+  rmSync(scratch, { recursive: true, force: true });
+});
+
+async function startOAuthServer(env: Record<string, string>) {
+  const server = await ChildProcess.spawn({
+    command: process.execPath,
+    args: [fixturePath('oauth-server')],
+    env: taggedEnv(env),
+  });
+  let out = '';
+  server.stdout.on('data', (d) => (out += d));
+  await waitFor(() => /listening on (\S+)/.test(out));
+  const url = /listening on (\S+)/.exec(out)![1]!;
+  const origin = new URL(url).origin;
+  return {
+    server,
+    url,
+    stats: async () => (await fetch(`${origin}/admin/stats`)).json() as Promise<Record<string, number>>,
+    revoke: () => fetch(`${origin}/admin/revoke`, { method: 'POST' }),
+  };
+}
+
+function config(name: string, entry: Record<string, unknown>): string {
+  const file = join(scratch, `${name}.json`);
+  writeFileSync(file, JSON.stringify({ mcpServers: { [name]: { era: 'legacy', ...entry } } }));
+  return file;
+}
+
+const mcpmuxCall = (file: string, tool: string, env: Record<string, string> = {}) =>
+  run(process.execPath, [DIST_MAIN, 'call', tool, '{}', '--config', file, '--log-level', 'debug'], {
+    env: taggedEnv({ XDG_STATE_HOME: state, BROWSER, ...env }),
+    timeout: 30_000,
+  });
+
+t.test('signs in once, keeps the tokens in 0600 files, and refreshes them', async (t) => {
+  // Tokens live 2 s: mcpmux refreshes one with less than half its life left.
+  const remote = await startOAuthServer({ TOKEN_TTL_SECONDS: '2' });
+  const file = config('remote', { url: remote.url, oauth: {} });
+  const first = await mcpmuxCall(file, 'remote__whoami');
+  t.match(first.stdout, /hello, signed-in user/, 'the call went through after the sign-in');
+  t.match(
+    first.stderr,
+    /\[remote\] not signed in yet: sign in to continue: http:\/\/127\.0\.0\.1:\d+\/authorize\?/,
+  );
+  t.match(await remote.stats(), { registrations: 1, authorizations: 1, code_grants: 1 });
+
+  const dir = join(state, 'mcpmux', 'oauth');
+  const [kept] = readdirSync(dir);
+  t.equal(statSync(dir).mode & 0o777, 0o700, 'the folder is 0700');
+  t.equal(statSync(join(dir, kept!)).mode & 0o777, 0o600, 'the file is 0600');
+
+  await new Promise((resolve) => setTimeout(resolve, 1500));
+  // No browser this time: a sign-in would fail the run (the command does not exist).
+  const second = await mcpmuxCall(file, 'remote__whoami', { BROWSER: '/nonexistent/browser' });
+  t.match(second.stdout, /hello, signed-in user/);
+  t.match(
+    await remote.stats(),
+    { registrations: 1, authorizations: 1, code_grants: 1 },
+    'the kept registration and refresh token were used: no new sign-in',
+  );
+  t.ok((await remote.stats()).refresh_grants! >= 1, 'the token was refreshed');
+  t.notMatch(second.stderr, /sign in to continue/);
+  await remote.server.stop();
+});
+
+t.test(
+  'serving: a revoked refresh token leads back to needs_auth with the URL; signing in brings the server up; no secret is ever shown',
+  async (t) => {
+    const remote = await startOAuthServer({ PRE_CLIENT_ID: 'pre-client', PRE_CLIENT_SECRET: SECRET });
+    const file = config('gh', {
+      url: remote.url,
+      oauth: { client_id: 'pre-client', client_secret: '${GH_SECRET}', scopes: ['mcp'] },
+    });
+    // Signed in once from the shell, so that tokens are kept.
+    const signedIn = await mcpmuxCall(file, 'gh__whoami', { GH_SECRET: SECRET });
+    t.match(signedIn.stdout, /hello/);
+    await remote.revoke();
+
+    process.env['XDG_STATE_HOME'] = state;
+    process.env['GH_SECRET'] = SECRET;
+    delete process.env['BROWSER'];
+    t.teardown(() => {
+      delete process.env['XDG_STATE_HOME'];
+      delete process.env['GH_SECRET'];
+    });
+    const s = await startMcpmux(['--config', file, '--log-level', 'debug']);
+    t.ok(
+      await waitFor(async () => (await s.json('list_servers')).servers[0].status === 'needs_auth', 15_000),
+      'needs_auth once the refresh is refused',
+    );
+    const [waiting] = (await s.json('list_servers')).servers;
+    t.match(waiting, {
+      name: 'gh',
+      status: 'needs_auth',
+      authorization_url: /^http:\/\/127\.0\.0\.1:\d+\/authorize\?/,
+      authorization_reason: 'the kept sign-in was refused or could not be renewed (revoked or expired)',
+    });
+    t.match(await remote.stats(), { refused_refreshes: 1 });
+    t.match(
+      s.stderr(),
+      /\[gh\] the kept sign-in was refused or could not be renewed \(revoked or expired\): sign in to continue: http/,
+      'the person is told why and where, on stderr',
+    );
+
+    // The person signs in (their browser follows the redirects to mcpmux's loopback).
+    await (await fetch(waiting.authorization_url)).text();
+    t.ok(
+      await waitFor(async () => (await s.json('list_servers')).servers[0].status === 'running', 15_000),
+      'running once signed in',
+    );
+    t.match((await s.client.callTool({ name: 'gh__whoami', arguments: {} })).content, [
+      { text: 'hello, signed-in user' },
+    ]);
+    const shown = JSON.stringify(await s.json('list_servers')) + s.stderr() + signedIn.stderr;
+    t.notOk(shown.includes(SECRET), 'the client secret is in no log line and no result');
+    t.notMatch(shown, /\b(at|rt)-[0-9a-f]{16}\b/, 'nor is any access or refresh token');
+    await s.client.close();
+    await s.process.exited;
+    await remote.server.stop();
+    await assertNoLeaks(t);
+  },
+);

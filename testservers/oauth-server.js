@@ -1,0 +1,183 @@
+// @ts-check
+// Simulates: a remote MCP server behind OAuth 2.1, with its own authorization server on the
+// same origin (as GitHub's or Linear's are to their clients): protected-resource metadata,
+// authorization-server metadata, dynamic registration, an authorization endpoint that
+// approves at once (the browser's part is a GET that follows redirects), PKCE (S256) at the
+// token endpoint, refresh tokens, and a pre-registered confidential client. MCP itself is a
+// stateless JSON-over-POST endpoint with one tool, `whoami`.
+// Env: TOKEN_TTL_SECONDS (access token lifetime, default 3600), PRE_CLIENT_ID and
+// PRE_CLIENT_SECRET (a client registered beforehand). Test hooks: POST /admin/revoke (every
+// refresh token and access token stops working), GET /admin/stats.
+import { createHash, randomBytes } from 'node:crypto';
+import { createServer } from 'node:http';
+
+const ttl = Number(process.env['TOKEN_TTL_SECONDS'] ?? 3600);
+const preClient = process.env['PRE_CLIENT_ID'];
+const preSecret = process.env['PRE_CLIENT_SECRET'];
+/** @type {Map<string, {challenge: string, client: string, redirect: string, scope: string}>} */
+const codes = new Map();
+/** @type {Map<string, {expires: number, scope: string}>} */
+const access = new Map();
+/** @type {Map<string, string>} refresh token → scope */
+const refresh = new Map();
+const stats = {
+  registrations: 0,
+  authorizations: 0,
+  code_grants: 0,
+  refresh_grants: 0,
+  refused_refreshes: 0,
+};
+let base = '';
+const id = (prefix) => `${prefix}-${randomBytes(8).toString('hex')}`;
+
+/** @param {import('node:http').IncomingMessage} request */
+async function body(request) {
+  let text = '';
+  for await (const chunk of request) text += chunk;
+  return text;
+}
+/** @param {import('node:http').ServerResponse} response */
+function json(response, status, value, headers = {}) {
+  response.writeHead(status, { 'content-type': 'application/json', ...headers }).end(JSON.stringify(value));
+}
+
+function issue(response, scope) {
+  const token = id('at');
+  const renew = id('rt');
+  access.set(token, { expires: Date.now() + ttl * 1000, scope });
+  refresh.set(renew, scope);
+  json(response, 200, {
+    access_token: token,
+    token_type: 'Bearer',
+    expires_in: ttl,
+    refresh_token: renew,
+    scope,
+  });
+}
+
+/** The client a token request authenticates as, or undefined when it fails to. */
+function clientOf(request, form) {
+  const basic = request.headers.authorization?.match(/^Basic (.+)$/)?.[1];
+  if (basic) {
+    const [client, secret] = Buffer.from(basic, 'base64').toString().split(':').map(decodeURIComponent);
+    return client === preClient && secret === preSecret ? client : undefined;
+  }
+  const client = form.get('client_id') ?? undefined;
+  return client === preClient ? undefined : client; // the confidential client must authenticate
+}
+
+function mcp(message) {
+  const { id: requestId, method } = message;
+  if (requestId === undefined) return undefined;
+  const result = (value) => ({ jsonrpc: '2.0', id: requestId, result: value });
+  if (method === 'initialize')
+    return result({
+      protocolVersion: message.params?.protocolVersion ?? '2025-06-18',
+      capabilities: { tools: {} },
+      serverInfo: { name: 'oauth-fixture', version: '1.0.0' },
+    });
+  if (method === 'ping') return result({});
+  if (method === 'tools/list')
+    return result({
+      tools: [{ name: 'whoami', description: 'Who the token belongs to', inputSchema: { type: 'object' } }],
+    });
+  if (method === 'tools/call') return result({ content: [{ type: 'text', text: 'hello, signed-in user' }] });
+  return { jsonrpc: '2.0', id: requestId, error: { code: -32601, message: `Method not found: ${method}` } };
+}
+
+const server = createServer(async (request, response) => {
+  const url = new URL(request.url ?? '/', base);
+  const path = url.pathname;
+  if (request.method === 'GET' && path === '/.well-known/oauth-protected-resource/mcp')
+    return json(response, 200, { resource: `${base}/mcp`, authorization_servers: [base] });
+  if (request.method === 'GET' && path === '/.well-known/oauth-authorization-server')
+    return json(response, 200, {
+      issuer: base,
+      authorization_endpoint: `${base}/authorize`,
+      token_endpoint: `${base}/token`,
+      registration_endpoint: `${base}/register`,
+      response_types_supported: ['code'],
+      grant_types_supported: ['authorization_code', 'refresh_token'],
+      code_challenge_methods_supported: ['S256'],
+      token_endpoint_auth_methods_supported: ['none', 'client_secret_basic'],
+    });
+  if (request.method === 'POST' && path === '/register') {
+    stats.registrations++;
+    const wanted = JSON.parse(await body(request));
+    return json(response, 201, { ...wanted, client_id: id('client'), token_endpoint_auth_method: 'none' });
+  }
+  if (request.method === 'GET' && path === '/authorize') {
+    stats.authorizations++;
+    const q = url.searchParams;
+    if (q.get('code_challenge_method') !== 'S256' || !q.get('code_challenge'))
+      return json(response, 400, { error: 'invalid_request', error_description: 'PKCE S256 required' });
+    const code = id('code');
+    const redirect = q.get('redirect_uri') ?? '';
+    codes.set(code, {
+      challenge: q.get('code_challenge') ?? '',
+      client: q.get('client_id') ?? '',
+      redirect,
+      scope: q.get('scope') ?? 'mcp',
+    });
+    const back = new URL(redirect);
+    back.searchParams.set('code', code);
+    if (q.get('state')) back.searchParams.set('state', q.get('state') ?? '');
+    response.writeHead(302, { location: back.href }).end();
+    return;
+  }
+  if (request.method === 'POST' && path === '/token') {
+    const form = new URLSearchParams(await body(request));
+    const client = clientOf(request, form);
+    if (!client) return json(response, 401, { error: 'invalid_client' });
+    if (form.get('grant_type') === 'authorization_code') {
+      const grant = codes.get(form.get('code') ?? '');
+      codes.delete(form.get('code') ?? '');
+      const verifier = form.get('code_verifier') ?? '';
+      const challenge = createHash('sha256').update(verifier).digest('base64url');
+      if (!grant || grant.client !== client || grant.challenge !== challenge)
+        return json(response, 400, { error: 'invalid_grant' });
+      stats.code_grants++;
+      return issue(response, grant.scope);
+    }
+    if (form.get('grant_type') === 'refresh_token') {
+      const scope = refresh.get(form.get('refresh_token') ?? '');
+      if (scope === undefined) {
+        stats.refused_refreshes++;
+        return json(response, 400, { error: 'invalid_grant', error_description: 'refresh token revoked' });
+      }
+      refresh.delete(form.get('refresh_token') ?? '');
+      stats.refresh_grants++;
+      return issue(response, scope);
+    }
+    return json(response, 400, { error: 'unsupported_grant_type' });
+  }
+  if (request.method === 'POST' && path === '/admin/revoke') {
+    refresh.clear();
+    access.clear();
+    return json(response, 200, {});
+  }
+  if (request.method === 'GET' && path === '/admin/stats') return json(response, 200, stats);
+  if (path === '/mcp') {
+    const token = request.headers.authorization?.match(/^Bearer (.+)$/)?.[1];
+    const granted = token ? access.get(token) : undefined;
+    if (!granted || granted.expires < Date.now())
+      return json(
+        response,
+        401,
+        { error: 'invalid_token' },
+        {
+          'www-authenticate': `Bearer resource_metadata="${base}/.well-known/oauth-protected-resource/mcp"`,
+        },
+      );
+    if (request.method !== 'POST') return json(response, 405, { error: 'method not allowed' });
+    const answer = mcp(JSON.parse(await body(request)));
+    if (!answer) return response.writeHead(202).end();
+    return json(response, 200, answer);
+  }
+  json(response, 404, { error: 'not found' });
+});
+server.listen(0, '127.0.0.1', () => {
+  const address = server.address();
+  base = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
+  process.stdout.write(`listening on ${base}/mcp\n`);
+});
