@@ -1,5 +1,7 @@
 // `mcpmux inspect` and `mcpmux call`: for the author of a server, start it (or a whole
 // config) the way mcpmux would, show what a client would see or call one tool, and exit.
+// `mcpmux auth NAME`: start only that remote server, which signs in (and keeps the tokens);
+// with --logout, forget what is kept for it.
 // The same registry, router and spawn policy as the server, so what works here works there.
 // Exit status: 0 when everything worked, 1 when a server failed to start or the call failed.
 import type { CallToolResult, ContentBlock } from '@modelcontextprotocol/server';
@@ -12,6 +14,8 @@ import { CAPABILITY_TABLE, type CatalogItems, type CatalogKind } from '../router
 import type { CatalogRouter } from '../router/catalog-router.js';
 import { serverNameProblem } from '../router/tool-names.js';
 import type { CliOptions } from './parse-cli.js';
+import { CredentialStore } from '../oauth/credential-store.js';
+import type { RemoteServerSpec } from '../server-spec.js';
 
 export interface OneShotContext {
   options: CliOptions;
@@ -23,9 +27,24 @@ export interface OneShotContext {
   err: (text: string) => void;
 }
 
-/** Runs inspect or call; resolves with the exit status once every child is stopped. */
+/** Runs inspect, call or auth; resolves with the exit status once every child is stopped. */
 export async function runOneShot(ctx: OneShotContext): Promise<number> {
   const { options, logger } = ctx;
+  let servers = ctx.servers;
+  if (options.auth) {
+    const chosen = authTarget(ctx, options.auth.server);
+    if (!chosen) return 1;
+    if (options.auth.logout) {
+      const store = new CredentialStore(chosen.spec.url);
+      ctx.out(
+        store.remove()
+          ? `signed out of '${chosen.name}': removed ${store.path}`
+          : `nothing was kept for '${chosen.name}' (${chosen.spec.url})`,
+      );
+      return 0;
+    }
+    servers = [chosen];
+  }
   const registry = new Registry({
     logger,
     validateName: (name) => serverNameProblem(name, options.maxToolName),
@@ -37,13 +56,20 @@ export async function runOneShot(ctx: OneShotContext): Promise<number> {
     },
   });
   try {
-    const started = await Promise.allSettled(ctx.servers.map(({ name, spec }) => registry.add(name, spec)));
+    const started = await Promise.allSettled(servers.map(({ name, spec }) => registry.add(name, spec)));
     let status = 0;
     started.forEach((outcome, i) => {
       if (outcome.status === 'fulfilled') return;
       status = 1;
-      ctx.err(`server '${ctx.servers[i]!.name}' failed to start: ${messageOf(outcome.reason)}`);
+      ctx.err(`server '${servers[i]!.name}' failed to start: ${messageOf(outcome.reason)}`);
     });
+    if (options.auth) {
+      if (status === 0) {
+        const { url } = servers[0]!.spec as RemoteServerSpec;
+        ctx.out(`signed in to '${servers[0]!.name}' (${url}); kept in ${new CredentialStore(url).path}`);
+      }
+      return status;
+    }
     if (options.command === 'inspect') {
       const report = inspect(registry, ctx.router);
       ctx.out(options.json ? JSON.stringify(report, null, 2) : formatInspect(report));
@@ -54,6 +80,19 @@ export async function runOneShot(ctx: OneShotContext): Promise<number> {
   } finally {
     await registry.close();
   }
+}
+
+/** The remote server with OAuth that auth names, or undefined after saying what is wrong. */
+function authTarget(ctx: OneShotContext, name: string): { name: string; spec: RemoteServerSpec } | undefined {
+  const server = ctx.servers.find((s) => s.name === name);
+  const known = ctx.servers.map((s) => s.name).join(', ') || '(none)';
+  if (!server) ctx.err(`mcpmux auth: no server named '${name}' in the config (servers: ${known})`);
+  else if (server.spec.transport !== 'http')
+    ctx.err(`mcpmux auth: '${name}' is a local command; signing in is for remote servers (a url)`);
+  else if (!server.spec.oauth)
+    ctx.err(`mcpmux auth: '${name}' has no "oauth" in the config; add "oauth": {} to its entry`);
+  else return { name, spec: server.spec };
+  return undefined;
 }
 
 interface ServerReport {

@@ -19,12 +19,14 @@ export interface InlineServer {
 }
 
 export interface CliOptions {
-  /** serve: the MCP server on stdio; inspect and call: one-shot commands for server authors. */
-  command: 'serve' | 'inspect' | 'call';
+  /** serve: the MCP server on stdio; inspect and call: one-shot commands for server authors; auth: sign in to a remote server. */
+  command: 'serve' | 'inspect' | 'call' | 'auth';
   help: boolean;
   version: boolean;
   /** inspect: print JSON instead of text. */
   json: boolean;
+  /** auth: the server to sign in to (or out of, with --logout). */
+  auth?: { server: string; logout: boolean };
   /** call: the exposed tool name and its arguments. */
   call?: { tool: string; arguments: Record<string, unknown> };
   configPath?: string;
@@ -211,14 +213,14 @@ const httpSchema = z.object({
     .max(100_000),
 });
 
-const SUBCOMMANDS = ['inspect', 'call'] as const;
+const SUBCOMMANDS = ['inspect', 'call', 'auth'] as const;
 
 export function parseCli(
   argv: readonly string[],
   env: Readonly<Record<string, string | undefined>>,
 ): CliOptions {
   const command = (SUBCOMMANDS as readonly string[]).includes(argv[0] ?? '')
-    ? (argv[0] as 'inspect' | 'call')
+    ? (argv[0] as 'inspect' | 'call' | 'auth')
     : 'serve';
   const rest = command === 'serve' ? argv : argv.slice(1);
   const split = rest.indexOf('--');
@@ -230,7 +232,7 @@ export function parseCli(
     ({ values, positionals } = parseArgs({
       args: flagArgs,
       strict: true,
-      allowPositionals: command === 'call',
+      allowPositionals: command === 'call' || command === 'auth',
       options: {
         config: { type: 'string', short: 'c' },
         'log-level': { type: 'string' },
@@ -244,6 +246,7 @@ export function parseCli(
         'pass-env': { type: 'string', multiple: true },
         root: { type: 'string' },
         json: { type: 'boolean' },
+        logout: { type: 'boolean' },
         'watch-config': { type: 'boolean' },
         expose: { type: 'string' },
         'active-pool': { type: 'string' },
@@ -325,6 +328,12 @@ export function parseCli(
   };
   if (typeof values['root'] === 'string') options.root = values['root'];
   if (command === 'call' && !options.help) options.call = parseCallArguments(positionals);
+  if (command === 'auth' && !options.help) {
+    const [server, ...extra] = positionals;
+    if (server === undefined || extra.length > 0)
+      throw new CliError('auth takes one server: mcpmux auth [--logout] NAME --config FILE');
+    options.auth = { server, logout: values['logout'] === true };
+  } else if (values['logout'] === true) throw new CliError('--logout goes with auth');
   if (command === 'serve' && options.json) throw new CliError('--json goes with inspect');
   if (typeof values['config'] === 'string') options.configPath = values['config'];
   if (options.watchConfig && options.configPath === undefined)
@@ -459,10 +468,13 @@ export function helpText(version: string): string {
     'Usage: mcpmux [options] [-- NAME CMD [ARGS…]]…',
     '       mcpmux inspect [--json] [options] [-- NAME CMD [ARGS…]]…',
     '       mcpmux call [options] SERVER__TOOL [\'{"arg": …}\'] [-- NAME CMD [ARGS…]]…',
+    '       mcpmux auth [--logout] NAME --config FILE',
     '',
     'Serves MCP over stdio. With no servers given, the agent adds them with add_server.',
     'inspect starts the servers, prints their tools, prompts and resources, and exits;',
     'call starts them, calls one tool, prints its result, and exits (status 1 if it fails).',
+    'auth signs in to the remote server NAME of the config (its "oauth"), keeping the tokens;',
+    'with --logout it forgets them.',
     '',
     'Options:',
     ...FLAG_HELP.map(([flag, help]) => `  ${flag.padEnd(width)}${help}`),

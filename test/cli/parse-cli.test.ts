@@ -217,6 +217,21 @@ t.test('--expose and --active-pool', async (t) => {
   t.throws(() => parseCli(['--active-pool', '0'], {}), /--active-pool must be at least 1/);
 });
 
+t.test('auth NAME [--logout]', async (t) => {
+  t.match(parseCli(['auth', 'github', '--config', 'f.json'], {}), {
+    command: 'auth',
+    auth: { server: 'github', logout: false },
+    configPath: 'f.json',
+  });
+  t.match(parseCli(['auth', '--logout', 'github'], {}), { auth: { server: 'github', logout: true } });
+  t.throws(
+    () => parseCli(['auth'], {}),
+    /auth takes one server: mcpmux auth \[--logout\] NAME --config FILE/,
+  );
+  t.throws(() => parseCli(['auth', 'a', 'b'], {}), /auth takes one server/);
+  t.throws(() => parseCli(['--logout'], {}), /--logout goes with auth/);
+});
+
 t.test('--search-ranker', async (t) => {
   t.match(parseCli([], {}), { searchRanker: 'auto' });
   for (const choice of ['auto', 'bm25', 'semantic'])

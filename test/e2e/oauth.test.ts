@@ -142,3 +142,55 @@ t.test(
     await assertNoLeaks(t);
   },
 );
+
+t.test('mcpmux auth NAME signs in from the shell; --logout forgets; mistakes are named', async (t) => {
+  const remote = await startOAuthServer({});
+  const file = join(scratch, 'auth.json');
+  writeFileSync(
+    file,
+    JSON.stringify({
+      mcpServers: {
+        linear: { url: remote.url, oauth: {}, era: 'legacy' },
+        plain: { url: remote.url, era: 'legacy' },
+        local: { command: process.execPath, args: ['-e', ''] },
+      },
+    }),
+  );
+  const auth = (args: string[], env: Record<string, string> = {}) =>
+    run(process.execPath, [DIST_MAIN, 'auth', ...args, '--config', file], {
+      env: taggedEnv({ XDG_STATE_HOME: join(scratch, 'auth-state'), BROWSER, ...env }),
+      timeout: 30_000,
+    }).then(
+      ({ stdout, stderr }) => ({ code: 0, stdout, stderr }),
+      (error: { code: number; stdout: string; stderr: string }) => error,
+    );
+  const signed = await auth(['linear']);
+  t.equal(signed.code, 0);
+  t.match(
+    signed.stdout,
+    /^signed in to 'linear' \(http:\/\/127\.0\.0\.1:\d+\/mcp\); kept in .*auth-state\/mcpmux\/oauth\/[0-9a-f]{32}\.json/,
+  );
+  t.match(await remote.stats(), { authorizations: 1, code_grants: 1 });
+  const again = await auth(['linear'], { BROWSER: '/nonexistent/browser' });
+  t.equal(again.code, 0, 'a second auth uses the kept tokens');
+  t.match(await remote.stats(), { authorizations: 1 });
+
+  const out = await auth(['--logout', 'linear']);
+  t.match(out.stdout, /^signed out of 'linear': removed .*\.json/);
+  t.match((await auth(['--logout', 'linear'])).stdout, /nothing was kept for 'linear'/);
+
+  t.match(await auth(['nosuch']), {
+    code: 1,
+    stderr: /no server named 'nosuch' in the config \(servers: linear, plain, local\)/,
+  });
+  t.match(await auth(['plain']), {
+    code: 1,
+    stderr: /'plain' has no "oauth" in the config; add "oauth": \{\} to its entry/,
+  });
+  t.match(await auth(['local']), {
+    code: 1,
+    stderr: /'local' is a local command; signing in is for remote servers/,
+  });
+  await remote.server.stop();
+  await assertNoLeaks(t);
+});
