@@ -17,13 +17,14 @@ import {
 } from '../router/capabilities.js';
 import type { OAuthSettings, RemoteServerSpec, ServerSpec, StdioServerSpec } from '../server-spec.js';
 import { ServerSignIn } from '../oauth/server-sign-in.js';
+import { randomUUID } from 'node:crypto';
 import { sendToSignIn } from '../oauth/send-to-sign-in.js';
 import { StdioChildTransport } from '../transport/stdio-child-transport.js';
 import { listCatalog, type ListingOptions } from './catalog-listing.js';
 import { newChildClient } from './child-client.js';
 import { clientSdk, type ClientSdk } from './client-sdk.js';
 import type { ChildProcess } from './child-process.js';
-import type { ChildConnectionOptions } from './child-types.js';
+import type { ChildConnectionOptions, ChildUpstream } from './child-types.js';
 import { DRAIN_AFTER_EXIT_MS, type Generation } from './generation.js';
 import { bridgeMissingResultType } from './result-type-bridge.js';
 import { startPinging, type Pinging } from './liveness.js';
@@ -90,8 +91,7 @@ async function connectRemote(
 ): Promise<Client> {
   const url = new URL(spec.url);
   const requestInit: RequestInit = { headers: { ...spec.headers } };
-  const oauth = spec.oauth;
-  const signIn = oauth && (host.memory.signIn ??= newSignIn(host, spec.url, oauth));
+  const signIn = host.memory.signIn;
   const authorized = signIn && { fetch: signIn.fetch };
   const streamable = newClient(host, gen, sdk);
   try {
@@ -134,14 +134,52 @@ async function connectRemote(
   return sse;
 }
 
-function newSignIn(host: ConnectHost, serverUrl: string, settings: OAuthSettings): ServerSignIn {
-  return new ServerSignIn({
-    serverName: host.name,
+/**
+ * The sign-in of a remote server with OAuth. The person is sent to the authorization URL
+ * by $BROWSER and a stderr line, and also asked through the client when it can show a URL
+ * (URL-mode elicitation, 2025-11-25): declining there stops the wait.
+ */
+export function newSignIn(
+  name: string,
+  serverUrl: string,
+  settings: OAuthSettings,
+  log: Logger,
+  upstream: ChildUpstream | undefined,
+): ServerSignIn {
+  const signIn: ServerSignIn = new ServerSignIn({
+    serverName: name,
     serverUrl,
     settings,
-    log: host.log,
-    sendToSignIn: (url, why) => sendToSignIn(url, why, host.name, host.log),
+    log,
+    sendToSignIn: (url, why) => {
+      sendToSignIn(url, why, name, log);
+      if (!upstream?.clientCapabilities().elicitation?.url) return;
+      const asked = upstream.request(
+        name,
+        {
+          method: 'elicitation/create',
+          params: {
+            mode: 'url',
+            elicitationId: randomUUID(),
+            url: url.href,
+            message: `Sign in to '${name}' (${new URL(serverUrl).host}): ${why}.`,
+          },
+        },
+        AbortSignal.timeout(10 * 60_000),
+      );
+      asked.then(
+        (answer) => {
+          if (answer['action'] !== 'accept')
+            signIn.abandon(
+              `the sign-in to '${name}' was declined in the client (${String(answer['action'])})`,
+            );
+        },
+        (error: unknown) =>
+          log.debug(() => `[${name}] the client was not asked to sign in: ${messageOf(error)}`),
+      );
+    },
   });
+  return signIn;
 }
 
 async function spawnAndConnect(

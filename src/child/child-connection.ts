@@ -27,6 +27,7 @@ import {
   armStartupDeadline,
   connectGeneration,
   listingOptions,
+  newSignIn,
   pingGeneration,
   type ConnectHost,
   type ConnectMemory,
@@ -84,6 +85,8 @@ export class ChildConnection {
       runs: (gen) => this.#gen === gen && this.#state.kind === 'running',
       lostRemote: (gen, error) => this.#lostRemote(gen, error),
     };
+    if (this.spec.transport === 'http' && this.spec.oauth)
+      this.#memory.signIn = newSignIn(this.name, this.spec.url, this.spec.oauth, this.#log, options.upstream);
     this.devLoop = new DevLoop(this.name, this.spec, options, (paths) =>
       options.onEvent?.({ type: 'sources-changed', name: this.name, generation: this.generation, paths }),
     );
@@ -116,6 +119,19 @@ export class ChildConnection {
   get about(): ServerAbout | undefined {
     const client = this.#state.kind === 'running' ? this.#gen?.client : undefined;
     return client && aboutServer(client);
+  }
+
+  /** Resolves when a sign-in of this server starts waiting for a person (never, without OAuth). */
+  whenSigningIn(): Promise<void> {
+    const signIn = this.#memory.signIn;
+    if (!signIn) return new Promise(() => {});
+    if (signIn.pendingUrl !== undefined) return Promise.resolve();
+    return new Promise((resolve) => {
+      const stop = signIn.onPending(() => {
+        stop();
+        resolve();
+      });
+    });
   }
 
   /**

@@ -85,6 +85,11 @@ export class LoopbackRedirect {
     });
   }
 
+  /** Fails the wait under way, if any, with `error`. */
+  abandon(error: Error): void {
+    this.#waiting?.reject(error);
+  }
+
   async close(): Promise<void> {
     this.#waiting?.reject(new Error('the sign-in listener closed'));
     await new Promise<void>((resolve) => this.#server.close(() => resolve()));

@@ -47,6 +47,7 @@ export class ServerSignIn {
   #pendingUrl: string | undefined;
   /** Why a sign-in is needed, said with its URL. */
   #why = 'not signed in yet';
+  readonly #onPending = new Set<(url: string) => void>();
   /** A 2025-03-26 server whose own origin publishes metadata naming another issuer path. */
   #sameOriginIssuer = false;
 
@@ -62,6 +63,7 @@ export class ServerSignIn {
       },
       sendToSignIn: async (url) => {
         this.#pendingUrl = url.href;
+        for (const listener of this.#onPending) listener(url.href);
         await options.sendToSignIn(url, this.#why);
       },
     });
@@ -75,6 +77,17 @@ export class ServerSignIn {
   /** Why the pending sign-in is needed. */
   get pendingReason(): string | undefined {
     return this.#pendingUrl === undefined ? undefined : this.#why;
+  }
+
+  /** Calls `listener` each time a sign-in starts waiting for the person; returns how to stop. */
+  onPending(listener: (url: string) => void): () => void {
+    this.#onPending.add(listener);
+    return () => this.#onPending.delete(listener);
+  }
+
+  /** Stops waiting for the person (they declined): the sign-in fails with `why`. */
+  abandon(why: string): void {
+    this.#redirect?.abandon(new MuxError('AUTH_REQUIRED', why));
   }
 
   /** Whether tokens are kept for the server. */

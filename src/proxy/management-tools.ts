@@ -281,9 +281,11 @@ export function createManagementTools(): ReadonlyMap<string, ManagementTool> {
         const admitted = policy ? policy.admitRuntimeAdd(args.name, spec) : spec;
         if (args.persist) requireConfig(config, 'add_server');
         const timeout = args.startup_timeout_seconds;
+        // A server waiting for a person to sign in answers at once: needs_auth, with the URL.
         const started = await registry.add(
           args.name,
           timeout === undefined ? admitted : { ...admitted, startupTimeoutMs: timeout * 1000 },
+          { returnWhenSigningIn: true },
         );
         const result = {
           server: exposeStatus(started.status, router, registry.snapshot),

@@ -156,6 +156,11 @@ export class Registry {
       keepOnFailure?: boolean;
       handshakeAfter?: Promise<void>;
       spawned?: Promise<ChildProcess>;
+      /**
+       * Resolve as soon as the server waits for a person to sign in (OAuth) rather than when
+       * it runs: its status then says needs_auth, and its start goes on (a failure is logged).
+       */
+      returnWhenSigningIn?: boolean;
     } = {},
   ): Promise<StartedServer> {
     const registering = this.#mutate(() => {
@@ -182,6 +187,20 @@ export class Registry {
     // A process spawned for a server that could not be registered is not left running.
     registering.catch(() => options.spawned?.then((process) => process.stop()).catch(() => {}));
     const connection = await registering;
+    const started = this.#started(name, connection, options);
+    if (!options.returnWhenSigningIn) return started;
+    const signingIn = connection.whenSigningIn().then(() => undefined);
+    const first = await Promise.race([started, signingIn]);
+    if (first) return first;
+    started.catch((error: unknown) => this.#log.warn(`server '${name}' did not start: ${messageOf(error)}`));
+    return { status: connection.status(), tools: [] };
+  }
+
+  async #started(
+    name: string,
+    connection: ChildConnection,
+    options: { keepOnFailure?: boolean; handshakeAfter?: Promise<void>; spawned?: Promise<ChildProcess> },
+  ): Promise<StartedServer> {
     try {
       // Registered (and listed as starting) at once; spoken to when the caller says so.
       await connection.start({

@@ -194,3 +194,71 @@ t.test('mcpmux auth NAME signs in from the shell; --logout forgets; mistakes are
   await remote.server.stop();
   await assertNoLeaks(t);
 });
+
+t.test(
+  'add_server of a server that needs a sign-in answers needs_auth at once; the client is asked through URL-mode elicitation',
+  async (t) => {
+    const remote = await startOAuthServer({});
+    process.env['XDG_STATE_HOME'] = join(scratch, 'runtime-state');
+    delete process.env['BROWSER'];
+    t.teardown(() => void delete process.env['XDG_STATE_HOME']);
+    const asked: { mode?: string; url?: string; message?: string }[] = [];
+    let answer: 'accept' | 'decline' = 'accept';
+    const s = await startMcpmux([], {
+      capabilities: { elicitation: { url: {} } },
+      setup: (client) =>
+        client.setRequestHandler('elicitation/create', async (request) => {
+          const params = request.params as { mode?: string; url?: string; message?: string };
+          asked.push(params);
+          // The person opens the URL in their browser, which follows the redirects.
+          if (answer === 'accept' && params.url) await (await fetch(params.url)).text();
+          return { action: answer };
+        }),
+    });
+    const added = await s.json('add_server', { name: 'notes', url: remote.url, era: 'legacy', oauth: {} });
+    t.match(added.server, {
+      name: 'notes',
+      status: /needs_auth|running/,
+    });
+    t.ok(
+      await waitFor(async () => (await s.json('list_servers')).servers[0]?.status === 'running', 15_000),
+      'running once the person signed in from the client',
+    );
+    t.match(asked, [
+      {
+        mode: 'url',
+        url: /^http:\/\/127\.0\.0\.1:\d+\/authorize\?/,
+        message: /Sign in to 'notes' \(127\.0\.0\.1:\d+\): not signed in yet\./,
+      },
+    ]);
+    t.match((await s.client.callTool({ name: 'notes__whoami', arguments: {} })).content, [
+      { text: 'hello, signed-in user' },
+    ]);
+
+    // Declined in the client: the start fails at once, saying so.
+    answer = 'decline';
+    const second = await startOAuthServer({});
+    const declined = await s.json('add_server', { name: 'other', url: second.url, era: 'legacy', oauth: {} });
+    t.match(
+      declined.server,
+      { name: 'other', status: 'needs_auth', authorization_url: /\/authorize\?/ },
+      'needs_auth at once, with the URL',
+    );
+    t.ok(
+      await waitFor(
+        async () => !(await s.json('list_servers')).servers.some((x: { name: string }) => x.name === 'other'),
+        15_000,
+      ),
+      'gone once declined',
+    );
+    t.match(
+      s.stderr(),
+      /server 'other' did not start: .*the sign-in to 'other' was declined in the client \(decline\)/,
+    );
+    await s.client.close();
+    await s.process.exited;
+    await remote.server.stop();
+    await second.server.stop();
+    await assertNoLeaks(t);
+  },
+);
