@@ -17,6 +17,8 @@ export interface StoredCredentials {
   /** The server these are for (the file name is its hash). */
   url: string;
   tokens?: StoredOAuthTokens;
+  /** The issuer of the authorization server that issued them, when the SDK said. */
+  tokensIssuer?: string;
   /** When the tokens were saved (ms since the epoch), to refresh before they expire. */
   savedAt?: number;
   /** Registered clients by the issuer of their authorization server. */

@@ -85,12 +85,20 @@ export class MuxOAuthProvider implements OAuthClientProvider {
     }));
   }
 
-  tokens(): StoredOAuthTokens | undefined {
-    return this.#options.store.read().tokens;
+  /** The kept tokens; asked for one authorization server's, none issued by another (it moved). */
+  tokens(ctx?: OAuthClientInformationContext): StoredOAuthTokens | undefined {
+    const { tokens, tokensIssuer } = this.#options.store.read();
+    if (ctx && tokensIssuer !== undefined && tokensIssuer !== ctx.issuer) return undefined;
+    return tokens;
   }
 
-  saveTokens(tokens: StoredOAuthTokens): void {
-    this.#options.store.update((stored) => ({ ...stored, tokens, savedAt: Date.now() }));
+  saveTokens(tokens: StoredOAuthTokens, ctx?: OAuthClientInformationContext): void {
+    this.#options.store.update((stored) => {
+      const next = { ...stored, tokens, savedAt: Date.now() };
+      if (ctx) next.tokensIssuer = ctx.issuer;
+      else delete next.tokensIssuer;
+      return next;
+    });
   }
 
   /** When the kept access token was saved and expires (ms since the epoch), if the server said. */
@@ -132,6 +140,7 @@ export class MuxOAuthProvider implements OAuthClientProvider {
       if (scope === 'all' || scope === 'tokens') {
         delete next.tokens;
         delete next.savedAt;
+        delete next.tokensIssuer;
       }
       if (scope === 'all' || scope === 'client') delete next.clients;
       if (scope === 'all' || scope === 'discovery') delete next.discovery;
