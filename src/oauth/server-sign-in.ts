@@ -4,14 +4,8 @@
 // is sent to the authorization URL, mcpmux waits on its loopback redirect for the code,
 // and the request is sent again with the new token. A token about to expire is refreshed
 // first. The rest of mcpmux sees a server that answers, or an AUTH_* error that says why.
-import {
-  auth,
-  extractWWWAuthenticateParams,
-  IssuerMismatchError,
-  type AuthOptions,
-  type AuthResult,
-  type FetchLike,
-} from '@modelcontextprotocol/client';
+import type { AuthOptions, AuthResult, FetchLike, IssuerMismatchError } from '@modelcontextprotocol/client';
+import { clientSdk, type ClientSdk } from '../child/client-sdk.js';
 import { MuxError, messageOf } from '../errors.js';
 import type { Logger } from '../log.js';
 import type { OAuthSettings } from '../server-spec.js';
@@ -97,17 +91,19 @@ export class ServerSignIn {
 
   /** fetch for the server's transport: tokens on every request, a sign-in when it is refused. */
   readonly fetch: FetchLike = async (input, init) => {
+    // The SDK's client is loaded with the first child (an empty mcpmux does not hold it).
+    const sdk = await clientSdk();
     await this.#signingIn?.catch(() => {});
     await this.#refreshIfExpiring(init?.signal ?? undefined);
     let response = await this.#send(input, init);
-    if (!needsSignIn(response)) return response;
+    if (!needsSignIn(sdk, response)) return response;
     // One sign-in per request: a server that refuses a fresh token again is not asked forever.
     await this.#signIn(response, init?.signal ?? undefined);
     response = await this.#send(input, init);
-    if (needsSignIn(response))
+    if (needsSignIn(sdk, response))
       throw new MuxError(
         'AUTH_FAILED',
-        `${this.#options.serverUrl} refused the token it just issued (HTTP ${response.status}${challengeOf(response)})`,
+        `${this.#options.serverUrl} refused the token it just issued (HTTP ${response.status}${challengeOf(sdk, response)})`,
       );
     return response;
   };
@@ -147,7 +143,9 @@ export class ServerSignIn {
   }
 
   async #runSignIn(refused: Response, signal: AbortSignal | undefined): Promise<void> {
-    const { resourceMetadataUrl, scope: challenged } = extractWWWAuthenticateParams(refused);
+    const { resourceMetadataUrl, scope: challenged } = (await clientSdk()).extractWWWAuthenticateParams(
+      refused,
+    );
     const granted = this.#provider.tokens()?.scope;
     const configured = this.#options.settings.scopes?.join(' ');
     // Keep what was granted and add what is asked for (SEP-2350).
@@ -181,17 +179,19 @@ export class ServerSignIn {
    * that same origin: the issuer check is relaxed for that case alone, and said so once.
    */
   async #auth(options: AuthOptions): Promise<AuthResult> {
+    const sdk = await clientSdk();
     const relaxed = { ...options, ...(this.#sameOriginIssuer && { skipIssuerMetadataValidation: true }) };
     try {
-      return await auth(this.#provider, relaxed);
+      return await sdk.auth(this.#provider, relaxed);
     } catch (error) {
-      if (this.#sameOriginIssuer || !isSameOriginIssuerMismatch(error, this.#options.serverUrl)) throw error;
+      if (this.#sameOriginIssuer || !isSameOriginIssuerMismatch(sdk, error, this.#options.serverUrl))
+        throw error;
       this.#sameOriginIssuer = true;
       const { expected, received } = error as IssuerMismatchError;
       this.#options.log.warn(
         `[${this.#options.serverName}] its authorization metadata names issuer ${received}, not ${expected}; accepted because both are the server's own origin`,
       );
-      return auth(this.#provider, { ...options, skipIssuerMetadataValidation: true });
+      return sdk.auth(this.#provider, { ...options, skipIssuerMetadataValidation: true });
     }
   }
 
@@ -239,8 +239,8 @@ export class ServerSignIn {
 }
 
 /** The issuer (RFC 8414 §3.3) check, relaxed only where the server's own origin is its authorization server. */
-export function isSameOriginIssuerMismatch(error: unknown, serverUrl: string): boolean {
-  if (!(error instanceof IssuerMismatchError) || error.kind !== 'metadata') return false;
+export function isSameOriginIssuerMismatch(sdk: ClientSdk, error: unknown, serverUrl: string): boolean {
+  if (!(error instanceof sdk.IssuerMismatchError) || error.kind !== 'metadata') return false;
   const origin = new URL(serverUrl).origin;
   const originOf = (issuer: string | undefined) =>
     issuer && URL.canParse(issuer) ? new URL(issuer).origin : '';
@@ -248,13 +248,13 @@ export function isSameOriginIssuerMismatch(error: unknown, serverUrl: string): b
 }
 
 /** 401, or 403 asking for more scope: the server wants (another) sign-in. */
-function needsSignIn(response: Response): boolean {
+function needsSignIn(sdk: ClientSdk, response: Response): boolean {
   if (response.status === 401) return true;
-  return response.status === 403 && extractWWWAuthenticateParams(response).error === 'insufficient_scope';
+  return response.status === 403 && sdk.extractWWWAuthenticateParams(response).error === 'insufficient_scope';
 }
 
-function challengeOf(response: Response): string {
-  const { error } = extractWWWAuthenticateParams(response);
+function challengeOf(sdk: ClientSdk, response: Response): string {
+  const { error } = sdk.extractWWWAuthenticateParams(response);
   return error ? `, ${error}` : '';
 }
 
