@@ -83,6 +83,9 @@ export interface InputRelayOptions {
   maxHeld?: number;
 }
 
+/** How long a requestState outlives its hold (the codec's clock has a one-second grain). */
+const STATE_GRACE_SECONDS = 60;
+
 export class InputRelay {
   readonly #codec: RequestStateCodec<RelayState>;
   readonly #holdMs: number;
@@ -94,8 +97,13 @@ export class InputRelay {
     const holdSeconds = options.holdSeconds ?? 600;
     this.#holdMs = holdSeconds * 1000;
     this.#maxHeld = options.maxHeld ?? 1000;
-    // A key of this process: a requestState is good only for the mcpmux that issued it.
-    this.#codec = createRequestStateCodec<RelayState>({ key: randomBytes(32), ttlSeconds: holdSeconds });
+    // A key of this process: a requestState is good only for the mcpmux that issued it. The
+    // codec counts whole seconds, so its expiry gets a minute past the hold: a round that comes
+    // back late is refused by the relay, which says how long it waited, not by a bare "expired".
+    this.#codec = createRequestStateCodec<RelayState>({
+      key: randomBytes(32),
+      ttlSeconds: holdSeconds + STATE_GRACE_SECONDS,
+    });
   }
 
   /**
