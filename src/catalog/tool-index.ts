@@ -310,10 +310,10 @@ export class Bm25Ranker implements ToolRanker {
 
 function toDocument({ name, server, tool }: IndexedTool): Document {
   const properties = (tool.inputSchema.properties ?? {}) as Record<string, { description?: unknown }>;
-  const own = name.slice(server.length + 2);
   return {
     id: name,
-    name: nameWords(own).join(' '),
+    // The child's own name: an exposed name may carry another prefix ("prefix": "" or "gh_"), or be shortened.
+    name: nameWords(tool.name).join(' '),
     server,
     description: [tool.title, tool.description].filter(Boolean).join('. '),
     args: Object.keys(properties).flatMap(nameWords).join(' '),

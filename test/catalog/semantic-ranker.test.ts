@@ -191,3 +191,36 @@ t.test('the model is unloaded when idle, and loaded again when needed', async (t
   t.ok(embedder.loaded, 'loaded again');
   t.same([...after!], [...before!], 'the same vectors');
 });
+
+t.test(
+  'servers with a prefix of their own: names and servers come from the tools, not the exposed names',
+  async (t) => {
+    const embedder = new KeywordEmbedder();
+    const ranker = new SemanticRanker({ embedder, logger: createLogger({ level: 'error', sink: () => {} }) });
+    // "prefix": "" exposes search_arxiv under its own name.
+    ranker.update(
+      new Map([
+        ['search_arxiv', { name: 'search_arxiv', server: 'scholar', tool: catalog.scholar[0]! }],
+        ['notes__save_note', { name: 'notes__save_note', server: 'notes', tool: catalog.notes[0]! }],
+      ]),
+    );
+    const ranked = await ranker.rank(task, { limit: 5 });
+    t.ok(
+      embedder.calls.some((texts) => texts.includes('scholar: search arxiv')),
+      "the server's text holds its tool's own name",
+    );
+    t.ok(
+      ranked.some((r) => r.name === 'search_arxiv'),
+      'its tool rises with its server',
+    );
+    const bm25 = new Bm25Ranker();
+    bm25.update(
+      new Map([['search_arxiv', { name: 'search_arxiv', server: 'scholar', tool: catalog.scholar[0]! }]]),
+    );
+    t.equal(
+      bm25.rank('search arxiv', { limit: 1 })[0]?.name,
+      'search_arxiv',
+      "BM25 reads the tool's own name too",
+    );
+  },
+);

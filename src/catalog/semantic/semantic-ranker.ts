@@ -35,6 +35,8 @@ export class SemanticRanker implements ToolRanker {
   readonly #embedder: Embedder;
   readonly #log: Logger;
   readonly #servers = new Map<string, ServerVector>();
+  /** Each exposed tool's server (an exposed name need not start with it: prefixes differ). */
+  #serverOf = new Map<string, string>();
   #warned = false;
 
   constructor(options: { embedder: Embedder; logger: Logger }) {
@@ -44,12 +46,14 @@ export class SemanticRanker implements ToolRanker {
 
   update(tools: ReadonlyMap<string, IndexedTool>): void {
     this.#bm25.update(tools);
-    const byServer = new Map<string, string[]>();
-    for (const { name, server } of tools.values())
-      (byServer.get(server) ?? byServer.set(server, []).get(server)!).push(name);
+    const byServer = new Map<string, IndexedTool[]>();
+    for (const entry of tools.values())
+      (byServer.get(entry.server) ?? byServer.set(entry.server, []).get(entry.server)!).push(entry);
+    this.#serverOf = new Map([...tools.values()].map(({ name, server }) => [name, server]));
     for (const server of this.#servers.keys()) if (!byServer.has(server)) this.#servers.delete(server);
-    for (const [server, names] of byServer) {
-      const text = `${server}: ${names.map((name) => nameWords(name.slice(server.length + 2)).join(' ')).join(', ')}`;
+    for (const [server, entries] of byServer) {
+      const names = entries.map(({ name }) => name);
+      const text = `${server}: ${entries.map(({ tool }) => nameWords(tool.name).join(' ')).join(', ')}`;
       // Embedded when a task is first searched; a server whose tools did not change keeps its vector.
       const entry = this.#servers.get(server);
       if (entry?.text === text) entry.tools = names;
@@ -78,7 +82,7 @@ export class SemanticRanker implements ToolRanker {
     const top = ranked[0]?.score ?? 0;
     const fused = new Map<string, RankedTool>();
     for (const r of ranked) {
-      const server = r.name.slice(0, r.name.indexOf('__'));
+      const server = this.#serverOf.get(r.name) ?? '';
       const own = top > 0 ? r.score / top : 0;
       fused.set(r.name, { ...r, score: own + AFFINITY_WEIGHT * (affinity.get(server) ?? 0) });
     }
