@@ -32,7 +32,13 @@ export type MuxErrorCode =
   /** A remote server wants a sign-in that has not happened (yet). */
   | 'AUTH_REQUIRED'
   /** Signing in to a remote server failed. */
-  | 'AUTH_FAILED';
+  | 'AUTH_FAILED'
+  /** No agent run, in memory or on disk, has that id. */
+  | 'AGENT_NOT_FOUND'
+  /** As many background agents run as --agent-concurrency allows, or that agent is still running. */
+  | 'AGENT_BUSY'
+  /** The agent tool has no model: the client cannot sample and no API provider is configured. */
+  | 'NO_MODEL';
 
 export class MuxError extends Error {
   override readonly name = 'MuxError';

@@ -28,6 +28,9 @@ import { serverNameProblem } from './router/tool-names.js';
 import { StartupGate } from './registry/startup-gate.js';
 import { CatalogRouter } from './router/catalog-router.js';
 import { serveMuxOverStdio } from './transport/stdio-serving.js';
+import { AgentRuns } from './agent/agent-runs.js';
+import { ModelChoice } from './agent/model-choice.js';
+import { defaultAgentDir } from './agent/transcript.js';
 
 export interface ServeOptions {
   options: CliOptions;
@@ -94,6 +97,23 @@ export async function serve({
     registry.onChange((change) => {
       if (change.kinds.includes('tools')) index.prepare(registry.snapshot);
     });
+  // The agent tool's runs outlive the request (and the session) that started them.
+  const agent = options.agent;
+  const agents = {
+    runs: new AgentRuns({
+      dir: agent.dir ?? defaultAgentDir(),
+      logger: log,
+      maxToolCalls: agent.maxToolCalls,
+      timeoutMs: agent.timeoutMs,
+      concurrency: agent.concurrency,
+    }),
+    models: new ModelChoice({
+      provider: agent.provider,
+      ...(agent.apiKey && {
+        anthropic: { apiKey: agent.apiKey, baseURL: agent.baseUrl, model: agent.model },
+      }),
+    }),
+  };
   // A 2026-07-28 client's rounds may reach different servers (one per HTTP request): one relay for all.
   const inputRelay = new InputRelay();
   // The servers given at start: a client's first lists and calls wait until each has started or failed.
@@ -107,6 +127,7 @@ export async function serve({
     upstream,
     policy,
     index,
+    agents,
     expose: options.expose,
     ...(code && { code }),
     activePoolSize: options.activePoolSize,
@@ -162,6 +183,7 @@ export async function serve({
       publisher?.close();
       await http?.close();
       inputRelay.close();
+      await agents.runs.close();
       await perRequest.results.close();
       await registry.close();
       await stdio?.close();

@@ -91,6 +91,9 @@ export interface CallOptions {
 export interface InputOrigin {
   /** What that client declared it can do (undefined: nothing known). */
   readonly capabilities: ClientCapabilities | undefined;
-  /** Asks that client; resolves with its answer. */
-  ask(request: JSONRPCRequestLike, signal: AbortSignal): Promise<Record<string, unknown>>;
+  /**
+   * Asks that client; resolves with its answer. `timeoutMs` replaces the SDK's 60 s default
+   * (a sampling request may wait for a person, then for a model).
+   */
+  ask(request: JSONRPCRequestLike, signal: AbortSignal, timeoutMs?: number): Promise<Record<string, unknown>>;
 }

@@ -6,6 +6,8 @@ import { z } from 'zod';
 import { LOG_LEVELS, type LogLevel } from '../log.js';
 import type { ServerSpec } from '../server-spec.js';
 import type { ExposeMode } from '../proxy/mux-server.js';
+import type { AgentProvider } from '../agent/model-choice.js';
+import { DEFAULT_ANTHROPIC_MODEL } from '../agent/anthropic-model.js';
 import { DEFAULT_MAX_TOOL_NAME, serverNameProblem } from '../router/tool-names.js';
 import { hostnameOf, isLoopbackHost } from '../transport/host-names.js';
 
@@ -57,6 +59,23 @@ export interface CliOptions {
   maxMessageBytes: number;
   /** Serve over streamable HTTP instead of stdio. */
   http?: HttpOptions;
+  /** The agent tool: where its model comes from, its limits and its transcripts. */
+  agent: AgentOptions;
+}
+
+export interface AgentOptions {
+  provider: AgentProvider;
+  /** The Anthropic API's key (ANTHROPIC_API_KEY; never a flag, which any process could read). */
+  apiKey?: string;
+  /** The Anthropic model when the caller names none. */
+  model: string;
+  /** A gateway in front of the Anthropic API. */
+  baseUrl?: string;
+  /** Transcripts; default $XDG_STATE_HOME/mcpmux/agents. */
+  dir?: string;
+  maxToolCalls: number;
+  timeoutMs: number;
+  concurrency: number;
 }
 
 export type SearchRankerChoice = 'auto' | 'bm25' | 'semantic';
@@ -103,9 +122,25 @@ export const FLAG_HELP: ReadonlyArray<[flag: string, help: string]> = [
     'Largest JSON-RPC message taken from the client or a server, and largest HTTP body (default 16777216).',
   ],
   [
-    '--expose all|search|code',
-    'all: list every tool (default); search: only the management tools, search_tools and call_tool; code: those and list_modules, read_module, execute_code (programs call the tools).',
+    '--expose all|search|code|agent',
+    'all: list every tool (default); search: only the management tools, search_tools and call_tool; code: those and list_modules, read_module, execute_code (programs call the tools); agent: the management tools, agent and output (a sub-agent calls the tools).',
   ],
+  [
+    '--agent-provider auto|sampling|anthropic',
+    "Where the agent tool's sub-agent gets its model: auto (default) uses the client's own through sampling when it can sample, else the Anthropic API when ANTHROPIC_API_KEY is set.",
+  ],
+  [
+    '--agent-model NAME',
+    `With the Anthropic API: the model when the caller names none (default ANTHROPIC_MODEL, else ${DEFAULT_ANTHROPIC_MODEL}).`,
+  ],
+  [
+    '--agent-base-url URL',
+    'With the Anthropic API: a gateway to send requests to (default ANTHROPIC_BASE_URL).',
+  ],
+  ['--agent-dir DIR', "Where agents' transcripts are kept (default $XDG_STATE_HOME/mcpmux/agents)."],
+  ['--agent-max-tool-calls N', 'Tool calls one agent run may make (default 100).'],
+  ['--agent-timeout SECONDS', 'How long one agent run may take (default 1800).'],
+  ['--agent-concurrency N', 'Background agent runs at once (default 4); past it agent answers busy.'],
   [
     '--active-pool N',
     'With --expose search: how many found tools search_tools {activate: true} may list at once (default 15).',
@@ -171,7 +206,9 @@ const flagsSchema = z.object({
     .number({ error: '--ping-interval must be a number of seconds' })
     .min(0, '--ping-interval must be 0 or more')
     .max(86_400),
-  expose: z.enum(['all', 'search', 'code'], { error: '--expose must be all, search or code' }),
+  expose: z.enum(['all', 'search', 'code', 'agent'], {
+    error: '--expose must be all, search, code or agent',
+  }),
   searchRanker: z.enum(['auto', 'bm25', 'semantic'], {
     error: '--search-ranker must be auto, bm25 or semantic',
   }),
@@ -199,6 +236,27 @@ const flagsSchema = z.object({
     .int('--max-message-bytes must be a whole number')
     .min(4096, '--max-message-bytes must be at least 4096')
     .max(1024 * 1024 * 1024, '--max-message-bytes must be at most 1073741824 (1 GiB)'),
+});
+
+const agentSchema = z.object({
+  provider: z.enum(['auto', 'sampling', 'anthropic'], {
+    error: '--agent-provider must be auto, sampling or anthropic',
+  }),
+  maxToolCalls: z.coerce
+    .number({ error: '--agent-max-tool-calls must be a whole number' })
+    .int('--agent-max-tool-calls must be a whole number')
+    .min(1, '--agent-max-tool-calls must be at least 1')
+    .max(100_000),
+  timeout: z.coerce
+    .number({ error: '--agent-timeout must be a number of seconds' })
+    .positive('--agent-timeout must be positive')
+    .max(7 * 86_400, '--agent-timeout must be at most 604800 (a week)'),
+  concurrency: z.coerce
+    .number({ error: '--agent-concurrency must be a whole number' })
+    .int('--agent-concurrency must be a whole number')
+    .min(1, '--agent-concurrency must be at least 1')
+    .max(1000),
+  baseUrl: z.url({ error: '--agent-base-url must be a URL, like https://gateway.example.com' }).optional(),
 });
 
 const httpSchema = z.object({
@@ -262,6 +320,13 @@ export function parseCli(
         'session-idle-timeout': { type: 'string' },
         'max-sessions': { type: 'string' },
         'max-message-bytes': { type: 'string' },
+        'agent-provider': { type: 'string' },
+        'agent-model': { type: 'string' },
+        'agent-base-url': { type: 'string' },
+        'agent-dir': { type: 'string' },
+        'agent-max-tool-calls': { type: 'string' },
+        'agent-timeout': { type: 'string' },
+        'agent-concurrency': { type: 'string' },
         help: { type: 'boolean', short: 'h' },
         version: { type: 'boolean', short: 'V' },
       },
@@ -325,6 +390,7 @@ export function parseCli(
     runtimeAdd: values['no-runtime-add'] !== true,
     inheritEnv: values['inherit-env'] === true,
     passEnv: (values['pass-env'] as string[] | undefined) ?? [],
+    agent: parseAgent(values, env),
   };
   if (typeof values['root'] === 'string') options.root = values['root'];
   if (command === 'call' && !options.help) options.call = parseCallArguments(positionals);
@@ -344,6 +410,37 @@ export function parseCli(
     options.http = http;
   }
   return options;
+}
+
+function parseAgent(
+  values: Record<string, unknown>,
+  env: Readonly<Record<string, string | undefined>>,
+): AgentOptions {
+  const checked = agentSchema.safeParse({
+    provider: values['agent-provider'] ?? 'auto',
+    maxToolCalls: values['agent-max-tool-calls'] ?? 100,
+    timeout: values['agent-timeout'] ?? 1800,
+    concurrency: values['agent-concurrency'] ?? 4,
+    baseUrl: values['agent-base-url'] ?? (env['ANTHROPIC_BASE_URL'] || undefined),
+  });
+  if (!checked.success) throw new CliError(checked.error.issues.map((i) => i.message).join('; '));
+  const apiKey = env['ANTHROPIC_API_KEY'] || undefined;
+  if (checked.data.provider === 'anthropic' && apiKey === undefined)
+    throw new CliError(
+      '--agent-provider anthropic needs the API key in the environment variable ANTHROPIC_API_KEY',
+    );
+  const dir = values['agent-dir'];
+  return {
+    provider: checked.data.provider,
+    ...(apiKey !== undefined && { apiKey }),
+    model:
+      (values['agent-model'] as string | undefined) ?? (env['ANTHROPIC_MODEL'] || DEFAULT_ANTHROPIC_MODEL),
+    ...(checked.data.baseUrl !== undefined && { baseUrl: checked.data.baseUrl }),
+    ...(typeof dir === 'string' && { dir }),
+    maxToolCalls: checked.data.maxToolCalls,
+    timeoutMs: checked.data.timeout * 1000,
+    concurrency: checked.data.concurrency,
+  };
 }
 
 const HTTP_ONLY_FLAGS = [

@@ -28,7 +28,7 @@ const fileSchema = z.looseObject({
 });
 
 /** mcpmux's own settings in its config file: `"mcpmux": {"expose": "search"}` (flags win over them). */
-const settingsSchema = z.object({ expose: z.enum(['all', 'search', 'code']).optional() }).strict();
+const settingsSchema = z.object({ expose: z.enum(['all', 'search', 'code', 'agent']).optional() }).strict();
 
 export type ConfigSettings = z.infer<typeof settingsSchema>;
 

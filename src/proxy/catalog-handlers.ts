@@ -16,8 +16,8 @@ import { toJsonRpcError } from './results.js';
 export interface CatalogHandlersOptions {
   registry: Registry;
   router: CatalogRouter;
-  /** Listed before the children's tools (the management tools). */
-  ownTools: readonly Tool[];
+  /** Listed before the children's tools (the management tools); the same array while they stay the same. */
+  ownTools: () => readonly Tool[];
   /** In `--expose search` mode: the children's tools listed are only the activated ones. */
   pool?: ActivationPool | undefined;
   /** The client the requests come from (its era decides how a child's questions reach it). */
@@ -32,7 +32,7 @@ type ListResult<K extends CatalogKind> = { [P in K]: CatalogItems[K][] };
 
 export class CatalogHandlers {
   readonly #options: CatalogHandlersOptions;
-  readonly #listed = new Map<CatalogKind, { version: string; result: object }>();
+  readonly #listed = new Map<CatalogKind, { version: string; own?: readonly Tool[]; result: object }>();
 
   constructor(options: CatalogHandlersOptions) {
     this.#options = options;
@@ -43,15 +43,16 @@ export class CatalogHandlers {
     const snapshot = this.#options.registry.snapshot;
     const pool = kind === 'tools' ? this.#options.pool : undefined;
     const version = `${snapshot.version}.${pool?.version ?? 0}`;
+    const own = kind === 'tools' ? this.#options.ownTools() : undefined;
     const cached = this.#listed.get(kind);
-    if (cached?.version === version) return cached.result as ListResult<K>;
+    if (cached?.version === version && cached.own === own) return cached.result as ListResult<K>;
     const table = this.#options.router.table(snapshot, kind);
     const children = pool
       ? pool.listed().flatMap((name) => itemOf(table.byKey.get(name), name))
       : table.items;
-    const items = kind === 'tools' ? [...this.#options.ownTools, ...children] : [...children];
+    const items = own ? [...own, ...children] : [...children];
     const result = reuseSerialization({ [kind]: items } as ListResult<K>);
-    this.#listed.set(kind, { version, result });
+    this.#listed.set(kind, { version, ...(own && { own }), result });
     return result;
   }
 

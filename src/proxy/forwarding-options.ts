@@ -71,15 +71,16 @@ function callerOrigin(ctx: CallerContext, caller: Caller): InputOrigin {
   const send = ctx.mcpReq.send as unknown as (
     request: JSONRPCRequestLike,
     schema: typeof UncheckedResult,
-    options: { signal: AbortSignal },
+    options: { signal: AbortSignal; timeout?: number },
   ) => Promise<Record<string, unknown>>;
   return {
     get capabilities() {
       return caller.capabilities();
     },
-    ask: (request, signal) =>
+    ask: (request, signal, timeoutMs) =>
       send({ method: request.method, ...(request.params && { params: request.params }) }, UncheckedResult, {
         signal,
+        ...(timeoutMs !== undefined && { timeout: timeoutMs }),
       }),
   };
 }

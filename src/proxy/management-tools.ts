@@ -23,6 +23,7 @@ import {
   wireServerFields,
   type ServerSpec,
 } from '../server-spec.js';
+import type { AgentAccess } from './agent-tools.js';
 import { jsonResult } from './results.js';
 import { define, parseArguments as parse } from './tool-definition.js';
 
@@ -45,8 +46,19 @@ export interface ManagementContext {
   code?: CodeMode | undefined;
   /** The cancellation signal and progress of the management call itself. */
   callOptions: CallOptions;
-  /** Calls any exposed tool by name (call_tool delegates here). */
-  callTool: (name: string, args: Record<string, unknown> | undefined) => Promise<CallToolResult>;
+  /**
+   * Calls any exposed tool by name (call_tool delegates here); `options` replace the
+   * management call's own (a sub-agent's calls carry the run's cancellation).
+   */
+  callTool: (
+    name: string,
+    args: Record<string, unknown> | undefined,
+    options?: CallOptions,
+  ) => Promise<CallToolResult>;
+  /** Settles once the servers given at start have each started or failed. */
+  started: () => Promise<void>;
+  /** The agent and output tools' runs and model; absent where they are off. */
+  agent?: AgentAccess | undefined;
 }
 
 export interface PersistentConfig {

@@ -40,8 +40,19 @@ import type { Deliver, UpstreamLink } from './upstream-link.js';
 import type { StartupGate } from '../registry/startup-gate.js';
 import { watchResources } from './resource-watch.js';
 import { FastPath, type Reply } from '../forwarding/fast-path.js';
+import type { AgentRuns } from '../agent/agent-runs.js';
+import type { ModelChoice } from '../agent/model-choice.js';
+import type { InputOrigin } from '../child/child-types.js';
+import { UncheckedResult } from '../relay.js';
+import { agentDefinition, createAgentTools, outputDefinition, type AgentAccess } from './agent-tools.js';
 
-export type ExposeMode = 'all' | 'search' | 'code';
+export type ExposeMode = 'all' | 'search' | 'code' | 'agent';
+
+/** What the agent and output tools share across sessions: the runs, and how a model is chosen. */
+export interface AgentSetup {
+  runs: AgentRuns;
+  models: ModelChoice;
+}
 
 export interface MuxServerOptions {
   registry: Registry;
@@ -59,6 +70,8 @@ export interface MuxServerOptions {
   expose?: ExposeMode;
   /** The sandbox and typed wrappers of code mode (shared by all sessions); needed for `code`. */
   code?: CodeMode;
+  /** The agent tools' runs and model choice; without it, agent and output are not listed. */
+  agents?: AgentSetup;
   /** In search mode, how many found tools may be listed at once. Default 15. */
   activePoolSize?: number;
   /** Text bytes of a tool result before it is cut and kept for read_result. Default 16 384; 0: never cut. */
@@ -124,9 +137,13 @@ const CallToolParams = z.looseObject({
  * context), so every session and mode shares them, and an HTTP server with many short
  * sessions does not build their schemas again for each.
  */
-let ownTools: { management: ManagementTool[]; code: ManagementTool[] } | undefined;
+let ownTools: { management: ManagementTool[]; code: ManagementTool[]; agent: ManagementTool[] } | undefined;
 const allOwnTools = () =>
-  (ownTools ??= { management: [...createManagementTools().values()], code: createCodeModeTools() });
+  (ownTools ??= {
+    management: [...createManagementTools().values()],
+    code: createCodeModeTools(),
+    agent: createAgentTools(),
+  });
 
 /** The tools and listed definitions of each exposure mode. */
 const ownToolsByMode = new Map<
@@ -137,14 +154,12 @@ const ownToolsByMode = new Map<
 function ownToolsOf(mode: ExposeMode): { tools: ReadonlyMap<string, ManagementTool>; definitions: Tool[] } {
   let own = ownToolsByMode.get(mode);
   if (!own) {
-    const { management, code } = allOwnTools();
-    const tools = new Map(
-      [...management, ...(mode === 'code' ? code : [])].map((t) => [t.definition.name, t]),
-    );
-    // Search and code mode list compact definitions: every listed token counts there.
-    const definitions = [...tools.values()].map((t) =>
-      mode === 'all' ? t.definition : compactDefinition(t.definition),
-    );
+    const { management, code, agent } = allOwnTools();
+    const listed = [...management, ...(mode === 'code' ? code : [])];
+    // agent and output are listed by the session, when it has a model (and with its servers).
+    const tools = new Map([...listed, ...agent].map((t) => [t.definition.name, t]));
+    // Search, code and agent mode list compact definitions: every listed token counts there.
+    const definitions = listed.map((t) => (mode === 'all' ? t.definition : compactDefinition(t.definition)));
     ownToolsByMode.set(mode, (own = { tools, definitions }));
   }
   return own;
@@ -152,8 +167,8 @@ function ownToolsOf(mode: ExposeMode): { tools: ReadonlyMap<string, ManagementTo
 
 /** Every tool name mcpmux lists itself, in any mode: no child tool may take one. */
 export function ownToolNames(): string[] {
-  const { management, code } = allOwnTools();
-  return [...management, ...code].map((t) => t.definition.name);
+  const { management, code, agent } = allOwnTools();
+  return [...management, ...code, ...agent].map((t) => t.definition.name);
 }
 
 /** A store for results too large to return whole (0: never cut). */
@@ -168,7 +183,7 @@ export function newResultStore(maxResultBytes: number | undefined, handleBytes?:
 export function newActivationPool(mode: ExposeMode, size: number | undefined): ActivationPool | undefined {
   return mode === 'search'
     ? new ActivationPool(size ?? 15)
-    : mode === 'code'
+    : mode === 'code' || mode === 'agent'
       ? new ActivationPool(0)
       : undefined;
 }
@@ -189,6 +204,10 @@ export class MuxServer {
   readonly #fastPath: FastPath | undefined;
   readonly #relay: InputRelay;
   readonly #caller: Caller;
+  /** The agent tools' runs and model for this session's client; absent without AgentSetup. */
+  readonly #agent: AgentAccess | undefined;
+  /** The own tools last listed, with the agent tools when a model is available (kept while nothing changed). */
+  #ownListed: { key: string; tools: readonly Tool[] } | undefined;
   /** The resource subscriptions of a 2026-07-28 client's listen streams (stdio), by stream. */
   readonly #watches = new Map<string | number, () => void>();
   /** How children's notifications reach this client (its session and its listen streams alike). */
@@ -215,6 +234,7 @@ export class MuxServer {
       },
     );
     this.#caller = { era: options.era ?? 'legacy', capabilities: () => this.server.getClientCapabilities() };
+    this.#agent = options.agents && this.#agentAccess(options.agents);
     const perRequest = options.perRequest;
     for (const { listChanged: method } of perRequest ? [] : CAPABILITY_ROWS) {
       this.#notifiers.set(
@@ -267,7 +287,7 @@ export class MuxServer {
     this.#catalogs = new CatalogHandlers({
       registry: options.registry,
       router: options.router,
-      ownTools: own.definitions,
+      ownTools: () => this.#ownDefinitions(own.definitions),
       pool: this.#pool,
       caller: this.#caller,
       relay: this.#relay,
@@ -425,6 +445,46 @@ export class MuxServer {
     }
   }
 
+  /** The agent tools of this session: a background run reaches the client on the session, not on a request's stream. */
+  #agentAccess(setup: AgentSetup): AgentAccess {
+    const era = this.#caller.era;
+    const server = this.server;
+    const sessionOrigin: InputOrigin | undefined = this.#options.perRequest
+      ? undefined
+      : {
+          get capabilities() {
+            return server.getClientCapabilities();
+          },
+          ask: (request, signal, timeoutMs) =>
+            server.request(
+              { method: request.method, ...(request.params && { params: request.params }) },
+              UncheckedResult,
+              { signal, ...(timeoutMs !== undefined && { timeout: timeoutMs }) },
+            ) as Promise<Record<string, unknown>>,
+        };
+    return {
+      runs: setup.runs,
+      sessionOrigin,
+      model: (background, call) => setup.models.for(background ? sessionOrigin : call.origin, era),
+    };
+  }
+
+  /** The own tools listed now: agent and output join them when this client has a model. */
+  #ownDefinitions(base: readonly Tool[]): readonly Tool[] {
+    const available = this.#agent !== undefined && typeof this.#agent.model(true, {}) !== 'string';
+    if (!available) return base;
+    const snapshot = this.#options.registry.snapshot;
+    const key = String(snapshot.version);
+    if (this.#ownListed?.key !== key) {
+      const compact = (this.#options.expose ?? 'all') !== 'all';
+      const agentTools = [agentDefinition(snapshot), outputDefinition()].map((t) =>
+        compact ? compactDefinition(t) : t,
+      );
+      this.#ownListed = { key, tools: [...base, ...agentTools] };
+    }
+    return this.#ownListed.tools;
+  }
+
   #context(options: CallOptions, round?: ClientRound): ManagementContext {
     return {
       registry: this.#options.registry,
@@ -439,13 +499,18 @@ export class MuxServer {
       code: this.#options.code,
       callOptions: options,
       config: this.#options.config,
-      // call_tool is the client's own call (its rounds come back to call_tool); code mode's are not.
-      callTool: (name, args) =>
+      // call_tool is the client's own call (its rounds come back to call_tool); code mode's
+      // and a sub-agent's are not (they bring options of their own).
+      callTool: (name, args, own) =>
         this.#callTool(
           { name, ...(args !== undefined && { arguments: args }) },
-          options,
-          round,
+          own ?? options,
+          own ? undefined : round,
         ) as Promise<CallToolResult>,
+      agent: this.#agent,
+      started: async () => {
+        await this.#options.startup?.wait();
+      },
     };
   }
 }

@@ -213,7 +213,7 @@ t.test('--expose and --active-pool', async (t) => {
     activePoolSize: 5,
   });
   t.match(parseCli(['--expose', 'code'], {}), { expose: 'code' });
-  t.throws(() => parseCli(['--expose', 'some'], {}), /--expose must be all, search or code/);
+  t.throws(() => parseCli(['--expose', 'some'], {}), /--expose must be all, search, code or agent/);
   t.throws(() => parseCli(['--active-pool', '0'], {}), /--active-pool must be at least 1/);
 });
 

@@ -21,6 +21,7 @@ export interface Session {
 export async function startMcpmux(
   args: string[] = [],
   clientSide?: { capabilities: ClientCapabilities; setup: (client: Client) => void },
+  env: Record<string, string> = {},
 ): Promise<Session> {
   // Children get a minimal environment by default; the leak tag must reach them to be found.
   const withTag = args.includes('--')
@@ -29,7 +30,7 @@ export async function startMcpmux(
   const proc = await ChildProcess.spawn({
     command: process.execPath,
     args: [DIST_MAIN, ...withTag],
-    env: taggedEnv(),
+    env: taggedEnv(env),
   });
   const stdoutLines: string[] = [];
   let partial = '';

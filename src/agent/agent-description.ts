@@ -1,0 +1,76 @@
+// The agent tool's description: what it does, and which servers its sub-agent can reach and
+// what they are for (name, tool count, its most telling tool names). A client reads this to
+// decide whether to delegate, so it changes with the servers; it is rebuilt only when their
+// tool definitions change (keyed by a hash of them).
+import { createHash } from 'node:crypto';
+import type { Tool } from '@modelcontextprotocol/server';
+import { nameWords } from '../catalog/tool-index.js';
+
+export interface ReachableServer {
+  name: string;
+  tools: readonly Tool[];
+  /** The server's own one-line summary (its instructions' first sentence or its title). */
+  about?: { title?: string | undefined; instructions?: string | undefined } | undefined;
+}
+
+const LEAD =
+  'Delegate a task to a sub-agent that does it with the tools of the servers behind mcpmux and returns its final answer ' +
+  '(it runs on your own model through sampling, or on the configured API). Give the whole task in prompt, with what ' +
+  'the answer must contain. Long work: run_in_background, then read it with output. resume: continue an earlier agent with its history.';
+
+/** Tool names shown per server. */
+const SHOWN = 5;
+
+let cached: { key: string; text: string } | undefined;
+
+export function agentDescription(servers: readonly ReachableServer[]): string {
+  const key = createHash('sha256')
+    .update(
+      JSON.stringify(
+        servers.map((s) => [
+          s.name,
+          s.about?.title,
+          s.about?.instructions,
+          s.tools.map((t) => [t.name, t.description]),
+        ]),
+      ),
+    )
+    .digest('base64');
+  if (cached?.key === key) return cached.text;
+  const text =
+    servers.length === 0
+      ? `${LEAD}\nNo server is running yet: start one with add_server first.`
+      : `${LEAD}\nServers it can reach:\n${servers.map((s) => `- ${serverLine(s, telling(s.tools, servers))}`).join('\n')}`;
+  cached = { key, text };
+  return text;
+}
+
+function serverLine(server: ReachableServer, names: string[]): string {
+  const said = server.about?.instructions?.trim().split(/(?<=[.!?])\s|\n/)[0] ?? server.about?.title;
+  const more = server.tools.length > names.length ? ', …' : '';
+  return `${server.name} (${server.tools.length} tool${server.tools.length === 1 ? '' : 's'}: ${names.join(', ')}${more})${said ? `: ${said.slice(0, 160)}` : ''}`;
+}
+
+/**
+ * The names that say most about what a server does: those whose words are rarest across
+ * every reachable tool ("create_entities" tells more than "list" or "get"), in the server's order.
+ */
+function telling(tools: readonly Tool[], servers: readonly ReachableServer[]): string[] {
+  if (tools.length <= SHOWN) return tools.map((t) => t.name);
+  const frequency = new Map<string, number>();
+  for (const server of servers)
+    for (const tool of server.tools)
+      for (const word of new Set(nameWords(tool.name))) frequency.set(word, (frequency.get(word) ?? 0) + 1);
+  const rarity = (tool: Tool) => {
+    const words = nameWords(tool.name);
+    return words.reduce((sum, word) => sum + 1 / (frequency.get(word) ?? 1), 0) / Math.max(1, words.length);
+  };
+  const chosen = new Set(
+    [...tools]
+      .map((tool, i) => ({ tool, i, score: rarity(tool) }))
+      .sort((a, b) => b.score - a.score || a.i - b.i)
+      .slice(0, SHOWN)
+      .map((x) => x.tool),
+  );
+  return tools.filter((t) => chosen.has(t)).map((t) => t.name);
+}

@@ -1,0 +1,249 @@
+// Every sub-agent of this mcpmux: runs in the foreground (the caller waits) or in the
+// background (read later with `output`), their ids, the limit on background runs, and
+// resuming one from its history in memory or, after a restart, from its transcript.
+import { randomBytes } from 'node:crypto';
+import { MuxError } from '../errors.js';
+import type { Logger } from '../log.js';
+import { AgentRun, type RunDeps, type RunLimits, type RunOutcome } from './agent-run.js';
+import { blocksOf, type SamplingMessage, type ToolResultContent } from './model-source.js';
+import { AGENT_ID, TranscriptStore, type TranscriptLine } from './transcript.js';
+
+export interface AgentRunsOptions {
+  /** Where transcripts are kept. */
+  dir: string;
+  logger: Logger;
+  /** Tool calls per run (--agent-max-tool-calls). */
+  maxToolCalls: number;
+  /** --agent-timeout. */
+  timeoutMs: number;
+  /** Background runs at once (--agent-concurrency). */
+  concurrency: number;
+}
+
+export interface StartRequest {
+  prompt: string;
+  /** Continue this agent, with its whole history. */
+  resume?: string | undefined;
+  background: boolean;
+  maxTurns: number;
+  modelHint?: string | undefined;
+  /** The model, the tools and the transcript of this run (record is filled in here). */
+  deps: Omit<RunDeps, 'record'>;
+  /** A foreground caller's cancellation. */
+  signal?: AbortSignal | undefined;
+}
+
+/** What `output` says of one agent. */
+export type AgentReport = {
+  agentId: string;
+  status: RunOutcome['status'] | 'running' | 'not_found';
+} & Record<string, unknown>;
+
+/** Finished runs kept in memory; older ones are read back from their transcripts. */
+const KEPT_FINISHED = 200;
+
+export class AgentRuns {
+  readonly transcripts: TranscriptStore;
+  readonly #options: AgentRunsOptions;
+  readonly #runs = new Map<string, AgentRun>();
+
+  constructor(options: AgentRunsOptions) {
+    this.#options = options;
+    this.transcripts = new TranscriptStore(options.dir, options.logger);
+  }
+
+  /** Starts (or resumes) an agent: a foreground run resolves with its outcome, a background one at once. */
+  async start(request: StartRequest): Promise<Record<string, unknown>> {
+    if (request.background && this.#backgroundCount() >= this.#options.concurrency)
+      throw new MuxError(
+        'AGENT_BUSY',
+        `${this.#options.concurrency} background agents are running (--agent-concurrency); wait for one with output, cancel one, or run this one in the foreground`,
+      );
+    const { id, history, earlierToolUses } = request.resume
+      ? await this.#resumable(request.resume)
+      : { id: await this.#newId(), history: [], earlierToolUses: 0 };
+    const limits: RunLimits = {
+      maxTurns: request.maxTurns,
+      maxToolCalls: this.#options.maxToolCalls + earlierToolUses,
+      timeoutMs: this.#options.timeoutMs,
+    };
+    const run = new AgentRun({
+      id,
+      prompt: request.prompt,
+      history,
+      earlierToolUses,
+      limits,
+      modelHint: request.modelHint,
+      signal: request.background ? undefined : request.signal,
+      deps: { ...request.deps, record: (type, content) => this.transcripts.append(id, type, content) },
+    });
+    (run as { background?: boolean }).background = request.background;
+    this.#runs.delete(id);
+    this.#runs.set(id, run);
+    void run.done.then(() => this.#forgetOld());
+    if (request.background)
+      return {
+        status: 'async_launched',
+        agentId: id,
+        description: describe(request.prompt),
+        prompt: request.prompt,
+      };
+    const outcome = await run.done;
+    return { agentId: id, ...outcome };
+  }
+
+  /** Reports on agents; with block, waits until all are done or waitMs passes; with cancel, stops them first. */
+  async output(
+    ids: readonly string[],
+    options: { block: boolean; waitMs: number; cancel: boolean },
+  ): Promise<AgentReport[]> {
+    if (options.cancel) for (const id of ids) this.#runs.get(id)?.cancel();
+    const running = ids.flatMap((id) => {
+      const run = this.#runs.get(id);
+      return run && run.status === 'running' ? [run.done] : [];
+    });
+    if ((options.block || options.cancel) && running.length > 0) {
+      let timer: NodeJS.Timeout | undefined;
+      // A cancelled run settles as soon as its model turn or tool call in flight gives up.
+      const wait = options.cancel ? Math.max(options.waitMs, 5000) : options.waitMs;
+      await Promise.race([
+        Promise.all(running),
+        new Promise((resolve) => (timer = setTimeout(resolve, wait))),
+      ]);
+      clearTimeout(timer);
+    }
+    return Promise.all(ids.map((id) => this.#report(id)));
+  }
+
+  /** Cancels every run (mcpmux is stopping); resolves when they have ended. */
+  async close(): Promise<void> {
+    const running = [...this.#runs.values()].filter((run) => run.status === 'running');
+    for (const run of running) run.cancel();
+    await Promise.all(running.map((run) => run.done));
+  }
+
+  async #report(id: string): Promise<AgentReport> {
+    const run = this.#runs.get(id);
+    if (run) {
+      if (run.status === 'running')
+        return {
+          agentId: id,
+          status: 'running',
+          totalToolUseCount: run.toolUseCount,
+          runningForMs: Date.now() - run.startedAt,
+        };
+      return { agentId: id, ...run.outcome! } as AgentReport;
+    }
+    if (!AGENT_ID.test(id)) return { agentId: id, status: 'not_found' };
+    const lines = await this.transcripts.read(id);
+    if (!lines) return { agentId: id, status: 'not_found' };
+    return { agentId: id, ...outcomeOf(lines) } as AgentReport;
+  }
+
+  /** An agent's history, to go on from; refused while it runs, and when it is nowhere. */
+  async #resumable(id: string): Promise<{ id: string; history: SamplingMessage[]; earlierToolUses: number }> {
+    const run = this.#runs.get(id);
+    if (run?.status === 'running')
+      throw new MuxError('AGENT_BUSY', `agent ${id} is still running; wait for it with output, or cancel it`);
+    const lines = AGENT_ID.test(id) ? await this.transcripts.read(id) : undefined;
+    if (run && !lines) {
+      // Its transcript could not be written: the history in memory is all there is.
+      return { id, history: closed([...run.history]), earlierToolUses: run.toolUseCount };
+    }
+    if (!lines)
+      throw new MuxError(
+        'AGENT_NOT_FOUND',
+        `no agent '${id}' (an id is 8 hex characters, as agent returned it; transcripts are kept in ${this.#options.dir})`,
+      );
+    return { id, history: historyOf(lines), earlierToolUses: toolUsesIn(lines) };
+  }
+
+  async #newId(): Promise<string> {
+    for (;;) {
+      const id = randomBytes(4).toString('hex');
+      if (!this.#runs.has(id) && !(await this.transcripts.read(id))) return id;
+    }
+  }
+
+  #backgroundCount(): number {
+    let count = 0;
+    for (const run of this.#runs.values())
+      if (run.status === 'running' && (run as { background?: boolean }).background) count++;
+    return count;
+  }
+
+  #forgetOld(): void {
+    const finished = [...this.#runs.values()].filter((run) => run.status !== 'running');
+    for (const run of finished.slice(0, Math.max(0, finished.length - KEPT_FINISHED)))
+      this.#runs.delete(run.id);
+  }
+}
+
+/** The first line of a prompt, short: how a background run is named. */
+function describe(prompt: string): string {
+  const line = prompt.trim().split('\n')[0] ?? '';
+  return line.length <= 60 ? line : `${line.slice(0, 59)}…`;
+}
+
+function toolUsesIn(lines: readonly TranscriptLine[]): number {
+  return lines
+    .filter((line) => line.type === 'tool_result')
+    .reduce((sum, line) => sum + (Array.isArray(line.content) ? line.content.length : 0), 0);
+}
+
+/** How a run read from disk ended; a transcript without a result line was cut short by a stop of mcpmux. */
+function outcomeOf(lines: readonly TranscriptLine[]): RunOutcome {
+  const last = lines.at(-1);
+  if (last?.type === 'result' && typeof last.content === 'object' && last.content !== null)
+    return last.content as RunOutcome;
+  const first = lines.find((line) => line.type === 'user');
+  const started = first ? Date.parse(first.timestamp) : NaN;
+  return {
+    status: 'failed',
+    error: 'mcpmux stopped before this run finished; resume it to go on',
+    totalToolUseCount: toolUsesIn(lines),
+    totalDurationMs: last && !Number.isNaN(started) ? Date.parse(last.timestamp) - started : 0,
+  };
+}
+
+/** The conversation a transcript holds, as the model takes it again. */
+export function historyOf(lines: readonly TranscriptLine[]): SamplingMessage[] {
+  const history: SamplingMessage[] = [];
+  for (const line of lines) {
+    if (line.type === 'user' && typeof line.content === 'string') {
+      closed(history);
+      history.push({ role: 'user', content: { type: 'text', text: line.content } });
+    } else if (line.type === 'assistant' && Array.isArray(line.content)) {
+      history.push({ role: 'assistant', content: line.content });
+    } else if (line.type === 'tool_result' && Array.isArray(line.content)) {
+      history.push({ role: 'user', content: line.content });
+    }
+  }
+  return closed(history);
+}
+
+/**
+ * Makes a history safe to go on from: a tool call left without its result (the run stopped
+ * there) gets one that says so, and a history that ends on results gets the model's turn
+ * back, so that the next user message does not follow another.
+ */
+function closed(history: SamplingMessage[]): SamplingMessage[] {
+  const last = history.at(-1);
+  if (!last) return history;
+  if (last.role === 'assistant') {
+    const pending = blocksOf(last.content).filter((b) => b.type === 'tool_use');
+    if (pending.length > 0)
+      history.push({
+        role: 'user',
+        content: pending.map((use): ToolResultContent => ({
+          type: 'tool_result',
+          toolUseId: (use as { id: string }).id,
+          content: [{ type: 'text', text: 'not run: the run stopped before this call' }],
+          isError: true,
+        })),
+      });
+  }
+  if (history.at(-1)!.role === 'user')
+    history.push({ role: 'assistant', content: { type: 'text', text: '(the run stopped here)' } });
+  return history;
+}

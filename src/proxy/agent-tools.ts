@@ -1,0 +1,183 @@
+// The tools of delegation: `agent` hands a task to a sub-agent that works through the
+// servers behind mcpmux (src/agent/ does the work), `output` reads, waits for or cancels
+// background runs. Listed when a model is available (the client samples, or an API is configured).
+import type { Tool } from '@modelcontextprotocol/server';
+import { z } from 'zod';
+import { agentDescription } from '../agent/agent-description.js';
+import type { AgentRuns } from '../agent/agent-runs.js';
+import type { ModelSource } from '../agent/model-source.js';
+import type { CallOptions, InputOrigin } from '../child/child-types.js';
+import { MuxError } from '../errors.js';
+import { runningServers, type RegistrySnapshot } from '../registry/registry.js';
+import type { CatalogRouter } from '../router/catalog-router.js';
+import type { ManagementContext, ManagementTool } from './management-tools.js';
+import { jsonResult } from './results.js';
+import { define, parseArguments } from './tool-definition.js';
+
+/** What a session gives the agent tools. */
+export interface AgentAccess {
+  runs: AgentRuns;
+  /**
+   * The model for a run, or what to configure to have one. A background run outlives the
+   * request, so it reaches the client on its session rather than on the request's stream.
+   */
+  model: (background: boolean, call: CallOptions) => ModelSource | string;
+  /** Where the children's questions during a background run go (the session's client). */
+  sessionOrigin?: InputOrigin | undefined;
+}
+
+export const AGENT_TOOL_NAMES = ['agent', 'output'] as const;
+
+const agentInput = z
+  .object({
+    prompt: z
+      .string()
+      .min(1, 'prompt must not be empty')
+      .max(100_000)
+      .describe('The task, whole: what to do and what the answer must contain.'),
+    servers: z
+      .array(z.string())
+      .min(1)
+      .optional()
+      .describe('Only the tools of these servers. Default: every running server.'),
+    resume: z
+      .string()
+      .optional()
+      .describe(
+        'Continue this earlier agent (its agentId) with its whole history; prompt is the next instruction.',
+      ),
+    run_in_background: z
+      .boolean()
+      .optional()
+      .describe('Return at once with the agentId; read the answer later with output.'),
+    max_turns: z.number().int().min(1).max(200).optional().describe('Model turns at most. Default 20.'),
+    model: z
+      .string()
+      .min(1)
+      .optional()
+      .describe('A model hint, e.g. "claude-sonnet-4-5" (the client may not follow it).'),
+  })
+  .strict();
+
+const outputInput = z
+  .object({
+    agentIds: z.array(z.string()).min(1).max(50).describe('The agents to report on (agentId from agent).'),
+    block: z.boolean().optional().describe('Wait until all are done or wait_up_to passes. Default true.'),
+    wait_up_to: z.number().min(0).max(300).optional().describe('Seconds to wait when blocking. Default 150.'),
+    cancel: z.boolean().optional().describe('Stop these runs (and their tool calls in flight).'),
+  })
+  .strict();
+
+const OUTPUT_DESCRIPTION =
+  'Report on agents started with agent: completed (with the answer), running, failed (with the error and the tool calls done), ' +
+  'cancelled, or not_found. By default it waits up to wait_up_to seconds for them to finish; cancel: true stops them.';
+
+const DEFAULT_MAX_TURNS = 20;
+
+/** The agent tool's definition, with the servers it can reach now. */
+export function agentDefinition(snapshot: RegistrySnapshot): Tool {
+  const servers = runningServers(snapshot).map((view) => ({
+    name: view.name,
+    tools: view.tools,
+    about: view.connection.about,
+  }));
+  return define('agent', agentDescription(servers), agentInput);
+}
+
+export const outputDefinition = (): Tool => define('output', OUTPUT_DESCRIPTION, outputInput);
+
+export function createAgentTools(): ManagementTool[] {
+  return [
+    {
+      definition: define('agent', agentDescription([]), agentInput),
+      handle: async (raw, ctx) => {
+        const args = parseArguments('agent', agentInput, raw);
+        const access = requireAgent(ctx);
+        const background = args.run_in_background === true;
+        const model = access.model(background, ctx.callOptions);
+        if (typeof model === 'string') throw new MuxError('NO_MODEL', model);
+        // A sub-agent started with the client sees the configured servers, as the client's first list does.
+        await ctx.started();
+        const allowed = reachableServers(ctx, args.servers);
+        const tools = () => subAgentTools(ctx.router, ctx.registry.snapshot, allowed);
+        const origin = background ? access.sessionOrigin : ctx.callOptions.origin;
+        const onprogress = background ? undefined : ctx.callOptions.onprogress;
+        const result = await access.runs.start({
+          prompt: args.prompt,
+          resume: args.resume,
+          background,
+          maxTurns: args.max_turns ?? DEFAULT_MAX_TURNS,
+          modelHint: args.model,
+          signal: ctx.callOptions.signal,
+          deps: {
+            model,
+            tools,
+            callTool: async (name, toolArgs, signal) => {
+              if (!tools().some((t) => t.name === name))
+                throw new MuxError(
+                  'TOOL_NOT_FOUND',
+                  `'${name}' is not one of your tools; they are: ${
+                    tools()
+                      .map((t) => t.name)
+                      .join(', ') || '(none: no server is running)'
+                  }`,
+                );
+              return ctx.callTool(name, toolArgs, { signal, ...(origin && { origin }) });
+            },
+            ...(onprogress && {
+              onprogress: (progress: number, message: string) => onprogress({ progress, message }),
+            }),
+          },
+        });
+        const failed = result['status'] === 'failed' || result['status'] === 'cancelled';
+        return failed ? { ...jsonResult(result), isError: true } : jsonResult(result);
+      },
+    },
+    {
+      definition: outputDefinition(),
+      handle: async (raw, ctx) => {
+        const args = parseArguments('output', outputInput, raw);
+        const reports = await requireAgent(ctx).runs.output(args.agentIds, {
+          block: args.block ?? true,
+          waitMs: (args.wait_up_to ?? 150) * 1000,
+          cancel: args.cancel === true,
+        });
+        return jsonResult({ agents: reports });
+      },
+    },
+  ];
+}
+
+function requireAgent(ctx: ManagementContext): AgentAccess {
+  if (!ctx.agent) throw new MuxError('NO_MODEL', 'the agent tools are off in this session');
+  return ctx.agent;
+}
+
+/** The servers a run may use: the named ones (each must be running), else all running now and later. */
+function reachableServers(
+  ctx: ManagementContext,
+  named: readonly string[] | undefined,
+): (server: string) => boolean {
+  if (!named) return () => true;
+  const running = runningServers(ctx.registry.snapshot).map((v) => v.name);
+  const unknown = named.filter((name) => !running.includes(name));
+  if (unknown.length > 0)
+    throw new MuxError(
+      'SERVER_NOT_FOUND',
+      `agent: no running server named ${unknown.map((n) => `'${n}'`).join(', ')}; running: ${running.join(', ') || '(none)'}`,
+    );
+  return (server) => named.includes(server);
+}
+
+/** The child tools a sub-agent sees, under their exposed names. */
+function subAgentTools(
+  router: CatalogRouter,
+  snapshot: RegistrySnapshot,
+  allowed: (server: string) => boolean,
+): Tool[] {
+  const tools: Tool[] = [];
+  for (const [name, route] of router.table(snapshot, 'tools').byKey)
+    if (allowed(route.server) && route.connection.state.kind === 'running')
+      tools.push({ ...route.item, name });
+  return tools;
+}
