@@ -5,6 +5,7 @@
 // PORT, or any) and prints `listening on <url>` to stderr. `echo` echoes; `add_tool {name}`
 // registers a tool for every later request and says so on the listen streams; `confirm
 // {action}` asks the client through input_required; `touch` says memo://remote changed.
+// REQUIRE_HEADER="Name: value" makes it refuse (401) a request without that header.
 import { createServer } from 'node:http';
 import { McpServer, acceptedContent, createMcpHandler, inputRequired } from '@modelcontextprotocol/server';
 import { toNodeHandler } from '@modelcontextprotocol/node';
@@ -64,7 +65,16 @@ function build() {
 
 const handler = createMcpHandler(build, { legacy: 'stateless' });
 const serve = toNodeHandler(handler);
-const http = createServer((req, res) => void serve(req, res));
+// REQUIRE_HEADER="Name: value": a request without that header is refused with 401, as a
+// server behind an API key refuses it.
+const [requiredName, requiredValue] = (process.env['REQUIRE_HEADER'] ?? '').split(/:\s*/);
+const http = createServer((req, res) => {
+  if (requiredName && req.headers[requiredName.toLowerCase()] !== requiredValue) {
+    res.writeHead(401, { 'content-type': 'text/plain' }).end(`missing header ${requiredName}`);
+    return;
+  }
+  void serve(req, res);
+});
 http.listen(Number(process.env['PORT'] ?? 0), '127.0.0.1', () => {
   const address = http.address();
   const port = typeof address === 'object' && address ? address.port : 0;

@@ -99,7 +99,10 @@ export function createAgentTools(): ManagementTool[] {
         // A sub-agent started with the client sees the configured servers, as the client's first list does.
         await ctx.started();
         const allowed = reachableServers(ctx, args.servers);
-        const tools = () => subAgentTools(ctx.router, ctx.registry.snapshot, allowed);
+        // Which server each tool the model was offered belongs to: a call to one whose server
+        // crashed or was removed since says so, as a tool error the model can act on.
+        const offered = new Map<string, string>();
+        const tools = () => subAgentTools(ctx.router, ctx.registry.snapshot, allowed, offered);
         const origin = background ? access.sessionOrigin : ctx.callOptions.origin;
         const onprogress = background ? undefined : ctx.callOptions.onprogress;
         const result = await access.runs.start({
@@ -113,7 +116,9 @@ export function createAgentTools(): ManagementTool[] {
             model,
             tools,
             callTool: async (name, toolArgs, signal) => {
-              if (!tools().some((t) => t.name === name))
+              if (!tools().some((t) => t.name === name)) {
+                const server = offered.get(name);
+                if (server) throw goneError(ctx.registry.snapshot, server, name);
                 throw new MuxError(
                   'TOOL_NOT_FOUND',
                   `'${name}' is not one of your tools; they are: ${
@@ -122,6 +127,7 @@ export function createAgentTools(): ManagementTool[] {
                       .join(', ') || '(none: no server is running)'
                   }`,
                 );
+              }
               return ctx.callTool(name, toolArgs, { signal, ...(origin && { origin }) });
             },
             ...(onprogress && {
@@ -169,15 +175,31 @@ function reachableServers(
   return (server) => named.includes(server);
 }
 
-/** The child tools a sub-agent sees, under their exposed names. */
+/** The child tools a sub-agent sees, under their exposed names (each noted in `offered` with its server). */
 function subAgentTools(
   router: CatalogRouter,
   snapshot: RegistrySnapshot,
   allowed: (server: string) => boolean,
+  offered: Map<string, string>,
 ): Tool[] {
   const tools: Tool[] = [];
   for (const [name, route] of router.table(snapshot, 'tools').byKey)
-    if (allowed(route.server) && route.connection.state.kind === 'running')
+    if (allowed(route.server) && route.connection.state.kind === 'running') {
       tools.push({ ...route.item, name });
+      offered.set(name, route.server);
+    }
   return tools;
+}
+
+/** Why a tool the model was offered is gone: its server crashed (with why), stopped, or was removed. */
+function goneError(snapshot: RegistrySnapshot, server: string, tool: string): MuxError {
+  const state = snapshot.servers.get(server)?.connection.state;
+  if (!state)
+    return new MuxError('SERVER_NOT_FOUND', `${tool}: server '${server}' was removed (remove_server)`);
+  if (state.kind === 'crashed')
+    return new MuxError('SERVER_CRASHED', `${tool}: server '${server}' crashed: ${state.error}`);
+  return new MuxError(
+    'SERVER_BUSY',
+    `${tool}: server '${server}' is ${state.kind}; its tools are not available now`,
+  );
 }

@@ -90,6 +90,74 @@ t.test('inline servers after --, separated by --', async (t) => {
   ]);
 });
 
+t.test(
+  "the inline forms of wrapper servers' configs: NAME -- CMD, and --transport http URL -H",
+  async (t) => {
+    const o = parseCli(
+      [
+        '--',
+        'mem',
+        '--',
+        'npx',
+        '-y',
+        'server-memory',
+        '--',
+        'gh',
+        '--transport',
+        'http',
+        'https://api.example.com/mcp',
+        '-H',
+        'Authorization: Bearer s3cret',
+        '--header',
+        'X-Team:  core ',
+        '--',
+        'local',
+        '--transport',
+        'stdio',
+        'node',
+        'x.js',
+      ],
+      {},
+    );
+    t.same(o.inline, [
+      { name: 'mem', spec: { transport: 'stdio', command: 'npx', args: ['-y', 'server-memory'], env: {} } },
+      {
+        name: 'gh',
+        spec: {
+          transport: 'http',
+          url: 'https://api.example.com/mcp',
+          headers: { Authorization: 'Bearer s3cret', 'X-Team': 'core' },
+        },
+      },
+      { name: 'local', spec: { transport: 'stdio', command: 'node', args: ['x.js'], env: {} } },
+    ]);
+    const cases: Array<[string[], RegExp]> = [
+      [['--', 'r', '--transport', 'ftp', 'x'], /--transport must be http, sse or stdio, not 'ftp'/],
+      [['--', 'r', '--transport', 'http'], /needs the server's http\(s\) URL/],
+      [['--', 'r', '--transport', 'http', 'file:///x'], /needs the server's http\(s\) URL/],
+      [
+        ['--', 'r', '--transport', 'http', 'http://h/mcp', '-X', 'y'],
+        /only -H "Name: value" may follow, not '-X'/,
+      ],
+      [['--', 'r', '--transport', 'http', 'http://h/mcp', '-H', 'no colon secret'], /-H takes "Name: value"/],
+      [['--', 'r', '--transport', 'http', 'http://h/mcp', '-H'], /-H takes "Name: value"/],
+      [['--', 'r', '--transport', 'stdio'], /--transport stdio needs a command/],
+    ];
+    for (const [argv, message] of cases) {
+      const error = (() => {
+        try {
+          parseCli(argv, {});
+        } catch (e) {
+          return e as Error;
+        }
+        return undefined;
+      })();
+      t.match(error, { name: 'CliError', message }, argv.join(' '));
+      t.notMatch(error?.message ?? '', /secret/, 'a header value is never in an error');
+    }
+  },
+);
+
 t.test('mistakes', async (t) => {
   const cases: Array<[string[], RegExp]> = [
     [['--nope'], /Unknown option '--nope'/],
@@ -262,4 +330,55 @@ t.test('--max-result-bytes', async (t) => {
   t.equal(parseCli([], {}).maxResultBytes, 16_384);
   t.equal(parseCli(['--max-result-bytes', '0'], {}).maxResultBytes, 0);
   t.throws(() => parseCli(['--max-result-bytes', '10'], {}), /must be 0 \(never cut\) or at least 1024/);
+});
+
+t.test('agent flags: defaults, the key from the environment only, and their mistakes', async (t) => {
+  t.same(parseCli([], {}).agent, {
+    provider: 'auto',
+    model: 'claude-sonnet-4-5',
+    maxToolCalls: 100,
+    timeoutMs: 1_800_000,
+    concurrency: 4,
+  });
+  t.same(
+    parseCli(
+      [
+        '--agent-provider',
+        'anthropic',
+        '--agent-model',
+        'claude-x',
+        '--agent-dir',
+        '/tmp/a',
+        '--agent-max-tool-calls',
+        '7',
+        '--agent-timeout',
+        '60',
+        '--agent-concurrency',
+        '2',
+      ],
+      { ANTHROPIC_API_KEY: 'k', ANTHROPIC_BASE_URL: 'https://gw.example.com' },
+    ).agent,
+    {
+      provider: 'anthropic',
+      apiKey: 'k',
+      model: 'claude-x',
+      baseUrl: 'https://gw.example.com',
+      dir: '/tmp/a',
+      maxToolCalls: 7,
+      timeoutMs: 60_000,
+      concurrency: 2,
+    },
+  );
+  t.equal(parseCli([], { ANTHROPIC_MODEL: 'claude-env' }).agent.model, 'claude-env');
+  t.equal(parseCli(['--expose', 'agent'], {}).expose, 'agent');
+  const cases: Array<[string[], RegExp]> = [
+    [['--agent-provider', 'openai'], /--agent-provider must be auto, sampling or anthropic/],
+    [['--agent-provider', 'anthropic'], /needs the API key in the environment variable ANTHROPIC_API_KEY/],
+    [['--agent-max-tool-calls', '0'], /--agent-max-tool-calls must be at least 1/],
+    [['--agent-timeout', 'soon'], /--agent-timeout must be a number of seconds/],
+    [['--agent-concurrency', '1.5'], /--agent-concurrency must be a whole number/],
+    [['--agent-base-url', 'not a url'], /--agent-base-url must be a URL/],
+  ];
+  for (const [argv, message] of cases)
+    t.throws(() => parseCli(argv, {}), { name: 'CliError', message }, argv.join(' '));
 });

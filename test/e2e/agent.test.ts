@@ -315,6 +315,16 @@ t.test('a tool error is seen by the model; max_turns ends a run that does not co
         const [result] = lastBlocks(params);
         t.equal(result.isError, true, 'the crash comes back as a tool error');
         t.match(JSON.stringify(result.content), /crash/i);
+        return toolUse('crashy__ok');
+      },
+      (params) => {
+        const [result] = lastBlocks(params);
+        t.equal(result.isError, true);
+        t.match(
+          JSON.stringify(result.content),
+          /crashy__ok: server 'crashy' crashed: /,
+          'the next call to the crashed server says it crashed, and why',
+        );
         return toolUse('nothere__tool');
       },
       (params) => {
@@ -330,7 +340,7 @@ t.test('a tool error is seen by the model; max_turns ends a run that does not co
   );
   const ok = await s.json('agent', { prompt: 'crash it' });
   t.same(ok.content, [{ type: 'text', text: 'the server crashed' }]);
-  t.equal(ok.totalToolUseCount, 2);
+  t.equal(ok.totalToolUseCount, 3);
   const limited = await s.call('agent', { prompt: 'echo forever', max_turns: 2 });
   t.ok(limited.isError, 'a run that hits max_turns is an error');
   const outcome = limited.structuredContent as any;

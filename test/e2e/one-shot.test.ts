@@ -113,3 +113,50 @@ t.test('usage mistakes exit 2 before anything is spawned', async (t) => {
   t.match(notObject.stderr, /must be a JSON object/);
   await assertNoLeaks(t);
 });
+
+t.test(
+  'call reaches a remote server given inline as a wrapper config gives it: --transport http URL -H',
+  async (t) => {
+    const { ChildProcess } = await import('../../src/child/child-process.js');
+    const { waitFor } = await import('../helpers/processes.js');
+    const remote = await ChildProcess.spawn({
+      command: process.execPath,
+      args: [fixturePath('modern-http')],
+      env: taggedEnv({ REQUIRE_HEADER: 'X-Api-Key: s3cret-value' }),
+    });
+    let log = '';
+    remote.stderr.on('data', (d) => (log += d));
+    t.ok(await waitFor(() => /listening on (\S+)/.test(log)));
+    const url = /listening on (\S+)/.exec(log)![1]!;
+    const ok = await mcpmux([
+      'call',
+      'r__echo',
+      '{"message": "hi"}',
+      '--',
+      'r',
+      '--transport',
+      'http',
+      url,
+      '-H',
+      'X-Api-Key: s3cret-value',
+    ]);
+    t.equal(ok.code, 0, ok.stderr);
+    t.match(ok.stdout, /hi/);
+    const refused = await mcpmux([
+      'call',
+      'r__echo',
+      '{"message": "hi"}',
+      '--',
+      'r',
+      '--transport',
+      'http',
+      url,
+      '-H',
+      'X-Api-Key: wrong',
+    ]);
+    t.not(refused.code, 0, 'the wrong header is refused by the server');
+    t.notMatch(refused.stderr + ok.stderr, /s3cret-value|wrong/, 'header values are never printed');
+    await remote.stop();
+    await assertNoLeaks(t);
+  },
+);
