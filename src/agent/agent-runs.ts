@@ -39,6 +39,14 @@ export type AgentReport = {
   status: RunOutcome['status'] | 'running' | 'not_found';
 } & Record<string, unknown>;
 
+export interface AgentState {
+  status: RunOutcome['status'] | 'running';
+  /** Epoch milliseconds. */
+  startedAt: number;
+  updatedAt: number;
+  outcome?: RunOutcome;
+}
+
 /** Finished runs kept in memory; older ones are read back from their transcripts. */
 const KEPT_FINISHED = 200;
 
@@ -113,6 +121,39 @@ export class AgentRuns {
       clearTimeout(timer);
     }
     return Promise.all(ids.map((id) => this.#report(id)));
+  }
+
+  /** Where an agent is now, for MCP tasks: undefined when it is nowhere. */
+  async state(id: string): Promise<AgentState | undefined> {
+    const run = this.#runs.get(id);
+    if (run)
+      return {
+        status: run.status,
+        startedAt: run.startedAt,
+        updatedAt: run.outcome ? run.startedAt + run.outcome.totalDurationMs : Date.now(),
+        ...(run.outcome && { outcome: run.outcome }),
+      };
+    if (!AGENT_ID.test(id)) return undefined;
+    const lines = await this.transcripts.read(id);
+    if (!lines) return undefined;
+    const outcome = outcomeOf(lines);
+    const startedAt = Date.parse(lines.find((l) => l.type === 'user')?.timestamp ?? '') || Date.now();
+    return { status: outcome.status, startedAt, updatedAt: startedAt + outcome.totalDurationMs, outcome };
+  }
+
+  /** The outcome of an agent, once it has one (waits for a running one). */
+  async outcome(id: string): Promise<RunOutcome | undefined> {
+    const run = this.#runs.get(id);
+    if (run) return run.done;
+    return (await this.state(id))?.outcome;
+  }
+
+  /** Stops a running agent; false when it is not running here. */
+  cancel(id: string): boolean {
+    const run = this.#runs.get(id);
+    if (run?.status !== 'running') return false;
+    run.cancel();
+    return true;
   }
 
   /** Cancels every run (mcpmux is stopping); resolves when they have ended. */

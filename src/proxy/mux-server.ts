@@ -45,6 +45,7 @@ import type { ModelChoice } from '../agent/model-choice.js';
 import type { InputOrigin } from '../child/child-types.js';
 import { UncheckedResult } from '../relay.js';
 import { agentDefinition, createAgentTools, outputDefinition, type AgentAccess } from './agent-tools.js';
+import { AgentTasks, TASKS_CAPABILITY } from './agent-tasks.js';
 
 export type ExposeMode = 'all' | 'search' | 'code' | 'agent';
 
@@ -118,12 +119,12 @@ const INSTRUCTIONS =
   'remove_server stops one. search_tools finds tools by describing the task. If your tool list has not refreshed ' +
   'after add_server, call the new tools through call_tool.';
 
-// Task-augmented requests (the SDK's experimental tasks) would need every task id routed
-// to its child across tasks/get, tasks/result, tasks/list and tasks/cancel; mcpmux does not
-// declare the capability (the SDK then refuses a tools/call with `task` itself), and says
-// so plainly when a client calls a tasks/ method anyway.
+// Task-augmented requests (2025-11-25's experimental tasks) to children would need every
+// task id routed to its child across tasks/get, tasks/result, tasks/list and tasks/cancel;
+// only mcpmux's own agent runs as a task (agent-tasks.ts). Without the agent tools mcpmux
+// does not declare the capability, and says so plainly when a client calls a tasks/ method anyway.
 const TASKS_NOT_SUPPORTED =
-  'mcpmux does not forward task-augmented requests (experimental MCP tasks) yet; call the tool without "task" to get its result directly';
+  'mcpmux does not forward task-augmented requests (experimental MCP tasks) to servers; call the tool without "task" to get its result directly (only agent runs as a task)';
 
 /** What tools/call needs of its params; the rest (task, other _meta) travels on unchecked. */
 const CallToolParams = z.looseObject({
@@ -206,6 +207,8 @@ export class MuxServer {
   readonly #caller: Caller;
   /** The agent tools' runs and model for this session's client; absent without AgentSetup. */
   readonly #agent: AgentAccess | undefined;
+  /** agent as an MCP task (2025 clients); absent where the agent tools are off. */
+  readonly #tasks: AgentTasks | undefined;
   /** The own tools last listed, with the agent tools when a model is available (kept while nothing changed). */
   #ownListed: { key: string; tools: readonly Tool[] } | undefined;
   /** The resource subscriptions of a 2026-07-28 client's listen streams (stdio), by stream. */
@@ -227,6 +230,8 @@ export class MuxServer {
           resources: { subscribe: true, listChanged: true },
           completions: {},
           logging: {},
+          // agent runs as a task for a 2025 client (2026-07-28 has no tasks in its core).
+          ...(options.agents && options.era !== 'modern' && { tasks: TASKS_CAPABILITY }),
         },
         instructions: INSTRUCTIONS,
         // A requestState mcpmux did not issue is refused before any handler runs.
@@ -235,6 +240,7 @@ export class MuxServer {
     );
     this.#caller = { era: options.era ?? 'legacy', capabilities: () => this.server.getClientCapabilities() };
     this.#agent = options.agents && this.#agentAccess(options.agents);
+    this.#tasks = options.agents && options.era !== 'modern' ? new AgentTasks(options.agents.runs) : undefined;
     const perRequest = options.perRequest;
     for (const { listChanged: method } of perRequest ? [] : CAPABILITY_ROWS) {
       this.#notifiers.set(
@@ -327,8 +333,10 @@ export class MuxServer {
     // parses the request twice and the result once with zod; the client validates the
     // result anyway, so the call is taken as an unhandled method and its params checked once.
     this.server.fallbackRequestHandler = async (request, ctx) => {
-      if (request.method.startsWith('tasks/'))
+      if (request.method.startsWith('tasks/')) {
+        if (this.#tasks) return this.#tasks.handle(request.method, request.params);
         throw new WireError(ProtocolErrorCode.MethodNotFound, TASKS_NOT_SUPPORTED);
+      }
       if (request.method !== 'tools/call')
         throw new WireError(ProtocolErrorCode.MethodNotFound, `Method not found: ${request.method}`);
       const parsed = CallToolParams.safeParse(request.params);
@@ -338,8 +346,18 @@ export class MuxServer {
           `Invalid tools/call request: ${z.prettifyError(parsed.error)}`,
         );
       const params = parsed.data as CallToolRequest['params'];
+      if (params['task'] !== undefined) return this.#callAsTask(params, ctx);
       return this.#callTool(params, forwardingOptions(params, ctx, this.#caller));
     };
+  }
+
+  /** A task-augmented tools/call: agent starts in the background, its agentId the task's id. */
+  #callAsTask(params: CallToolRequest['params'], ctx: Parameters<typeof forwardingOptions>[1]) {
+    if (params.name !== 'agent' || !this.#tasks)
+      throw new WireError(ProtocolErrorCode.MethodNotFound, TASKS_NOT_SUPPORTED);
+    const options = forwardingOptions(params, ctx, this.#caller);
+    const args = { ...params.arguments, run_in_background: true };
+    return this.#tasks.create(() => this.#callTool({ name: 'agent', arguments: args }, options) as never);
   }
 
   /**
@@ -477,9 +495,10 @@ export class MuxServer {
     const key = String(snapshot.version);
     if (this.#ownListed?.key !== key) {
       const compact = (this.#options.expose ?? 'all') !== 'all';
-      const agentTools = [agentDefinition(snapshot), outputDefinition()].map((t) =>
-        compact ? compactDefinition(t) : t,
-      );
+      // A 2025 client may run agent as a task (tasks/get, tasks/result…).
+      const agent = agentDefinition(snapshot);
+      if (this.#tasks) agent.execution = { taskSupport: 'optional' };
+      const agentTools = [agent, outputDefinition()].map((t) => (compact ? compactDefinition(t) : t));
       this.#ownListed = { key, tools: [...base, ...agentTools] };
     }
     return this.#ownListed.tools;

@@ -436,3 +436,72 @@ t.test('without sampling or an API key, agent is not listed and a call says what
   t.match(text(refused), /does not declare sampling.*ANTHROPIC_API_KEY.*\[NO_MODEL\]/);
   await stop(t, s);
 });
+
+t.test('agent as an MCP task (2025-11-25): tasks/get, tasks/result, tasks/list, tasks/cancel', async (t) => {
+  const { z } = await import('zod');
+  const { args } = setup();
+  let release!: () => void;
+  const held = new Promise<void>((resolve) => (release = resolve));
+  const { s } = await start(
+    [
+      async () => {
+        await held;
+        return answer('done as a task');
+      },
+      () => toolUse('slow__wait', { steps: 100, interval_ms: 100 }),
+    ],
+    args,
+  );
+  const any = z.looseObject({});
+  const request = (method: string, params: Record<string, unknown>) =>
+    s.client.request({ method, params } as never, any) as Promise<any>;
+  t.same(s.client.getServerCapabilities()?.tasks, {
+    list: {},
+    cancel: {},
+    requests: { tools: { call: {} } },
+  });
+  const agent = (await s.client.listTools()).tools.find((x) => x.name === 'agent');
+  t.same(agent?.execution, { taskSupport: 'optional' }, 'agent says it may run as a task');
+
+  const created = await request('tools/call', {
+    name: 'agent',
+    arguments: { prompt: 'a task' },
+    task: { ttl: 60_000 },
+  });
+  const taskId = created.task.taskId;
+  t.match(taskId, /^[0-9a-f]{8}$/);
+  t.equal(created.task.status, 'working');
+  t.equal(created.task.pollInterval, 1000);
+  t.equal((await request('tasks/get', { taskId })).status, 'working');
+  const result = request('tasks/result', { taskId });
+  release();
+  const payload = await result;
+  t.same(
+    payload.structuredContent.content,
+    [{ type: 'text', text: 'done as a task' }],
+    'tasks/result waits for the answer',
+  );
+  t.same(payload._meta, { 'io.modelcontextprotocol/related-task': { taskId } });
+  t.equal((await request('tasks/get', { taskId })).status, 'completed');
+  t.same(
+    (await request('tasks/list', {})).tasks.map((x: any) => [x.taskId, x.status]),
+    [[taskId, 'completed']],
+  );
+  await t.rejects(request('tasks/cancel', { taskId }), {
+    message: /already completed; only a working task can be cancelled/,
+  });
+  await t.rejects(request('tasks/get', { taskId: 'deadbeef' }), { message: /no task 'deadbeef'/ });
+
+  const slow = await request('tools/call', { name: 'agent', arguments: { prompt: 'wait' }, task: {} });
+  t.ok(await waitFor(async () => text(await s.call('slow__last_wait')) === 'running', 10_000));
+  const cancelled = await request('tasks/cancel', { taskId: slow.task.taskId });
+  t.equal(cancelled.status, 'cancelled');
+  t.ok(await waitFor(async () => text(await s.call('slow__last_wait')) === 'cancelled', 10_000));
+
+  await t.rejects(
+    request('tools/call', { name: 'echo__echo', arguments: { message: 'x' }, task: {} }),
+    { message: /does not forward task-augmented requests.*only agent runs as a task/ },
+    "a child's tool does not run as a task",
+  );
+  await stop(t, s);
+});

@@ -373,7 +373,8 @@ t.test('task-augmented requests are refused with a clear reason', async (t) => {
       { method: 'tools/call', params: { name: 'e__echo', arguments: { text: 'x' }, task: { ttl: 1000 } } },
       z.any(),
     ),
-    /Server does not support task creation \(required for tools\/call\)/,
+    /mcpmux does not forward task-augmented requests .*to servers/,
+    'refused by mcpmux itself, not handed to the child',
   );
   await t.rejects(
     h.client.request({ method: 'tasks/list', params: {} }, z.any()),
