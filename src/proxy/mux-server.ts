@@ -240,7 +240,8 @@ export class MuxServer {
     );
     this.#caller = { era: options.era ?? 'legacy', capabilities: () => this.server.getClientCapabilities() };
     this.#agent = options.agents && this.#agentAccess(options.agents);
-    this.#tasks = options.agents && options.era !== 'modern' ? new AgentTasks(options.agents.runs) : undefined;
+    this.#tasks =
+      options.agents && options.era !== 'modern' ? new AgentTasks(options.agents.runs) : undefined;
     const perRequest = options.perRequest;
     for (const { listChanged: method } of perRequest ? [] : CAPABILITY_ROWS) {
       this.#notifiers.set(
