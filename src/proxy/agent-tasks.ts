@@ -45,7 +45,9 @@ export class AgentTasks {
   /** tasks/get, tasks/result, tasks/cancel, tasks/list. */
   async handle(method: string, params: unknown): Promise<Record<string, unknown>> {
     if (method === 'tasks/list') {
-      const states = await Promise.all([...this.#mine].map(async (id) => [id, await this.#runs.state(id)] as const));
+      const states = await Promise.all(
+        [...this.#mine].map(async (id) => [id, await this.#runs.state(id)] as const),
+      );
       return { tasks: states.flatMap(([id, state]) => (state ? [this.#task(id, state)] : [])) };
     }
     const parsed = TaskParams.safeParse(params);
@@ -53,7 +55,8 @@ export class AgentTasks {
       throw new WireError(ProtocolErrorCode.InvalidParams, `${method} needs params {taskId: string}`);
     const id = parsed.data.taskId;
     const state = await this.#runs.state(id);
-    if (!state) throw new WireError(ProtocolErrorCode.InvalidParams, `no task '${id}' (tasks here are agent runs)`);
+    if (!state)
+      throw new WireError(ProtocolErrorCode.InvalidParams, `no task '${id}' (tasks here are agent runs)`);
     switch (method) {
       case 'tasks/get':
         return this.#task(id, state);
