@@ -27,26 +27,24 @@ export class ModelChoice {
   }
 
   /**
-   * The model for a client: `origin` reaches it (undefined when it cannot be asked, as a
-   * 2026-07-28 client outside of a tool call's rounds), or why there is none.
+   * The model for a client that `origin` reaches, or why there is none. `origin` is
+   * undefined where the client cannot be asked: a 2026-07-28 client outside of its own
+   * call of agent (its questions travel only as input_required rounds of that call).
    */
   for(origin: InputOrigin | undefined, era: 'legacy' | 'modern'): ModelSource | string {
     const { provider } = this.#options;
-    if (provider !== 'sampling' && this.#anthropic && (provider === 'anthropic' || !canSample(origin, era)))
+    const canSample = origin !== undefined && samplingSupport(origin.capabilities) !== undefined;
+    if (provider !== 'sampling' && this.#anthropic && (provider === 'anthropic' || !canSample))
       return this.#anthropic;
-    if (provider !== 'anthropic' && canSample(origin, era)) return new SamplingModel(origin!);
+    if (provider !== 'anthropic' && canSample) return new SamplingModel(origin);
     if (provider === 'anthropic')
       return `the agent provider is anthropic but no API key is set: ${CONFIGURE_API}`;
-    if (era === 'modern')
+    if (era === 'modern' && origin === undefined)
       return provider === 'sampling'
-        ? 'a 2026-07-28 client cannot be sampled by mcpmux yet (sampling travels there only as an input_required round); connect with a 2025 client, or use --agent-provider auto with ANTHROPIC_API_KEY set'
-        : `a 2026-07-28 client cannot be sampled by mcpmux yet; ${CONFIGURE_API}`;
+        ? 'a 2026-07-28 client is sampled only during its own call of agent (input_required rounds): run agent in the foreground'
+        : `a 2026-07-28 client is sampled only during its own call of agent (input_required rounds): run agent in the foreground, or ${CONFIGURE_API}`;
     return provider === 'sampling'
       ? 'the client does not declare sampling, so the sub-agent cannot run on its model (--agent-provider sampling allows nothing else)'
       : `the client does not declare sampling, so the sub-agent cannot run on its model; ${CONFIGURE_API}`;
   }
-}
-
-function canSample(origin: InputOrigin | undefined, era: 'legacy' | 'modern'): boolean {
-  return era === 'legacy' && origin !== undefined && samplingSupport(origin.capabilities) !== undefined;
 }

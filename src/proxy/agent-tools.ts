@@ -1,7 +1,7 @@
 // The tools of delegation: `agent` hands a task to a sub-agent that works through the
 // servers behind mcpmux (src/agent/ does the work), `output` reads, waits for or cancels
 // background runs. Listed when a model is available (the client samples, or an API is configured).
-import type { Tool } from '@modelcontextprotocol/server';
+import type { CallToolResult, Tool } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import { agentDescription } from '../agent/agent-description.js';
 import type { AgentRuns } from '../agent/agent-runs.js';
@@ -10,7 +10,8 @@ import type { CallOptions, InputOrigin } from '../child/child-types.js';
 import { MuxError } from '../errors.js';
 import { runningServers, type RegistrySnapshot } from '../registry/registry.js';
 import type { CatalogRouter } from '../router/catalog-router.js';
-import type { ManagementContext, ManagementTool } from './management-tools.js';
+import type { HeldRounds, ManagementContext, ManagementTool } from './management-tools.js';
+import { SamplingModel } from '../agent/sampling-model.js';
 import { jsonResult } from './results.js';
 import { define, parseArguments } from './tool-definition.js';
 
@@ -21,7 +22,9 @@ export interface AgentAccess {
    * The model for a run, or what to configure to have one. A background run outlives the
    * request, so it reaches the client on its session rather than on the request's stream.
    */
-  model: (background: boolean, call: CallOptions) => ModelSource | string;
+  model: (background: boolean, call: CallOptions, rounds?: HeldRounds) => ModelSource | string;
+  /** Whether this session's client has a model for agent now (else agent and output are not listed). */
+  available: () => boolean;
   /** Where the children's questions during a background run go (the session's client). */
   sessionOrigin?: InputOrigin | undefined;
 }
@@ -94,7 +97,9 @@ export function createAgentTools(): ManagementTool[] {
         const args = parseArguments('agent', agentInput, raw);
         const access = requireAgent(ctx);
         const background = args.run_in_background === true;
-        const model = access.model(background, ctx.callOptions);
+        // A 2026-07-28 client is sampled through the rounds of this very call.
+        const rounds = background ? undefined : ctx.heldRounds;
+        const model = access.model(background, ctx.callOptions, rounds);
         if (typeof model === 'string') throw new MuxError('NO_MODEL', model);
         // A sub-agent started with the client sees the configured servers, as the client's first list does.
         await ctx.started();
@@ -103,40 +108,51 @@ export function createAgentTools(): ManagementTool[] {
         // crashed or was removed since says so, as a tool error the model can act on.
         const offered = new Map<string, string>();
         const tools = () => subAgentTools(ctx.router, ctx.registry.snapshot, allowed, offered);
-        const origin = background ? access.sessionOrigin : ctx.callOptions.origin;
-        const onprogress = background ? undefined : ctx.callOptions.onprogress;
-        const result = await access.runs.start({
-          prompt: args.prompt,
-          resume: args.resume,
-          background,
-          maxTurns: args.max_turns ?? DEFAULT_MAX_TURNS,
-          modelHint: args.model,
-          signal: ctx.callOptions.signal,
-          deps: {
-            model,
-            tools,
-            callTool: async (name, toolArgs, signal) => {
-              if (!tools().some((t) => t.name === name)) {
-                const server = offered.get(name);
-                if (server) throw goneError(ctx.registry.snapshot, server, name);
-                throw new MuxError(
-                  'TOOL_NOT_FOUND',
-                  `'${name}' is not one of your tools; they are: ${
-                    tools()
-                      .map((t) => t.name)
-                      .join(', ') || '(none: no server is running)'
-                  }`,
-                );
-              }
-              return ctx.callTool(name, toolArgs, { signal, ...(origin && { origin }) });
+        const launch = async (
+          source: ModelSource,
+          origin: InputOrigin | undefined,
+          signal: AbortSignal | undefined,
+          onprogress: CallOptions['onprogress'],
+        ): Promise<CallToolResult> => {
+          const result = await access.runs.start({
+            prompt: args.prompt,
+            resume: args.resume,
+            background,
+            maxTurns: args.max_turns ?? DEFAULT_MAX_TURNS,
+            modelHint: args.model,
+            signal,
+            deps: {
+              model: source,
+              tools,
+              callTool: async (name, toolArgs, callSignal) => {
+                if (!tools().some((t) => t.name === name)) {
+                  const server = offered.get(name);
+                  if (server) throw goneError(ctx.registry.snapshot, server, name);
+                  throw new MuxError(
+                    'TOOL_NOT_FOUND',
+                    `'${name}' is not one of your tools; they are: ${
+                      tools()
+                        .map((t) => t.name)
+                        .join(', ') || '(none: no server is running)'
+                    }`,
+                  );
+                }
+                return ctx.callTool(name, toolArgs, { signal: callSignal, ...(origin && { origin }) });
+              },
+              ...(onprogress && {
+                onprogress: (progress: number, message: string) => onprogress({ progress, message }),
+              }),
             },
-            ...(onprogress && {
-              onprogress: (progress: number, message: string) => onprogress({ progress, message }),
-            }),
-          },
-        });
-        const failed = result['status'] === 'failed' || result['status'] === 'cancelled';
-        return failed ? { ...jsonResult(result), isError: true } : jsonResult(result);
+          });
+          const failed = result['status'] === 'failed' || result['status'] === 'cancelled';
+          return failed ? { ...jsonResult(result), isError: true } : jsonResult(result);
+        };
+        if (rounds && model instanceof SamplingModel)
+          return (await rounds.hold('agent', (origin, signal, onprogress) =>
+            launch(new SamplingModel(origin), origin, signal, onprogress),
+          )) as CallToolResult;
+        if (background) return launch(model, access.sessionOrigin, undefined, undefined);
+        return launch(model, ctx.callOptions.origin, ctx.callOptions.signal, ctx.callOptions.onprogress);
       },
     },
     {

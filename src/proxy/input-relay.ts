@@ -24,9 +24,12 @@ import { HeldCall } from './held-call.js';
 /** The requests whose results may be input_required (2026-07-28). */
 export type InputCapableMethod = 'tools/call' | 'prompts/get' | 'resources/read';
 
+/** Who serves a relayed request: a child, or mcpmux's own work that asks the client (the agent tool). */
+export type RelayPeer = Pick<ChildConnection, 'name' | 'speaksModern' | 'request'>;
+
 /** One forwarded request, as the relay needs it. */
 export interface RelayTarget {
-  connection: ChildConnection;
+  connection: RelayPeer;
   method: InputCapableMethod;
   /** The params for the child (its own names), without the client's retry fields. */
   params: Record<string, unknown>;

@@ -1,7 +1,8 @@
 // The management tools an agent uses to change the set of servers while it stays
 // connected: add_server, remove_server, reload_server, list_servers, and call_tool for
 // clients that ignore list_changed. Arguments are validated here, at the edge, with zod.
-import type { CallToolResult, Tool } from '@modelcontextprotocol/server';
+import type { CallToolResult, ClientCapabilities, Tool } from '@modelcontextprotocol/server';
+import type { HeldRun } from './held-call.js';
 import { z } from 'zod';
 import type { CallOptions } from '../child/child-types.js';
 import type { ChildStatus } from '../child/child-status.js';
@@ -55,10 +56,22 @@ export interface ManagementContext {
     args: Record<string, unknown> | undefined,
     options?: CallOptions,
   ) => Promise<CallToolResult>;
+  /**
+   * A 2026-07-28 client's tools/call: work that asks the client (a sub-agent sampling it) is
+   * held across the client's rounds, each question going out as an input_required result.
+   */
+  heldRounds?: HeldRounds | undefined;
   /** Settles once the servers given at start have each started or failed. */
   started: () => Promise<void>;
   /** The agent and output tools' runs and model; absent where they are off. */
   agent?: AgentAccess | undefined;
+}
+
+export interface HeldRounds {
+  /** What the client declared on this request. */
+  capabilities: ClientCapabilities | undefined;
+  /** Runs `run` (once; a later round resumes it) and answers with its next round or its result. */
+  hold(tool: string, run: HeldRun): Promise<Record<string, unknown>>;
 }
 
 export interface PersistentConfig {

@@ -4,6 +4,7 @@
 // become debounced list_changed notifications, one per list that changed.
 import { Server, ProtocolErrorCode, isInputRequiredResult } from '@modelcontextprotocol/server';
 import type {
+  ClientCapabilities,
   Transport,
   CallToolRequest,
   CallToolResult,
@@ -27,6 +28,7 @@ import { ListChangedNotifier } from './list-changed-notifier.js';
 import {
   createManagementTools,
   type ManagementContext,
+  type HeldRounds,
   type ManagementTool,
   type PersistentConfig,
 } from './management-tools.js';
@@ -34,7 +36,8 @@ import { createCodeModeTools } from './code-mode-tools.js';
 import type { CodeMode } from '../code/code-mode.js';
 import { compactDefinition } from './tool-definition.js';
 import { forwardingOptions, type Caller } from './forwarding-options.js';
-import { InputRelay, clientRound, type ClientRound } from './input-relay.js';
+import { InputRelay, clientCapabilitiesOf, clientRound, type ClientRound } from './input-relay.js';
+import type { HeldRun } from './held-call.js';
 import { toToolResult } from './results.js';
 import type { Deliver, UpstreamLink } from './upstream-link.js';
 import type { StartupGate } from '../registry/startup-gate.js';
@@ -209,6 +212,8 @@ export class MuxServer {
   readonly #agent: AgentAccess | undefined;
   /** agent as an MCP task (2025 clients); absent where the agent tools are off. */
   readonly #tasks: AgentTasks | undefined;
+  /** What a 2026-07-28 client declared on its latest request (it declares on each). */
+  #declared: ClientCapabilities | undefined;
   /** The own tools last listed, with the agent tools when a model is available (kept while nothing changed). */
   #ownListed: { key: string; tools: readonly Tool[] } | undefined;
   /** The resource subscriptions of a 2026-07-28 client's listen streams (stdio), by stream. */
@@ -312,7 +317,10 @@ export class MuxServer {
         relay: this.#relay,
         serverInfo: { name: 'mcpmux', version: options.version },
       });
-    this.server.setRequestHandler('tools/list', () => this.#catalogs.listWhenStarted('tools'));
+    this.server.setRequestHandler('tools/list', (_request, ctx) => {
+      if (this.#caller.era === 'modern') this.#declared = clientCapabilitiesOf(ctx);
+      return this.#catalogs.listWhenStarted('tools');
+    });
     this.server.setNotificationHandler('notifications/roots/list_changed', () => this.#fanOutRootsChanged());
     this.server.fallbackNotificationHandler = async (n) =>
       options.logger.debug(() => `the client's ${n.method} is not relayed to servers`);
@@ -322,6 +330,7 @@ export class MuxServer {
     if (options.era === 'modern') {
       this.server.setRequestHandler('tools/call', (request, ctx) => {
         const params = request.params as CallToolRequest['params'];
+        this.#declared = clientCapabilitiesOf(ctx);
         return this.#callTool(
           params,
           forwardingOptions(params, ctx, this.#caller),
@@ -481,16 +490,30 @@ export class MuxServer {
               { signal, ...(timeoutMs !== undefined && { timeout: timeoutMs }) },
             ) as Promise<Record<string, unknown>>,
         };
+    // A 2026-07-28 client is asked only through the rounds of its own call (the relay does
+    // that); this stand-in carries what it declared, to choose the model by.
+    const throughRounds = (capabilities: ClientCapabilities | undefined): InputOrigin => ({
+      capabilities,
+      ask: () => Promise.reject(new Error('a 2026-07-28 client is asked only through input_required rounds')),
+    });
+    const model = (background: boolean, call: CallOptions, rounds?: HeldRounds) =>
+      era === 'legacy'
+        ? setup.models.for(background ? sessionOrigin : call.origin, era)
+        : setup.models.for(!background && rounds ? throughRounds(rounds.capabilities) : undefined, era);
     return {
       runs: setup.runs,
       sessionOrigin,
-      model: (background, call) => setup.models.for(background ? sessionOrigin : call.origin, era),
+      model,
+      available: () =>
+        typeof (era === 'legacy'
+          ? setup.models.for(sessionOrigin, era)
+          : setup.models.for(throughRounds(this.#declared), era)) !== 'string',
     };
   }
 
   /** The own tools listed now: agent and output join them when this client has a model. */
   #ownDefinitions(base: readonly Tool[]): readonly Tool[] {
-    const available = this.#agent !== undefined && typeof this.#agent.model(true, {}) !== 'string';
+    const available = this.#agent?.available() === true;
     if (!available) return base;
     const snapshot = this.#options.registry.snapshot;
     const key = String(snapshot.version);
@@ -528,6 +551,27 @@ export class MuxServer {
           own ? undefined : round,
         ) as Promise<CallToolResult>,
       agent: this.#agent,
+      ...(round && {
+        heldRounds: {
+          capabilities: round.capabilities,
+          hold: (tool: string, run: HeldRun) =>
+            this.#relay.forward(
+              {
+                connection: {
+                  name: 'mcpmux',
+                  speaksModern: false,
+                  // The relay gives a held call its origin (the rounds), signal and progress.
+                  request: (_method, _params, held = {}) => run(held.origin!, held.signal!, held.onprogress!),
+                },
+                method: 'tools/call',
+                params: {},
+                requested: tool,
+              },
+              round,
+              options,
+            ),
+        },
+      }),
       started: async () => {
         await this.#options.startup?.wait();
       },

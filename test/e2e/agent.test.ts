@@ -505,3 +505,54 @@ t.test('agent as an MCP task (2025-11-25): tasks/get, tasks/result, tasks/list, 
   );
   await stop(t, s);
 });
+
+t.test('a 2026-07-28 client runs agent on its own model through input_required rounds', async (t) => {
+  const { Client } = await import('@modelcontextprotocol/client');
+  const { StdioClientTransport } = await import('@modelcontextprotocol/client/stdio');
+  const { DIST_MAIN } = await import('../helpers/fixtures.js');
+  const { LEAK_TAG_VAR, taggedEnv } = await import('../helpers/processes.js');
+  const { args } = setup();
+  const model = scriptedModel([
+    (params) => {
+      t.ok(
+        params.tools!.some((x) => x.name === 'echo__echo'),
+        'the round carries the tools',
+      );
+      return toolUse('echo__echo', { message: 'round trip' });
+    },
+    (params) => {
+      t.same(lastBlocks(params)[0].content, [{ type: 'text', text: 'round trip' }]);
+      return answer('echoed over rounds');
+    },
+  ]);
+  const client = new Client(
+    { name: 'modern', version: '1.0.0' },
+    { capabilities: model.capabilities, versionNegotiation: { mode: { pin: '2026-07-28' } } },
+  );
+  model.setup(client);
+  await client.connect(
+    new StdioClientTransport({
+      command: process.execPath,
+      args: [DIST_MAIN, ...args, '--pass-env', LEAK_TAG_VAR],
+      env: taggedEnv(NO_KEY),
+      stderr: 'pipe',
+    }),
+  );
+  const names = (await client.listTools()).tools.map((x) => x.name);
+  t.ok(names.includes('agent'), 'listed to a 2026-07-28 client that declares sampling');
+  const result = (await client.callTool({ name: 'agent', arguments: { prompt: 'echo over rounds' } })) as any;
+  t.notOk(result.isError, JSON.stringify(result.content));
+  t.same(result.structuredContent.content, [{ type: 'text', text: 'echoed over rounds' }]);
+  t.equal(model.seen.length, 2, 'each model turn was one round');
+  const background = (await client.callTool({
+    name: 'agent',
+    arguments: { prompt: 'later', run_in_background: true },
+  })) as any;
+  t.ok(background.isError);
+  t.match(
+    JSON.stringify(background.content),
+    /sampled only during its own call of agent.*run agent in the foreground/,
+  );
+  await client.close();
+  await assertNoLeaks(t);
+});
