@@ -108,7 +108,7 @@ export class AgentRun {
         signal.aborted
           ? timeout.aborted && !this.#cancel.signal.aborted && !options.signal?.aborted
             ? this.#end('failed', {
-                error: `the run passed --agent-timeout (${Math.round(options.limits.timeoutMs / 1000)} s) and was stopped`,
+                error: `the run passed --agent-timeout (${options.limits.timeoutMs / 1000} s) and was stopped`,
               })
             : this.#end('cancelled', {})
           : this.#end('failed', { error: messageOf(error) }),

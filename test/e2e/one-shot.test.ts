@@ -128,32 +128,12 @@ t.test(
     remote.stderr.on('data', (d) => (log += d));
     t.ok(await waitFor(() => /listening on (\S+)/.test(log)));
     const url = /listening on (\S+)/.exec(log)![1]!;
-    const ok = await mcpmux([
-      'call',
-      'r__echo',
-      '{"message": "hi"}',
-      '--',
-      'r',
-      '--transport',
-      'http',
-      url,
-      '-H',
-      'X-Api-Key: s3cret-value',
-    ]);
+    const echoWith = (header: string) =>
+      mcpmux(['call', 'r__echo', '{"message": "hi"}', '--', 'r', '--transport', 'http', url, '-H', header]);
+    const ok = await echoWith('X-Api-Key: s3cret-value');
     t.equal(ok.code, 0, ok.stderr);
     t.match(ok.stdout, /hi/);
-    const refused = await mcpmux([
-      'call',
-      'r__echo',
-      '{"message": "hi"}',
-      '--',
-      'r',
-      '--transport',
-      'http',
-      url,
-      '-H',
-      'X-Api-Key: wrong',
-    ]);
+    const refused = await echoWith('X-Api-Key: wrong');
     t.not(refused.code, 0, 'the wrong header is refused by the server');
     t.notMatch(refused.stderr + ok.stderr, /s3cret-value|wrong/, 'header values are never printed');
     await remote.stop();
