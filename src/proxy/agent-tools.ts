@@ -9,7 +9,7 @@ import type { ModelSource } from '../agent/model-source.js';
 import type { CallOptions, InputOrigin } from '../child/child-types.js';
 import { MuxError } from '../errors.js';
 import { runningServers, type RegistrySnapshot } from '../registry/registry.js';
-import type { CatalogRouter } from '../router/catalog-router.js';
+import { SubAgentToolbox } from '../agent/sub-agent-toolbox.js';
 import type { HeldRounds, ManagementContext, ManagementTool } from './management-tools.js';
 import { SamplingModel } from '../agent/sampling-model.js';
 import { jsonResult } from './results.js';
@@ -104,16 +104,20 @@ export function createAgentTools(): ManagementTool[] {
         // A sub-agent started with the client sees the configured servers, as the client's first list does.
         await ctx.started();
         const allowed = reachableServers(ctx, args.servers);
-        // Which server each tool the model was offered belongs to: a call to one whose server
-        // crashed or was removed since says so, as a tool error the model can act on.
-        const offered = new Map<string, string>();
-        const tools = () => subAgentTools(ctx.router, ctx.registry.snapshot, allowed, offered);
         const launch = async (
           source: ModelSource,
           origin: InputOrigin | undefined,
           signal: AbortSignal | undefined,
           onprogress: CallOptions['onprogress'],
         ): Promise<CallToolResult> => {
+          const toolbox = new SubAgentToolbox({
+            registry: ctx.registry,
+            router: ctx.router,
+            index: ctx.index,
+            allowed,
+            call: (name, toolArgs, callSignal) =>
+              ctx.callTool(name, toolArgs, { signal: callSignal, ...(origin && { origin }) }),
+          });
           const result = await access.runs.start({
             prompt: args.prompt,
             resume: args.resume,
@@ -123,22 +127,8 @@ export function createAgentTools(): ManagementTool[] {
             signal,
             deps: {
               model: source,
-              tools,
-              callTool: async (name, toolArgs, callSignal) => {
-                if (!tools().some((t) => t.name === name)) {
-                  const server = offered.get(name);
-                  if (server) throw goneError(ctx.registry.snapshot, server, name);
-                  throw new MuxError(
-                    'TOOL_NOT_FOUND',
-                    `'${name}' is not one of your tools; they are: ${
-                      tools()
-                        .map((t) => t.name)
-                        .join(', ') || '(none: no server is running)'
-                    }`,
-                  );
-                }
-                return ctx.callTool(name, toolArgs, { signal: callSignal, ...(origin && { origin }) });
-              },
+              tools: () => toolbox.list(),
+              callTool: (name, toolArgs, callSignal) => toolbox.call(name, toolArgs, callSignal),
               ...(onprogress && {
                 onprogress: (progress: number, message: string) => onprogress({ progress, message }),
               }),
@@ -189,33 +179,4 @@ function reachableServers(
       `agent: no running server named ${unknown.map((n) => `'${n}'`).join(', ')}; running: ${running.join(', ') || '(none)'}`,
     );
   return (server) => named.includes(server);
-}
-
-/** The child tools a sub-agent sees, under their exposed names (each noted in `offered` with its server). */
-function subAgentTools(
-  router: CatalogRouter,
-  snapshot: RegistrySnapshot,
-  allowed: (server: string) => boolean,
-  offered: Map<string, string>,
-): Tool[] {
-  const tools: Tool[] = [];
-  for (const [name, route] of router.table(snapshot, 'tools').byKey)
-    if (allowed(route.server) && route.connection.state.kind === 'running') {
-      tools.push({ ...route.item, name });
-      offered.set(name, route.server);
-    }
-  return tools;
-}
-
-/** Why a tool the model was offered is gone: its server crashed (with why), stopped, or was removed. */
-function goneError(snapshot: RegistrySnapshot, server: string, tool: string): MuxError {
-  const state = snapshot.servers.get(server)?.connection.state;
-  if (!state)
-    return new MuxError('SERVER_NOT_FOUND', `${tool}: server '${server}' was removed (remove_server)`);
-  if (state.kind === 'crashed')
-    return new MuxError('SERVER_CRASHED', `${tool}: server '${server}' crashed: ${state.error}`);
-  return new MuxError(
-    'SERVER_BUSY',
-    `${tool}: server '${server}' is ${state.kind}; its tools are not available now`,
-  );
 }

@@ -93,3 +93,60 @@ t.test(
     await assertNoLeaks(t);
   },
 );
+
+t.test('past 64 tools the sub-agent searches for them; what it finds joins its tools', async (t) => {
+  const { npmServerPath } = await import('../helpers/fixtures.js');
+  const big = join(scratch, 'big.json');
+  writeFileSync(
+    big,
+    JSON.stringify({
+      mcpServers: {
+        many: { ...fixture('many-tools'), env: { TOOL_COUNT: '100' } },
+        memory: {
+          command: process.execPath,
+          args: [npmServerPath('@modelcontextprotocol/server-memory')],
+          env: { MEMORY_FILE_PATH: join(scratch, 'memory.jsonl') },
+        },
+      },
+    }),
+  );
+  const model = scriptedModel([
+    (params) => {
+      t.same(
+        params.tools!.map((x) => x.name),
+        ['search_tools'],
+        '109 tools: the model gets search_tools, not all of them',
+      );
+      return toolUse('search_tools', { query: 'create entities in the knowledge graph' });
+    },
+    (params) => {
+      const found = JSON.stringify(lastBlocks(params)[0].content);
+      t.match(found, /memory__create_entities/, 'the search names the tool');
+      t.ok(
+        params.tools!.some((x) => x.name === 'memory__create_entities'),
+        'and it is offered from now on',
+      );
+      t.ok(params.tools!.length <= 1 + 8, 'only what was found');
+      return toolUse('memory__create_entities', {
+        entities: [{ name: 'Grace', entityType: 'person', observations: ['found by search'] }],
+      });
+    },
+    (params) => {
+      t.notOk(lastBlocks(params)[0].isError);
+      return answer('Grace is remembered');
+    },
+    (params) => {
+      t.equal(params.tools!.length, 9, 'narrowed to one server, its 9 tools come directly');
+      t.notOk(params.tools!.some((x) => x.name === 'search_tools'));
+      return answer('memory only');
+    },
+  ]);
+  const s = await startMcpmux(['--config', big, '--agent-dir', join(scratch, 'c')], model, NO_KEY);
+  const result = await s.json('agent', { prompt: 'remember Grace' });
+  t.same(result.content, [{ type: 'text', text: 'Grace is remembered' }]);
+  const narrowed = await s.json('agent', { prompt: 'list people', servers: ['memory'] });
+  t.same(narrowed.content, [{ type: 'text', text: 'memory only' }]);
+  await s.client.close();
+  await s.process.exited;
+  await assertNoLeaks(t);
+});
