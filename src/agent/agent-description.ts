@@ -4,6 +4,7 @@
 // tool definitions change (keyed by a hash of them).
 import { createHash } from 'node:crypto';
 import type { Tool } from '@modelcontextprotocol/server';
+import { serverPurpose } from '../catalog/server-purpose.js';
 import { nameWords } from '../catalog/tool-index.js';
 
 export interface ReachableServer {
@@ -46,9 +47,9 @@ export function agentDescription(servers: readonly ReachableServer[]): string {
 }
 
 function serverLine(server: ReachableServer, names: string[]): string {
-  const said = server.about?.instructions?.trim().split(/(?<=[.!?])\s|\n/)[0] ?? server.about?.title;
+  const said = serverPurpose(server.about);
   const more = server.tools.length > names.length ? ', …' : '';
-  return `${server.name} (${server.tools.length} tool${server.tools.length === 1 ? '' : 's'}: ${names.join(', ')}${more})${said ? `: ${said.slice(0, 160)}` : ''}`;
+  return `${server.name} (${server.tools.length} tool${server.tools.length === 1 ? '' : 's'}: ${names.join(', ')}${more})${said ? `: ${said}` : ''}`;
 }
 
 /**

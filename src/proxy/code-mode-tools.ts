@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { MAX_TIMEOUT_SECONDS, MODULE_PRELUDE } from '../code/code-mode-limits.js';
 import type { CodeMode } from '../code/code-mode.js';
 import { runningServers } from '../registry/registry.js';
+import { serverPurpose } from '../catalog/server-purpose.js';
 import { MuxError } from '../errors.js';
 import type { ManagementContext, ManagementTool } from './management-tools.js';
 import { jsonResult } from './results.js';
@@ -122,12 +123,12 @@ function summarize(
   about: { name?: string; title?: string; instructions?: string } | undefined,
   tools: readonly { name: string }[],
 ): string {
-  const said = about?.instructions?.trim().split(/(?<=[.!?])\s|\n/)[0] ?? about?.title;
+  const said = serverPurpose(about);
   const names =
     tools
       .slice(0, 6)
       .map((t) => t.name)
       .join(', ') + (tools.length > 6 ? ', …' : '');
-  const prefix = said ? `${said.slice(0, 160)} ` : about?.name ? `${about.name}: ` : '';
+  const prefix = said ? `${said} ` : about?.name ? `${about.name}: ` : '';
   return `${prefix}(${names})`;
 }
