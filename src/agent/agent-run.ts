@@ -61,6 +61,8 @@ const MAX_TOKENS = 8192;
 export class AgentRun {
   readonly id: string;
   readonly prompt: string;
+  /** Started with run_in_background (counted against --agent-concurrency). */
+  readonly background: boolean;
   readonly startedAt = Date.now();
   status: RunStatus = 'running';
   outcome: RunOutcome | undefined;
@@ -80,6 +82,7 @@ export class AgentRun {
   constructor(options: {
     id: string;
     prompt: string;
+    background: boolean;
     history: SamplingMessage[];
     /** Tool calls made by earlier runs of this agent (they count against the limit). */
     earlierToolUses: number;
@@ -91,6 +94,7 @@ export class AgentRun {
   }) {
     this.id = options.id;
     this.prompt = options.prompt;
+    this.background = options.background;
     this.history = options.history;
     this.#limits = options.limits;
     this.#deps = options.deps;

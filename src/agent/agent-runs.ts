@@ -78,6 +78,7 @@ export class AgentRuns {
     const run = new AgentRun({
       id,
       prompt: request.prompt,
+      background: request.background,
       history,
       earlierToolUses,
       limits,
@@ -85,7 +86,6 @@ export class AgentRuns {
       signal: request.background ? undefined : request.signal,
       deps: { ...request.deps, record: (type, content) => this.transcripts.append(id, type, content) },
     });
-    (run as { background?: boolean }).background = request.background;
     this.#runs.delete(id);
     this.#runs.set(id, run);
     void run.done.then(() => this.#forgetOld());
@@ -105,7 +105,7 @@ export class AgentRuns {
     ids: readonly string[],
     options: { block: boolean; waitMs: number; cancel: boolean },
   ): Promise<AgentReport[]> {
-    if (options.cancel) for (const id of ids) this.#runs.get(id)?.cancel();
+    if (options.cancel) for (const id of ids) this.cancel(id);
     const running = ids.flatMap((id) => {
       const run = this.#runs.get(id);
       return run && run.status === 'running' ? [run.done] : [];
@@ -208,8 +208,7 @@ export class AgentRuns {
 
   #backgroundCount(): number {
     let count = 0;
-    for (const run of this.#runs.values())
-      if (run.status === 'running' && (run as { background?: boolean }).background) count++;
+    for (const run of this.#runs.values()) if (run.status === 'running' && run.background) count++;
     return count;
   }
 
