@@ -106,17 +106,15 @@ export class AgentRun {
       timeout,
       ...(options.signal ? [options.signal] : []),
     ]);
-    this.done = this.#run(signal).then(
-      (outcome) => outcome,
-      (error: unknown) =>
-        signal.aborted
-          ? timeout.aborted && !this.#cancel.signal.aborted && !options.signal?.aborted
-            ? this.#end('failed', {
-                error: `the run passed --agent-timeout (${options.limits.timeoutMs / 1000} s) and was stopped`,
-              })
-            : this.#end('cancelled', {})
-          : this.#end('failed', { error: messageOf(error) }),
-    );
+    // A run stopped by its own clock failed; one stopped by a cancel (output's or the caller's) was cancelled.
+    const timedOut = () => timeout.aborted && !this.#cancel.signal.aborted && !options.signal?.aborted;
+    this.done = this.#run(signal).catch((error: unknown) => {
+      if (!signal.aborted) return this.#end('failed', { error: messageOf(error) });
+      if (!timedOut()) return this.#end('cancelled', {});
+      return this.#end('failed', {
+        error: `the run passed --agent-timeout (${options.limits.timeoutMs / 1000} s) and was stopped`,
+      });
+    });
   }
 
   get toolUseCount(): number {
