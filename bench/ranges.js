@@ -34,6 +34,7 @@ const FIGURES = {
   'RSS idle 10 s, plain server MB': (/** @type {any} */ r) => r.memory.rss_idle_10s_plain_server_mb,
   'RSS idle 10 s, mcpmux MB': (/** @type {any} */ r) => r.memory.rss_idle_10s_mcpmux_mb,
   'RSS with 50 children MB': (/** @type {any} */ r) => r.memory.rss_50_children_mb,
+  'RSS with 50 children, 2 s quiet MB': (/** @type {any} */ r) => r.memory.rss_50_children_quiet_2s_mb,
 };
 
 /** @type {Record<string, number[]>} */

@@ -394,7 +394,14 @@ const results = {
     sdk_client_median_ms: round(quantile(parsed, 0.5), 2),
     sdk_client_direct_median_ms: round(quantile(directParsed, 0.5), 2),
   };
-  results.memory = { rss_empty_mb: round(rssEmpty, 1), rss_50_children_mb: round(rssMb(transport.pid), 1) };
+  const rss50 = rssMb(transport.pid);
+  // And once quiet: mcpmux collects its heap a second after the catalog last changed (src/idle-collection.ts).
+  await new Promise((resolve) => setTimeout(resolve, 2000));
+  results.memory = {
+    rss_empty_mb: round(rssEmpty, 1),
+    rss_50_children_mb: round(rss50, 1),
+    rss_50_children_quiet_2s_mb: round(rssMb(transport.pid), 1),
+  };
   await proxied.close();
 }
 

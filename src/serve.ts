@@ -10,6 +10,7 @@ import type { ConfiguredServer } from './config/load-config.js';
 import { messageOf } from './errors.js';
 import type { Logger } from './log.js';
 import type { SpawnPolicy } from './policy/spawn-policy.js';
+import { IdleCollection } from './idle-collection.js';
 import { exitWith, installExitHandlers } from './process-exit.js';
 import {
   MuxServer,
@@ -97,6 +98,9 @@ export async function serve({
     registry.onChange((change) => {
       if (change.kinds.includes('tools')) index.prepare(registry.snapshot);
     });
+  // A burst of servers (a config's, or an agent's adds) leaves the heap at its burst size: given back once quiet.
+  const idleCollection = new IdleCollection();
+  registry.onChange(() => idleCollection.activity());
   // The agent tool's runs outlive the request (and the session) that started them.
   const agent = options.agent;
   const agents = {
@@ -179,6 +183,7 @@ export async function serve({
   installExitHandlers(
     log,
     async () => {
+      idleCollection.close();
       configSync?.close();
       publisher?.close();
       await http?.close();
