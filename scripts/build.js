@@ -17,14 +17,7 @@ import { build } from 'esbuild';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const OUT = join(ROOT, 'dist');
-// The embedding model's packages read their weights and WebAssembly from their own folders.
-const UNBUNDLED = [
-  'esbuild',
-  '@jitl/*',
-  'quickjs-emscripten-core',
-  'json-schema-to-typescript',
-  '@energetic-ai/*',
-];
+const UNBUNDLED = ['esbuild', '@jitl/*', 'quickjs-emscripten-core', 'json-schema-to-typescript'];
 const COMMON = /** @type {const} */ ({
   bundle: true,
   splitting: true,
@@ -57,7 +50,6 @@ await build({
     { in: join(ROOT, 'src/main.ts'), out: 'main' },
     // The sandbox worker is started from its own file, next to the chunk that starts it.
     { in: join(ROOT, 'src/code/sandbox-worker.ts'), out: 'sandbox-worker' },
-    { in: join(ROOT, 'src/catalog/semantic/embed-worker.ts'), out: 'embed-worker' },
     // What bench/ measures, from the built code.
     { in: join(ROOT, 'src/internals.ts'), out: 'internals' },
   ],

@@ -2,7 +2,7 @@
 // bundled, so its modules have no files of their own in dist/). Nothing else imports it.
 export { Bm25Ranker, ToolIndex } from './catalog/tool-index.js';
 export { SemanticRanker } from './catalog/semantic/semantic-ranker.js';
-export { WorkerEmbedder, missingEmbeddingPackages } from './catalog/semantic/embedder.js';
+export { StaticEmbedder, missingEmbeddingTable } from './catalog/semantic/static-embedder.js';
 export { toolTokens } from './catalog/token-cost.js';
 export { SandboxPool } from './code/sandbox-pool.js';
 export { toSandboxScript } from './code/strip-types.js';

