@@ -15,7 +15,8 @@ const QUIET_MS = 1000;
 const MIN_HEAP_BYTES = 24 * 1024 * 1024;
 
 export class IdleCollection {
-  readonly #collect: () => void;
+  /** Made at the first collection: a context costs ~3 ms, not to be paid at every start. */
+  #collect: (() => void) | undefined;
   readonly #quietMs: number;
   readonly #minHeapBytes: number;
   #timer: NodeJS.Timeout | undefined;
@@ -25,7 +26,7 @@ export class IdleCollection {
   constructor(options: { quietMs?: number; minHeapBytes?: number; collect?: () => void } = {}) {
     this.#quietMs = options.quietMs ?? QUIET_MS;
     this.#minHeapBytes = options.minHeapBytes ?? MIN_HEAP_BYTES;
-    this.#collect = options.collect ?? fullCollection();
+    this.#collect = options.collect;
   }
 
   /** Something allocated in bulk (a server came, went or changed): collect once it has been quiet. */
@@ -35,7 +36,7 @@ export class IdleCollection {
       this.#timer = undefined;
       if (v8.getHeapStatistics().total_heap_size < this.#minHeapBytes) return;
       this.collections++;
-      this.#collect();
+      (this.#collect ??= fullCollection())();
     }, this.#quietMs);
     // Never what keeps mcpmux alive.
     this.#timer.unref();
