@@ -1,6 +1,7 @@
 // What the benchmarks in bench/ measure, built into dist/internals.js (mcpmux itself is
 // bundled, so its modules have no files of their own in dist/). Nothing else imports it.
-export { Bm25Ranker, ToolIndex } from './catalog/tool-index.js';
+export { ToolIndex } from './catalog/tool-index.js';
+export { Bm25Ranker } from './catalog/bm25-ranker.js';
 export { SemanticRanker } from './catalog/semantic/semantic-ranker.js';
 export { StaticEmbedder, missingEmbeddingTable } from './catalog/semantic/static-embedder.js';
 export { toolTokens } from './catalog/token-cost.js';

@@ -1,16 +1,12 @@
 // Search over every exposed tool, for agents that should find tools instead of reading a
-// list of thousands. BM25 (MiniSearch) over four fields — the name split into words, the
-// description, argument names, argument descriptions — with stemming (Porter, `stemmer`),
-// stopwords and field boosts; an exact name match always ranks first. The index follows
-// the registry snapshot: a query first brings it to the current version, so a removed,
-// crashed or filtered tool is never returned and a reloaded description is found at once.
-import MiniSearch, { type SearchResult } from 'minisearch';
-import { stemmer } from 'stemmer';
+// list of thousands. The ranking is a ToolRanker's (BM25 in bm25-ranker.ts, or BM25 fused
+// with meaning in semantic/), loaded at the first search: a session that never searches
+// never loads MiniSearch. The index follows the registry snapshot: a query first brings it
+// to the current version, so a removed, crashed or filtered tool is never returned and a
+// reloaded description is found at once.
 import type { Tool } from '@modelcontextprotocol/server';
 import type { RegistrySnapshot } from '../registry/registry.js';
 import type { CatalogRouter } from '../router/catalog-router.js';
-import { ALTERNATIVE_WEIGHT, alternativesOf } from './query-expansion.js';
-import { TASK_BM25, isTask, queryWords, rankTask, rarestWords, taskWords } from './task-query.js';
 
 export interface ToolHit {
   /** The exposed name, to call (directly or through call_tool). */
@@ -59,22 +55,33 @@ export interface SearchOptions {
   server?: string | undefined;
 }
 
+/** A ranker, or how to load one when it is first needed. */
+export type RankerSource = ToolRanker | (() => Promise<ToolRanker>);
+
+/** BM25 alone, loaded when first needed. */
+export const bm25Ranker = async (): Promise<ToolRanker> =>
+  new (await import('./bm25-ranker.js')).Bm25Ranker();
+
 export class ToolIndex {
   readonly #router: CatalogRouter;
-  readonly #ranker: ToolRanker;
+  readonly #source: RankerSource;
+  #ranker: Promise<ToolRanker> | undefined;
   #version = -1;
   #tools = new Map<string, IndexedTool>();
+  /** Whether the ranker has yet to hear of the tools as they are now. */
+  #rankerBehind = true;
 
-  constructor(options: { router: CatalogRouter; ranker?: ToolRanker }) {
+  constructor(options: { router: CatalogRouter; ranker?: RankerSource }) {
     this.#router = options.router;
-    this.#ranker = options.ranker ?? new Bm25Ranker();
+    this.#source = options.ranker ?? bm25Ranker;
   }
 
   /** Tools best matching `query` in the current snapshot, best first. */
   async search(snapshot: RegistrySnapshot, query: string, options: SearchOptions = {}): Promise<ToolHit[]> {
     this.#sync(snapshot);
+    const ranker = await this.#current();
     const limit = Math.max(1, Math.min(options.limit ?? 5, 50));
-    const ranked = await this.#ranker.rank(query, { limit, server: options.server });
+    const ranked = await ranker.rank(query, { limit, server: options.server });
     // A tool may have gone while a ranker awaited its model: what is returned is what is there now.
     return ranked.flatMap(({ name, score, matched }) => {
       const entry = this.#tools.get(name);
@@ -96,11 +103,27 @@ export class ToolIndex {
   /** Brings the index to `snapshot` and lets the ranker prepare, so that a first search waits less. */
   prepare(snapshot: RegistrySnapshot): void {
     this.#sync(snapshot);
-    this.#ranker.prepare?.();
+    // A ranker that cannot load says so at the search that needs it.
+    this.#current().then(
+      (ranker) => ranker.prepare?.(),
+      () => {},
+    );
   }
 
   async close(): Promise<void> {
-    await this.#ranker.close?.();
+    const ranker = await this.#ranker?.catch(() => undefined);
+    await ranker?.close?.();
+  }
+
+  /** The ranker, loaded on first use, brought up to the tools as they are now. */
+  async #current(): Promise<ToolRanker> {
+    const ranker = await (this.#ranker ??=
+      typeof this.#source === 'function' ? this.#source() : Promise.resolve(this.#source));
+    if (this.#rankerBehind) {
+      this.#rankerBehind = false;
+      ranker.update(this.#tools);
+    }
+    return ranker;
   }
 
   /** How many tools each server has in the index (for answers to queries that match nothing). */
@@ -123,15 +146,9 @@ export class ToolIndex {
     this.#version = snapshot.version;
     if (!changed) return;
     this.#tools = next;
-    this.#ranker.update(next);
+    this.#rankerBehind = true;
   }
 }
-
-const STOPWORDS = new Set(
-  'a an and are as at be by for from get has have in into is it its of on or set that the this to use used uses using with'.split(
-    ' ',
-  ),
-);
 
 /** Words of a name: camelCase, snake_case, kebab-case and digits split apart. */
 export function nameWords(name: string): string[] {
@@ -141,197 +158,6 @@ export function nameWords(name: string): string[] {
     .split(/[^A-Za-z0-9]+/)
     .filter(Boolean)
     .map((w) => w.toLowerCase());
-}
-
-/** Words of a text, names split into their words (the same for documents and queries). */
-function tokenize(text: string): string[] {
-  return text.split(/[^A-Za-z0-9]+/).flatMap((word) => nameWords(word));
-}
-
-/** Lower-cased, stopwords dropped, stemmed: the same for documents and queries. */
-function processTerm(term: string): string | null {
-  const lower = term.toLowerCase();
-  if (lower.length === 0 || STOPWORDS.has(lower)) return null;
-  return stemmer(lower);
-}
-
-interface Document {
-  id: string;
-  /** The child's own tool name, in words (the server name is a field of its own). */
-  name: string;
-  server: string;
-  description: string;
-  args: string;
-  argDescriptions: string;
-}
-
-/** BM25 over the tool fields, with MiniSearch; an exact (or near-exact) name match is put first. */
-export class Bm25Ranker implements ToolRanker {
-  #search = Bm25Ranker.#create();
-  #docs = new Map<string, Document>();
-  /** How many tools have each term, for choosing a task's telling words. */
-  readonly #toolsWithTerm = new Map<string, number>();
-
-  static #create(): MiniSearch<Document> {
-    return new MiniSearch<Document>({
-      fields: ['name', 'server', 'description', 'args', 'argDescriptions'],
-      storeFields: ['server'],
-      tokenize,
-      processTerm,
-      searchOptions: {
-        boost: { name: 4, server: 1.5, args: 1.5, description: 1, argDescriptions: 0.5 },
-        prefix: (term, index, terms) => index === terms.length - 1 && term.length >= 3,
-        fuzzy: (term) => (term.length >= 5 ? 0.2 : false),
-        combineWith: 'OR',
-      },
-    });
-  }
-
-  update(tools: ReadonlyMap<string, IndexedTool>): void {
-    // Remove what left or changed, add what is new: a change of one server leaves the others alone.
-    for (const [id, doc] of this.#docs) {
-      const now = tools.get(id);
-      const next = now && toDocument(now);
-      if (!next || (Object.keys(doc) as (keyof Document)[]).some((field) => next[field] !== doc[field])) {
-        this.#search.discard(id);
-        this.#count(doc, -1);
-        this.#docs.delete(id);
-      }
-    }
-    for (const [id, entry] of tools) {
-      if (this.#docs.has(id)) continue;
-      const doc = toDocument(entry);
-      this.#search.add(doc);
-      this.#count(doc, 1);
-      this.#docs.set(id, doc);
-    }
-  }
-
-  #count(doc: Document, delta: 1 | -1): void {
-    const terms = new Set<string>();
-    for (const text of [doc.name, doc.server, doc.description, doc.args, doc.argDescriptions])
-      for (const word of tokenize(text)) {
-        const term = processTerm(word);
-        if (term !== null) terms.add(term);
-      }
-    for (const term of terms) {
-      const count = (this.#toolsWithTerm.get(term) ?? 0) + delta;
-      if (count > 0) this.#toolsWithTerm.set(term, count);
-      else this.#toolsWithTerm.delete(term);
-    }
-  }
-
-  rank(query: string, options: { limit: number; server?: string | undefined }): RankedTool[] {
-    const words = queryWords(query);
-    return isTask(words) ? this.#rankTask(query, options) : this.#rankWords(query, words, options);
-  }
-
-  /** A few words typed by hand: alternatives, typo tolerance, an exact name first. */
-  #rankWords(
-    query: string,
-    words: string[],
-    options: { limit: number; server?: string | undefined },
-  ): RankedTool[] {
-    const alternatives = alternativesOf(words);
-    // Each word's term once: the query's own, the alternatives' that add something, and for
-    // every term the word as the agent wrote it (MiniSearch reports matches as terms).
-    const own = new Set<string>();
-    const expanded = new Set<string>();
-    const written = new Map<string, string>();
-    for (const word of words) {
-      const term = processTerm(word);
-      if (term === null) continue;
-      own.add(term);
-      if (!written.has(term)) written.set(term, word);
-    }
-    for (const word of alternatives) {
-      const term = processTerm(word);
-      if (term === null || own.has(term)) continue;
-      expanded.add(term);
-      if (!written.has(term)) written.set(term, word);
-    }
-    // Alternatives go first: the last word of the query keeps its prefix match.
-    const results = this.#search.search([...alternatives, query].join(' '), {
-      ...serverFilter(options.server),
-      ...(expanded.size > 0 && {
-        boostTerm: (term: string) => (expanded.has(term) ? ALTERNATIVE_WEIGHT : 1),
-      }),
-    });
-    const exact = exactName(query);
-    const ranked = results.map((r) => ({ name: String(r.id), score: r.score, terms: r.queryTerms }));
-    if (exact) {
-      // A query that is a tool's name (exposed, or the child's own) means that tool.
-      const at = ranked.findIndex(
-        (r) => r.name === exact || r.name.slice(r.name.indexOf('__') + 2) === exact,
-      );
-      if (at > 0) ranked.unshift(...ranked.splice(at, 1).map((r) => ({ ...r, score: ranked[0]!.score + 1 })));
-    }
-    return ranked.slice(0, options.limit).map(({ name, score, terms }) => ({
-      name,
-      score,
-      matched: [...new Set(terms.map((term) => written.get(term) ?? term))],
-    }));
-  }
-
-  /**
-   * A task's whole text (see task-query.ts): each word once, no conversation, no typo
-   * tolerance (a fuzzy lookup per word costs ~90 ms at 5,000 tools and only adds noise), and
-   * scores that do not grow with the number of words a long description happens to share.
-   */
-  #rankTask(query: string, options: { limit: number; server?: string | undefined }): RankedTool[] {
-    const words = rarestWords(taskWords(tokenize(query), processTerm), (word) => {
-      const term = processTerm(word);
-      return term === null ? 0 : (this.#toolsWithTerm.get(term) ?? 0);
-    });
-    const results = this.#search.search(words.join(' '), {
-      ...serverFilter(options.server),
-      fuzzy: false,
-      prefix: false,
-      bm25: TASK_BM25,
-    });
-    const ranked = rankTask(
-      results.map((r) => ({
-        name: String(r.id),
-        server: String(r['server']),
-        score: r.score,
-        matchedWords: r.queryTerms.length,
-        terms: r.queryTerms,
-      })),
-    );
-    // Matched words only for what is returned: a task matches most of the catalog.
-    const written = new Map(words.map((word) => [processTerm(word), word.toLowerCase()]));
-    return ranked.slice(0, options.limit).map(({ name, score, terms }) => ({
-      name,
-      score,
-      matched: terms.map((term) => written.get(term) ?? term),
-    }));
-  }
-}
-
-function toDocument({ name, server, tool }: IndexedTool): Document {
-  const properties = (tool.inputSchema.properties ?? {}) as Record<string, { description?: unknown }>;
-  return {
-    id: name,
-    // The child's own name: an exposed name may carry another prefix ("prefix": "" or "gh_"), or be shortened.
-    name: nameWords(tool.name).join(' '),
-    server,
-    description: [tool.title, tool.description].filter(Boolean).join('. '),
-    args: Object.keys(properties).flatMap(nameWords).join(' '),
-    argDescriptions: Object.values(properties)
-      .map((p) => (typeof p.description === 'string' ? p.description : ''))
-      .join(' '),
-  };
-}
-
-/** MiniSearch's option keeping one server's tools, when the search is narrowed to one. */
-function serverFilter(server: string | undefined): { filter?: (result: SearchResult) => boolean } {
-  return server === undefined ? {} : { filter: (result) => result['server'] === server };
-}
-
-/** The query as a tool name, when it looks like one (a single word with no spaces). */
-function exactName(query: string): string | undefined {
-  const trimmed = query.trim();
-  return /^[A-Za-z0-9_.-]+$/.test(trimmed) ? trimmed : undefined;
 }
 
 const round = (x: number) => Math.round(x * 1000) / 1000;

@@ -70,6 +70,47 @@ t.test('names are split on camelCase, snake_case and kebab-case', async (t) => {
   t.same(nameWords('get-HTTPResponse_v2'), ['get', 'http', 'response', 'v2']);
 });
 
+t.test(
+  'the ranker is loaded at the first search, once, and told of the tools as they are then',
+  async (t) => {
+    let loads = 0;
+    const updates: number[] = [];
+    const index = new ToolIndex({
+      router: new CatalogRouter({ logger }),
+      ranker: async () => {
+        loads++;
+        return {
+          update: (tools) => void updates.push(tools.size),
+          rank: () => [{ name: 'fs__read_file', score: 1 }],
+        };
+      },
+    });
+    t.same(index.serverCounts(snapshot(1, catalog)).length, 3, 'counts need no ranker');
+    t.equal(loads, 0, 'nothing loaded before a search');
+    const [first, second] = await Promise.all([
+      index.search(snapshot(1, catalog), 'read'),
+      index.search(snapshot(1, catalog), 'read'),
+    ]);
+    t.equal(first![0]!.name, 'fs__read_file');
+    t.same(second, first);
+    t.equal(loads, 1, 'loaded once for two searches at once');
+    t.same(updates, [7], 'and told of the 7 tools once');
+    await index.search(snapshot(2, { fs: catalog.fs }), 'read');
+    t.same(updates, [7, 4], 'a change of tools reaches it at the next search');
+    await index.close();
+  },
+);
+
+t.test('a ranker that cannot load fails the search that needs it, with its reason', async (t) => {
+  const index = new ToolIndex({
+    router: new CatalogRouter({ logger }),
+    ranker: () => Promise.reject(new Error('no such module')),
+  });
+  index.prepare(snapshot(1, catalog));
+  await t.rejects(index.search(snapshot(1, catalog), 'read'), /no such module/);
+  await index.close();
+});
+
 t.test('ranking sanity', async (t) => {
   const index = new ToolIndex({ router: new CatalogRouter({ logger }) });
   const snap = snapshot(1, catalog);

@@ -1,17 +1,22 @@
-// The ranker search_tools uses, from --search-ranker.
+// The ranker search_tools uses, from --search-ranker; loaded when first needed.
 import type { SearchRankerChoice } from '../../cli/parse-cli.js';
 import type { Logger } from '../../log.js';
-import { Bm25Ranker, type ToolRanker } from '../tool-index.js';
-import { StaticEmbedder, missingEmbeddingTable } from './static-embedder.js';
-import { SemanticRanker } from './semantic-ranker.js';
+import { bm25Ranker, type RankerSource } from '../tool-index.js';
+import { missingEmbeddingTable } from './static-embedder.js';
 
 /** BM25 fused with the distilled embeddings when this build has them (main.ts refused `semantic` without). */
-export function toolRanker(choice: SearchRankerChoice, logger: Logger): ToolRanker {
-  if (choice === 'bm25') return new Bm25Ranker();
+export function toolRanker(choice: SearchRankerChoice, logger: Logger): RankerSource {
+  if (choice === 'bm25') return bm25Ranker;
   const missing = missingEmbeddingTable();
   if (missing !== undefined) {
     logger.debug(`tool search ranks with BM25 alone: no embedding table at ${missing}`);
-    return new Bm25Ranker();
+    return bm25Ranker;
   }
-  return new SemanticRanker({ embedder: new StaticEmbedder(), logger });
+  return async () => {
+    const [{ SemanticRanker }, { StaticEmbedder }] = await Promise.all([
+      import('./semantic-ranker.js'),
+      import('./static-embedder.js'),
+    ]);
+    return new SemanticRanker({ embedder: new StaticEmbedder(), logger });
+  };
 }

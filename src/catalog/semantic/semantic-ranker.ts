@@ -11,7 +11,8 @@
 import { messageOf } from '../../errors.js';
 import type { Logger } from '../../log.js';
 import { isTask, queryWords } from '../task-query.js';
-import { Bm25Ranker, nameWords, type IndexedTool, type RankedTool, type ToolRanker } from '../tool-index.js';
+import { Bm25Ranker } from '../bm25-ranker.js';
+import { nameWords, type IndexedTool, type RankedTool, type ToolRanker } from '../tool-index.js';
 import type { Embedder } from './embedder.js';
 
 /** How much a tool's server's closeness to the task adds to its BM25 score (both on 0–1). */
