@@ -11,7 +11,7 @@ import vm from 'node:vm';
 /** How long the catalog must stay unchanged before the heap is collected. */
 const QUIET_MS = 1000;
 
-/** Below this much heap in use there is too little to give back to be worth a pause. */
+/** While V8's heap is smaller than this, there is too little to give back to be worth a pause. */
 const MIN_HEAP_BYTES = 24 * 1024 * 1024;
 
 export class IdleCollection {
