@@ -39,7 +39,7 @@ export interface ToolRanker {
   ): RankedTool[] | Promise<RankedTool[]>;
   /** Starts, in the background, the work a first search would otherwise wait for. */
   prepare?(): void;
-  /** Frees what the ranker holds beyond memory (a model's thread). */
+  /** Frees what the ranker holds (an embedding table). */
   close?(): Promise<void>;
 }
 
@@ -82,7 +82,7 @@ export class ToolIndex {
     const ranker = await this.#current();
     const limit = Math.max(1, Math.min(options.limit ?? 5, 50));
     const ranked = await ranker.rank(query, { limit, server: options.server });
-    // A tool may have gone while a ranker awaited its model: what is returned is what is there now.
+    // A tool may have gone while the ranker loaded: what is returned is what is there now.
     return ranked.flatMap(({ name, score, matched }) => {
       const entry = this.#tools.get(name);
       if (!entry) return [];

@@ -6,8 +6,9 @@
 //
 // Servers, not tools: on MCP-Bench's dev half a vector per tool moved the ranking no further
 // (with the sentence encoder the embeddings are distilled from, Hit@1 0.679 either way at
-// ten times the cost; with the distilled table, Hit@1 a little up and Recall@5 down). A few words typed by hand keep BM25
-// alone: they name what they want, and there the fusion lost on the held-out half.
+// ten times the cost; with the distilled table, Hit@1 a little up and Recall@5 down). A few
+// words typed by hand keep BM25 alone: they name what they want, and there the fusion lost
+// on the held-out half.
 import { messageOf } from '../../errors.js';
 import type { Logger } from '../../log.js';
 import { isTask, queryWords } from '../task-query.js';
@@ -97,7 +98,7 @@ export class SemanticRanker implements ToolRanker {
     return [...fused.values()].sort((a, b) => b.score - a.score).slice(0, limit);
   }
 
-  /** Embeds the servers now (in the model's thread), not at the first task. */
+  /** Embeds the servers now (~0.3 ms each, on this thread), not at the first task. */
   prepare(): void {
     this.#embedServers().catch((error: unknown) => this.#warnOnce(error));
   }
