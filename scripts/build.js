@@ -74,4 +74,47 @@ await build({
   entryPoints: [...packages].map((specifier) => ({ in: specifier, out: vendorName(specifier) })),
   outdir: join(OUT, 'vendor'),
   sourcesContent: false,
+  plugins: [lazyValidatorShims()],
 });
+
+/**
+ * The SDK's `_shims` for Node export Ajv as the default JSON Schema validator of every
+ * Client and Server, so importing either package evaluates all of Ajv and ajv-formats
+ * (~1.7 MB of RSS, measured alone) although mcpmux never validates through them: its
+ * requests to children go out with an unchecked result schema and it never calls
+ * elicitInput. These shims export a validator that requires the SDK's own Ajv provider the
+ * first time a schema is actually compiled, so nothing changes for a caller who does.
+ */
+function lazyValidatorShims() {
+  const SHIM = /^@modelcontextprotocol\/(server|client)\/_shims$/;
+  return {
+    name: 'lazy-validator-shims',
+    /** @param {import('esbuild').PluginBuild} build */
+    setup(build) {
+      build.onResolve({ filter: SHIM }, ({ path }) => ({ path, namespace: 'lazy-validator-shims' }));
+      build.onLoad({ filter: /.*/, namespace: 'lazy-validator-shims' }, ({ path }) => {
+        const pkg = path.replace(/\/_shims$/, '');
+        const extra = pkg.endsWith('/server')
+          ? "export { default as process } from 'node:process';"
+          : // fetch's TypeError is never a CORS error outside a browser.
+            'export const CORS_IS_POSSIBLE = false;';
+        return {
+          contents: `
+import { createRequire } from 'node:module';
+const requireAjvProvider = () => createRequire(import.meta.url)('${pkg}/validators/ajv');
+export class DefaultJsonSchemaValidator {
+  #validator;
+  getValidator(schema) {
+    this.#validator ??= new (requireAjvProvider().AjvJsonSchemaValidator)();
+    return this.#validator.getValidator(schema);
+  }
+}
+${extra}
+`,
+          loader: 'js',
+          resolveDir: ROOT,
+        };
+      });
+    },
+  };
+}
