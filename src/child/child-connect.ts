@@ -208,7 +208,7 @@ async function spawnAndConnect(
   });
   const lane = new ChildLane({
     server: host.name,
-    send: (message) => transport.send(message),
+    send: (message) => transport.post(message),
     callTimeoutMs: host.options.callTimeoutMs ?? 300_000,
     peer: {
       modern: () => gen.client?.getProtocolEra() === 'modern',

@@ -26,7 +26,8 @@ export interface Shaping {
 export class ForwardedCall {
   lane: ChildLane | undefined;
   childId = '';
-  timer: NodeJS.Timeout | undefined;
+  /** When --call-timeout ends it (performance.now()), unless an answer or progress comes first. */
+  deadline = 0;
 
   constructor(
     readonly id: Id,
@@ -48,8 +49,11 @@ export class ForwardedCall {
 export interface ChildLaneOptions {
   /** The server's name, for the timeout's message. */
   server: string;
-  /** Writes a message to the child. */
-  send: (message: JSONRPCMessage) => Promise<void>;
+  /**
+   * Writes a message to the child, waiting for nothing: a write to a child that died is
+   * dropped, and its end (crash, removal) settles the call with the reason.
+   */
+  send: (message: JSONRPCMessage) => void;
   /** --call-timeout: how long a call may go without an answer or progress. */
   callTimeoutMs: number;
   /** What the fast path must know of the child to choose (and shape) a call. */
@@ -69,7 +73,13 @@ export interface ChildLaneOptions {
  */
 export class ChildLane {
   readonly #options: ChildLaneOptions;
+  /**
+   * By the child's id, in the order of their deadlines: every call of a lane has the same
+   * timeout, so a call goes to the end when it starts and again when progress restarts it.
+   */
   readonly #pending = new Map<string, ForwardedCall>();
+  /** One timer for the lane, due at the first deadline: a call costs no timer of its own. */
+  #sweep: NodeJS.Timeout | undefined;
   #next = 0;
 
   constructor(options: ChildLaneOptions) {
@@ -85,12 +95,10 @@ export class ChildLane {
     const childId = `mcpmux-${++this.#next}`;
     call.lane = this;
     call.childId = childId;
-    this.#pending.set(childId, call);
     if (call.progressToken !== undefined)
       params = { ...params, _meta: { ...(params['_meta'] as Params | undefined), progressToken: childId } };
     this.#arm(call);
-    // A write to a child that died fails; its crash (end) settles the call with the reason.
-    this.#options.send({ jsonrpc: '2.0', id: childId, method, params }).catch(() => {});
+    this.#options.send({ jsonrpc: '2.0', id: childId, method, params });
   }
 
   /**
@@ -142,17 +150,17 @@ export class ChildLane {
   cancel(call: ForwardedCall, reason: string): void {
     if (this.#pending.get(call.childId) !== call) return;
     this.#settle(call);
-    this.#options
-      .send({
-        jsonrpc: '2.0',
-        method: 'notifications/cancelled',
-        params: { requestId: call.childId, reason },
-      })
-      .catch(() => {});
+    this.#options.send({
+      jsonrpc: '2.0',
+      method: 'notifications/cancelled',
+      params: { requestId: call.childId, reason },
+    });
   }
 
   /** The generation ended (crash, removal, reload, shutdown): every call gets the reason at once. */
   end(error: MuxError): void {
+    clearTimeout(this.#sweep);
+    this.#sweep = undefined;
     for (const call of [...this.#pending.values()]) {
       this.#settle(call);
       call.answer(call.shaping.failure(error));
@@ -161,9 +169,27 @@ export class ChildLane {
 
   /** (Re)starts the call's timeout: a call may go --call-timeout without an answer or progress. */
   #arm(call: ForwardedCall): void {
-    if (call.timer) clearTimeout(call.timer);
-    call.timer = setTimeout(() => this.#timedOut(call), this.#options.callTimeoutMs);
-    call.timer.unref();
+    call.deadline = performance.now() + this.#options.callTimeoutMs;
+    this.#pending.delete(call.childId);
+    this.#pending.set(call.childId, call);
+    this.#sweep ??= this.#schedule(this.#options.callTimeoutMs);
+  }
+
+  #schedule(delayMs: number): NodeJS.Timeout {
+    return setTimeout(() => this.#timeOutDue(), delayMs).unref();
+  }
+
+  /** Ends the calls whose deadline passed, and waits for the next deadline if a call is left. */
+  #timeOutDue(): void {
+    this.#sweep = undefined;
+    const now = performance.now();
+    for (const call of this.#pending.values()) {
+      if (call.deadline > now) {
+        this.#sweep = this.#schedule(call.deadline - now);
+        return;
+      }
+      this.#timedOut(call);
+    }
   }
 
   #timedOut(call: ForwardedCall): void {
@@ -175,7 +201,6 @@ export class ChildLane {
 
   #settle(call: ForwardedCall): void {
     this.#pending.delete(call.childId);
-    if (call.timer) clearTimeout(call.timer);
     call.done();
   }
 

@@ -77,12 +77,15 @@ export class JsonLineReader {
     }
     let newline = chunk.indexOf(NEWLINE, start);
     while (newline !== -1) {
-      const piece = chunk.subarray(start, newline);
-      const size = this.#pendingBytes + piece.length;
-      if (size > this.#maxMessageBytes) this.#finishDrop(this.#startDrop([...this.#pending, piece], size));
+      const size = this.#pendingBytes + newline - start;
+      if (size > this.#maxMessageBytes)
+        this.#finishDrop(this.#startDrop([...this.#pending, chunk.subarray(start, newline)], size));
       // Concatenating only once a line is complete keeps a large message linear in its size.
-      else this.#onLine(this.#pending.length === 0 ? piece : Buffer.concat([...this.#pending, piece]));
-      this.clear();
+      else if (this.#pending.length > 0)
+        this.#onLine(Buffer.concat([...this.#pending, chunk.subarray(start, newline)]));
+      // A line within one chunk is decoded in place: no view of it is made.
+      else this.#onLine(chunk, start, newline);
+      if (this.#pending.length > 0) this.clear();
       start = newline + 1;
       newline = chunk.indexOf(NEWLINE, start);
     }
@@ -118,11 +121,13 @@ export class JsonLineReader {
     if (id !== undefined) this.#options.onOversizeId?.({ id, isRequest: drop.head.hasMethod });
   }
 
-  #onLine(bytes: Buffer): void {
-    const raw = bytes.toString('utf8');
+  /** The line in bytes[start, end). */
+  #onLine(bytes: Buffer, start = 0, end = bytes.length): void {
+    const size = end - start;
+    const raw = bytes.toString('utf8', start, end);
     const line = raw.endsWith('\r') ? raw.slice(0, -1) : raw;
     if (line.trim() === '') return;
-    if (this.#queue.length === 0 && !this.#draining && this.#options.takeLine?.(line, bytes.length)) return;
+    if (!this.#draining && this.#options.takeLine?.(line, size)) return;
     let message: unknown;
     try {
       message = JSON.parse(line);
@@ -136,25 +141,27 @@ export class JsonLineReader {
     }
     // Only the envelope is checked: the SDK validates each body against its method's
     // schema where it is consumed, so a full schema check here would be paid twice.
-    this.#queue.push({ message, bytes: bytes.length });
-    if (!this.#draining) void this.#drain();
+    if (this.#draining) this.#queue.push({ message, bytes: size });
+    // Nothing waits: handed over at once. Unless it was dealt with at once (the fast path
+    // took it), the next message waits a microtask (see #drain).
+    else if (this.#options.onMessage(message, size) !== true) void this.#drain();
   }
 
   /**
    * Hands messages over one microtask apart. The SDK handles a notification one microtask
    * after it arrives but a response at once, so a progress notification and the result
    * that follows it in the same chunk would otherwise be handled out of order (and the
-   * progress dropped as belonging to an unknown request).
+   * progress dropped as belonging to an unknown request). Called once a message was handed
+   * over and not dealt with at once: it yields even when the queue is empty, as the next
+   * line of this chunk is queued right after. Messages the fast path takes are handled in
+   * one go, and their writes leave in one system call.
    */
   async #drain(): Promise<void> {
     this.#draining = true;
+    await Promise.resolve();
     let next: { message: JSONRPCMessage; bytes: number } | undefined;
-    while ((next = this.#queue.shift()) !== undefined) {
-      // Yield even when the queue is empty (the next line of this chunk is queued right
-      // after), unless the message was dealt with at once: the messages the fast path takes
-      // are then handled in one go, and their writes leave in one system call.
+    while ((next = this.#queue.shift()) !== undefined)
       if (this.#options.onMessage(next.message, next.bytes) !== true) await Promise.resolve();
-    }
     this.#draining = false;
   }
 }
@@ -258,6 +265,11 @@ function serializeMessage(message: JSONRPCMessage): string {
   return `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":${json}}`;
 }
 
+interface BatchAccepted {
+  promise: Promise<void>;
+  settle: (error?: Error) => void;
+}
+
 /**
  * Writes messages as lines. Messages sent in the same tick go out in one write: a burst
  * of 200 responses costs one system call and one wake-up of the reader, not 200.
@@ -266,9 +278,8 @@ export class JsonLineWriter {
   readonly #stream: Writable;
   /** Lines of this tick, written together once the tick's microtasks have run. */
   #batch: string[] = [];
-  /** Settles when the current batch has been accepted by the stream. */
-  #batchAccepted: Promise<void> | undefined;
-  #settleBatch: ((error?: Error) => void) | undefined;
+  /** Settles when the current batch has been accepted by the stream; made only when someone waits. */
+  #batchAccepted: BatchAccepted | undefined;
   /** Set while the stream is backed up: the next batch waits for 'drain'. */
   #drained: Promise<void> | undefined;
 
@@ -283,33 +294,47 @@ export class JsonLineWriter {
 
   /** The same for a message already serialized (one line of JSON, no newline). */
   writeLine(json: string): Promise<void> {
-    this.#batch.push(json + '\n');
-    if (this.#batchAccepted === undefined) {
-      this.#batchAccepted = new Promise<void>((resolve, reject) => {
-        this.#settleBatch = (error) => (error ? reject(error) : resolve());
+    this.postLine(json);
+    if (!this.#batchAccepted) {
+      let settle!: (error?: Error) => void;
+      const promise = new Promise<void>((resolve, reject) => {
+        settle = (error) => (error ? reject(error) : resolve());
       });
-      // nextTick runs after the current microtasks, so every send of this tick is in.
-      process.nextTick(() => void this.#flush());
+      this.#batchAccepted = { promise, settle };
     }
-    return this.#batchAccepted;
+    return this.#batchAccepted.promise;
+  }
+
+  /**
+   * Writes a message with nobody waiting for it (the forwarding fast path's): no promise is
+   * made for it. A failed write shows as the stream's 'error', which the transports watch.
+   */
+  post(message: JSONRPCMessage): void {
+    this.postLine(serializeMessage(message));
+  }
+
+  postLine(json: string): void {
+    // nextTick runs after the current microtasks, so every send of this tick is in.
+    if (this.#batch.push(json + '\n') === 1) process.nextTick(() => void this.#flush());
   }
 
   async #flush(): Promise<void> {
-    const settle = this.#settleBatch!;
+    let accepted: BatchAccepted | undefined;
     try {
       if (this.#drained) await this.#drained;
       const lines = this.#batch;
+      accepted = this.#batchAccepted;
       this.#batch = [];
       this.#batchAccepted = undefined;
-      // A failed write is reported by the stream's 'error' event, which the transports watch.
-      const accepted = this.#stream.write(lines.length === 1 ? lines[0]! : lines.join(''));
-      if (!accepted) {
+      const written = this.#stream.write(lines.length === 1 ? lines[0]! : lines.join(''));
+      if (!written) {
         this.#drained = this.#waitForDrain();
         await this.#drained;
       }
-      settle();
+      accepted?.settle();
     } catch (error) {
-      settle(error as Error);
+      // The stream closed: whoever waits for this batch (taken or not) is told.
+      (accepted ?? this.#batchAccepted)?.settle(error as Error);
     }
   }
 

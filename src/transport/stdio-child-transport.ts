@@ -76,6 +76,11 @@ export class StdioChildTransport implements Transport {
     return this.#writer.write(message);
   }
 
+  /** Sends with nobody waiting (the fast path's requests): no promise per message; dropped once closed. */
+  post(message: JSONRPCMessage): void {
+    if (!this.#closed) this.#writer.post(message);
+  }
+
   /** Closes our side: the child sees EOF on stdin. Ending the process is child-process.ts's job. */
   async close(): Promise<void> {
     this.#process.stdin.end();

@@ -81,10 +81,16 @@ export class StdioServerTransport implements Transport {
     return this.#writer.write(message);
   }
 
-  /** Sends a message already serialized as one line of JSON (the fast path's answers, passed through). */
-  sendLine(json: string): Promise<void> {
-    if (this.#closed) return Promise.reject(new Error('transport closed'));
-    return this.#writer.writeLine(json);
+  /**
+   * The fast path's answers: sent with nobody waiting (no promise per message), `line` one
+   * already serialized (passed through). After close they are dropped, as the client is gone.
+   */
+  post(message: JSONRPCMessage): void {
+    if (!this.#closed) this.#writer.post(message);
+  }
+
+  postLine(json: string): void {
+    if (!this.#closed) this.#writer.postLine(json);
   }
 
   async close(): Promise<void> {

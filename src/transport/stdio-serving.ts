@@ -73,13 +73,9 @@ export function serveMuxOverStdio(options: StdioServingOptions): StdioServing {
       }
     },
   });
-  const failed = (error: unknown) => logger.debug(() => `stdio: ${messageOf(error)}`);
-  const reply: Reply = Object.assign(
-    (message: JSONRPCMessage) => void transport.send(message).catch(failed),
-    {
-      line: (json: string) => void transport.sendLine(json).catch(failed),
-    },
-  );
+  const reply: Reply = Object.assign((message: JSONRPCMessage) => transport.post(message), {
+    line: (json: string) => transport.postLine(json),
+  });
   const handle: StdioServerHandle = serveStdio(
     ({ era }) => {
       const previous = current?.session;

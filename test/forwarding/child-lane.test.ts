@@ -12,12 +12,12 @@ import {
   type Shaping,
 } from '../../src/forwarding/child-lane.js';
 
-function newLane() {
+function newLane(callTimeoutMs = 60_000) {
   const sent: JSONRPCMessage[] = [];
   const lane = new ChildLane({
     server: 's',
     send: async (message) => void sent.push(message),
-    callTimeoutMs: 60_000,
+    callTimeoutMs,
     peer: { modern: () => false, mayAsk: () => false, logLevel: () => undefined },
   });
   return { lane, sent };
@@ -111,4 +111,46 @@ t.test('a result that must be shaped, or a reply with no line, is left to the pa
   t.equal(lane.takeLine(unknown, unknown.length), false, 'an id the lane never gave');
   lane.end(new MuxError('CHILD_ERROR', 'gone'));
   t.equal(plain.messages.length, 1, 'ending the lane settles what is left');
+});
+
+t.test('one lane timer ends each call at its own deadline, which progress moves', async (t) => {
+  const TIMEOUT = 150;
+  const { lane, sent } = newLane(TIMEOUT);
+  const timedOutAt = new Map<string, number>();
+  const startedAt = performance.now();
+  const calls = ['a', 'b', 'c'].map((name) => {
+    const c = call(name, {
+      failure: (error) => {
+        timedOutAt.set(name, performance.now());
+        return { error: { code: -1, message: error.message } };
+      },
+    });
+    lane.start(c.forwarded, 'tools/call', { name: 'x' });
+    return c;
+  });
+  const childIds = sent.map((m) => (m as { id: string }).id);
+  await new Promise((resolve) => setTimeout(resolve, TIMEOUT / 2));
+  const progressAt = performance.now();
+  const progress = {
+    jsonrpc: '2.0',
+    method: 'notifications/progress',
+    params: { progressToken: childIds[1], progress: 1 },
+  };
+  t.equal(lane.divert(progress as JSONRPCMessage, 0), true, 'progress of b restarts its deadline');
+  const answer = `{"result":{},"jsonrpc":"2.0","id":"${childIds[2]}"}`;
+  t.equal(lane.takeLine(answer, answer.length), true, 'c is answered');
+
+  while (timedOutAt.size < 2) await new Promise((resolve) => setTimeout(resolve, 10));
+  t.ok(timedOutAt.get('a')! - startedAt >= TIMEOUT, 'a ends no sooner than its deadline');
+  t.ok(timedOutAt.get('b')! - progressAt >= TIMEOUT, 'b ends no sooner than its deadline after progress');
+  t.ok(timedOutAt.get('a')! < timedOutAt.get('b')!, 'a first');
+  t.match(calls[0]!.messages[0], { id: 'a', error: { message: /did not answer tool 'x' within 0.15 s/ } });
+  t.match(calls[1]!.messages[0], { id: 'b', error: { message: /within 0.15 s/ } });
+  t.same(calls[2]!.messages, [], 'c had its answer and no timeout');
+  const cancelled = sent.filter((m) => 'method' in m && m.method === 'notifications/cancelled');
+  t.same(
+    cancelled.map((m) => (m as unknown as { params: { requestId: string } }).params.requestId),
+    [childIds[0], childIds[1]],
+    'the child hears of each under its own id',
+  );
 });
