@@ -98,8 +98,10 @@ export async function serve({
     registry.onChange((change) => {
       if (change.kinds.includes('tools')) index.prepare(registry.snapshot);
     });
-  // A burst of servers (a config's, or an agent's adds) leaves the heap at its burst size: given back once quiet.
+  // Start-up and a burst of servers (a config's, or an agent's adds) or of lists leave the
+  // heap at its burst size: given back once quiet.
   const idleCollection = new IdleCollection();
+  idleCollection.activity();
   registry.onChange(() => idleCollection.activity());
   // The agent tool's runs outlive the request (and the session) that started them.
   const agent = options.agent;
@@ -123,6 +125,7 @@ export async function serve({
   // The servers given at start: a client's first lists and calls wait until each has started or failed.
   let startup: StartupGate | undefined;
   const sessionOptions = (era: 'legacy' | 'modern'): MuxServerOptions => ({
+    onListed: () => idleCollection.activity(),
     era,
     inputRelay,
     ...(startup && { startup }),

@@ -59,6 +59,8 @@ export interface AgentSetup {
 }
 
 export interface MuxServerOptions {
+  /** A tools/list was answered (at 5,000 tools, megabytes of JSON): the idle collection's cue. */
+  onListed?: () => void;
   registry: Registry;
   router: CatalogRouter;
   /** The registry's children reach the client through it; the server attaches it. */
@@ -319,6 +321,7 @@ export class MuxServer {
       });
     this.server.setRequestHandler('tools/list', (_request, ctx) => {
       if (this.#caller.era === 'modern') this.#declared = clientCapabilitiesOf(ctx);
+      options.onListed?.();
       return this.#catalogs.listWhenStarted('tools');
     });
     this.server.setNotificationHandler('notifications/roots/list_changed', () => this.#fanOutRootsChanged());
