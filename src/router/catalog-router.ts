@@ -435,7 +435,9 @@ export function forwardedParams<P extends { name: string; _meta?: Record<string,
   params: P,
   childName: string,
 ): P {
-  return withoutProgressToken({ ...params, name: childName });
+  const forwarded = withoutProgressToken(params);
+  forwarded.name = childName; // the copy's own member: one copy per call, not two
+  return forwarded;
 }
 
 /**

@@ -41,7 +41,7 @@ export class StdioChildTransport implements Transport {
       ...oversizeHandlers({
         limit: options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES,
         sender: 'the server',
-        reply: (message) => void this.send(message).catch(() => {}),
+        reply: (message) => this.post(message),
         deliver: (message) => this.#handOver(message, 0),
         log: options.onDropped,
       }),

@@ -63,7 +63,7 @@ export class StdioServerTransport implements Transport {
       ...oversizeHandlers({
         limit: options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES,
         sender: 'the client',
-        reply: (message) => void this.send(message).catch(() => {}),
+        reply: (message) => this.post(message),
         deliver: (message) => this.onmessage?.(message),
         log: options.onDropped,
       }),
