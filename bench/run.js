@@ -314,11 +314,17 @@ const results = {
     relay_calls_per_s: Math.round(tRelay.perSecond),
     mcpmux_calls_per_s: Math.round(tMux.perSecond),
     mcpmux_to_relay: round(tMux.perSecond / tRelay.perSecond, 2),
+    // Each round as it came (the median above is of these): on two shared cores a round's
+    // figure moves by a tenth either way, and a trend across rounds shows here.
+    relay_rounds_calls_per_s: flows[1]?.runs.map((x) => Math.round(x.perSecond)),
+    mcpmux_rounds_calls_per_s: flows[2]?.runs.map((x) => Math.round(x.perSecond)),
   };
   results.proxy_cpu_per_call = {
     relay_us: round(tRelay.cpu, 1),
     mcpmux_us: round(tMux.cpu, 1),
     mcpmux_to_relay: round(tMux.cpu / tRelay.cpu, 2),
+    relay_rounds_us: flows[1]?.runs.map((x) => round(x.cpuPerCall, 1)),
+    mcpmux_rounds_us: flows[2]?.runs.map((x) => round(x.cpuPerCall, 1)),
   };
   await relayed.client.close();
   await direct.client.close();
