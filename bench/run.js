@@ -306,6 +306,7 @@ const results = {
       f.runs.map((x) => x.cpuPerCall),
       0.5,
     ),
+    runs: f.runs,
   }));
   if (!tDirect || !tRelay || !tMux) throw new Error('unreachable');
   results.throughput_64 = {
@@ -316,15 +317,15 @@ const results = {
     mcpmux_to_relay: round(tMux.perSecond / tRelay.perSecond, 2),
     // Each round as it came (the median above is of these): on two shared cores a round's
     // figure moves by a tenth either way, and a trend across rounds shows here.
-    relay_rounds_calls_per_s: flows[1]?.runs.map((x) => Math.round(x.perSecond)),
-    mcpmux_rounds_calls_per_s: flows[2]?.runs.map((x) => Math.round(x.perSecond)),
+    relay_rounds_calls_per_s: tRelay.runs.map((x) => Math.round(x.perSecond)),
+    mcpmux_rounds_calls_per_s: tMux.runs.map((x) => Math.round(x.perSecond)),
   };
   results.proxy_cpu_per_call = {
     relay_us: round(tRelay.cpu, 1),
     mcpmux_us: round(tMux.cpu, 1),
     mcpmux_to_relay: round(tMux.cpu / tRelay.cpu, 2),
-    relay_rounds_us: flows[1]?.runs.map((x) => round(x.cpuPerCall, 1)),
-    mcpmux_rounds_us: flows[2]?.runs.map((x) => round(x.cpuPerCall, 1)),
+    relay_rounds_us: tRelay.runs.map((x) => round(x.cpuPerCall, 1)),
+    mcpmux_rounds_us: tMux.runs.map((x) => round(x.cpuPerCall, 1)),
   };
   await relayed.client.close();
   await direct.client.close();
