@@ -8,7 +8,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import t from 'tap';
 import { ROOT } from '../helpers/fixtures.js';
 import { startMcpmux } from '../helpers/mcpmux-process.js';
-import { killTaggedProcesses } from '../helpers/processes.js';
+import { killTaggedProcesses, waitFor } from '../helpers/processes.js';
 
 t.teardown(() => killTaggedProcesses());
 
@@ -46,7 +46,8 @@ t.test('the first search loads the search index', async (t) => {
   t.teardown(() => s.client.close());
   t.notOk(loadedPackages(s.stderr()).has('minisearch'), 'not before');
   await s.call('search_tools', { query: 'add a server' });
-  t.ok(loadedPackages(s.stderr()).has('minisearch'), 'after');
+  // stderr and stdout are separate pipes: the line may be read just after the answer.
+  t.ok(await waitFor(() => loadedPackages(s.stderr()).has('minisearch'), 5_000), 'after');
 });
 
 t.test("the SDK's default validator still validates when something uses it", async (t) => {
