@@ -43,9 +43,8 @@ import {
 import type { CallOptions, ChildConnectionOptions, StopReason } from './child-types.js';
 import { relistRows, relistWhenQuiet } from './catalog-listing.js';
 import { endCalls, judgeEnd, newGeneration, releaseGeneration, type Generation } from './generation.js';
+import { ReloadHold } from './reload-hold.js';
 import { describeStartFailure, lostConnection } from './start-failure.js';
-
-const ignore = () => {};
 
 export class ChildConnection {
   readonly name: string;
@@ -63,10 +62,7 @@ export class ChildConnection {
   readonly #memory: ConnectMemory = { era: undefined, exitedOnProbe: false, spawned: undefined };
   /** What connecting a generation (child-connect.ts) reads and tells of this connection. */
   readonly #host: ConnectHost;
-  /** Settles when a restart under way (a reload) is over; calls wait for it. */
-  #held: Promise<void> | undefined;
-  /** How many restarts the policy tried before it gave up (shown while it stays crashed). */
-  #gaveUpAfter: number | undefined;
+  readonly #reloadHold = new ReloadHold();
 
   constructor(options: ChildConnectionOptions) {
     this.name = options.name;
@@ -123,15 +119,7 @@ export class ChildConnection {
 
   /** Resolves when a sign-in of this server starts waiting for a person (never, without OAuth). */
   whenSigningIn(): Promise<void> {
-    const signIn = this.#memory.signIn;
-    if (!signIn) return new Promise(() => {});
-    if (signIn.pendingUrl !== undefined) return Promise.resolve();
-    return new Promise((resolve) => {
-      const stop = signIn.onPending(() => {
-        stop();
-        resolve();
-      });
-    });
+    return this.#memory.signIn?.whenPending() ?? new Promise(() => {});
   }
 
   /**
@@ -182,7 +170,7 @@ export class ChildConnection {
     params: Record<string, unknown> | undefined,
     options: CallOptions = {},
   ): Promise<Record<string, unknown>> {
-    if (this.#state.kind !== 'running' && this.#held) await this.#held;
+    if (this.#state.kind !== 'running') await this.#reloadHold.passed();
     const gen = this.#running();
     return forwardRequest(gen, method, params, options, this.#requestContext(gen));
   }
@@ -209,16 +197,12 @@ export class ChildConnection {
   /** The restart policy's next attempt waits (the crash is kept, for list_servers and errors). */
   markRestarting(attempt: number, maxAttempts: number, nextAt: number): void {
     const next = restartingState(this.#state, attempt, maxAttempts, nextAt);
-    if (!next) return;
-    this.#gaveUpAfter = undefined;
-    this.#setState(next);
+    if (next) this.#setState(next);
   }
 
   /** The restart policy gave up after `attempts`: crashed, as without one, saying how often it tried. */
   giveUpRestarting(attempts: number): void {
-    if (this.#state.kind !== 'restarting' && this.#state.kind !== 'crashed') return;
-    this.#gaveUpAfter = attempts;
-    const next = gaveUpState(this.#state);
+    const next = gaveUpState(this.#state, attempts);
     if (next) this.#setState(next);
   }
 
@@ -227,11 +211,7 @@ export class ChildConnection {
    * to the new process, instead of failing because none is running for a moment.
    */
   holdCallsDuring(restart: Promise<unknown>): void {
-    const held = restart.then(ignore, ignore);
-    this.#held = held;
-    void held.then(() => {
-      if (this.#held === held) this.#held = undefined;
-    });
+    this.#reloadHold.during(restart);
   }
 
   /** The fast path's way to this child: a running child on stdio has one. */
@@ -259,7 +239,6 @@ export class ChildConnection {
         state: this.#state,
         gen: this.#gen,
         lastBuild: this.devLoop.lastBuild,
-        gaveUpAfter: this.#gaveUpAfter,
         signInUrl: this.#memory.signIn?.pendingUrl,
         signInReason: this.#memory.signIn?.pendingReason,
       },

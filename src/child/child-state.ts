@@ -11,7 +11,14 @@ export type ChildState =
   | { readonly kind: 'running'; readonly since: number; readonly pid?: number; readonly catalog: Catalog }
   | { readonly kind: 'stopping'; readonly since: number }
   | { readonly kind: 'stopped'; readonly exit?: ExitInfo }
-  | { readonly kind: 'crashed'; readonly at: number; readonly error: string; readonly exit?: ExitInfo }
+  | {
+      readonly kind: 'crashed';
+      readonly at: number;
+      readonly error: string;
+      readonly exit?: ExitInfo;
+      /** The restart policy tried this many times, then gave up. */
+      readonly gaveUpAfter?: number;
+    }
   /** Crashed, and to be started again (restart policy): attempt `attempt` of `maxAttempts` at `nextAt`. */
   | {
       readonly kind: 'restarting';
@@ -32,7 +39,8 @@ const ALLOWED: Readonly<Record<ChildStateKind, readonly ChildStateKind[]>> = {
   running: ['running', 'stopping', 'crashed'],
   stopping: ['stopped'],
   stopped: ['starting'],
-  crashed: ['starting', 'stopping', 'stopped', 'restarting'],
+  // crashed → crashed: the restart policy, whose last attempt failed, gives up.
+  crashed: ['starting', 'stopping', 'stopped', 'restarting', 'crashed'],
   restarting: ['starting', 'stopping', 'stopped', 'crashed'],
 };
 
@@ -59,12 +67,16 @@ export function restartingState(
   nextAt: number,
 ): ChildState | undefined {
   if (s.kind !== 'crashed' && s.kind !== 'restarting') return undefined;
-  return { ...s, kind: 'restarting', attempt, maxAttempts, nextAt };
+  const { at, error, exit } = s;
+  return { kind: 'restarting', at, error, ...(exit && { exit }), attempt, maxAttempts, nextAt };
 }
 
-/** The restart policy gave up: crashed again, as without one (undefined when it already is). */
-export function gaveUpState(s: ChildState): ChildState | undefined {
-  if (s.kind !== 'restarting') return undefined;
+/**
+ * The restart policy gave up after `attempts`: crashed, as without one, saying how often it
+ * tried (undefined unless crashed or restarting). A later start forgets it with the crash.
+ */
+export function gaveUpState(s: ChildState, attempts: number): ChildState | undefined {
+  if (s.kind !== 'crashed' && s.kind !== 'restarting') return undefined;
   const { at, error, exit } = s;
-  return { kind: 'crashed', at, error, ...(exit && { exit }) };
+  return { kind: 'crashed', at, error, ...(exit && { exit }), gaveUpAfter: attempts };
 }

@@ -58,8 +58,6 @@ export interface StatusInput {
   state: ChildState;
   gen: Generation | undefined;
   lastBuild: ChildStatus['last_build'];
-  /** How many restarts the policy tried before it gave up, when it did. */
-  gaveUpAfter: number | undefined;
   /** The authorization URL a remote server's sign-in waits on, if it does. */
   signInUrl?: string | undefined;
   signInReason?: string | undefined;
@@ -124,8 +122,8 @@ export function describeStatus(input: StatusInput, now: number): ChildStatus {
       max_attempts: s.maxAttempts,
       next_try_in_seconds: Math.max(0, Math.round((s.nextAt - now) / 100) / 10),
     };
-  else if (s.kind === 'crashed' && input.gaveUpAfter !== undefined)
-    out.restart = { attempt: input.gaveUpAfter, max_attempts: input.gaveUpAfter, gave_up: true };
+  else if (s.kind === 'crashed' && s.gaveUpAfter !== undefined)
+    out.restart = { attempt: s.gaveUpAfter, max_attempts: s.gaveUpAfter, gave_up: true };
   if (s.kind === 'stopped' && s.exit) out.exit = s.exit;
   const crashed = s.kind === 'crashed' || s.kind === 'restarting';
   const tail = gen?.tail.lines(crashed ? undefined : 10) ?? [];

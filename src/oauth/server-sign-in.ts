@@ -79,6 +79,17 @@ export class ServerSignIn {
     return () => this.#onPending.delete(listener);
   }
 
+  /** Resolves when a sign-in is waiting for the person (at once if one is). */
+  whenPending(): Promise<void> {
+    if (this.#pendingUrl !== undefined) return Promise.resolve();
+    return new Promise((resolve) => {
+      const stop = this.onPending(() => {
+        stop();
+        resolve();
+      });
+    });
+  }
+
   /** Stops waiting for the person (they declined): the sign-in fails with `why`. */
   abandon(why: string): void {
     this.#redirect?.abandon(new MuxError('AUTH_REQUIRED', why));

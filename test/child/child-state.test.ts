@@ -3,6 +3,8 @@ import t from 'tap';
 import {
   IllegalTransitionError,
   canTransition,
+  gaveUpState,
+  restartingState,
   transition,
   type ChildState,
 } from '../../src/child/child-state.js';
@@ -42,3 +44,25 @@ t.test('illegal moves throw', async (t) => {
   t.throws(() => transition({ kind: 'stopped' }, { kind: 'crashed', at: 1, error: 'x' }));
   t.notOk(canTransition('running', 'starting'), 'a running child must stop before it starts again');
 });
+
+t.test(
+  'the restart policy keeps the crash while it waits, and says how often it tried when it gives up',
+  async (t) => {
+    const crashed: ChildState = { kind: 'crashed', at: 3, error: 'exit 1', exit: { code: 1, signal: null } };
+    const waiting = restartingState(crashed, 1, 3, 99)!;
+    t.match(waiting, { kind: 'restarting', error: 'exit 1', exit: { code: 1 }, attempt: 1, nextAt: 99 });
+    const gaveUp = transition(waiting, gaveUpState(waiting, 3)!);
+    t.same(gaveUp, {
+      kind: 'crashed',
+      at: 3,
+      error: 'exit 1',
+      exit: { code: 1, signal: null },
+      gaveUpAfter: 3,
+    });
+    // A policy that gives up while the child is already crashed (its last start failed) says so too.
+    t.match(transition(crashed, gaveUpState(crashed, 2)!), { kind: 'crashed', gaveUpAfter: 2 });
+    t.equal(gaveUpState({ kind: 'stopped' }, 1), undefined, 'nothing to give up on');
+    const again = restartingState(gaveUp, 1, 3, 120)!;
+    t.notOk('gaveUpAfter' in again, 'a new round of attempts forgets the last one');
+  },
+);
