@@ -28,7 +28,11 @@ import {
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const read = (/** @type {string} */ file) => JSON.parse(readFileSync(join(root, 'bench/data', file), 'utf8'));
 /** @typedef {{server: string, tools: import('@modelcontextprotocol/client').Tool[]}} Server */
-/** @typedef {{query: string, relevant: string[], split: string}} Query */
+/**
+ * A query and what answers it: `relevant` tools each needed, or `steps`, each done by any one
+ * of its tools (MSC-Bench's equivalent tools).
+ * @typedef {{query: string, relevant?: string[], steps?: string[][], split: string}} Query
+ */
 /** @type {{servers: Server[]}} */
 const npm = read('real-tools.json');
 /** @type {{queries: Query[]}} */
@@ -37,19 +41,31 @@ const { queries: shortQueries } = read('tool-queries.json');
 const mcpBench = read('mcp-bench.json');
 const DEPTH = 50;
 
-const sets = {
+/** @type {{servers: Server[], tasks: {multi_server: Query[], one_server: Query[]}}} */
+const mscBench = read('msc-bench.json');
+
+/** @type {Record<string, {servers: Server[], queries: Query[]}>} */
+const allSets = {
   'tool-queries': { servers: npm.servers, queries: shortQueries },
   'mcp-bench': {
     servers: [...mcpBench.servers, ...npm.servers.filter((s) => !['context7', 'maps'].includes(s.server))],
     queries: mcpBench.tasks,
   },
+  // MSC-Bench's 2,375 tools of 491 servers, with its multi-server tasks and its one-server ones.
+  'msc-multi-server': { servers: mscBench.servers, queries: mscBench.tasks.multi_server },
+  'msc-one-server': { servers: mscBench.servers, queries: mscBench.tasks.one_server },
 };
+// RETRIEVAL_SETS=a,b and RETRIEVAL_RANKERS=x,y narrow a run (while tuning); the default is everything.
+const only = (/** @type {string | undefined} */ list) => list?.split(',').filter(Boolean);
+const setNames = only(process.env.RETRIEVAL_SETS) ?? Object.keys(allSets);
+const rankerNames = only(process.env.RETRIEVAL_RANKERS);
+const sets = Object.fromEntries(setNames.map((name) => [name, allSets[name]]));
 
 const logger = createLogger({ level: 'warn' });
 const tableMissing = missingEmbeddingTable();
 if (tableMissing !== undefined)
   process.stderr.write(`semantic ranker left out: no table at ${tableMissing}\n`);
-const encoder = await sentenceEncoder();
+const encoder = !rankerNames || rankerNames.includes('encoder') ? await sentenceEncoder() : undefined;
 
 /**
  * The encoder the table is distilled from, run whole on each text (in this process): the
@@ -106,31 +122,32 @@ function rankersFor(/** @type {Server[]} */ servers) {
   plain.addAll(
     [...tools.values()].map(({ name, tool }) => ({ id: name, name, description: tool.description ?? '' })),
   );
-  return {
-    size: tools.size,
-    /** @type {Record<string, (q: string) => string[] | Promise<string[]>>} */
-    rankers: {
-      mcpmux: (/** @type {string} */ q) => mcpmux.rank(q, { limit: DEPTH }).map((r) => r.name),
-      ...(tableMissing === undefined && {
-        semantic: async (/** @type {string} */ q) =>
-          (await semantic.rank(q, { limit: DEPTH })).map((r) => r.name),
-      }),
-      ...(encoded && {
-        encoder: async (/** @type {string} */ q) =>
-          (await encoded.rank(q, { limit: DEPTH })).map((r) => r.name),
-      }),
-      plain_bm25: (/** @type {string} */ q) =>
-        plain
-          .search(q)
-          .slice(0, DEPTH)
-          .map((r) => String(r.id)),
-    },
+  /** @type {Record<string, (q: string) => string[] | Promise<string[]>>} */
+  const rankers = {
+    mcpmux: (/** @type {string} */ q) => mcpmux.rank(q, { limit: DEPTH }).map((r) => r.name),
+    ...(tableMissing === undefined && {
+      semantic: async (/** @type {string} */ q) =>
+        (await semantic.rank(q, { limit: DEPTH })).map((r) => r.name),
+    }),
+    ...(encoded && {
+      encoder: async (/** @type {string} */ q) =>
+        (await encoded.rank(q, { limit: DEPTH })).map((r) => r.name),
+    }),
+    plain_bm25: (/** @type {string} */ q) =>
+      plain
+        .search(q)
+        .slice(0, DEPTH)
+        .map((r) => String(r.id)),
   };
+  for (const name of Object.keys(rankers))
+    if (rankerNames && !rankerNames.includes(name)) delete rankers[name];
+  return { size: tools.size, rankers };
 }
 
 /**
  * Hit@1, Recall@5, Recall@10 and MRR of one ranker over some queries. Recall@k is the share
- * of a query's relevant tools in its top k (so at most k ÷ relevant when more are needed).
+ * of a query's steps (each relevant tool is one, unless steps are given) with a tool in its
+ * top k, so at most k ÷ steps when more are needed; a hit is any step's tool.
  */
 async function evaluate(
   /** @type {(q: string) => string[] | Promise<string[]>} */ rank,
@@ -142,11 +159,12 @@ async function evaluate(
     mrr = 0;
   /** @type {string[]} */
   const missedAt10 = [];
-  for (const { query, relevant } of set) {
+  for (const { query, relevant, steps = relevant?.map((name) => [name]) ?? [] } of set) {
     const ranked = await rank(query);
     const found = (/** @type {number} */ k) =>
-      relevant.filter((name) => ranked.slice(0, k).includes(name)).length / relevant.length;
-    const first = ranked.findIndex((name) => relevant.includes(name));
+      steps.filter((step) => step.some((name) => ranked.slice(0, k).includes(name))).length / steps.length;
+    const answers = new Set(steps.flat());
+    const first = ranked.findIndex((name) => answers.has(name));
     if (first === 0) hit1++;
     if (first >= 0) mrr += 1 / (first + 1);
     recall5 += found(5);
@@ -185,14 +203,14 @@ for (const [setName, { servers, queries }] of Object.entries(sets)) {
 }
 
 // Search time at 5,000 tools: the mcp-bench catalog copied under other server names until it
-// holds 5,000, every query of both sets (short and long) once, after one warm-up pass.
-{
+// holds 5,000, every query of three sets (short and long) once, after one warm-up pass.
+if (!process.env.RETRIEVAL_NO_TIMING) {
   const TOOLS = 5000;
   /** @type {Server[]} */
   const big = [];
   let count = 0;
   for (let copy = 0; count < TOOLS; copy++)
-    for (const s of sets['mcp-bench'].servers) {
+    for (const s of allSets['mcp-bench'].servers) {
       const tools = s.tools.slice(0, TOOLS - count);
       if (tools.length === 0) break;
       big.push({ server: `${s.server}-${copy}`, tools });
@@ -223,6 +241,7 @@ for (const [setName, { servers, queries }] of Object.entries(sets)) {
   const querySets = {
     'tool-queries': shortQueries.map((q) => q.query),
     'mcp-bench': mcpBench.tasks.map((q) => q.query),
+    'msc-multi-server': mscBench.tasks.multi_server.map((q) => q.query),
   };
   for (const [name, rank] of Object.entries(rankers)) {
     timing[name] = {};
@@ -247,6 +266,9 @@ for (const [setName, { servers, queries }] of Object.entries(sets)) {
   results['search_time'] = timing;
 }
 
-mkdirSync(join(root, 'bench/results'), { recursive: true });
-writeFileSync(join(root, 'bench/results/retrieval.json'), JSON.stringify(results, null, 2) + '\n');
+// A narrowed run (RETRIEVAL_*) prints its figures but leaves the recorded ones alone.
+if (!process.env.RETRIEVAL_SETS && !process.env.RETRIEVAL_RANKERS && !process.env.RETRIEVAL_NO_TIMING) {
+  mkdirSync(join(root, 'bench/results'), { recursive: true });
+  writeFileSync(join(root, 'bench/results/retrieval.json'), JSON.stringify(results, null, 2) + '\n');
+}
 process.stdout.write(lines.join('\n') + '\n');
