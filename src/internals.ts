@@ -2,6 +2,7 @@
 // bundled, so its modules have no files of their own in dist/). Nothing else imports it.
 export { ToolIndex } from './catalog/tool-index.js';
 export { Bm25Ranker } from './catalog/bm25-ranker.js';
+export { taskClauses } from './catalog/task-clauses.js';
 export { SemanticRanker } from './catalog/semantic/semantic-ranker.js';
 export { StaticEmbedder, missingEmbeddingTable } from './catalog/semantic/static-embedder.js';
 export { toolTokens } from './catalog/token-cost.js';

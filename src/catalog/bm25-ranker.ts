@@ -1,10 +1,13 @@
 // BM25 over a tool's fields, with MiniSearch: the name split into words, the server, the
 // description, argument names and argument descriptions, with stemming (Porter, `stemmer`),
-// stopwords and field boosts; an exact name match always ranks first, and a whole task is
-// scored as task-query.ts says. Loaded at the first search (tool-index.ts).
+// stopwords and field boosts; an exact name match always ranks first. A whole task is scored
+// as task-query.ts says, from postings of its own (task-postings.ts) with the same formula and
+// boosts, as a whole and request by request (task-clauses.ts). Loaded at the first search (tool-index.ts).
 import MiniSearch, { type SearchResult } from 'minisearch';
 import { stemmer } from 'stemmer';
 import { ALTERNATIVE_WEIGHT, alternativesOf } from './query-expansion.js';
+import { FUSION_DEPTH, fuseRankings, taskClauses } from './task-clauses.js';
+import { FIELD_BOOSTS, TaskPostings, type Field, type FieldWords } from './task-postings.js';
 import { TASK_BM25, isTask, queryWords, rankTask, rarestWords, taskWords } from './task-query.js';
 import { nameWords, type IndexedTool, type RankedTool, type ToolRanker } from './tool-index.js';
 
@@ -40,8 +43,8 @@ interface Document {
 export class Bm25Ranker implements ToolRanker {
   #search = Bm25Ranker.#create();
   #docs = new Map<string, Document>();
-  /** How many tools have each term, for choosing a task's telling words. */
-  readonly #toolsWithTerm = new Map<string, number>();
+  /** The same tools, for scoring a task's texts. */
+  readonly #postings = new TaskPostings(TASK_BM25);
 
   static #create(): MiniSearch<Document> {
     return new MiniSearch<Document>({
@@ -50,7 +53,7 @@ export class Bm25Ranker implements ToolRanker {
       tokenize,
       processTerm,
       searchOptions: {
-        boost: { name: 4, server: 1.5, args: 1.5, description: 1, argDescriptions: 0.5 },
+        boost: FIELD_BOOSTS,
         prefix: (term, index, terms) => index === terms.length - 1 && term.length >= 3,
         fuzzy: (term) => (term.length >= 5 ? 0.2 : false),
         combineWith: 'OR',
@@ -65,7 +68,7 @@ export class Bm25Ranker implements ToolRanker {
       const next = now && toDocument(now);
       if (!next || (Object.keys(doc) as (keyof Document)[]).some((field) => next[field] !== doc[field])) {
         this.#search.discard(id);
-        this.#count(doc, -1);
+        this.#postings.remove(id);
         this.#docs.delete(id);
       }
     }
@@ -73,22 +76,8 @@ export class Bm25Ranker implements ToolRanker {
       if (this.#docs.has(id)) continue;
       const doc = toDocument(entry);
       this.#search.add(doc);
-      this.#count(doc, 1);
+      this.#postings.add(id, doc.server, fieldWords(doc));
       this.#docs.set(id, doc);
-    }
-  }
-
-  #count(doc: Document, delta: 1 | -1): void {
-    const terms = new Set<string>();
-    for (const text of [doc.name, doc.server, doc.description, doc.args, doc.argDescriptions])
-      for (const word of tokenize(text)) {
-        const term = processTerm(word);
-        if (term !== null) terms.add(term);
-      }
-    for (const term of terms) {
-      const count = (this.#toolsWithTerm.get(term) ?? 0) + delta;
-      if (count > 0) this.#toolsWithTerm.set(term, count);
-      else this.#toolsWithTerm.delete(term);
     }
   }
 
@@ -148,33 +137,39 @@ export class Bm25Ranker implements ToolRanker {
    * A task's whole text (see task-query.ts): each word once, no conversation, no typo
    * tolerance (a fuzzy lookup per word costs ~90 ms at 5,000 tools and only adds noise), and
    * scores that do not grow with the number of words a long description happens to share.
+   * Each of its requests is ranked too, and the rankings fused (task-clauses.ts).
    */
   #rankTask(query: string, options: { limit: number; server?: string | undefined }): RankedTool[] {
-    const words = rarestWords(taskWords(tokenize(query), processTerm), (word) => {
-      const term = processTerm(word);
-      return term === null ? 0 : (this.#toolsWithTerm.get(term) ?? 0);
-    });
-    const results = this.#search.search(words.join(' '), {
-      ...serverFilter(options.server),
-      fuzzy: false,
-      prefix: false,
-      bm25: TASK_BM25,
-    });
-    const ranked = rankTask(
-      results.map((r) => ({
-        name: String(r.id),
-        server: String(r['server']),
-        score: r.score,
-        matchedWords: r.queryTerms.length,
-        terms: r.queryTerms,
-      })),
-    );
-    // Matched words only for what is returned: a task matches most of the catalog.
-    const written = new Map(words.map((word) => [processTerm(word), word.toLowerCase()]));
-    return ranked.slice(0, options.limit).map(({ name, score, terms }) => ({
+    const keep =
+      options.server === undefined
+        ? undefined
+        : (slot: number) => this.#postings.serverOf(slot) === options.server;
+    /** Each term searched for, with the word it was written as (first met). */
+    const searched = new Map<string, string>();
+    const rankText = (text: string, depth = FUSION_DEPTH) => {
+      const words = rarestWords(taskWords(tokenize(text), processTerm), (word) =>
+        this.#postings.toolsWith(processTerm(word)!),
+      );
+      const terms = words.map((word) => processTerm(word)!);
+      terms.forEach((term, i) => searched.has(term) || searched.set(term, words[i]!.toLowerCase()));
+      const totals = this.#postings.score(terms, keep);
+      return rankTask(totals, words.length, (slot) => this.#postings.serverOf(slot), depth).map(
+        ({ slot, score }) => ({ name: this.#postings.idOf(slot), score }),
+      );
+    };
+    const clauses = taskClauses(query);
+    const ranked =
+      clauses.length < 2
+        ? rankText(query, Math.max(options.limit, FUSION_DEPTH))
+        : fuseRankings(
+            rankText(query),
+            clauses.map((clause) => rankText(clause)),
+          );
+    // The words each hit matched, only for what is returned: a task matches most of the catalog.
+    return ranked.slice(0, options.limit).map(({ name, score }) => ({
       name,
       score,
-      matched: terms.map((term) => written.get(term) ?? term),
+      matched: [...searched].filter(([term]) => this.#postings.toolHas(name, term)).map(([, word]) => word),
     }));
   }
 }
@@ -192,6 +187,17 @@ function toDocument({ name, server, tool }: IndexedTool): Document {
       .map((p) => (typeof p.description === 'string' ? p.description : ''))
       .join(' '),
   };
+}
+
+/** A document's fields as the task postings read them: MiniSearch's words and terms of each. */
+function fieldWords(doc: Document): FieldWords {
+  const words = {} as Record<Field, string[]>;
+  const terms = {} as Record<Field, string[]>;
+  for (const field of Object.keys(FIELD_BOOSTS) as Field[]) {
+    words[field] = tokenize(doc[field]);
+    terms[field] = words[field].map(processTerm).filter((term): term is string => term !== null);
+  }
+  return { words, terms };
 }
 
 /** MiniSearch's option keeping one server's tools, when the search is narrowed to one. */

@@ -1,6 +1,6 @@
 // A whole task as a query: the words searched for, and the scores that rank its tools.
 import t from 'tap';
-import { rankTask, rarestWords, taskWords } from '../../src/catalog/task-query.js';
+import { highest, rankTask, rarestWords, taskWords } from '../../src/catalog/task-query.js';
 
 t.test('a task is searched by its words, each once, without conversation', async (t) => {
   const termOf = (word: string) => (word === 'the' ? null : word.toLowerCase().replace(/s$/, ''));
@@ -15,30 +15,75 @@ t.test('a task is searched by its words, each once, without conversation', async
   t.same(taskWords([], termOf), []);
 });
 
-t.test("a task's ranking: scores per matched word, raised by the best tool of their server", async (t) => {
-  const ranked = rankTask([
-    // A long description that shares many of a task's words: 12 of them, 24 in all.
-    { name: 'web__scrape', server: 'web', score: 24, matchedWords: 12 },
-    { name: 'parks__find_parks', server: 'parks', score: 20, matchedWords: 2 },
-    { name: 'weather__forecast', server: 'weather', score: 8.5, matchedWords: 1 },
-    { name: 'parks__campgrounds', server: 'parks', score: 8, matchedWords: 1 },
+/** Totals for tools 0…n-1 from [server, sum, matched] rows. */
+function totals(rows: [string, number, number][]) {
+  return {
+    slots: rows.map((_, slot) => slot),
+    sum: Float64Array.from(rows, ([, sum]) => sum),
+    matched: Uint16Array.from(rows, ([, , matched]) => matched),
+    serverOf: (slot: number) => rows[slot]![0],
+  };
+}
+
+t.test(
+  "a paragraph's ranking: the sum of its words' scores, raised by the best tool of its server",
+  async (t) => {
+    const tools = ['web__scrape', 'parks__find_parks', 'weather__forecast', 'parks__campgrounds'];
+    const rows = totals([
+      // A long description that shares many of a task's words: 12 of them, 2 in all.
+      ['web', 2, 12],
+      ['parks', 10, 2],
+      ['weather', 8.5, 1],
+      ['parks', 8, 1],
+    ]);
+    const ranked = rankTask(rows, 50, rows.serverOf, 10);
+    t.same(
+      ranked.map((r) => tools[r.slot]),
+      ['parks__find_parks', 'parks__campgrounds', 'weather__forecast', 'web__scrape'],
+      'many words matched once each do not beat a few matched well; a tool of the best server comes next',
+    );
+    t.same(
+      ranked.map((r) => r.score),
+      [2, 1.8, 1.7, 0.4],
+      'relative to the top tool',
+    );
+    t.equal(rankTask(rows, 50, rows.serverOf, 2).length, 2, 'the depth asked for');
+    const none = totals([]);
+    t.same(rankTask(none, 50, none.serverOf, 10), []);
+    const zero = totals([['a', 0, 0]]);
+    t.same(rankTask(zero, 50, zero.serverOf, 10), [{ slot: 0, score: 0 }], 'nothing scored: left as it is');
+  },
+);
+
+t.test('a sentence keeps part of the reward for matching more of its words', async (t) => {
+  const rows = totals([
+    ['shodan', 6, 4], // get_host_info: four words matched
+    ['shodan', 9, 1], // search: one word, scored higher
   ]);
+  // 10 words searched: times 4^0.4 (6 × 1.74 = 10.4 > 9), so four words matched still lead.
   t.same(
-    ranked.map((r) => r.name),
-    ['parks__find_parks', 'parks__campgrounds', 'weather__forecast', 'web__scrape'],
-    'many words matched once each do not beat a few matched well; a tool of the best server comes next',
+    rankTask(rows, 10, rows.serverOf, 10).map((r) => r.slot),
+    [0, 1],
+  );
+  // 50 words: the sum alone (6 < 9).
+  t.same(
+    rankTask(rows, 50, rows.serverOf, 10).map((r) => r.slot),
+    [1, 0],
+  );
+});
+
+t.test('the highest k of many, best first', async (t) => {
+  const scores = [5, 1, 9, 3, 9.5, 0, 7, 2];
+  const slots = scores.map((_, i) => i);
+  t.same(
+    highest(slots, (slot) => scores[slot]!, 3).map((r) => r.slot),
+    [4, 2, 6],
   );
   t.same(
-    ranked.map((r) => r.score),
-    [2, 1.8, 1.7, 0.4],
-    'relative to the top tool',
+    highest(slots, (slot) => scores[slot]!, 0),
+    [],
   );
-  t.same(rankTask([]), []);
-  t.same(
-    rankTask([{ name: 'a__x', server: 'a', score: 0, matchedWords: 0 }]).map((r) => r.score),
-    [0],
-    'nothing scored: left as it is',
-  );
+  t.equal(highest(slots, (slot) => scores[slot]!, 20).length, 8);
 });
 
 t.test("a long task keeps its 50 words rarest in the catalog, in the task's order", async (t) => {

@@ -1,0 +1,202 @@
+// The postings a task is scored from: for each term, the tools that have it and its BM25
+// score in each (MiniSearch's formula, fields and boosts, with the task's parameters). A
+// task is ranked as a whole and request by request (task-clauses.ts), up to nine texts of
+// up to fifty words: through MiniSearch each would be a search that builds a result object
+// for every tool matched and sorts them all (40 ms at 5,000 tools). Here a term's scores are
+// worked out once per catalog and each text only adds them up (task-query.ts says how they
+// become a ranking). Short queries keep MiniSearch: typo tolerance and prefixes are its own.
+
+/** The fields a tool is scored on, with their boosts (the same as MiniSearch's search options). */
+export const FIELD_BOOSTS = {
+  name: 4,
+  server: 1.5,
+  args: 1.5,
+  description: 1,
+  argDescriptions: 0.5,
+} as const;
+export type Field = keyof typeof FIELD_BOOSTS;
+const FIELDS = Object.keys(FIELD_BOOSTS) as Field[];
+
+/** BM25 parameters as MiniSearch names them. */
+export interface Bm25Parameters {
+  k: number;
+  b: number;
+  d: number;
+}
+
+/** A tool's fields as the index reads them: the raw words of each, and their terms. */
+export interface FieldWords {
+  /** Per field: the words as the tokenizer gives them (a field's length is how many distinct ones). */
+  words: Readonly<Record<Field, readonly string[]>>;
+  /** Per field: the terms (stemmed, stopwords gone) of those words, repeats kept. */
+  terms: Readonly<Record<Field, readonly string[]>>;
+}
+
+interface Posting {
+  /** Occurrences of the term in each field, by FIELDS' order. */
+  counts: number[];
+}
+
+interface TermScores {
+  slots: Int32Array;
+  scores: Float64Array;
+}
+
+/** One text's sums over the tools: the score and how many of its terms each tool has. */
+export interface TextScores {
+  /** Slots (tools) with at least one term, in the order first met. */
+  slots: number[];
+  sum: Float64Array;
+  matched: Uint16Array;
+}
+
+export class TaskPostings {
+  readonly #bm25: Bm25Parameters;
+  /** Per slot: the tool's id (undefined once removed; the slot is reused). */
+  readonly #ids: (string | undefined)[] = [];
+  readonly #servers: string[] = [];
+  /** Per slot, per field: the field's length (distinct words). */
+  readonly #lengths: number[][] = [];
+  readonly #slotOf = new Map<string, number>();
+  /** Per slot: its terms, to take it out of their postings. */
+  readonly #termsOf: (readonly string[])[] = [];
+  readonly #free: number[] = [];
+  /** Per term: the tools that have it. */
+  readonly #postings = new Map<string, Map<number, Posting>>();
+  /** Per term: its scores in the catalog as it is (cleared when a tool comes or goes). */
+  #scores = new Map<string, TermScores>();
+  readonly #totalLength = FIELDS.map(() => 0);
+  #count = 0;
+
+  constructor(bm25: Bm25Parameters) {
+    this.#bm25 = bm25;
+  }
+
+  get size(): number {
+    return this.#count;
+  }
+
+  /** How many tools have the term (in any field). */
+  toolsWith(term: string): number {
+    return this.#postings.get(term)?.size ?? 0;
+  }
+
+  add(id: string, server: string, fields: FieldWords): void {
+    if (this.#slotOf.has(id)) this.remove(id);
+    const slot = this.#free.pop() ?? this.#ids.length;
+    this.#slotOf.set(id, slot);
+    this.#ids[slot] = id;
+    this.#servers[slot] = server;
+    this.#lengths[slot] = FIELDS.map((field, f) => {
+      const length = new Set(fields.words[field]).size;
+      this.#totalLength[f]! += length;
+      return length;
+    });
+    this.#termsOf[slot] = [...new Set(FIELDS.flatMap((field) => fields.terms[field]))];
+    FIELDS.forEach((field, f) => {
+      for (const term of fields.terms[field]) {
+        let postings = this.#postings.get(term);
+        if (!postings) this.#postings.set(term, (postings = new Map()));
+        let posting = postings.get(slot);
+        if (!posting) postings.set(slot, (posting = { counts: FIELDS.map(() => 0) }));
+        posting.counts[f]!++;
+      }
+    });
+    this.#count++;
+    this.#scores = new Map();
+  }
+
+  remove(id: string): void {
+    const slot = this.#slotOf.get(id);
+    if (slot === undefined) return;
+    this.#slotOf.delete(id);
+    this.#ids[slot] = undefined;
+    this.#lengths[slot]!.forEach((length, f) => (this.#totalLength[f]! -= length));
+    for (const term of this.#termsOf[slot]!) {
+      const postings = this.#postings.get(term);
+      if (postings?.delete(slot) && postings.size === 0) this.#postings.delete(term);
+    }
+    this.#termsOf[slot] = [];
+    this.#free.push(slot);
+    this.#count--;
+    this.#scores = new Map();
+  }
+
+  idOf(slot: number): string {
+    return this.#ids[slot]!;
+  }
+
+  /** Whether the tool `id` has the term. */
+  toolHas(id: string, term: string): boolean {
+    const slot = this.#slotOf.get(id);
+    return slot !== undefined && (this.#postings.get(term)?.has(slot) ?? false);
+  }
+
+  serverOf(slot: number): string {
+    return this.#servers[slot]!;
+  }
+
+  /** Sums each tool's scores for `terms` (each counted once); `keep` narrows the tools. */
+  score(terms: readonly string[], keep?: (slot: number) => boolean): TextScores {
+    const size = this.#ids.length;
+    const sum = new Float64Array(size);
+    const matched = new Uint16Array(size);
+    const slots: number[] = [];
+    for (const term of new Set(terms)) {
+      const { slots: at, scores } = this.#termScores(term);
+      for (let i = 0; i < at.length; i++) {
+        const slot = at[i]!;
+        if (keep && !keep(slot)) continue;
+        if (matched[slot] === 0) slots.push(slot);
+        sum[slot]! += scores[i]!;
+        matched[slot]!++;
+      }
+    }
+    return { slots, sum, matched };
+  }
+
+  /** A term's BM25 score in each tool that has it: per field, times the field's boost, summed. */
+  #termScores(term: string): TermScores {
+    const cached = this.#scores.get(term);
+    if (cached) return cached;
+    const postings = this.#postings.get(term) ?? new Map<number, Posting>();
+    // How many tools have the term in each field (MiniSearch's document frequency is per field).
+    const frequency = FIELDS.map((_, f) => {
+      let n = 0;
+      for (const posting of postings.values()) if (posting.counts[f]! > 0) n++;
+      return n;
+    });
+    const average = this.#totalLength.map((total) => (this.#count > 0 ? total / this.#count : 0));
+    const slots = new Int32Array(postings.size);
+    const scores = new Float64Array(postings.size);
+    let i = 0;
+    for (const [slot, posting] of postings) {
+      let score = 0;
+      FIELDS.forEach((field, f) => {
+        const count = posting.counts[f]!;
+        if (count === 0) return;
+        const length = this.#lengths[slot]![f]!;
+        score +=
+          FIELD_BOOSTS[field] * bm25(count, frequency[f]!, this.#count, length, average[f]!, this.#bm25);
+      });
+      slots[i] = slot;
+      scores[i++] = score;
+    }
+    const result = { slots, scores };
+    this.#scores.set(term, result);
+    return result;
+  }
+}
+
+/** MiniSearch's BM25+ of one field (its calcBM25Score). */
+function bm25(
+  count: number,
+  toolsWithTerm: number,
+  tools: number,
+  length: number,
+  averageLength: number,
+  { k, b, d }: Bm25Parameters,
+): number {
+  const idf = Math.log(1 + (tools - toolsWithTerm + 0.5) / (toolsWithTerm + 0.5));
+  return idf * (d + (count * (k + 1)) / (count + k * (1 - b + (b * length) / averageLength)));
+}
