@@ -147,7 +147,7 @@ export const FLAG_HELP: ReadonlyArray<[flag: string, help: string]> = [
   ],
   [
     '--search-ranker auto|bm25|semantic',
-    'How search_tools ranks a whole task: semantic fuses BM25 with word-piece embeddings distilled at build time from the Universal Sentence Encoder; auto (default) does when the build has them; bm25 never.',
+    'How search_tools ranks a whole task: bm25 (default) alone; semantic fuses BM25 with word-piece embeddings distilled at build time from the Universal Sentence Encoder; auto does when the build has them.',
   ],
   [
     '--max-result-bytes N',
@@ -348,7 +348,8 @@ export function parseCli(
     pingInterval: values['ping-interval'] ?? 30,
     expose: values['expose'] ?? 'all',
     activePool: values['active-pool'] ?? 15,
-    searchRanker: values['search-ranker'] ?? 'auto',
+    // BM25 alone: on the held-out halves the fusion with meaning no longer wins (README, Context economy).
+    searchRanker: values['search-ranker'] ?? 'bm25',
     maxResultBytes: values['max-result-bytes'] ?? 16_384,
     codeMemory: values['code-memory'] ?? 128,
     codeMaxCalls: values['code-max-calls'] ?? 200,

@@ -17,6 +17,11 @@ t.teardown(() => {
   rmSync(scratch, { recursive: true, force: true });
 });
 
+/** A task in a user's words that needs the kubernetes server's tools, never naming them. */
+const CLUSTER_TASK =
+  'Our web service keeps restarting in the cluster since this morning and customers are complaining. ' +
+  'Could you look at what the failing pods printed before they died and tell me what is going on?';
+
 t.test('a session with server-memory and server-everything added at run time', async (t) => {
   const s = await startMcpmux();
   const memory = await s.json('add_server', {
@@ -180,11 +185,8 @@ t.test(
       /kubectl_logs called with .*web-1/,
     );
 
-    // A whole task (the default ranker fuses BM25 with the distilled embeddings).
-    const task =
-      'Our web service keeps restarting in the cluster since this morning and customers are complaining. ' +
-      'Could you look at what the failing pods printed before they died and tell me what is going on?';
-    const byTask = await s.json('search_tools', { query: task, limit: 5 });
+    // A whole task (BM25, each of its requests searched too).
+    const byTask = await s.json('search_tools', { query: CLUSTER_TASK, limit: 5 });
     t.ok(
       byTask.tools.slice(0, 3).some((x: { name: string }) => x.name.startsWith('kubernetes__')),
       `a task finds its server's tools: ${byTask.tools.map((x: { name: string }) => x.name).join(', ')}`,
@@ -209,6 +211,32 @@ t.test(
     t.match(
       JSON.stringify(await s.json('read_result', { handle, mode: 'tail', lines: 1 })),
       /line \d+: the quick/,
+    );
+    await s.client.close();
+    await s.process.exited;
+    await assertNoLeaks(t);
+  },
+);
+
+t.test(
+  '--search-ranker semantic: a task is ranked with the distilled embeddings read from dist/',
+  async (t) => {
+    const s = await startMcpmux(['--expose', 'search', '--search-ranker', 'semantic']);
+    for (const name of ['github', 'kubernetes', 'notion'])
+      await s.json('add_server', { name, ...fixture('catalog-replay'), env: { REPLAY_SERVER: name } });
+    const byTask = await s.json('search_tools', { query: CLUSTER_TASK, limit: 5 });
+    t.ok(
+      byTask.tools.slice(0, 3).every((x: { name: string }) => x.name.startsWith('kubernetes__')),
+      `the task's server fills the top: ${byTask.tools.map((x: { name: string }) => x.name).join(', ')}`,
+    );
+    t.match(
+      (await s.json('search_tools', { query: 'logs of a pod', limit: 1 })).tools[0],
+      { name: 'kubernetes__kubectl_logs' },
+      'a few words typed by hand: BM25 alone',
+    );
+    t.ok(
+      s.stdoutLines.every((line) => line.trim() === '' || JSON.parse(line).jsonrpc === '2.0'),
+      'stdout holds the protocol alone, the embeddings read',
     );
     await s.client.close();
     await s.process.exited;
