@@ -20,6 +20,8 @@ const FIGURES = {
   '200-call burst, mcpmux ÷ relay': (/** @type {any} */ r) => r.burst_200.mcpmux_to_relay,
   'throughput at concurrency 64, mcpmux ÷ relay': (/** @type {any} */ r) => r.throughput_64.mcpmux_to_relay,
   'throughput at concurrency 64, relay calls/s': (/** @type {any} */ r) => r.throughput_64.relay_calls_per_s,
+  'throughput at 64, first 10,000 calls, mcpmux ÷ relay': (/** @type {any} */ r) =>
+    r.throughput_64.first_round_mcpmux_to_relay,
   'proxy CPU per call, relay µs': (/** @type {any} */ r) => r.proxy_cpu_per_call.relay_us,
   'proxy CPU per call, mcpmux µs': (/** @type {any} */ r) => r.proxy_cpu_per_call.mcpmux_us,
   'proxy CPU per call, mcpmux ÷ relay': (/** @type {any} */ r) => r.proxy_cpu_per_call.mcpmux_to_relay,
