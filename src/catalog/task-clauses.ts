@@ -3,9 +3,9 @@
 // and save a report"), each done by another tool, often of another server. Searched as one
 // text, the request with the most telling words takes the whole top of the list; searched one
 // by one, each gets a place in it. Requests are told apart by what people write between them:
-// sentence ends, bullets and numbered lines, and the words that order steps ("then",
-// "finally", "after that", "also"). A piece too short to say what it wants is joined to the
-// one before it ("…and list its versions" stays with the product it is about).
+// sentence ends, bullets and numbered lines, the words that order steps ("then", "finally",
+// "after that", "also"), and a comma or "and" before a verb that opens a request. A piece too
+// short to say what it wants is joined to the one before it ("…, and save it", "Thanks!").
 
 /** Fewer content words than this, and a piece is not a request of its own. */
 const MIN_CLAUSE_WORDS = 3;
@@ -25,7 +25,7 @@ const REQUEST_VERBS =
   'generate look analyze analyse summarize summarise pull extract update delete remove add provide identify ' +
   'translate convert download upload book schedule post write read open run execute start stop monitor track ' +
   'export import draft email notify review evaluate estimate plan recommend suggest locate determine discover ' +
-  'collect gather map visualize plot chart count measure rank sort filter query lookup convert';
+  'collect gather map visualize plot chart count measure rank sort filter query lookup';
 const BEFORE_A_VERB = new RegExp(
   `(?:,\\s*(?:and\\s+)?|\\s+and\\s+)(?=(?:${REQUEST_VERBS.replaceAll(' ', '|')})\\b)`,
   'gi',
