@@ -201,6 +201,20 @@ t.test('a whole task finds the tools each of its requests needs', async (t) => {
     ['weather__get_forecast'],
     'narrowed to one server',
   );
+  // The task's scoring follows the catalog after it was first used: a server goes, another comes.
+  const later = snapshot(2, {
+    ...Object.fromEntries(Object.entries(catalog).filter(([server]) => server !== 'weather')),
+    parks: [
+      tool('get_campgrounds', 'Campgrounds in a national park, with their amenities', { park: 'Park code' }),
+    ],
+    meteo: [tool('daily_forecast', 'The weather forecast for the coming days', { place: 'Where' })],
+  });
+  const again = (await index.search(later, task, { limit: 10 })).map((h) => h.name);
+  t.notOk(
+    again.some((name) => name.startsWith('weather__') || name === 'parks__get_alerts'),
+    'nothing of what left',
+  );
+  t.ok(again.includes('meteo__daily_forecast'), `what came is found: ${again.join(', ')}`);
 });
 
 t.test(
