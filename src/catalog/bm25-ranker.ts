@@ -155,11 +155,17 @@ export class Bm25Ranker implements ToolRanker {
         : (slot: number) => this.#postings.serverOf(slot) === options.server;
     /** Each term searched for, with the word it was written as (first met). */
     const searched = new Map<string, string>();
+    // Each word stemmed once: the whole text and its requests share their words.
+    const stems = new Map<string, string | null>();
+    const termOf = (word: string) => {
+      if (!stems.has(word)) stems.set(word, processTerm(word));
+      return stems.get(word)!;
+    };
     const rankText = (text: string, depth = FUSION_DEPTH) => {
-      const words = rarestWords(taskWords(tokenize(text), processTerm), (word) =>
-        this.#postings.toolsWith(processTerm(word)!),
+      const words = rarestWords(taskWords(tokenize(text), termOf), (word) =>
+        this.#postings.toolsWith(termOf(word)!),
       );
-      const terms = words.map((word) => processTerm(word)!);
+      const terms = words.map((word) => termOf(word)!);
       terms.forEach((term, i) => searched.has(term) || searched.set(term, words[i]!.toLowerCase()));
       const totals = this.#postings.score(terms, keep);
       return rankTask(totals, words.length, (slot) => this.#postings.serverOf(slot), depth).map(

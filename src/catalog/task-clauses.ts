@@ -77,22 +77,16 @@ const WHOLE_WEIGHT = 3;
 interface Ranked {
   name: string;
   score: number;
-  matched?: readonly string[];
 }
 
-/** The whole text's ranking fused with its requests' (best first), each hit with every word it matched in any. */
+/** The whole text's ranking fused with its requests', best first. */
 export function fuseRankings(whole: readonly Ranked[], requests: readonly (readonly Ranked[])[]): Ranked[] {
-  const fused = new Map<string, { name: string; score: number; matched: Set<string> }>();
+  const fused = new Map<string, number>();
   const add = (ranked: readonly Ranked[], weight: number) =>
-    ranked.slice(0, FUSION_DEPTH).forEach((r, i) => {
-      let entry = fused.get(r.name);
-      if (!entry) fused.set(r.name, (entry = { name: r.name, score: 0, matched: new Set() }));
-      entry.score += weight / (RANK_OFFSET + i + 1);
-      for (const word of r.matched ?? []) entry.matched.add(word);
-    });
+    ranked
+      .slice(0, FUSION_DEPTH)
+      .forEach(({ name }, i) => fused.set(name, (fused.get(name) ?? 0) + weight / (RANK_OFFSET + i + 1)));
   add(whole, WHOLE_WEIGHT);
   for (const ranked of requests) add(ranked, 1);
-  return [...fused.values()]
-    .sort((a, b) => b.score - a.score)
-    .map(({ name, score, matched }) => ({ name, score, matched: [...matched] }));
+  return [...fused].map(([name, score]) => ({ name, score })).sort((a, b) => b.score - a.score);
 }

@@ -77,9 +77,11 @@ export function taskWords(words: readonly string[], termOf: (word: string) => st
  * word's term), in the task's order; a word no tool has is dropped, as it cannot match.
  */
 export function rarestWords(words: readonly string[], toolsWith: (word: string) => number): string[] {
-  const present = words.filter((word) => toolsWith(word) > 0);
+  // Each word's count once: the sort would otherwise ask for it at every comparison.
+  const count = new Map(words.map((word) => [word, toolsWith(word)]));
+  const present = words.filter((word) => count.get(word)! > 0);
   if (present.length <= TASK_WORDS) return present;
-  const kept = new Set([...present].sort((a, b) => toolsWith(a) - toolsWith(b)).slice(0, TASK_WORDS));
+  const kept = new Set([...present].sort((a, b) => count.get(a)! - count.get(b)!).slice(0, TASK_WORDS));
   return present.filter((word) => kept.has(word));
 }
 
@@ -116,8 +118,9 @@ export function rankTask(
   serverOf: (slot: number) => string,
   depth: number,
 ): { slot: number; score: number }[] {
-  const keep = 1 - matchedWordsExponent(searched);
-  const own = (slot: number) => totals.sum[slot]! * (keep === 0 ? 1 : totals.matched[slot]! ** keep);
+  // What is left of the reward for matching more words (MiniSearch's score is the sum times their number).
+  const reward = 1 - matchedWordsExponent(searched);
+  const own = (slot: number) => totals.sum[slot]! * totals.matched[slot]! ** reward;
   let top = 0;
   const best = new Map<string, number>();
   for (const slot of totals.slots) {
