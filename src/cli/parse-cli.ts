@@ -348,7 +348,7 @@ export function parseCli(
     pingInterval: values['ping-interval'] ?? 30,
     expose: values['expose'] ?? 'all',
     activePool: values['active-pool'] ?? 15,
-    // BM25 alone: on the held-out halves the fusion with meaning no longer wins (README, Context economy).
+    // BM25 alone: on the held-out halves the fusion with meaning no longer wins (docs/search.md).
     searchRanker: values['search-ranker'] ?? 'bm25',
     maxResultBytes: values['max-result-bytes'] ?? 16_384,
     codeMemory: values['code-memory'] ?? 128,
