@@ -74,7 +74,7 @@ await build({
   entryPoints: [...packages].map((specifier) => ({ in: specifier, out: vendorName(specifier) })),
   outdir: join(OUT, 'vendor'),
   sourcesContent: false,
-  plugins: [lazyValidatorShims()],
+  plugins: [lazyValidatorShims(), englishOnlyZodLocales()],
 });
 
 /**
@@ -115,6 +115,32 @@ ${extra}
           resolveDir: ROOT,
         };
       });
+    },
+  };
+}
+
+/**
+ * zod exports its error messages in 64 languages as `z.locales`, and a bundle of the whole
+ * package keeps them all: 360 of its 755 KB, ~11 ms of every start spent compiling them
+ * (measured: 31 → 20.5 ms to import zod), and zod is loaded before mcpmux can spawn its
+ * configured servers (their config is checked with it). Nothing in mcpmux or the SDK
+ * switches language, so `locales` holds English, the default, alone.
+ */
+function englishOnlyZodLocales() {
+  return {
+    name: 'english-only-zod-locales',
+    /** @param {import('esbuild').PluginBuild} build */
+    setup(build) {
+      build.onResolve({ filter: /\/locales\/index\.js$/ }, ({ path, resolveDir, importer }) =>
+        importer.includes(`${join('node_modules', 'zod')}`)
+          ? { path: join(resolveDir, path), namespace: 'english-only-zod-locales' }
+          : undefined,
+      );
+      build.onLoad({ filter: /.*/, namespace: 'english-only-zod-locales' }, ({ path }) => ({
+        contents: "export { default as en } from './en.js';",
+        loader: 'js',
+        resolveDir: dirname(path),
+      }));
     },
   };
 }

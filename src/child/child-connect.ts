@@ -22,7 +22,7 @@ import { sendToSignIn } from '../oauth/send-to-sign-in.js';
 import { StdioChildTransport } from '../transport/stdio-child-transport.js';
 import { listCatalog, type ListingOptions } from './catalog-listing.js';
 import { newChildClient } from './child-client.js';
-import { clientSdk, type ClientSdk } from './client-sdk.js';
+import { clientSdk, warmSchemasWhileWaiting, type ClientSdk } from './client-sdk.js';
 import type { ChildProcess } from './child-process.js';
 import type { ChildConnectionOptions, ChildUpstream } from './child-types.js';
 import { DRAIN_AFTER_EXIT_MS, type Generation } from './generation.js';
@@ -219,13 +219,15 @@ async function spawnAndConnect(
   transport.divert = (message, bytes) => lane.divert(message, bytes);
   transport.takeLine = (line, bytes) => lane.takeLine(line, bytes);
   gen.lane = lane;
-  const client = newClient(host, gen, await sdk);
+  const loaded = await sdk;
+  const client = newClient(host, gen, loaded);
   void proc.exited.then(() => host.noticeEnd(gen));
   // An exit during start-up must fail the start at once, not wait for the timeout.
   const exitedEarly = proc.exited.then(() => Promise.reject(new MuxError('STARTUP_FAILED', 'exited')));
   exitedEarly.catch(() => {});
   const probing = host.memory.era === undefined;
   const connecting = client.connect(transport, connectOptions(host, options));
+  warmSchemasWhileWaiting(loaded);
   try {
     await Promise.race([connecting, exitedEarly]);
   } catch (error) {

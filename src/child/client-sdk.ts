@@ -9,3 +9,17 @@ let loading: Promise<ClientSdk> | undefined;
 export function clientSdk(): Promise<ClientSdk> {
   return (loading ??= import('@modelcontextprotocol/client'));
 }
+
+let warmed = false;
+
+/**
+ * Builds the SDK's message schemas (both eras) once, in a later task: called as a spawned
+ * server is first asked to open, it uses the time that server takes to start instead of
+ * delaying the handling of its first reply (~20 ms of CPU, measured, otherwise spent on the
+ * path to the first answered list).
+ */
+export function warmSchemasWhileWaiting(sdk: ClientSdk): void {
+  if (warmed) return;
+  warmed = true;
+  setImmediate(() => sdk.preloadSchemas());
+}
