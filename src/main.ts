@@ -1,8 +1,8 @@
-#!/usr/bin/env node
-// The only impure entry: reads argv, env and the config, and owns the process's fate
-// (signals, stdin EOF, fatal errors, exit codes; see process-exit.ts). It imports little on
-// purpose: the configured servers are spawned before the SDK and the rest of mcpmux load
-// (serve.ts), so a server's own start (an npx download included) overlaps that load.
+// The program, which bin.ts loads. The only impure module: reads argv, env and the config,
+// and owns the process's fate (signals, stdin EOF, fatal errors, exit codes; see
+// process-exit.ts). It imports little on purpose: the configured servers are spawned before
+// the SDK and the rest of mcpmux load (serve.ts), so a server's own start (an npx download
+// included) overlaps that load.
 import { createRequire } from 'node:module';
 import {
   killAllProcessGroupsSync,
