@@ -147,7 +147,9 @@ function rankersFor(/** @type {Server[]} */ servers) {
 /**
  * Hit@1, Recall@5, Recall@10 and MRR of one ranker over some queries. Recall@k is the share
  * of a query's steps (each relevant tool is one, unless steps are given) with a tool in its
- * top k, so at most k ÷ steps when more are needed; a hit is any step's tool.
+ * top k, so at most k ÷ steps when more are needed; a hit is any step's tool. Recall@k of what
+ * fits divides by min(k, steps) instead: 1 for a ranking as good as k places allow (MCP-Bench
+ * needs ~9 tools a task, so its plain Recall@5 cannot pass ~0.64).
  */
 async function evaluate(
   /** @type {(q: string) => string[] | Promise<string[]>} */ rank,
@@ -156,19 +158,25 @@ async function evaluate(
   let hit1 = 0,
     recall5 = 0,
     recall10 = 0,
+    fits5 = 0,
+    fits10 = 0,
     mrr = 0;
   /** @type {string[]} */
   const missedAt10 = [];
   for (const { query, relevant, steps = relevant?.map((name) => [name]) ?? [] } of set) {
     const ranked = await rank(query);
-    const found = (/** @type {number} */ k) =>
-      steps.filter((step) => step.some((name) => ranked.slice(0, k).includes(name))).length / steps.length;
+    const stepsIn = (/** @type {number} */ k) =>
+      steps.filter((step) => step.some((name) => ranked.slice(0, k).includes(name))).length;
+    const found = (/** @type {number} */ k) => stepsIn(k) / steps.length;
+    const fits = (/** @type {number} */ k) => stepsIn(k) / Math.min(k, steps.length);
     const answers = new Set(steps.flat());
     const first = ranked.findIndex((name) => answers.has(name));
     if (first === 0) hit1++;
     if (first >= 0) mrr += 1 / (first + 1);
     recall5 += found(5);
     recall10 += found(10);
+    fits5 += fits(5);
+    fits10 += fits(10);
     if (first < 0 || first >= 10) missedAt10.push(query.length > 120 ? query.slice(0, 117) + '…' : query);
   }
   const mean = (/** @type {number} */ x) => Math.round((1000 * x) / set.length) / 1000;
@@ -178,6 +186,8 @@ async function evaluate(
     recall_at_5: mean(recall5),
     recall_at_10: mean(recall10),
     mrr: mean(mrr),
+    recall_at_5_of_what_fits: mean(fits5),
+    recall_at_10_of_what_fits: mean(fits10),
     none_in_top_10: missedAt10,
   };
 }
@@ -196,7 +206,7 @@ for (const [setName, { servers, queries }] of Object.entries(sets)) {
     for (const [name, rank] of Object.entries(rankers)) result[half][name] = await evaluate(rank, set);
     for (const [name, r] of Object.entries(result[half]))
       lines.push(
-        `  ${half.padEnd(9)} ${name.padEnd(11)} n=${String(r.queries).padEnd(4)} Hit@1 ${r.hit_at_1.toFixed(3)}  R@5 ${r.recall_at_5.toFixed(3)}  R@10 ${r.recall_at_10.toFixed(3)}  MRR ${r.mrr.toFixed(3)}`,
+        `  ${half.padEnd(9)} ${name.padEnd(11)} n=${String(r.queries).padEnd(4)} Hit@1 ${r.hit_at_1.toFixed(3)}  R@5 ${r.recall_at_5.toFixed(3)}  R@10 ${r.recall_at_10.toFixed(3)}  MRR ${r.mrr.toFixed(3)}  (of what fits: R@5 ${r.recall_at_5_of_what_fits.toFixed(3)}  R@10 ${r.recall_at_10_of_what_fits.toFixed(3)})`,
       );
   }
   results[setName] = result;
