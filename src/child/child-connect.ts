@@ -209,6 +209,7 @@ async function spawnAndConnect(
   const lane = new ChildLane({
     server: host.name,
     send: (message) => transport.post(message),
+    sendLine: (line) => transport.postLine(line),
     callTimeoutMs: host.options.callTimeoutMs ?? 300_000,
     peer: {
       modern: () => gen.client?.getProtocolEra() === 'modern',

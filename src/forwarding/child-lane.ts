@@ -3,6 +3,7 @@
 // timeouts. Its transport offers it every message first; nothing else knows these ids.
 import type { JSONRPCMessage, LoggingLevel } from '@modelcontextprotocol/server';
 import { MuxError, relayedError } from '../errors.js';
+import { childCallLine } from './call-line.js';
 
 export type Id = string | number;
 export type Params = Record<string, unknown>;
@@ -54,6 +55,8 @@ export interface ChildLaneOptions {
    * dropped, and its end (crash, removal) settles the call with the reason.
    */
   send: (message: JSONRPCMessage) => void;
+  /** The same for a line already serialized (a tools/call spliced from the client's line). */
+  sendLine: (line: string) => void;
   /** --call-timeout: how long a call may go without an answer or progress. */
   callTimeoutMs: number;
   /** What the fast path must know of the child to choose (and shape) a call. */
@@ -92,13 +95,24 @@ export class ChildLane {
 
   /** Sends a call to the child under an id of this lane (never a number, so never one the SDK's client uses). */
   start(call: ForwardedCall, method: string, params: Params): void {
+    const childId = this.#take(call);
+    if (call.progressToken !== undefined)
+      params = { ...params, _meta: { ...(params['_meta'] as Params | undefined), progressToken: childId } };
+    this.#options.send({ jsonrpc: '2.0', id: childId, method, params });
+  }
+
+  /** The same for a tools/call whose arguments go on as the client wrote them (call-line.ts). */
+  startCallLine(call: ForwardedCall, name: string, argumentsText: string): void {
+    this.#options.sendLine(childCallLine(this.#take(call), name, argumentsText));
+  }
+
+  /** Makes the call this lane's: its child id, and its deadline. */
+  #take(call: ForwardedCall): string {
     const childId = `mcpmux-${++this.#next}`;
     call.lane = this;
     call.childId = childId;
-    if (call.progressToken !== undefined)
-      params = { ...params, _meta: { ...(params['_meta'] as Params | undefined), progressToken: childId } };
     this.#arm(call);
-    this.#options.send({ jsonrpc: '2.0', id: childId, method, params });
+    return childId;
   }
 
   /**

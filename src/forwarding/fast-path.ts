@@ -24,7 +24,15 @@ import type { Registry } from '../registry/registry.js';
 import type { StartupGate } from '../registry/startup-gate.js';
 import type { ResultStore } from '../results/result-store.js';
 import type { CatalogRouter } from '../router/catalog-router.js';
-import { ForwardedCall, type Id, type Params, type Reply, type Shaping } from './child-lane.js';
+import { readCallLine } from './call-line.js';
+import {
+  ForwardedCall,
+  type ChildLane,
+  type Id,
+  type Params,
+  type Reply,
+  type Shaping,
+} from './child-lane.js';
 import { forModernClient, isObject, resolveTarget, type Target } from './forward-targets.js';
 
 export type { Reply } from './child-lane.js';
@@ -77,7 +85,6 @@ export class FastPath {
       call.lane!.cancel(call, typeof reason === 'string' ? reason : 'cancelled by the client');
       return true;
     }
-    if (this.#options.startup?.wait() || this.#inFlight.has(message.id)) return false;
     const params = message.params as Params | undefined;
     if (!isObject(params)) return false;
     // A 2026-07-28 client's later round brings mcpmux's requestState: verified on the SDK's
@@ -86,40 +93,72 @@ export class FastPath {
     // A task-augmented call is mcpmux's to answer (only agent runs as a task).
     if ('task' in params) return false;
     if (this.#options.era === 'modern' && !hasModernEnvelope(params)) return false;
+    const accepted = this.#accept(message.id, message.method, params);
+    if (!accepted) return false;
+    const { target, lane } = accepted;
+    const token = (params['_meta'] as { progressToken?: unknown } | undefined)?.progressToken;
+    const call = this.#track(
+      message.id,
+      typeof token === 'string' || typeof token === 'number' ? token : undefined,
+      target,
+      reply,
+    );
+    lane.start(call, message.method, target.params);
+    return true;
+  }
+
+  /**
+   * Takes a 2025 client's tools/call of a child tool as the line it came on (call-line.ts):
+   * its arguments go to the child as written, checked for their syntax but never parsed.
+   * Anything else on the line, or a call the fast path would not take, is left (false), and
+   * the line is parsed as any other.
+   */
+  claimLine(line: string, reply: Reply): boolean {
+    if (this.#options.era !== 'legacy') return false;
+    const read = readCallLine(line);
+    // call_tool names its tool inside the arguments: only parsing finds it.
+    if (!read || read.name === 'call_tool') return false;
+    const accepted = this.#accept(read.id, 'tools/call', { name: read.name, arguments: {} });
+    if (!accepted) return false;
+    const { target, lane } = accepted;
+    const call = this.#track(read.id, undefined, target, reply);
+    lane.startCallLine(call, target.params['name'] as string, read.argumentsText);
+    return true;
+  }
+
+  /** Where a request goes when the fast path can take it: its target and the lane of that child. */
+  #accept(id: Id, method: string, params: Params): { target: Target; lane: ChildLane } | undefined {
+    if (this.#options.startup?.wait() || this.#inFlight.has(id)) return undefined;
     let target: Target | undefined;
     try {
-      target = resolveTarget(message.method, params, {
+      target = resolveTarget(method, params, {
         registry: this.#options.registry,
         router: this.#options.router,
         toolShaping: this.#toolShaping,
       });
     } catch {
-      return false; // not found, or not plain: the slow path says why
+      return undefined; // not found, or not plain: the slow path says why
     }
     const lane = target?.connection.lane;
-    if (!target || !lane) return false;
+    if (!target || !lane) return undefined;
     const modern = this.#options.era === 'modern';
     const childModern = lane.peer.modern();
     // The SDK's path, where a child's questions are carried across eras: a 2026-07-28 child's
     // input_required is fulfilled for a 2025 client, and a 2025 child that may ask gets its
     // call held for a 2026-07-28 client.
-    if (modern ? !childModern && lane.peer.mayAsk() : childModern) return false;
-    if (modern)
-      target = forModernClient(target, message.method, childModern, lane.peer.logLevel(), this.#options);
-    const token = (params['_meta'] as { progressToken?: unknown } | undefined)?.progressToken;
-    const id = message.id;
-    const call = new ForwardedCall(
-      id,
-      typeof token === 'string' || typeof token === 'number' ? token : undefined,
-      target.what,
-      reply,
-      target.shaping,
-      () => this.#inFlight.delete(id),
+    if (modern ? !childModern && lane.peer.mayAsk() : childModern) return undefined;
+    if (modern) target = forModernClient(target, method, childModern, lane.peer.logLevel(), this.#options);
+    return { target, lane };
+  }
+
+  /** A call in flight under the client's id until it ends; a tool called keeps its place in the search pool. */
+  #track(id: Id, progressToken: Id | undefined, target: Target, reply: Reply): ForwardedCall {
+    const call = new ForwardedCall(id, progressToken, target.what, reply, target.shaping, () =>
+      this.#inFlight.delete(id),
     );
     this.#inFlight.set(id, call);
     if (target.touch) this.#options.pool?.touch(target.touch);
-    lane.start(call, message.method, target.params);
-    return true;
+    return call;
   }
 
   /** The client went away: the children stop working on its calls. */

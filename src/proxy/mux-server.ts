@@ -381,6 +381,11 @@ export class MuxServer {
     return this.#ready && this.#fastPath !== undefined && this.#fastPath.claim(message, reply);
   }
 
+  /** The same for a line before it is parsed (fast-path.ts, claimLine). */
+  claimLine(line: string, reply: Reply): boolean {
+    return this.#ready && this.#fastPath !== undefined && this.#fastPath.claimLine(line, reply);
+  }
+
   connect(transport: Transport): Promise<void> {
     return this.server.connect(transport);
   }

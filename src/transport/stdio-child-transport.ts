@@ -81,6 +81,11 @@ export class StdioChildTransport implements Transport {
     if (!this.#closed) this.#writer.post(message);
   }
 
+  /** The same for a line already serialized (one line of JSON, no newline). */
+  postLine(line: string): void {
+    if (!this.#closed) this.#writer.postLine(line);
+  }
+
   /** Closes our side: the child sees EOF on stdin. Ending the process is child-process.ts's job. */
   async close(): Promise<void> {
     this.#process.stdin.end();

@@ -26,6 +26,8 @@ export interface StdioServerTransportOptions {
    * takes (the forwarding fast path's) is not handed over.
    */
   claim?: (message: JSONRPCMessage) => boolean;
+  /** The same for a line before it is parsed: a line it takes is neither parsed nor handed over. */
+  claimLine?: (line: string) => boolean;
 }
 
 export class StdioServerTransport implements Transport {
@@ -60,6 +62,9 @@ export class StdioServerTransport implements Transport {
         });
       },
       onSkippedLine: options.onSkippedLine ?? (() => {}),
+      ...(options.claimLine && {
+        takeLine: (line: string) => !this.#holding && options.claimLine!(line),
+      }),
       ...oversizeHandlers({
         limit: options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES,
         sender: 'the client',

@@ -23,6 +23,8 @@ export interface StdioSession {
   unwatchResources?(stream: string | number): void;
   /** Takes a message on the forwarding fast path (answered through `reply`), or leaves it (false). */
   claim?(message: JSONRPCMessage, reply: Reply): boolean;
+  /** The same for a line before it is parsed (a plain tools/call, whose arguments are never parsed). */
+  claimLine?(line: string, reply: Reply): boolean;
 }
 
 export interface StdioServingOptions {
@@ -53,6 +55,7 @@ export function serveMuxOverStdio(options: StdioServingOptions): StdioServing {
     onDropped: (why) => logger.warn(why),
     ...(options.maxMessageBytes !== undefined && { maxMessageBytes: options.maxMessageBytes }),
     claim: (message) => current?.session.claim?.(message, reply) ?? false,
+    claimLine: (line) => current?.session.claimLine?.(line, reply) ?? false,
     onIncoming: (message) => {
       const method = (message as { method?: unknown }).method;
       if (typeof method !== 'string') return;

@@ -17,6 +17,7 @@ function newLane(callTimeoutMs = 60_000) {
   const lane = new ChildLane({
     server: 's',
     send: async (message) => void sent.push(message),
+    sendLine: (line) => void sent.push(JSON.parse(line) as JSONRPCMessage),
     callTimeoutMs,
     peer: { modern: () => false, mayAsk: () => false, logLevel: () => undefined },
   });
