@@ -2,7 +2,9 @@
 // tools/call, directly or through call_tool; prompts/get; resources/read;
 // completion/complete) travels as a JSON-RPC line with its id and progress token remapped,
 // not through the SDK's Protocol on either side: no schema checks (the client checks what it
-// gets, the child what it is sent), no per-request abort controllers or handler contexts.
+// gets, the child what it is sent), no per-request abort controllers or handler contexts. A
+// 2025 client's plain tools/call is not even parsed: its arguments go on as written
+// (call-line.ts), as a child's answer comes back with only its id replaced (child-lane.ts).
 // What the slow path does for such a request is done here too: names and URIs mapped to the
 // child's, progress passed back under the client's token, cancellation passed on under the
 // child's id, --call-timeout reset by progress, every call of a child settled at once when it
