@@ -133,7 +133,7 @@ function englishOnlyZodLocales() {
     /** @param {import('esbuild').PluginBuild} build */
     setup(build) {
       build.onResolve({ filter: /\/locales\/index\.js$/ }, ({ path, resolveDir, importer }) =>
-        importer.includes(`${join('node_modules', 'zod')}`)
+        importer.includes(join('node_modules', 'zod'))
           ? { path: join(resolveDir, path), namespace: 'english-only-zod-locales' }
           : undefined,
       );

@@ -5,6 +5,7 @@
 // for every tool matched and sorts them all (40 ms at 5,000 tools). Here a term's scores are
 // worked out once per catalog and each text only adds them up (task-query.ts says how they
 // become a ranking). Short queries keep MiniSearch: typo tolerance and prefixes are its own.
+import type { TextTotals } from './task-query.js';
 
 /** The fields a tool is scored on, with their boosts (the same as MiniSearch's search options). */
 export const FIELD_BOOSTS = {
@@ -46,14 +47,6 @@ const countIn = (packed: number, f: number) => (packed >> (f * COUNT_BITS)) & CO
 interface TermScores {
   slots: Int32Array;
   scores: Float64Array;
-}
-
-/** One text's sums over the tools: the score and how many of its terms each tool has. */
-export interface TextScores {
-  /** Slots (tools) with at least one term, in the order first met. */
-  slots: number[];
-  sum: Float64Array;
-  matched: Uint16Array;
 }
 
 export class TaskPostings {
@@ -156,7 +149,7 @@ export class TaskPostings {
   }
 
   /** Sums each tool's scores for `terms` (each counted once); `keep` narrows the tools. */
-  score(terms: readonly string[], keep?: (slot: number) => boolean): TextScores {
+  score(terms: readonly string[], keep?: (slot: number) => boolean): TextTotals {
     const size = this.#ids.length;
     const sum = new Float64Array(size);
     const matched = new Uint16Array(size);

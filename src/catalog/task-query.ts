@@ -87,7 +87,7 @@ export function rarestWords(words: readonly string[], toolsWith: (word: string) 
 
 /** Each tool's total for one text, summed over the text's terms (task-postings.ts), by slot. */
 export interface TextTotals {
-  /** The tools with at least one of the text's terms. */
+  /** The tools with at least one of the text's terms, in the order first met. */
   slots: readonly number[];
   /** The sum of their terms' BM25 scores. */
   sum: Float64Array;
