@@ -47,7 +47,8 @@ export function readCallLine(line: string): CallLine | undefined {
 
 /** The line the child is sent: the call under the child's id and name, its arguments as written. */
 export function childCallLine(childId: string, name: string, argumentsText: string): string {
-  return `{"jsonrpc":"2.0","id":${JSON.stringify(childId)},"method":"tools/call","params":{"name":${JSON.stringify(name)},"arguments":${argumentsText}}}`;
+  // A lane's id (`mcpmux-<n>`) needs no escaping.
+  return `{"jsonrpc":"2.0","id":"${childId}","method":"tools/call","params":{"name":${JSON.stringify(name)},"arguments":${argumentsText}}}`;
 }
 
 /** From just inside the name's opening quote: the name (no escapes), then `,"arguments":` and an object. */
@@ -57,24 +58,45 @@ function nameAndArguments(
 ): { name: string; argumentsText: string; argumentsEnd: number } | undefined {
   const close = line.indexOf('"', from);
   if (close < 0) return undefined;
+  if (!isPlainText(line, from, close) || !line.startsWith(ARGUMENTS, close + 1)) return undefined;
   const name = line.slice(from, close);
-  if (/[\\\u0000-\u001f]/.test(name) || !line.startsWith(ARGUMENTS, close + 1)) return undefined;
   const start = close + 1 + ARGUMENTS.length;
   if (line.charCodeAt(start) !== OPEN_BRACE) return undefined;
   const end = jsonValueEnd(line, start);
   return end < 0 ? undefined : { name, argumentsText: line.slice(start, end), argumentsEnd: end };
 }
 
-/** A JSON-RPC id written in [from, to): an integer of up to 15 digits, or a string with no escapes. */
+/**
+ * A JSON-RPC id written in [from, to): an integer of up to 15 digits, or a string with no
+ * escapes. Read by a scan (this runs on every call): no regular expression, no copy.
+ */
 function idIn(line: string, from: number, to: number): string | number | undefined {
-  const text = line.slice(from, to);
-  if (/^-?(0|[1-9]\d*)$/.test(text))
-    return text.replace('-', '').length <= MAX_ID_DIGITS ? Number(text) : undefined;
-  if (text.length >= 2 && text.startsWith('"') && text.endsWith('"')) {
-    const inner = text.slice(1, -1);
-    return /["\\\u0000-\u001f]/.test(inner) ? undefined : inner;
+  if (line.charCodeAt(from) === QUOTE) {
+    if (to - from < 2 || line.charCodeAt(to - 1) !== QUOTE || !isPlainText(line, from + 1, to - 1)) return;
+    return line.slice(from + 1, to - 1);
   }
-  return undefined;
+  const negative = line.charCodeAt(from) === MINUS;
+  const first = negative ? from + 1 : from;
+  const digits = to - first;
+  if (digits < 1 || digits > MAX_ID_DIGITS) return;
+  // JSON has no leading zeros: 0 alone, or 1-9 then digits.
+  if (line.charCodeAt(first) === 0x30 && digits > 1) return;
+  let value = 0;
+  for (let i = first; i < to; i++) {
+    const c = line.charCodeAt(i);
+    if (!isDigit(c)) return;
+    value = value * 10 + (c - 0x30);
+  }
+  return negative ? -value : value;
+}
+
+/** No quote, backslash or control character in [from, to): the text is its own JSON string content. */
+function isPlainText(line: string, from: number, to: number): boolean {
+  for (let i = from; i < to; i++) {
+    const c = line.charCodeAt(i);
+    if (c === QUOTE || c === BACKSLASH || c < 0x20) return false;
+  }
+  return true;
 }
 
 const OPEN_BRACE = 0x7b;

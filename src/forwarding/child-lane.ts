@@ -26,6 +26,8 @@ export interface Shaping {
 /** One request in flight on the fast path, from the client's id to the child's and back. */
 export class ForwardedCall {
   lane: ChildLane | undefined;
+  /** The lane's number for the call; its id on the child's side is `mcpmux-<seq>`. */
+  seq = 0;
   childId = '';
   /** When --call-timeout ends it (performance.now()), unless an answer or progress comes first. */
   deadline = 0;
@@ -77,10 +79,11 @@ export interface ChildLaneOptions {
 export class ChildLane {
   readonly #options: ChildLaneOptions;
   /**
-   * By the child's id, in the order of their deadlines: every call of a lane has the same
-   * timeout, so a call goes to the end when it starts and again when progress restarts it.
+   * By the number in the child's id (a number hashes at once; a fresh string is hashed on every
+   * lookup), in the order of their deadlines: every call of a lane has the same timeout, so a
+   * call goes to the end when it starts and again when progress restarts it.
    */
-  readonly #pending = new Map<string, ForwardedCall>();
+  readonly #pending = new Map<number, ForwardedCall>();
   /** One timer for the lane, due at the first deadline: a call costs no timer of its own. */
   #sweep: NodeJS.Timeout | undefined;
   #next = 0;
@@ -108,11 +111,11 @@ export class ChildLane {
 
   /** Makes the call this lane's: its child id, and its deadline. */
   #take(call: ForwardedCall): string {
-    const childId = `mcpmux-${++this.#next}`;
+    call.seq = ++this.#next;
+    call.childId = LANE_ID_PREFIX + call.seq;
     call.lane = this;
-    call.childId = childId;
     this.#arm(call);
-    return childId;
+    return call.childId;
   }
 
   /**
@@ -126,7 +129,7 @@ export class ChildLane {
   takeLine(line: string, bytes: number): boolean {
     const at = resultLineId(line);
     if (!at) return false;
-    const call = this.#pending.get(line.slice(at.start + 1, at.end - 1));
+    const call = this.#pending.get(at.seq);
     if (!call?.reply.line || !call.shaping.passThrough?.(bytes)) return false;
     this.#settle(call);
     call.reply.line(line.slice(0, at.start) + JSON.stringify(call.id) + line.slice(at.end));
@@ -136,8 +139,7 @@ export class ChildLane {
   /** A message from the child: takes the answers and progress of this lane's calls. */
   divert(message: JSONRPCMessage, bytes: number): boolean {
     if (!('method' in message)) {
-      if (typeof message.id !== 'string') return false;
-      const call = this.#pending.get(message.id);
+      const call = this.#pending.get(laneSeq(message.id));
       if (!call) return false;
       this.#settle(call);
       if ('error' in message) call.answer({ error: plainError(relayedError(message.error)) });
@@ -146,8 +148,7 @@ export class ChildLane {
     }
     if ('id' in message || message.method !== 'notifications/progress') return false;
     const params = message.params as { progressToken?: unknown } | undefined;
-    const call =
-      typeof params?.progressToken === 'string' ? this.#pending.get(params.progressToken) : undefined;
+    const call = this.#pending.get(laneSeq(params?.progressToken));
     if (!call) return false;
     this.#arm(call);
     // A child may send progress under its request's id unasked: the client gets none it did not ask for.
@@ -162,7 +163,7 @@ export class ChildLane {
 
   /** The client cancelled the call (or went away): the child hears it under its own id. */
   cancel(call: ForwardedCall, reason: string): void {
-    if (this.#pending.get(call.childId) !== call) return;
+    if (this.#pending.get(call.seq) !== call) return;
     this.#settle(call);
     this.#options.send({
       jsonrpc: '2.0',
@@ -184,8 +185,8 @@ export class ChildLane {
   /** (Re)starts the call's timeout: a call may go --call-timeout without an answer or progress. */
   #arm(call: ForwardedCall): void {
     call.deadline = performance.now() + this.#options.callTimeoutMs;
-    this.#pending.delete(call.childId);
-    this.#pending.set(call.childId, call);
+    this.#pending.delete(call.seq);
+    this.#pending.set(call.seq, call);
     this.#sweep ??= this.#schedule(this.#options.callTimeoutMs);
   }
 
@@ -214,7 +215,7 @@ export class ChildLane {
   }
 
   #settle(call: ForwardedCall): void {
-    this.#pending.delete(call.childId);
+    this.#pending.delete(call.seq);
     call.done();
   }
 
@@ -228,44 +229,65 @@ export class ChildLane {
   }
 }
 
+const LANE_ID_PREFIX = 'mcpmux-';
 const ID_SUFFIX = ',"jsonrpc":"2.0","id":"mcpmux-';
 const ID_PREFIX = '{"jsonrpc":"2.0","id":"mcpmux-';
+/** `"mcpmux-`: from an id's opening quote to its number. */
+const QUOTED_PREFIX_LENGTH = LANE_ID_PREFIX.length + 1;
+/** Longest lane number read: a lane counts far below 10^15, and beyond it a double loses digits. */
+const MAX_SEQ_DIGITS = 15;
 
 /**
  * Where the quoted id of a result line is (start at its opening quote, end past its closing
- * one), if the line is a result with a lane's id in one of the two places SDKs put it. The
- * id is read only where it cannot be inside a string or a nested object: right before the
- * line's last brace (so it belongs to the outer object) after a result that opened the line,
- * or right after the outer object's first member.
+ * one) and the lane's number in it, if the line is a result with a lane's id in one of the
+ * two places SDKs put it. The id is read only where it cannot be inside a string or a nested
+ * object: right before the line's last brace (so it belongs to the outer object) after a
+ * result that opened the line, or right after the outer object's first member. Found by
+ * looking at those places, never by searching the line (a result may be megabytes).
  */
-export function resultLineId(line: string): { start: number; end: number } | undefined {
+export function resultLineId(line: string): { start: number; end: number; seq: number } | undefined {
   if (line.startsWith('{"result":')) {
-    if (!line.endsWith('"}')) return undefined;
-    const key = line.lastIndexOf(ID_SUFFIX);
-    if (key < 0) return undefined;
     const end = line.length - 1;
-    return isDigits(line, key + ID_SUFFIX.length, end - 1)
-      ? { start: key + ID_SUFFIX.length - 8, end }
-      : undefined;
+    if (line.charCodeAt(end) !== CLOSE_BRACE || line.charCodeAt(end - 1) !== QUOTE) return undefined;
+    let digits = end - 1;
+    while (digits > 0 && isDigit(line.charCodeAt(digits - 1))) digits--;
+    if (!line.startsWith(ID_SUFFIX, digits - ID_SUFFIX.length)) return undefined;
+    const seq = digitsValue(line, digits, end - 1);
+    return seq < 0 ? undefined : { start: digits - QUOTED_PREFIX_LENGTH, end, seq };
   }
-  if (line.startsWith(ID_PREFIX) && line.endsWith('}')) {
+  if (line.startsWith(ID_PREFIX) && line.charCodeAt(line.length - 1) === CLOSE_BRACE) {
     const close = line.indexOf('"', ID_PREFIX.length);
-    if (close < 0 || !isDigits(line, ID_PREFIX.length, close)) return undefined;
-    return line.startsWith(',"result":', close + 1)
-      ? { start: ID_PREFIX.length - 8, end: close + 1 }
-      : undefined;
+    const seq = close < 0 ? -1 : digitsValue(line, ID_PREFIX.length, close);
+    if (seq < 0 || !line.startsWith(',"result":', close + 1)) return undefined;
+    return { start: ID_PREFIX.length - QUOTED_PREFIX_LENGTH, end: close + 1, seq };
   }
   return undefined;
 }
 
-function isDigits(text: string, from: number, to: number): boolean {
-  if (to <= from) return false;
+/** The lane's number in an id or progress token this lane gave (`mcpmux-<n>`), or -1. */
+function laneSeq(id: unknown): number {
+  if (typeof id !== 'string' || !id.startsWith(LANE_ID_PREFIX)) return -1;
+  return digitsValue(id, LANE_ID_PREFIX.length, id.length);
+}
+
+/** The lane number written in [from, to): digits alone, no leading zero (numbers start at 1); else -1. */
+function digitsValue(text: string, from: number, to: number): number {
+  if (to <= from || to - from > MAX_SEQ_DIGITS || text.charCodeAt(from) === 0x30) return -1;
+  let value = 0;
   for (let i = from; i < to; i++) {
     const c = text.charCodeAt(i);
-    if (c < 48 || c > 57) return false;
+    if (!isDigit(c)) return -1;
+    value = value * 10 + (c - 0x30);
   }
-  return true;
+  return value;
 }
+
+function isDigit(c: number): boolean {
+  return c >= 0x30 && c <= 0x39;
+}
+
+const QUOTE = 0x22;
+const CLOSE_BRACE = 0x7d;
 
 /** The timeout's verdict, the same on both paths. */
 export function callTimeoutError(server: string, what: string, timeoutMs: number): MuxError {

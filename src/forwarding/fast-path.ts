@@ -35,7 +35,14 @@ import {
   type Reply,
   type Shaping,
 } from './child-lane.js';
-import { forModernClient, isObject, resolveTarget, type Target } from './forward-targets.js';
+import {
+  forModernClient,
+  isObject,
+  resolveTarget,
+  resolveToolLine,
+  type Target,
+  type TargetContext,
+} from './forward-targets.js';
 
 export type { Reply } from './child-lane.js';
 
@@ -60,17 +67,19 @@ export interface FastPathOptions {
 export class FastPath {
   readonly #options: FastPathOptions;
   readonly #inFlight = new Map<Id, ForwardedCall>();
-  readonly #toolShaping: Shaping;
+  /** What finding a request's target needs, made once (it is looked up on every call). */
+  readonly #targets: TargetContext;
 
   constructor(options: FastPathOptions) {
     this.#options = options;
-    const { results } = options;
-    this.#toolShaping = {
+    const { results, registry, router } = options;
+    const toolShaping: Shaping = {
       // A line no longer than the bound cannot hold more text than the bound: no need to count.
       result: (result, bytes) => (bytes <= results.maxBytes ? result : results.fit(result as never)),
       passThrough: (bytes) => bytes <= results.maxBytes,
       failure: (error) => ({ result: errorResult(`${error.message} [${error.code}]`) as Params }),
     };
+    this.#targets = { registry, router, toolShaping };
   }
 
   /**
@@ -95,7 +104,8 @@ export class FastPath {
     // A task-augmented call is mcpmux's to answer (only agent runs as a task).
     if ('task' in params) return false;
     if (this.#options.era === 'modern' && !hasModernEnvelope(params)) return false;
-    const accepted = this.#accept(message.id, message.method, params);
+    if (!this.#open(message.id)) return false;
+    const accepted = this.#accept(this.#resolve(message.method, params), message.method);
     if (!accepted) return false;
     const { target, lane } = accepted;
     const token = (params['_meta'] as { progressToken?: unknown } | undefined)?.progressToken;
@@ -119,8 +129,8 @@ export class FastPath {
     if (this.#options.era !== 'legacy') return false;
     const read = readCallLine(line);
     // call_tool names its tool inside the arguments: only parsing finds it.
-    if (!read || read.name === 'call_tool') return false;
-    const accepted = this.#accept(read.id, 'tools/call', { name: read.name, arguments: {} });
+    if (!read || read.name === 'call_tool' || !this.#open(read.id)) return false;
+    const accepted = this.#accept(resolveToolLine(read.name, this.#targets), 'tools/call');
     if (!accepted) return false;
     const { target, lane } = accepted;
     const call = this.#track(read.id, undefined, target, reply);
@@ -128,19 +138,22 @@ export class FastPath {
     return true;
   }
 
-  /** Where a request goes when the fast path can take it: its target and the lane of that child. */
-  #accept(id: Id, method: string, params: Params): { target: Target; lane: ChildLane } | undefined {
-    if (this.#options.startup?.wait() || this.#inFlight.has(id)) return undefined;
-    let target: Target | undefined;
+  /** Whether a request under this id may take the fast path now: the servers given at start are up, and the id is free. */
+  #open(id: Id): boolean {
+    return !this.#options.startup?.wait() && !this.#inFlight.has(id);
+  }
+
+  /** Where a request goes; undefined when it is not found or not plain (the slow path says why). */
+  #resolve(method: string, params: Params): Target | undefined {
     try {
-      target = resolveTarget(method, params, {
-        registry: this.#options.registry,
-        router: this.#options.router,
-        toolShaping: this.#toolShaping,
-      });
+      return resolveTarget(method, params, this.#targets);
     } catch {
-      return undefined; // not found, or not plain: the slow path says why
+      return undefined;
     }
+  }
+
+  /** The target and its child's lane, when the fast path can carry the request there in this era. */
+  #accept(target: Target | undefined, method: string): { target: Target; lane: ChildLane } | undefined {
     const lane = target?.connection.lane;
     if (!target || !lane) return undefined;
     const modern = this.#options.era === 'modern';

@@ -16,7 +16,12 @@ import { withExposedUris } from '../proxy/catalog-handlers.js';
 import type { InputCapableMethod, InputRelay } from '../proxy/input-relay.js';
 import { toJsonRpcError } from '../proxy/results.js';
 import type { Registry } from '../registry/registry.js';
-import { forwardedParams, withoutProgressToken, type CatalogRouter } from '../router/catalog-router.js';
+import {
+  forwardedParams,
+  withoutProgressToken,
+  type CatalogRouter,
+  type Route,
+} from '../router/catalog-router.js';
 import { plainError, type Params, type Shaping } from './child-lane.js';
 
 export interface TargetContext {
@@ -45,14 +50,7 @@ export function resolveTarget(
       if (typeof name !== 'string' || !optionalObject(call['arguments'])) return;
       const route = router.toolRoute(snapshot, name);
       if (!route) return;
-      return {
-        connection: route.connection,
-        requested: name,
-        params: forwardedParams(call as { name: string }, route.item.name),
-        what: `tool '${route.item.name}'`,
-        shaping: toolShaping,
-        touch: route.exposedKey,
-      };
+      return toolTarget(route, name, forwardedParams(call as { name: string }, route.item.name), toolShaping);
     }
     case 'prompts/get': {
       const name = params['name'];
@@ -112,6 +110,29 @@ export function resolveTarget(
     default:
       return;
   }
+}
+
+/**
+ * Where a 2025 client's tools/call read from its line goes (call-line.ts): its arguments are
+ * not parsed, so only its route is looked up and its params are the child's tool name alone.
+ */
+export function resolveToolLine(
+  name: string,
+  { registry, router, toolShaping }: TargetContext,
+): Target | undefined {
+  const route = router.toolRoute(registry.snapshot, name);
+  return route && toolTarget(route, name, { name: route.item.name }, toolShaping);
+}
+
+function toolTarget(route: Route<'tools'>, requested: string, params: Params, shaping: Shaping): Target {
+  return {
+    connection: route.connection,
+    requested,
+    params,
+    what: `tool '${route.item.name}'`,
+    shaping,
+    touch: route.exposedKey,
+  };
 }
 
 /**

@@ -39,6 +39,8 @@ export interface DroppedMessage {
 }
 
 const NEWLINE = 0x0a;
+const CARRIAGE_RETURN = 0x0d;
+const OPEN_BRACE = 0x7b;
 export const DEFAULT_MAX_MESSAGE_BYTES = 16 * 1024 * 1024;
 /** How much of a dropped line's beginning is read for its id and method. */
 const HEAD_BYTES = 64 * 1024;
@@ -124,9 +126,14 @@ export class JsonLineReader {
   /** The line in bytes[start, end). */
   #onLine(bytes: Buffer, start = 0, end = bytes.length): void {
     const size = end - start;
-    const raw = bytes.toString('utf8', start, end);
-    const line = raw.endsWith('\r') ? raw.slice(0, -1) : raw;
-    if (line.trim() === '') return;
+    // A carriage return before the newline is not part of the line.
+    const line = bytes.toString(
+      'utf8',
+      start,
+      end > start && bytes[end - 1] === CARRIAGE_RETURN ? end - 1 : end,
+    );
+    // Only a line that does not open with a brace can be blank.
+    if (line.charCodeAt(0) !== OPEN_BRACE && line.trim() === '') return;
     if (!this.#draining && this.#options.takeLine?.(line, size)) return;
     let message: unknown;
     try {
@@ -278,6 +285,8 @@ export class JsonLineWriter {
   readonly #stream: Writable;
   /** Lines of this tick, written together once the tick's microtasks have run. */
   #batch: string[] = [];
+  /** Writes the batch; made once, so that a message costs no closure. */
+  readonly #flushBatch = () => void this.#flush();
   /** Settles when the current batch has been accepted by the stream; made only when someone waits. */
   #batchAccepted: BatchAccepted | undefined;
   /** Set while the stream is backed up: the next batch waits for 'drain'. */
@@ -315,7 +324,7 @@ export class JsonLineWriter {
 
   postLine(json: string): void {
     // nextTick runs after the current microtasks, so every send of this tick is in.
-    if (this.#batch.push(json + '\n') === 1) process.nextTick(() => void this.#flush());
+    if (this.#batch.push(json + '\n') === 1) process.nextTick(this.#flushBatch);
   }
 
   async #flush(): Promise<void> {

@@ -21,6 +21,13 @@ t.test('the two shapes SDKs write are read, arguments as written', async (t) => 
   }
   t.same(readCallLine(ts('{}', '"req-1"')), { id: 'req-1', name: 'ev__echo', argumentsText: '{}' });
   t.same(readCallLine(py('{}', '-3')), { id: -3, name: 'ev__echo', argumentsText: '{}' });
+  t.same(readCallLine(ts('{}', '0')), { id: 0, name: 'ev__echo', argumentsText: '{}' });
+  t.same(readCallLine(ts('{}', '""')), { id: '', name: 'ev__echo', argumentsText: '{}' });
+  t.same(readCallLine(ts('{}', '123456789012345')), {
+    id: 123456789012345,
+    name: 'ev__echo',
+    argumentsText: '{}',
+  });
 });
 
 t.test('the child line carries the child id and name, the arguments unchanged', async (t) => {
@@ -61,6 +68,13 @@ t.test('anything else is left to the parsed path', async (t) => {
     ts('{}', '7', 'ev\\"echo'), // an escape in the name
     ts('{}', '1.5'), // not an id
     ts('{}', '1234567890123456'), // past 15 digits
+    ts('{}', '07'), // a leading zero: not JSON
+    ts('{}', '-'),
+    ts('{}', '--1'),
+    ts('{}', '1e3'),
+    ts('{}', '"'), // one quote is no string
+    ts('{}', '"a\u0001b"'), // a raw control character in a string id
+    ts('{}', '7', 'ev\techo'), // a raw tab in the name
     ts('{}', '"a\\"b"'), // an escape in a string id
     ts('{}', 'null'),
     ts('{}') + ' ', // whitespace after

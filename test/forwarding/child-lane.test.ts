@@ -54,6 +54,8 @@ t.test('the two ways SDKs write a result, and the id in each', async (t) => {
   const prefix = '{"jsonrpc":"2.0","id":"mcpmux-7","result":{"content":[]}}';
   const at2 = resultLineId(prefix)!;
   t.equal(prefix.slice(at2.start, at2.end), '"mcpmux-7"');
+  t.equal(at.seq, 12);
+  t.equal(at2.seq, 7);
 });
 
 t.test('lines that are not a plain result with a lane id are not recognized', async (t) => {
@@ -63,6 +65,11 @@ t.test('lines that are not a plain result with a lane id are not recognized', as
     '{"result":{"a":",\\"jsonrpc\\":\\"2.0\\",\\"id\\":\\"mcpmux-3\\"}"},"jsonrpc":"2.0","id":5}', // inside a string
     '{"result":{},"jsonrpc":"2.0","id":"mcpmux-"}', // no number
     '{"result":{},"jsonrpc":"2.0","id":"mcpmux-3x"}',
+    '{"result":{},"jsonrpc":"2.0","id":"mcpmux-03"}', // not the id mcpmux-3 was given
+    '{"jsonrpc":"2.0","id":"mcpmux-03","result":{}}',
+    '{"result":{},"jsonrpc":"2.0","id":"mcpmux-0"}', // lane numbers start at 1
+    '{"result":{},"jsonrpc":"2.0","id":"mcpmux-1234567890123456"}', // past 15 digits
+    '{"result":{},"jsonrpc":"2.0","id":"xmcpmux-3"}',
     '{"result":{},"id":"mcpmux-3"}', // no jsonrpc member: the parsed path judges it
     '{"method":"notifications/progress","params":{"progressToken":"mcpmux-3"},"jsonrpc":"2.0"}',
     '{"jsonrpc":"2.0","id":"mcpmux-3","method":"ping"}', // a request of the child
