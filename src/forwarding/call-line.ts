@@ -30,7 +30,7 @@ const MAX_ID_DIGITS = 15;
 export function readCallLine(line: string): CallLine | undefined {
   if (line.startsWith(TS_HEAD)) {
     const named = nameAndArguments(line, TS_HEAD.length);
-    if (!named || !line.startsWith(TS_TAIL, named.argumentsEnd) || !line.endsWith('}')) return undefined;
+    if (!named || !line.startsWith(TS_TAIL, named.argumentsEnd) || !closesWith(line, 1)) return undefined;
     const id = idIn(line, named.argumentsEnd + TS_TAIL.length, line.length - 1);
     return id === undefined ? undefined : { id, name: named.name, argumentsText: named.argumentsText };
   }
@@ -39,7 +39,7 @@ export function readCallLine(line: string): CallLine | undefined {
     if (idEnd < 0) return undefined;
     const id = idIn(line, PY_HEAD.length, idEnd);
     const named = id === undefined ? undefined : nameAndArguments(line, idEnd + PY_METHOD.length);
-    if (!named || named.argumentsEnd !== line.length - 2 || !line.endsWith('}}')) return undefined;
+    if (!named || named.argumentsEnd !== line.length - 2 || !closesWith(line, 2)) return undefined;
     return { id: id!, name: named.name, argumentsText: named.argumentsText };
   }
   return undefined;
@@ -64,6 +64,13 @@ function nameAndArguments(
   if (line.charCodeAt(start) !== OPEN_BRACE) return undefined;
   const end = jsonValueEnd(line, start);
   return end < 0 ? undefined : { name, argumentsText: line.slice(start, end), argumentsEnd: end };
+}
+
+/** Whether the line ends with `count` closing braces (one closes the message, two params and message). */
+function closesWith(line: string, count: number): boolean {
+  for (let i = line.length - count; i < line.length; i++)
+    if (line.charCodeAt(i) !== CLOSE_BRACE) return false;
+  return true;
 }
 
 /**

@@ -1,6 +1,8 @@
 // The child's side of the forwarding fast path (fast-path.ts is the client's): the calls sent
 // to one child generation, by the id mcpmux gave each (also its progress token), with their
 // timeouts. Its transport offers it every message first; nothing else knows these ids.
+// The module's binding, not the global: globalThis.performance is a lazy getter, read on every call here.
+import { performance } from 'node:perf_hooks';
 import type { JSONRPCMessage, LoggingLevel } from '@modelcontextprotocol/server';
 import { MuxError, relayedError } from '../errors.js';
 import { childCallLine } from './call-line.js';
