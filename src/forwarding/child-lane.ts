@@ -6,8 +6,9 @@ import { performance } from 'node:perf_hooks';
 import type { JSONRPCMessage, LoggingLevel } from '@modelcontextprotocol/server';
 import { MuxError, relayedError } from '../errors.js';
 import { childCallLine } from './call-line.js';
+import { IdTable, type Id } from './id-table.js';
 
-export type Id = string | number;
+export type { Id } from './id-table.js';
 export type Params = Record<string, unknown>;
 /** Sends a message to the client; `line`, where the client's transport has it, sends one already serialized. */
 export type Reply = ((message: JSONRPCMessage) => void) & { line?: (json: string) => void };
@@ -33,6 +34,9 @@ export class ForwardedCall {
   childId = '';
   /** When --call-timeout ends it (performance.now()), unless an answer or progress comes first. */
   deadline = 0;
+  /** Its neighbours in its lane's deadline order while it is pending (see ChildLane). */
+  earlier: ForwardedCall | undefined;
+  later: ForwardedCall | undefined;
 
   constructor(
     readonly id: Id,
@@ -80,12 +84,15 @@ export interface ChildLaneOptions {
  */
 export class ChildLane {
   readonly #options: ChildLaneOptions;
+  /** By the number in the child's id (a number hashes at once; a fresh string on every lookup). */
+  readonly #pending = new IdTable<ForwardedCall>();
   /**
-   * By the number in the child's id (a number hashes at once; a fresh string is hashed on every
-   * lookup), in the order of their deadlines: every call of a lane has the same timeout, so a
-   * call goes to the end when it starts and again when progress restarts it.
+   * The same calls in the order of their deadlines, linked through the calls (nothing is
+   * allocated per call): every call of a lane has the same timeout, so a call goes to the end
+   * when it starts and again when progress restarts it.
    */
-  readonly #pending = new Map<number, ForwardedCall>();
+  #first: ForwardedCall | undefined;
+  #last: ForwardedCall | undefined;
   /** One timer for the lane, due at the first deadline: a call costs no timer of its own. */
   #sweep: NodeJS.Timeout | undefined;
   #next = 0;
@@ -178,7 +185,7 @@ export class ChildLane {
   end(error: MuxError): void {
     clearTimeout(this.#sweep);
     this.#sweep = undefined;
-    for (const call of [...this.#pending.values()]) {
+    for (let call = this.#first; call; call = this.#first) {
       this.#settle(call);
       call.answer(call.shaping.failure(error));
     }
@@ -187,8 +194,12 @@ export class ChildLane {
   /** (Re)starts the call's timeout: a call may go --call-timeout without an answer or progress. */
   #arm(call: ForwardedCall): void {
     call.deadline = performance.now() + this.#options.callTimeoutMs;
-    this.#pending.delete(call.seq);
-    this.#pending.set(call.seq, call);
+    if (this.#pending.get(call.seq) === call) this.#unlink(call);
+    else this.#pending.set(call.seq, call);
+    call.earlier = this.#last;
+    if (this.#last) this.#last.later = call;
+    else this.#first = call;
+    this.#last = call;
     this.#sweep ??= this.#schedule(this.#options.callTimeoutMs);
   }
 
@@ -200,7 +211,7 @@ export class ChildLane {
   #timeOutDue(): void {
     this.#sweep = undefined;
     const now = performance.now();
-    for (const call of this.#pending.values()) {
+    for (let call = this.#first; call; call = this.#first) {
       if (call.deadline > now) {
         this.#sweep = this.#schedule(call.deadline - now);
         return;
@@ -218,7 +229,17 @@ export class ChildLane {
 
   #settle(call: ForwardedCall): void {
     this.#pending.delete(call.seq);
+    this.#unlink(call);
     call.done();
+  }
+
+  /** Takes the call out of the deadline order, and leaves it pointing at no other call. */
+  #unlink(call: ForwardedCall): void {
+    if (call.earlier) call.earlier.later = call.later;
+    else this.#first = call.later;
+    if (call.later) call.later.earlier = call.earlier;
+    else this.#last = call.earlier;
+    call.earlier = call.later = undefined;
   }
 
   #answerResult(call: ForwardedCall, result: Params, bytes: number): void {

@@ -27,6 +27,7 @@ import type { StartupGate } from '../registry/startup-gate.js';
 import type { ResultStore } from '../results/result-store.js';
 import type { CatalogRouter } from '../router/catalog-router.js';
 import { readCallLine } from './call-line.js';
+import { IdTable } from './id-table.js';
 import {
   ForwardedCall,
   type ChildLane,
@@ -66,7 +67,7 @@ export interface FastPathOptions {
 /** The client's side: one session's requests in flight, by the client's id. */
 export class FastPath {
   readonly #options: FastPathOptions;
-  readonly #inFlight = new Map<Id, ForwardedCall>();
+  readonly #inFlight = new IdTable<ForwardedCall>();
   /** What finding a request's target needs, made once (it is looked up on every call). */
   readonly #targets: TargetContext;
 
@@ -178,7 +179,7 @@ export class FastPath {
 
   /** The client went away: the children stop working on its calls. */
   close(): void {
-    for (const call of [...this.#inFlight.values()]) call.lane!.cancel(call, 'the client went away');
+    for (const call of this.#inFlight.values()) call.lane!.cancel(call, 'the client went away');
   }
 }
 

@@ -162,3 +162,34 @@ t.test('one lane timer ends each call at its own deadline, which progress moves'
     'the child hears of each under its own id',
   );
 });
+
+t.test('the end of a generation settles every pending call once, whatever its order', async (t) => {
+  const { lane, sent } = newLane();
+  const calls = ['a', 'b', 'c', 'd'].map((name) => {
+    const c = call(name, { failure: (error) => ({ error: { code: -1, message: error.message } }) });
+    lane.start(c.forwarded, 'tools/call', { name: 'x' });
+    return c;
+  });
+  const childIds = sent.map((m) => (m as { id: string }).id);
+  const answer = `{"result":{},"jsonrpc":"2.0","id":"${childIds[1]}"}`;
+  t.equal(lane.takeLine(answer, answer.length), true, 'b is answered');
+  const progress = {
+    jsonrpc: '2.0',
+    method: 'notifications/progress',
+    params: { progressToken: childIds[0] },
+  };
+  t.equal(lane.divert(progress as JSONRPCMessage, 0), true, 'a moves to the end of the order');
+  lane.cancel(calls[2]!.forwarded, 'cancelled');
+  lane.end(new MuxError('SERVER_CRASHED', 'it crashed'));
+  t.same(
+    calls.map((c) => c.done()),
+    [1, 1, 1, 1],
+    'each call ended once',
+  );
+  t.match(calls[0]!.messages, [{ id: 'a', error: { message: 'it crashed' } }]);
+  t.same(calls[1]!.messages, [], 'b had its answer');
+  t.same(calls[2]!.messages, [], 'c was cancelled');
+  t.match(calls[3]!.messages, [{ id: 'd', error: { message: 'it crashed' } }]);
+  const late = `{"result":{},"jsonrpc":"2.0","id":"${childIds[3]}"}`;
+  t.equal(lane.takeLine(late, late.length), false, 'an answer after the end belongs to no call');
+});

@@ -1,0 +1,38 @@
+// The fast path's table of calls by JSON-RPC id: a number and a string are different ids, and
+// any string is a plain key.
+import t from 'tap';
+import { IdTable } from '../../src/forwarding/id-table.js';
+
+t.test('numbers and strings are different ids; any string is a key', async (t) => {
+  const table = new IdTable<string>();
+  table.set(7, 'number 7');
+  table.set('7', 'string 7');
+  table.set('__proto__', 'proto');
+  table.set('constructor', 'ctor');
+  table.set(-3, 'minus 3');
+  table.set(1.5, 'one and a half');
+  t.equal(table.get(7), 'number 7');
+  t.equal(table.get('7'), 'string 7');
+  t.equal(table.get('__proto__'), 'proto');
+  t.equal(table.get('constructor'), 'ctor');
+  t.equal(table.get(-3), 'minus 3');
+  t.equal(table.get('-3'), undefined, 'the string "-3" is not the number -3');
+  t.equal(table.get(1.5), 'one and a half');
+  t.equal(table.get('toString'), undefined, 'nothing inherited');
+  t.equal(table.has(8), false);
+  table.delete(7);
+  t.equal(table.has(7), false);
+  t.equal(table.get('7'), 'string 7', 'deleting 7 leaves "7"');
+  t.same(table.values().sort(), ['ctor', 'minus 3', 'one and a half', 'proto', 'string 7']);
+});
+
+t.test('a table that churns keeps only what is in it', async (t) => {
+  const table = new IdTable<number>();
+  for (let i = 1; i <= 100_000; i++) {
+    table.set(i, i);
+    if (i > 64) table.delete(i - 64);
+  }
+  t.equal(table.values().length, 64);
+  t.equal(table.get(100_000 - 63), 100_000 - 63);
+  t.equal(table.get(100_000 - 64), undefined);
+});
