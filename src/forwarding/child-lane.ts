@@ -141,7 +141,7 @@ export class ChildLane {
     const call = this.#pending.get(at.seq);
     if (!call?.reply.line || !call.shaping.passThrough?.(bytes)) return false;
     this.#settle(call);
-    call.reply.line(line.slice(0, at.start) + JSON.stringify(call.id) + line.slice(at.end));
+    call.reply.line(line.slice(0, at.start) + idJson(call.id) + line.slice(at.end));
     return true;
   }
 
@@ -291,6 +291,11 @@ export function resultLineId(line: string): { start: number; end: number; seq: n
 function laneSeq(id: unknown): number {
   if (typeof id !== 'string' || !id.startsWith(LANE_ID_PREFIX)) return -1;
   return digitsValue(id, LANE_ID_PREFIX.length, id.length);
+}
+
+/** An id as JSON: a number's digits need no JSON.stringify (a call into the runtime on every answer). */
+function idJson(id: Id): string {
+  return typeof id === 'number' ? String(id) : JSON.stringify(id);
 }
 
 /** The lane number written in [from, to): digits alone, no leading zero (numbers start at 1); else -1. */
