@@ -1,6 +1,6 @@
 // One full garbage collection once mcpmux has gone quiet after catalog work: start-up,
 // servers taken on (their lists parsed, the aggregated list built and serialized at each
-// change), large lists sent. That work grows V8's heap to its burst size, and Node gives it
+// change), large lists sent, HTTP sessions ended (each held an SDK server and transport). That work grows V8's heap to its burst size, and Node gives it
 // back only when V8's memory reducer runs, which it starts after a full collection that a
 // small heap may never reach: measured, an empty mcpmux stayed at 69 MB of RSS for good,
 // and one collection a second after its first answer brought it to 59.5 MB; with 50

@@ -98,8 +98,8 @@ export async function serve({
     registry.onChange((change) => {
       if (change.kinds.includes('tools')) index.prepare(registry.snapshot);
     });
-  // Start-up and a burst of servers (a config's, or an agent's adds) or of lists leave the
-  // heap at its burst size: given back once quiet.
+  // Start-up, a burst of servers (a config's, or an agent's adds), of lists or of HTTP
+  // sessions leave the heap at its burst size: given back once quiet.
   const idleCollection = new IdleCollection();
   idleCollection.activity();
   registry.onChange(() => idleCollection.activity());
@@ -171,6 +171,8 @@ export async function serve({
         ...options.http,
         maxBodyBytes: options.maxMessageBytes,
         createSession: () => newSession(),
+        // A wave of sessions that ended leaves their garbage in a heap at its burst size.
+        onSessionEnd: () => idleCollection.activity(),
         createRequestServer: () => new MuxServer({ ...sessionOptions('modern'), perRequest }).server,
         onListen: (uris) => watchResources({ registry, router, upstream, logger: log }, uris, deliverUpdate),
         logger: log,

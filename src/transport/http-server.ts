@@ -52,6 +52,8 @@ export interface HttpServeOptions {
   /** Sessions open at once. Default 100. */
   maxSessions?: number;
   createSession: () => HttpSession;
+  /** A session ended (expired, deleted or dropped): what it held is garbage now. */
+  onSessionEnd?: () => void;
   /**
    * A server for one request of a modern (2026-07-28) client, which has no session: each
    * request carries its own _meta envelope. Without it, modern requests are refused.
@@ -254,6 +256,7 @@ export class McpHttpServer {
       const id = transport.sessionId;
       if (id !== undefined && this.#sessions.remove(id))
         this.#options.logger.info(`HTTP session ${id} closed (${this.#sessions.size} open)`);
+      this.#options.onSessionEnd?.();
       void session
         .close()
         .catch((error: unknown) =>
