@@ -218,7 +218,7 @@ async function spawnAndConnect(
     },
   });
   transport.divert = (message, bytes) => lane.divert(message, bytes);
-  transport.takeLine = (line, bytes) => lane.takeLine(line, bytes);
+  transport.takeBytes = (bytes, start, end) => lane.takeBytes(bytes, start, end);
   gen.lane = lane;
   const loaded = await sdk;
   const client = newClient(host, gen, loaded);

@@ -10,8 +10,13 @@ import { IdTable, type Id } from './id-table.js';
 
 export type { Id } from './id-table.js';
 export type Params = Record<string, unknown>;
-/** Sends a message to the client; `line`, where the client's transport has it, sends one already serialized. */
-export type Reply = ((message: JSONRPCMessage) => void) & { line?: (json: string) => void };
+/**
+ * Sends a message to the client; `pieces`, where the client's transport has it, sends one line
+ * already serialized, given in pieces of text and bytes (an answer with the client's id spliced in).
+ */
+export type Reply = ((message: JSONRPCMessage) => void) & {
+  pieces?: (pieces: readonly (string | Buffer)[]) => void;
+};
 
 /** How a child's answer becomes the client's, per method. */
 export interface Shaping {
@@ -128,20 +133,20 @@ export class ChildLane {
   }
 
   /**
-   * A line from the child, before it is parsed: the result of a call whose answer passes
-   * through is sent to the client with the client's id in place of the lane's, unparsed (a
-   * large result costs a copy, not a parse and a serialization). Only the two ways SDKs
-   * write a result are recognized, `{"result":…,"jsonrpc":"2.0","id":"mcpmux-N"}` (the
+   * A line from the child (`bytes[start, end)`), before it is decoded: the result of a call
+   * whose answer passes through is sent to the client with the client's id in place of the
+   * lane's, its bytes never decoded or parsed (a large result costs a copy). Only the two ways
+   * SDKs write a result are recognized, `{"result":…,"jsonrpc":"2.0","id":"mcpmux-N"}` (the
    * TypeScript SDK) and `{"jsonrpc":"2.0","id":"mcpmux-N","result":…}`; anything else is
    * parsed and goes through divert.
    */
-  takeLine(line: string, bytes: number): boolean {
-    const at = resultLineId(line);
+  takeBytes(bytes: Buffer, start: number, end: number): boolean {
+    const at = resultLineId(bytes, start, end);
     if (!at) return false;
     const call = this.#pending.get(at.seq);
-    if (!call?.reply.line || !call.shaping.passThrough?.(bytes)) return false;
+    if (!call?.reply.pieces || !call.shaping.passThrough?.(end - start)) return false;
     this.#settle(call);
-    call.reply.line(line.slice(0, at.start) + idJson(call.id) + line.slice(at.end));
+    call.reply.pieces([bytes.subarray(start, at.start), idJson(call.id), bytes.subarray(at.end, end)]);
     return true;
   }
 
@@ -253,38 +258,56 @@ export class ChildLane {
 }
 
 const LANE_ID_PREFIX = 'mcpmux-';
-const ID_SUFFIX = ',"jsonrpc":"2.0","id":"mcpmux-';
-const ID_PREFIX = '{"jsonrpc":"2.0","id":"mcpmux-';
+/** What comes before a lane's number where the TypeScript SDK puts the id: last, after the result. */
+const ID_SUFFIX = Buffer.from(',"jsonrpc":"2.0","id":"mcpmux-');
+/** …and where the Python SDK puts it: first. */
+const ID_PREFIX = Buffer.from('{"jsonrpc":"2.0","id":"mcpmux-');
+const RESULT_FIRST = Buffer.from('{"result":');
+const RESULT_AFTER_ID = Buffer.from(',"result":');
 /** `"mcpmux-`: from an id's opening quote to its number. */
 const QUOTED_PREFIX_LENGTH = LANE_ID_PREFIX.length + 1;
 /** Longest lane number read: a lane counts far below 10^15, and beyond it a double loses digits. */
 const MAX_SEQ_DIGITS = 15;
 
 /**
- * Where the quoted id of a result line is (start at its opening quote, end past its closing
- * one) and the lane's number in it, if the line is a result with a lane's id in one of the
- * two places SDKs put it. The id is read only where it cannot be inside a string or a nested
- * object: right before the line's last brace (so it belongs to the outer object) after a
- * result that opened the line, or right after the outer object's first member. Found by
- * looking at those places, never by searching the line (a result may be megabytes).
+ * Where the quoted id of a result line (`bytes[start, end)`) is (from its opening quote to
+ * past its closing one) and the lane's number in it, if the line is a result with a lane's id
+ * in one of the two places SDKs put it. The id is read only where it cannot be inside a
+ * string or a nested object: right before the line's last brace (so it belongs to the outer
+ * object) after a result that opened the line, or right after the outer object's first
+ * member. Found by looking at those places, never by searching the line (a result may be
+ * megabytes).
  */
-export function resultLineId(line: string): { start: number; end: number; seq: number } | undefined {
-  if (line.startsWith('{"result":')) {
-    const end = line.length - 1;
-    if (line.charCodeAt(end) !== CLOSE_BRACE || line.charCodeAt(end - 1) !== QUOTE) return undefined;
-    let digits = end - 1;
-    while (digits > 0 && isDigit(line.charCodeAt(digits - 1))) digits--;
-    if (!line.startsWith(ID_SUFFIX, digits - ID_SUFFIX.length)) return undefined;
-    const seq = digitsValue(line, digits, end - 1);
-    return seq < 0 ? undefined : { start: digits - QUOTED_PREFIX_LENGTH, end, seq };
+export function resultLineId(
+  bytes: Buffer,
+  start: number,
+  end: number,
+): { start: number; end: number; seq: number } | undefined {
+  if (hasAt(bytes, start, end, RESULT_FIRST)) {
+    const last = end - 1;
+    if (bytes[last] !== CLOSE_BRACE || bytes[last - 1] !== QUOTE) return undefined;
+    let digits = last - 1;
+    while (digits > start && isDigit(bytes[digits - 1]!)) digits--;
+    const key = digits - ID_SUFFIX.length;
+    if (key < start || !hasAt(bytes, key, end, ID_SUFFIX)) return undefined;
+    const seq = digitsValue(bytes, digits, last - 1);
+    return seq < 0 ? undefined : { start: digits - QUOTED_PREFIX_LENGTH, end: last, seq };
   }
-  if (line.startsWith(ID_PREFIX) && line.charCodeAt(line.length - 1) === CLOSE_BRACE) {
-    const close = line.indexOf('"', ID_PREFIX.length);
-    const seq = close < 0 ? -1 : digitsValue(line, ID_PREFIX.length, close);
-    if (seq < 0 || !line.startsWith(',"result":', close + 1)) return undefined;
-    return { start: ID_PREFIX.length - QUOTED_PREFIX_LENGTH, end: close + 1, seq };
+  if (hasAt(bytes, start, end, ID_PREFIX) && bytes[end - 1] === CLOSE_BRACE) {
+    const from = start + ID_PREFIX.length;
+    const close = bytes.indexOf(QUOTE, from);
+    const seq = close < 0 || close >= end ? -1 : digitsValue(bytes, from, close);
+    if (seq < 0 || !hasAt(bytes, close + 1, end, RESULT_AFTER_ID)) return undefined;
+    return { start: from - QUOTED_PREFIX_LENGTH, end: close + 1, seq };
   }
   return undefined;
+}
+
+/** Whether `bytes[at, end)` begins with `pattern`. */
+function hasAt(bytes: Buffer, at: number, end: number, pattern: Buffer): boolean {
+  if (end - at < pattern.length) return false;
+  for (let i = 0; i < pattern.length; i++) if (bytes[at + i] !== pattern[i]) return false;
+  return true;
 }
 
 /** The lane's number in an id or progress token this lane gave (`mcpmux-<n>`), or -1. */
@@ -298,12 +321,13 @@ function idJson(id: Id): string {
   return typeof id === 'number' ? String(id) : JSON.stringify(id);
 }
 
-/** The lane number written in [from, to): digits alone, no leading zero (numbers start at 1); else -1. */
-function digitsValue(text: string, from: number, to: number): number {
-  if (to <= from || to - from > MAX_SEQ_DIGITS || text.charCodeAt(from) === 0x30) return -1;
+/** The lane number written in `text[from, to)` (bytes or a string): digits alone, no leading zero (numbers start at 1); else -1. */
+function digitsValue(text: Buffer | string, from: number, to: number): number {
+  if (to <= from || to - from > MAX_SEQ_DIGITS) return -1;
   let value = 0;
   for (let i = from; i < to; i++) {
-    const c = text.charCodeAt(i);
+    const c = typeof text === 'string' ? text.charCodeAt(i) : text[i]!;
+    if (c === 0x30 && i === from) return -1;
     if (!isDigit(c)) return -1;
     value = value * 10 + (c - 0x30);
   }

@@ -21,6 +21,11 @@ export interface JsonLineReaderOptions {
    * over (so order holds): returning true says it was dealt with as it is, unparsed.
    */
   takeLine?: (line: string, bytes: number) => boolean;
+  /**
+   * The same, earlier: the line as bytes (`bytes[start, end)`, no newline), before it is even
+   * decoded. The bytes stay valid after the call (each read has its own buffer).
+   */
+  takeBytes?: (bytes: Buffer, start: number, end: number) => boolean;
   /** A line longer than maxMessageBytes is being dropped (bytes seen so far); once per line, as soon as it is known. */
   onOversize: (bytes: number) => void;
   /**
@@ -125,6 +130,7 @@ export class JsonLineReader {
 
   /** The line in bytes[start, end). */
   #onLine(bytes: Buffer, start = 0, end = bytes.length): void {
+    if (!this.#draining && this.#options.takeBytes?.(bytes, start, end)) return;
     const size = end - start;
     // A carriage return before the newline is not part of the line.
     const line = bytes.toString(
@@ -283,8 +289,10 @@ interface BatchAccepted {
  */
 export class JsonLineWriter {
   readonly #stream: Writable;
-  /** Lines of this tick, written together once the tick's microtasks have run. */
-  #batch: string[] = [];
+  /** Lines of this tick, written together once the tick's microtasks have run (a line may be in pieces). */
+  #batch: (string | Buffer)[] = [];
+  /** Whether a piece of the batch is bytes: then it is written as one buffer, not one string. */
+  #batchHasBytes = false;
   /** Writes the batch; made once, so that a message costs no closure. */
   readonly #flushBatch = () => void this.#flush();
   /** Settles when the current batch has been accepted by the stream; made only when someone waits. */
@@ -327,15 +335,30 @@ export class JsonLineWriter {
     if (this.#batch.push(json + '\n') === 1) process.nextTick(this.#flushBatch);
   }
 
+  /**
+   * Writes one line given in pieces, bytes and text (a child's answer with the client's id
+   * spliced in): the bytes are copied once into the write, never decoded.
+   */
+  postPieces(pieces: readonly (string | Buffer)[]): void {
+    if (this.#batch.length === 0) process.nextTick(this.#flushBatch);
+    for (const piece of pieces) this.#batch.push(piece);
+    this.#batch.push('\n');
+    this.#batchHasBytes = true;
+  }
+
   async #flush(): Promise<void> {
     let accepted: BatchAccepted | undefined;
     try {
       if (this.#drained) await this.#drained;
       const lines = this.#batch;
+      const hasBytes = this.#batchHasBytes;
       accepted = this.#batchAccepted;
       this.#batch = [];
+      this.#batchHasBytes = false;
       this.#batchAccepted = undefined;
-      const written = this.#stream.write(lines.length === 1 ? lines[0]! : lines.join(''));
+      const written = this.#stream.write(
+        hasBytes ? concatPieces(lines) : lines.length === 1 ? lines[0]! : (lines as string[]).join(''),
+      );
       if (!written) {
         this.#drained = this.#waitForDrain();
         await this.#drained;
@@ -363,6 +386,16 @@ export class JsonLineWriter {
       stream.once('close', onClose);
     });
   }
+}
+
+/** Text and bytes as one buffer: one allocation, each piece written or copied into it once. */
+function concatPieces(pieces: readonly (string | Buffer)[]): Buffer {
+  let size = 0;
+  for (const piece of pieces) size += typeof piece === 'string' ? Buffer.byteLength(piece) : piece.length;
+  const out = Buffer.allocUnsafe(size);
+  let at = 0;
+  for (const piece of pieces) at += typeof piece === 'string' ? out.write(piece, at) : piece.copy(out, at);
+  return out;
 }
 
 /** A message could not be written: the other side closed the stream (a child going away). */

@@ -23,8 +23,8 @@ export class StdioChildTransport implements Transport {
    * progress of a call on the forwarding fast path) never reaches onmessage.
    */
   divert?: (message: JSONRPCMessage, bytes: number) => boolean;
-  /** Sees each line before it is parsed (when nothing waits to be handed over): a line it takes is not parsed. */
-  takeLine?: (line: string, bytes: number) => boolean;
+  /** Sees each line as bytes before it is decoded (when nothing waits to be handed over): a line it takes is not parsed. */
+  takeBytes?: (bytes: Buffer, start: number, end: number) => boolean;
 
   readonly #process: ChildProcess;
   readonly #reader: JsonLineReader;
@@ -37,7 +37,7 @@ export class StdioChildTransport implements Transport {
     this.#reader = new JsonLineReader({
       onMessage: (message, bytes) => this.#handOver(message, bytes),
       onSkippedLine: options.onSkippedLine ?? (() => {}),
-      takeLine: (line, bytes) => this.takeLine?.(line, bytes) ?? false,
+      takeBytes: (bytes, start, end) => this.takeBytes?.(bytes, start, end) ?? false,
       ...oversizeHandlers({
         limit: options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES,
         sender: 'the server',

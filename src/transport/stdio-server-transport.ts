@@ -87,15 +87,16 @@ export class StdioServerTransport implements Transport {
   }
 
   /**
-   * The fast path's answers: sent with nobody waiting (no promise per message), `line` one
+   * The fast path's answers: sent with nobody waiting (no promise per message), `pieces` one
    * already serialized (passed through). After close they are dropped, as the client is gone.
    */
   post(message: JSONRPCMessage): void {
     if (!this.#closed) this.#writer.post(message);
   }
 
-  postLine(json: string): void {
-    if (!this.#closed) this.#writer.postLine(json);
+  /** The same for a line in pieces of text and bytes (a child's answer with the client's id spliced in). */
+  postPieces(pieces: readonly (string | Buffer)[]): void {
+    if (!this.#closed) this.#writer.postPieces(pieces);
   }
 
   async close(): Promise<void> {

@@ -77,7 +77,7 @@ export function serveMuxOverStdio(options: StdioServingOptions): StdioServing {
     },
   });
   const reply: Reply = Object.assign((message: JSONRPCMessage) => transport.post(message), {
-    line: (json: string) => transport.postLine(json),
+    pieces: (pieces: readonly (string | Buffer)[]) => transport.postPieces(pieces),
   });
   const handle: StdioServerHandle = serveStdio(
     ({ era }) => {

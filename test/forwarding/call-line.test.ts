@@ -110,6 +110,20 @@ t.test('the grammar check agrees with JSON.parse and survives any nesting', asyn
     t.throws(() => JSON.parse(bad), bad);
     t.not(jsonValueEnd(bad, 0), bad.length, bad);
   }
+  // Long strings, which are skipped in runs: what ends a run must still be judged.
+  const run = 'x'.repeat(5000);
+  for (const value of [`"${run}"`, `"${run}\\n${run}"`, `"${run}\\u00e9${run}"`, `{"${run}":"ü${run}"}`])
+    t.equal(jsonValueEnd(value, 0), value.length, `${value.length} characters`);
+  for (const bad of [
+    `"${run}`,
+    `"${run}\u0001${run}"`,
+    `"${run}\\x${run}"`,
+    `"${run}\\u00g0"`,
+    `"${run}\\`,
+  ]) {
+    t.throws(() => JSON.parse(bad));
+    t.not(jsonValueEnd(bad, 0), bad.length, `${bad.length} characters, not a string`);
+  }
   // Deep nesting: an array, not the call stack, keeps the depth.
   const deep = '['.repeat(200_000) + ']'.repeat(200_000);
   t.equal(jsonValueEnd(deep, 0), deep.length);

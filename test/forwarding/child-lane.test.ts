@@ -24,11 +24,27 @@ function newLane(callTimeoutMs = 60_000) {
   return { lane, sent };
 }
 
+/** Offers a line to the lane as the reader does: in the middle of a chunk, with other bytes around it. */
+function take(lane: ChildLane, line: string): boolean {
+  const bytes = Buffer.from(`{"x":1}\n${line}\n{"jsonrpc":"2.0","id":"mcpmux-1","result":{}}`);
+  const start = Buffer.byteLength('{"x":1}\n');
+  return lane.takeBytes(bytes, start, start + Buffer.byteLength(line));
+}
+
+/** resultLineId on a line inside a larger chunk, with what it found as text. */
+function idOf(line: string) {
+  const bytes = Buffer.from(`"mcpmux-5"}\n${line}\n,"jsonrpc":"2.0","id":"mcpmux-6"}`);
+  const start = Buffer.byteLength('"mcpmux-5"}\n');
+  const at = resultLineId(bytes, start, start + Buffer.byteLength(line));
+  return at && { id: bytes.toString('utf8', at.start, at.end), seq: at.seq };
+}
+
 function call(id: string | number, shaping: Partial<Shaping> = {}) {
   const lines: string[] = [];
   const messages: JSONRPCMessage[] = [];
   const reply: Reply = Object.assign((m: JSONRPCMessage) => void messages.push(m), {
-    line: (json: string) => void lines.push(json),
+    pieces: (pieces: readonly (string | Buffer)[]) =>
+      void lines.push(pieces.map((p) => (typeof p === 'string' ? p : p.toString('utf8'))).join('')),
   });
   let done = 0;
   const forwarded = new ForwardedCall(
@@ -48,14 +64,13 @@ function call(id: string | number, shaping: Partial<Shaping> = {}) {
 }
 
 t.test('the two ways SDKs write a result, and the id in each', async (t) => {
-  const suffix = '{"result":{"content":[]},"jsonrpc":"2.0","id":"mcpmux-12"}';
-  const at = resultLineId(suffix)!;
-  t.equal(suffix.slice(at.start, at.end), '"mcpmux-12"');
-  const prefix = '{"jsonrpc":"2.0","id":"mcpmux-7","result":{"content":[]}}';
-  const at2 = resultLineId(prefix)!;
-  t.equal(prefix.slice(at2.start, at2.end), '"mcpmux-7"');
-  t.equal(at.seq, 12);
-  t.equal(at2.seq, 7);
+  t.same(idOf('{"result":{"content":[]},"jsonrpc":"2.0","id":"mcpmux-12"}'), { id: '"mcpmux-12"', seq: 12 });
+  t.same(idOf('{"jsonrpc":"2.0","id":"mcpmux-7","result":{"content":[]}}'), { id: '"mcpmux-7"', seq: 7 });
+  t.same(
+    idOf('{"result":"ü","jsonrpc":"2.0","id":"mcpmux-3"}'),
+    { id: '"mcpmux-3"', seq: 3 },
+    'bytes, not characters',
+  );
 });
 
 t.test('lines that are not a plain result with a lane id are not recognized', async (t) => {
@@ -70,11 +85,14 @@ t.test('lines that are not a plain result with a lane id are not recognized', as
     '{"result":{},"jsonrpc":"2.0","id":"mcpmux-0"}', // lane numbers start at 1
     '{"result":{},"jsonrpc":"2.0","id":"mcpmux-1234567890123456"}', // past 15 digits
     '{"result":{},"jsonrpc":"2.0","id":"xmcpmux-3"}',
+    '{"result":"mcpmux-3"}', // the number's prefix would start before the line
+    '{"result":{}}',
+    '{"jsonrpc":"2.0","id":"mcpmux-3',
     '{"result":{},"id":"mcpmux-3"}', // no jsonrpc member: the parsed path judges it
     '{"method":"notifications/progress","params":{"progressToken":"mcpmux-3"},"jsonrpc":"2.0"}',
     '{"jsonrpc":"2.0","id":"mcpmux-3","method":"ping"}', // a request of the child
   ])
-    t.equal(resultLineId(line), undefined, line);
+    t.equal(idOf(line), undefined, line);
 });
 
 t.test('a result passes through with the client id in place of the lane id', async (t) => {
@@ -83,19 +101,19 @@ t.test('a result passes through with the client id in place of the lane id', asy
   lane.start(c.forwarded, 'tools/call', { name: 'x' });
   const childId = (sent[0] as { id: string }).id;
   const line = `{"result":{"content":[{"type":"text","text":"a \\"quoted\\" ü"}]},"jsonrpc":"2.0","id":"${childId}"}`;
-  t.equal(lane.takeLine(line, Buffer.byteLength(line)), true);
+  t.equal(take(lane, line), true);
   t.same(JSON.parse(c.lines[0]!), {
     result: { content: [{ type: 'text', text: 'a "quoted" ü' }] },
     jsonrpc: '2.0',
     id: 'client "7"',
   });
   t.equal(c.done(), 1, 'the call is settled');
-  t.equal(lane.takeLine(line, line.length), false, 'a second answer to the same id is not taken');
+  t.equal(take(lane, line), false, 'a second answer to the same id is not taken');
 
   const d = call(42);
   lane.start(d.forwarded, 'tools/call', { name: 'x' });
   const prefixed = `{"jsonrpc":"2.0","id":"${(sent[1] as { id: string }).id}","result":{"content":[]}}`;
-  t.equal(lane.takeLine(prefixed, prefixed.length), true);
+  t.equal(take(lane, prefixed), true);
   t.same(JSON.parse(d.lines[0]!), { jsonrpc: '2.0', id: 42, result: { content: [] } });
 });
 
@@ -104,19 +122,19 @@ t.test('a result that must be shaped, or a reply with no line, is left to the pa
   const big = call(1, { passThrough: (bytes) => bytes <= 10 });
   lane.start(big.forwarded, 'tools/call', { name: 'x' });
   const line = `{"result":{"content":[]},"jsonrpc":"2.0","id":"${(sent[0] as { id: string }).id}"}`;
-  t.equal(lane.takeLine(line, line.length), false, 'longer than the bound: kept and cut after parsing');
+  t.equal(take(lane, line), false, 'longer than the bound: kept and cut after parsing');
   t.equal(big.done(), 0);
   t.equal(lane.divert(JSON.parse(line) as JSONRPCMessage, line.length), true, 'the parsed path takes it');
   t.equal(big.messages.length, 1);
 
   const plain = call(2);
-  delete (plain.forwarded.reply as { line?: unknown }).line;
+  delete (plain.forwarded.reply as { pieces?: unknown }).pieces;
   lane.start(plain.forwarded, 'tools/call', { name: 'x' });
   const line2 = `{"result":{},"jsonrpc":"2.0","id":"${(sent[1] as { id: string }).id}"}`;
-  t.equal(lane.takeLine(line2, line2.length), false);
+  t.equal(take(lane, line2), false);
 
   const unknown = '{"result":{},"jsonrpc":"2.0","id":"mcpmux-999"}';
-  t.equal(lane.takeLine(unknown, unknown.length), false, 'an id the lane never gave');
+  t.equal(take(lane, unknown), false, 'an id the lane never gave');
   lane.end(new MuxError('CHILD_ERROR', 'gone'));
   t.equal(plain.messages.length, 1, 'ending the lane settles what is left');
 });
@@ -146,7 +164,7 @@ t.test('one lane timer ends each call at its own deadline, which progress moves'
   };
   t.equal(lane.divert(progress as JSONRPCMessage, 0), true, 'progress of b restarts its deadline');
   const answer = `{"result":{},"jsonrpc":"2.0","id":"${childIds[2]}"}`;
-  t.equal(lane.takeLine(answer, answer.length), true, 'c is answered');
+  t.equal(take(lane, answer), true, 'c is answered');
 
   while (timedOutAt.size < 2) await new Promise((resolve) => setTimeout(resolve, 10));
   t.ok(timedOutAt.get('a')! - startedAt >= TIMEOUT, 'a ends no sooner than its deadline');
@@ -172,7 +190,7 @@ t.test('the end of a generation settles every pending call once, whatever its or
   });
   const childIds = sent.map((m) => (m as { id: string }).id);
   const answer = `{"result":{},"jsonrpc":"2.0","id":"${childIds[1]}"}`;
-  t.equal(lane.takeLine(answer, answer.length), true, 'b is answered');
+  t.equal(take(lane, answer), true, 'b is answered');
   const progress = {
     jsonrpc: '2.0',
     method: 'notifications/progress',
@@ -191,5 +209,5 @@ t.test('the end of a generation settles every pending call once, whatever its or
   t.same(calls[2]!.messages, [], 'c was cancelled');
   t.match(calls[3]!.messages, [{ id: 'd', error: { message: 'it crashed' } }]);
   const late = `{"result":{},"jsonrpc":"2.0","id":"${childIds[3]}"}`;
-  t.equal(lane.takeLine(late, late.length), false, 'an answer after the end belongs to no call');
+  t.equal(take(lane, late), false, 'an answer after the end belongs to no call');
 });

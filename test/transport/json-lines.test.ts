@@ -267,6 +267,35 @@ t.test('messages sent in one tick leave in one write', async (t) => {
 });
 
 t.test(
+  'a line in pieces of bytes and text leaves in the same write as the messages of its tick',
+  async (t) => {
+    const { stream, writes } = recordingStream();
+    const writer = new JsonLineWriter(stream);
+    const answer = Buffer.from('xx{"result":{"text":"ü ✓"},"jsonrpc":"2.0","id":"mcpmux-4"}yy');
+    const idStart = answer.indexOf('"mcpmux-4"');
+    writer.post({ jsonrpc: '2.0', method: 'first' });
+    writer.postPieces([
+      answer.subarray(2, idStart),
+      '"client ü"',
+      answer.subarray(idStart + 10, answer.length - 2),
+    ]);
+    await writer.write({ jsonrpc: '2.0', method: 'last' });
+    t.equal(writes.length, 1, 'one write');
+    t.same(
+      writes[0]!
+        .split('\n')
+        .slice(0, -1)
+        .map((l) => JSON.parse(l)),
+      [
+        { jsonrpc: '2.0', method: 'first' },
+        { result: { text: 'ü ✓' }, jsonrpc: '2.0', id: 'client ü' },
+        { jsonrpc: '2.0', method: 'last' },
+      ],
+    );
+  },
+);
+
+t.test(
   'a backed-up stream: sends resolve only once it drains, and nothing is lost or reordered',
   async (t) => {
     const { stream, writes, holdWrites, releaseWrites } = recordingStream(16);
