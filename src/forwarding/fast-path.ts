@@ -10,7 +10,7 @@
 // child's id, --call-timeout reset by progress, every call of a child settled at once when it
 // crashes or is removed, a large tool result kept and cut, and errors shaped as before.
 //
-// Only the forwarding modules know the id and progress-token maps (this one the client's,
+// Only the forwarding modules know the id and progress-token tables (this one the client's,
 // child-lane.ts the child's). It takes a request only when all of
 // it is known to be plain: a client on stdio (after initialize, for a 2025 one), the
 // configured servers started, a running child on stdio of the same era (or a 2025 child
