@@ -6,7 +6,7 @@ import { performance } from 'node:perf_hooks';
 import type { JSONRPCMessage, LoggingLevel } from '@modelcontextprotocol/server';
 import { MuxError, relayedError } from '../errors.js';
 import { childCallLine } from './call-line.js';
-import { IdTable, type Id } from './id-table.js';
+import { SeqTable, type Id } from './id-table.js';
 
 export type { Id } from './id-table.js';
 export type Params = Record<string, unknown>;
@@ -89,8 +89,8 @@ export interface ChildLaneOptions {
  */
 export class ChildLane {
   readonly #options: ChildLaneOptions;
-  /** By the number in the child's id (a number hashes at once; a fresh string on every lookup). */
-  readonly #pending = new IdTable<ForwardedCall>();
+  /** By the number in the child's id (`mcpmux-<seq>`). */
+  readonly #pending = new SeqTable<ForwardedCall>();
   /**
    * The same calls in the order of their deadlines, linked through the calls (nothing is
    * allocated per call): every call of a lane has the same timeout, so a call goes to the end
@@ -200,7 +200,7 @@ export class ChildLane {
   #arm(call: ForwardedCall): void {
     call.deadline = performance.now() + this.#options.callTimeoutMs;
     if (this.#pending.get(call.seq) === call) this.#unlink(call);
-    else this.#pending.set(call.seq, call);
+    else this.#pending.add(call);
     call.earlier = this.#last;
     if (this.#last) this.#last.later = call;
     else this.#first = call;
@@ -233,7 +233,7 @@ export class ChildLane {
   }
 
   #settle(call: ForwardedCall): void {
-    this.#pending.delete(call.seq);
+    this.#pending.delete(call);
     this.#unlink(call);
     call.done();
   }
