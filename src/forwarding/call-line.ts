@@ -221,7 +221,8 @@ function numberEnd(text: string, i: number): number {
   return i;
 }
 
-function isDigit(c: number): boolean {
+/** An ASCII digit's code (a character's or a byte's). */
+export function isDigit(c: number): boolean {
   return c >= 0x30 && c <= 0x39;
 }
 

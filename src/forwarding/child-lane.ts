@@ -5,7 +5,7 @@
 import { performance } from 'node:perf_hooks';
 import type { JSONRPCMessage, LoggingLevel } from '@modelcontextprotocol/server';
 import { MuxError, relayedError } from '../errors.js';
-import { childCallLine } from './call-line.js';
+import { childCallLine, isDigit } from './call-line.js';
 import { SeqTable, type Id } from './id-table.js';
 
 export type { Id } from './id-table.js';
@@ -332,10 +332,6 @@ function digitsValue(text: Buffer | string, from: number, to: number): number {
     value = value * 10 + (c - 0x30);
   }
   return value;
-}
-
-function isDigit(c: number): boolean {
-  return c >= 0x30 && c <= 0x39;
 }
 
 const QUOTE = 0x22;
