@@ -168,9 +168,10 @@ export class Bm25Ranker implements ToolRanker {
       const terms = words.map((word) => termOf(word)!);
       terms.forEach((term, i) => searched.has(term) || searched.set(term, words[i]!.toLowerCase()));
       const totals = this.#postings.score(terms, keep);
-      return rankTask(totals, words.length, (slot) => this.#postings.serverOf(slot), depth).map(
-        ({ slot, score }) => ({ name: this.#postings.idOf(slot), score }),
-      );
+      return rankTask(totals, words.length, depth).map(({ slot, score }) => ({
+        name: this.#postings.idOf(slot),
+        score,
+      }));
     };
     const clauses = taskClauses(query);
     const ranked =

@@ -54,6 +54,9 @@ export class TaskPostings {
   /** Per slot: the tool's id (undefined once removed; the slot is reused). */
   readonly #ids: (string | undefined)[] = [];
   readonly #servers: string[] = [];
+  /** Per slot: its server as a small number (servers are numbered as first met, and keep their number). */
+  readonly #serverIndex: number[] = [];
+  readonly #serverNumbers = new Map<string, number>();
   /** Per slot, per field: the field's length (distinct words). */
   readonly #lengths: number[][] = [];
   readonly #slotOf = new Map<string, number>();
@@ -89,6 +92,9 @@ export class TaskPostings {
     this.#slotOf.set(id, slot);
     this.#ids[slot] = id;
     this.#servers[slot] = server;
+    let number = this.#serverNumbers.get(server);
+    if (number === undefined) this.#serverNumbers.set(server, (number = this.#serverNumbers.size));
+    this.#serverIndex[slot] = number;
     this.#lengths[slot] = FIELDS.map((field, f) => {
       const length = new Set(fields.words[field]).size;
       this.#totalLength[f]! += length;
@@ -164,7 +170,7 @@ export class TaskPostings {
         matched[slot]!++;
       }
     }
-    return { slots, sum, matched };
+    return { slots, sum, matched, serverOf: this.#serverIndex, servers: this.#serverNumbers.size };
   }
 
   /** A term's BM25 score in each tool that has it: per field, times the field's boost, summed. */

@@ -93,6 +93,9 @@ export interface TextTotals {
   sum: Float64Array;
   /** How many of the text's terms each has. */
   matched: Uint16Array;
+  /** Per slot: its server, as a number below `servers` (a task's tools are raised by their server's best). */
+  serverOf: ArrayLike<number>;
+  servers: number;
 }
 
 /**
@@ -115,26 +118,25 @@ function matchedWordsExponent(searched: number): number {
 export function rankTask(
   totals: TextTotals,
   searched: number,
-  serverOf: (slot: number) => string,
   depth: number,
 ): { slot: number; score: number }[] {
   // What is left of the reward for matching more words (MiniSearch's score is the sum times their number).
   const reward = 1 - matchedWordsExponent(searched);
-  const own = (slot: number) => totals.sum[slot]! * totals.matched[slot]! ** reward;
+  const { slots, sum, matched, serverOf } = totals;
+  // Each tool's score worked out once, by slot: a task matches most of a catalog.
+  const score = new Float64Array(sum.length);
+  const best = new Float64Array(totals.servers);
   let top = 0;
-  const best = new Map<string, number>();
-  for (const slot of totals.slots) {
-    const score = own(slot);
-    top = Math.max(top, score);
-    const server = serverOf(slot);
-    if (score > (best.get(server) ?? 0)) best.set(server, score);
+  for (const slot of slots) {
+    const own = reward === 0 ? sum[slot]! : sum[slot]! * matched[slot]! ** reward;
+    score[slot] = own;
+    if (own > top) top = own;
+    const server = serverOf[slot]!;
+    if (own > best[server]!) best[server] = own;
   }
-  if (top === 0) return totals.slots.slice(0, depth).map((slot) => ({ slot, score: 0 }));
-  return highest(
-    totals.slots,
-    (slot) => (own(slot) + SERVER_WEIGHT * best.get(serverOf(slot))!) / top,
-    depth,
-  );
+  if (top === 0) return slots.slice(0, depth).map((slot) => ({ slot, score: 0 }));
+  for (const slot of slots) score[slot] = (score[slot]! + SERVER_WEIGHT * best[serverOf[slot]!]!) / top;
+  return highest(slots, (slot) => score[slot]!, depth);
 }
 
 /** The `k` slots of highest score, best first (a heap of k: a task matches most of a catalog). */

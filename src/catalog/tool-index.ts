@@ -150,8 +150,13 @@ export class ToolIndex {
   }
 }
 
+/** A word that nameWords leaves whole: letters and digits, a capital only first. */
+const PLAIN_WORD = /^[A-Za-z0-9][a-z0-9]*$/;
+
 /** Words of a name: camelCase, snake_case, kebab-case and digits split apart. */
 export function nameWords(name: string): string[] {
+  // Most words of a text have no inner capital and nothing to split: one word, lower-cased.
+  if (PLAIN_WORD.test(name)) return [name.toLowerCase()];
   return name
     .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
     .replace(/([A-Z]+)([A-Z][a-z])/g, '$1 $2')
