@@ -214,6 +214,10 @@ async function spawnAndConnect(
     peer: {
       modern: () => gen.client?.getProtocolEra() === 'modern',
       mayAsk: () => Boolean(gen.declared?.sampling || gen.declared?.elicitation || gen.declared?.roots),
+      callFor: (origin) => {
+        gen.origins.push(origin);
+        return () => gen.origins.splice(gen.origins.lastIndexOf(origin), 1);
+      },
       logLevel: () => gen.logLevel,
     },
   });

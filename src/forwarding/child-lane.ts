@@ -4,6 +4,7 @@
 // The module's binding, not the global: globalThis.performance is a lazy getter, read on every call here.
 import { performance } from 'node:perf_hooks';
 import type { JSONRPCMessage, LoggingLevel } from '@modelcontextprotocol/server';
+import type { InputOrigin } from '../child/child-types.js';
 import { MuxError, relayedError } from '../errors.js';
 import { childCallLine, isDigit } from './call-line.js';
 import { SeqTable, type Id } from './id-table.js';
@@ -78,6 +79,12 @@ export interface ChildLaneOptions {
     modern(): boolean;
     /** Whether it was told its client can be asked something (sampling, elicitation, roots). */
     mayAsk(): boolean;
+    /**
+     * A call the fast path carries for a client that declared none of that: until the
+     * returned end is called, the child's questions are the caller's (and refused, saying
+     * so), as a call on the SDK's path makes them.
+     */
+    callFor(origin: InputOrigin): () => void;
     /** The log level a 2026-07-28 child is told on each request, once a client set one. */
     logLevel(): LoggingLevel | undefined;
   };

@@ -13,12 +13,15 @@
 // Only the forwarding modules know the id and progress-token tables (this one the client's,
 // child-lane.ts the child's). It takes a request only when all of
 // it is known to be plain: a client on stdio (after initialize, for a 2025 one), the
-// configured servers started, a running child on stdio of the same era (or a 2025 child
-// told it may not ask anything, for a 2026-07-28 client), and not a later round of a
-// 2026-07-28 flow. Everything else (an unknown name, bad params, a child still starting, a
-// child's questions carried across eras) goes to the SDK's path, which answers as it always has.
-import type { JSONRPCMessage } from '@modelcontextprotocol/server';
-import { PROTOCOL_VERSION_META_KEY } from '@modelcontextprotocol/server';
+// configured servers started, a running child on stdio of the same era (or, for a
+// 2026-07-28 client, a 2025 child that cannot ask it anything: told it may not, or called by
+// a request that declares none of sampling, elicitation and roots, whose questions are
+// refused in that request's name), and not a later round of a 2026-07-28 flow. Everything
+// else (an unknown name, bad params, a child still starting, a child's questions carried
+// across eras) goes to the SDK's path, which answers as it always has.
+import type { ClientCapabilities, JSONRPCMessage } from '@modelcontextprotocol/server';
+import { CLIENT_CAPABILITIES_META_KEY, PROTOCOL_VERSION_META_KEY } from '@modelcontextprotocol/server';
+import type { InputOrigin } from '../child/child-types.js';
 import type { ActivationPool } from '../catalog/activation-pool.js';
 import type { InputRelay } from '../proxy/input-relay.js';
 import { errorResult } from '../proxy/results.js';
@@ -106,15 +109,16 @@ export class FastPath {
     if ('task' in params) return false;
     if (this.#options.era === 'modern' && !hasModernEnvelope(params)) return false;
     if (!this.#open(message.id)) return false;
-    const accepted = this.#accept(this.#resolve(message.method, params), message.method);
+    const accepted = this.#accept(this.#resolve(message.method, params), message.method, params);
     if (!accepted) return false;
-    const { target, lane } = accepted;
+    const { target, lane, origin } = accepted;
     const token = (params['_meta'] as { progressToken?: unknown } | undefined)?.progressToken;
     const call = this.#track(
       message.id,
       typeof token === 'string' || typeof token === 'number' ? token : undefined,
       target,
       reply,
+      origin && lane.peer.callFor(origin),
     );
     lane.start(call, message.method, target.params);
     return true;
@@ -153,25 +157,46 @@ export class FastPath {
     }
   }
 
-  /** The target and its child's lane, when the fast path can carry the request there in this era. */
-  #accept(target: Target | undefined, method: string): { target: Target; lane: ChildLane } | undefined {
+  /**
+   * The target and its child's lane, when the fast path can carry the request there in this
+   * era; with the origin that the child's questions during the call are refused in, for a
+   * 2025 child told it may ask and a 2026-07-28 request that declares it cannot be asked.
+   */
+  #accept(
+    target: Target | undefined,
+    method: string,
+    params?: Params,
+  ): { target: Target; lane: ChildLane; origin?: InputOrigin } | undefined {
     const lane = target?.connection.lane;
     if (!target || !lane) return undefined;
-    const modern = this.#options.era === 'modern';
+    if (this.#options.era === 'legacy')
+      // The SDK's path fulfils a 2026-07-28 child's input_required for a 2025 client.
+      return lane.peer.modern() ? undefined : { target, lane };
     const childModern = lane.peer.modern();
-    // The SDK's path, where a child's questions are carried across eras: a 2026-07-28 child's
-    // input_required is fulfilled for a 2025 client, and a 2025 child that may ask gets its
-    // call held for a 2026-07-28 client.
-    if (modern ? !childModern && lane.peer.mayAsk() : childModern) return undefined;
-    if (modern) target = forModernClient(target, method, childModern, lane.peer.logLevel(), this.#options);
-    return { target, lane };
+    let origin: InputOrigin | undefined;
+    if (!childModern && lane.peer.mayAsk()) {
+      // A 2025 child that may ask gets its call held on the SDK's path (its questions become
+      // input_required rounds), unless this request says the client can be asked nothing.
+      const declared = declaredCapabilities(params);
+      if (declared.sampling || declared.elicitation || declared.roots) return undefined;
+      origin = { capabilities: declared, ask: cannotAsk };
+    }
+    target = forModernClient(target, method, childModern, lane.peer.logLevel(), this.#options);
+    return origin ? { target, lane, origin } : { target, lane };
   }
 
   /** A call in flight under the client's id until it ends; a tool called keeps its place in the search pool. */
-  #track(id: Id, progressToken: Id | undefined, target: Target, reply: Reply): ForwardedCall {
-    const call = new ForwardedCall(id, progressToken, target.what, reply, target.shaping, () =>
-      this.#inFlight.delete(id),
-    );
+  #track(
+    id: Id,
+    progressToken: Id | undefined,
+    target: Target,
+    reply: Reply,
+    ended?: () => void,
+  ): ForwardedCall {
+    const call = new ForwardedCall(id, progressToken, target.what, reply, target.shaping, () => {
+      this.#inFlight.delete(id);
+      ended?.();
+    });
     this.#inFlight.set(id, call);
     if (target.touch) this.#options.pool?.touch(target.touch);
     return call;
@@ -182,6 +207,16 @@ export class FastPath {
     for (const call of this.#inFlight.values()) call.lane!.cancel(call, 'the client went away');
   }
 }
+
+/** What a 2026-07-28 request's envelope says its client can do (nothing, when it says nothing). */
+function declaredCapabilities(params: Params | undefined): ClientCapabilities {
+  const declared = (params?.['_meta'] as Params | undefined)?.[CLIENT_CAPABILITIES_META_KEY];
+  return isObject(declared) ? (declared as ClientCapabilities) : {};
+}
+
+/** Never called: the upstream refuses each question the origin did not declare before asking it. */
+const cannotAsk = (): Promise<never> =>
+  Promise.reject(new Error('a request that declared nothing cannot be asked anything'));
 
 /** The 2026-07-28 envelope every request of such a client carries (the SDK checks the rest). */
 function hasModernEnvelope(params: Params): boolean {

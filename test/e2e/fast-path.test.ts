@@ -174,6 +174,57 @@ t.test('a 2026-07-28 client takes it to a 2026-07-28 child, rounds and all', asy
   t.match(await idOf('slow__request_id'), /^\d+$/, 'the 2025 child was called by the SDK client');
 });
 
+t.test(
+  'a 2026-07-28 client that declares nothing it can be asked takes a 2025 child on the fast path too',
+  async (t) => {
+    // mcpmux tells a 2025 child that its client side can be asked (a 2026-07-28 client declares
+    // per request); a request that declares none of it cannot be held for a question, so it
+    // goes as a line, and what the child asks during it is refused in the request's name.
+    const client = new Client(
+      { name: 'modern', version: '1.0.0' },
+      { versionNegotiation: { mode: { pin: '2026-07-28' } } },
+    );
+    await client.connect(
+      new StdioClientTransport({
+        command: process.execPath,
+        args: [
+          DIST_MAIN,
+          '--pass-env',
+          LEAK_TAG_VAR,
+          ...server('slow', 'slow-call'),
+          ...server('asks', 'asks-client'),
+        ],
+        env: taggedEnv(),
+        stderr: 'pipe',
+      }),
+    );
+    t.teardown(() => client.close());
+    await client.listTools();
+    t.match(
+      resultText(await client.callTool({ name: 'slow__request_id', arguments: {} })),
+      /^mcpmux-\d+$/,
+      'the 2025 child saw a fast-path id',
+    );
+    const asked = await client.callTool({
+      name: 'asks__ask',
+      arguments: { method: 'sampling/createMessage' },
+    });
+    t.match(
+      resultText(asked),
+      /^error: .*the client calling server 'asks' did not declare the 'sampling' capability/,
+      "the child's question is refused, saying what the caller did not declare",
+    );
+    const during = client.callTool({ name: 'slow__wait', arguments: { steps: 3, interval_ms: 20 } });
+    const roots = await client.callTool({ name: 'asks__ask', arguments: { method: 'roots/list' } });
+    t.match(
+      resultText(roots),
+      /did not declare the 'roots' capability/,
+      'so is one asked while another call runs',
+    );
+    t.equal(resultText(await during), 'waited 3 steps');
+  },
+);
+
 t.test('nothing is left running', async (t) => {
   await assertNoLeaks(t);
 });
