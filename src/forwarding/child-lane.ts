@@ -50,8 +50,9 @@ export class ForwardedCall {
     readonly progressToken: Id | undefined,
     /** What the call is, for the timeout's message: `tool 'x'`, or the method. */
     readonly what: string,
-    readonly reply: Reply,
-    readonly shaping: Shaping,
+    /** Where its answer goes: the client, or a held call once the child asked (fast-call-origin.ts). */
+    public reply: Reply,
+    public shaping: Shaping,
     /** Called once when the call is over, however it ended. */
     readonly done: () => void,
   ) {}

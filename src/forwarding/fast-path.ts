@@ -13,23 +13,23 @@
 // Only the forwarding modules know the id and progress-token tables (this one the client's,
 // child-lane.ts the child's). It takes a request only when all of
 // it is known to be plain: a client on stdio (after initialize, for a 2025 one), the
-// configured servers started, a running child on stdio of the same era (or, for a
-// 2026-07-28 client, a 2025 child that cannot ask it anything: told it may not, or called by
-// a request that declares none of sampling, elicitation and roots, whose questions are
-// refused in that request's name), and not a later round of a 2026-07-28 flow. Everything
-// else (an unknown name, bad params, a child still starting, a child's questions carried
-// across eras) goes to the SDK's path, which answers as it always has.
+// configured servers started, a running child on stdio of the same era or a 2025 child (for a
+// 2026-07-28 client, whose call to a child that may ask has an origin of its own there, which
+// holds the call if the child does ask: fast-call-origin.ts), and not a later round of a
+// 2026-07-28 flow. Everything else (an unknown name, bad params, a child still starting, a
+// 2026-07-28 child called by a 2025 client, whose input_required is fulfilled there, a later
+// round) goes to the SDK's path, which answers as it always has.
 import type { ClientCapabilities, JSONRPCMessage } from '@modelcontextprotocol/server';
 import { CLIENT_CAPABILITIES_META_KEY, PROTOCOL_VERSION_META_KEY } from '@modelcontextprotocol/server';
-import type { InputOrigin } from '../child/child-types.js';
 import type { ActivationPool } from '../catalog/activation-pool.js';
-import type { InputRelay } from '../proxy/input-relay.js';
+import type { InputCapableMethod, InputRelay } from '../proxy/input-relay.js';
 import { errorResult } from '../proxy/results.js';
 import type { Registry } from '../registry/registry.js';
 import type { StartupGate } from '../registry/startup-gate.js';
 import type { ResultStore } from '../results/result-store.js';
 import type { CatalogRouter } from '../router/catalog-router.js';
 import { readCallLine } from './call-line.js';
+import { FastCallOrigin } from './fast-call-origin.js';
 import { IdTable } from './id-table.js';
 import {
   ForwardedCall,
@@ -111,15 +111,17 @@ export class FastPath {
     if (!this.#open(message.id)) return false;
     const accepted = this.#accept(this.#resolve(message.method, params), message.method, params);
     if (!accepted) return false;
-    const { target, lane, origin } = accepted;
+    const { target, lane, declared } = accepted;
     const token = (params['_meta'] as { progressToken?: unknown } | undefined)?.progressToken;
+    let release: (() => void) | undefined;
     const call = this.#track(
       message.id,
       typeof token === 'string' || typeof token === 'number' ? token : undefined,
       target,
       reply,
-      origin && lane.peer.callFor(origin),
+      () => release?.(),
     );
+    if (declared) release = lane.peer.callFor(this.#originOf(call, target, message.method, declared));
     lane.start(call, message.method, target.params);
     return true;
   }
@@ -159,30 +161,52 @@ export class FastPath {
 
   /**
    * The target and its child's lane, when the fast path can carry the request there in this
-   * era; with the origin that the child's questions during the call are refused in, for a
-   * 2025 child told it may ask and a 2026-07-28 request that declares it cannot be asked.
+   * era; for a 2025 child told it may ask a 2026-07-28 client, with what the request declared
+   * (its call needs an origin: fast-call-origin.ts).
    */
   #accept(
     target: Target | undefined,
     method: string,
     params?: Params,
-  ): { target: Target; lane: ChildLane; origin?: InputOrigin } | undefined {
+  ): { target: Target; lane: ChildLane; declared?: ClientCapabilities } | undefined {
     const lane = target?.connection.lane;
     if (!target || !lane) return undefined;
     if (this.#options.era === 'legacy')
       // The SDK's path fulfils a 2026-07-28 child's input_required for a 2025 client.
       return lane.peer.modern() ? undefined : { target, lane };
     const childModern = lane.peer.modern();
-    let origin: InputOrigin | undefined;
-    if (!childModern && lane.peer.mayAsk()) {
-      // A 2025 child that may ask gets its call held on the SDK's path (its questions become
-      // input_required rounds), unless this request says the client can be asked nothing.
-      const declared = declaredCapabilities(params);
-      if (declared.sampling || declared.elicitation || declared.roots) return undefined;
-      origin = { capabilities: declared, ask: cannotAsk };
-    }
-    target = forModernClient(target, method, childModern, lane.peer.logLevel(), this.#options);
-    return origin ? { target, lane, origin } : { target, lane };
+    const modernTarget = forModernClient(target, method, childModern, lane.peer.logLevel(), this.#options);
+    if (childModern || !lane.peer.mayAsk()) return { target: modernTarget, lane };
+    const declared = declaredCapabilities(params);
+    // A question during completion/complete cannot reach a 2026-07-28 client: the SDK's path says so.
+    if (!INPUT_CAPABLE.has(method) && (declared.sampling || declared.elicitation || declared.roots))
+      return undefined;
+    return { target: modernTarget, lane, declared };
+  }
+
+  /** Stands for the call on its child's side: refuses what the request did not declare, holds the call on a question it did. */
+  #originOf(
+    call: ForwardedCall,
+    target: Target,
+    method: string,
+    declared: ClientCapabilities,
+  ): FastCallOrigin {
+    if (!INPUT_CAPABLE.has(method)) return new FastCallOrigin(declared);
+    return new FastCallOrigin(declared, {
+      call,
+      request: {
+        server: target.connection.name,
+        method: method as InputCapableMethod,
+        requested: target.requested,
+      },
+      relay: this.#options.relay,
+      answered: () => this.#forget(call),
+    });
+  }
+
+  /** The client's id is free again: its request was answered, though the call goes on (held). */
+  #forget(call: ForwardedCall): void {
+    if (this.#inFlight.get(call.id) === call) this.#inFlight.delete(call.id);
   }
 
   /** A call in flight under the client's id until it ends; a tool called keeps its place in the search pool. */
@@ -193,10 +217,17 @@ export class FastPath {
     reply: Reply,
     ended?: () => void,
   ): ForwardedCall {
-    const call = new ForwardedCall(id, progressToken, target.what, reply, target.shaping, () => {
-      this.#inFlight.delete(id);
-      ended?.();
-    });
+    const call: ForwardedCall = new ForwardedCall(
+      id,
+      progressToken,
+      target.what,
+      reply,
+      target.shaping,
+      () => {
+        this.#forget(call);
+        ended?.();
+      },
+    );
     this.#inFlight.set(id, call);
     if (target.touch) this.#options.pool?.touch(target.touch);
     return call;
@@ -214,9 +245,8 @@ function declaredCapabilities(params: Params | undefined): ClientCapabilities {
   return isObject(declared) ? (declared as ClientCapabilities) : {};
 }
 
-/** Never called: the upstream refuses each question the origin did not declare before asking it. */
-const cannotAsk = (): Promise<never> =>
-  Promise.reject(new Error('a request that declared nothing cannot be asked anything'));
+/** The requests a 2026-07-28 client can be asked something during (input_required). */
+const INPUT_CAPABLE = new Set(['tools/call', 'prompts/get', 'resources/read']);
 
 /** The 2026-07-28 envelope every request of such a client carries (the SDK checks the rest). */
 function hasModernEnvelope(params: Params): boolean {

@@ -19,7 +19,7 @@ import { z } from 'zod';
 import type { ChildConnection } from '../child/child-connection.js';
 import type { CallOptions } from '../child/child-types.js';
 import { MuxError, WireError } from '../errors.js';
-import { HeldCall } from './held-call.js';
+import { HeldCall, type HeldRun } from './held-call.js';
 
 /** The requests whose results may be input_required (2026-07-28). */
 export type InputCapableMethod = 'tools/call' | 'prompts/get' | 'resources/read';
@@ -140,6 +140,22 @@ export class InputRelay {
     return this.#nextRound(call, boundTo, options.signal);
   }
 
+  /**
+   * A call to a 2025 child that the forwarding fast path started, held from the child's first
+   * question on as forward() holds one (fast-call-origin.ts): `run` resolves with the child's
+   * result. `first` is the client's answer to the request that made the call: the round of
+   * questions, or the result when the call ended first (`done`).
+   */
+  holdStarted(
+    run: HeldRun,
+    capabilities: ClientCapabilities | undefined,
+    request: { server: string; method: InputCapableMethod; requested: string },
+  ): { call: HeldCall; first: Promise<{ done: boolean; result: Record<string, unknown> }> } {
+    const call = new HeldCall(run, capabilities);
+    const boundTo = `${request.server}\n${request.method}\n${request.requested}`;
+    return { call, first: this.#round(call, boundTo, undefined) };
+  }
+
   /** Cancels every held call (mcpmux is stopping). */
   close(): void {
     for (const id of [...this.#held.keys()])
@@ -218,13 +234,25 @@ export class InputRelay {
     boundTo: string,
     signal: AbortSignal | undefined,
   ): Promise<Record<string, unknown>> {
+    return (await this.#round(call, boundTo, signal)).result;
+  }
+
+  /** The call's next round as the client gets it: its result (done), or its questions with a requestState. */
+  async #round(
+    call: HeldCall,
+    boundTo: string,
+    signal: AbortSignal | undefined,
+  ): Promise<{ done: boolean; result: Record<string, unknown> }> {
     const round = await call.next(signal ?? new AbortController().signal);
-    if (round.kind === 'done') return round.result;
+    if (round.kind === 'done') return { done: true, result: round.result };
     this.#hold(call);
     return {
-      resultType: 'input_required',
-      inputRequests: round.inputRequests,
-      requestState: await this.#codec.mint({ k: 'held', for: boundTo, id: call.id, r: call.rounds }),
+      done: false,
+      result: {
+        resultType: 'input_required',
+        inputRequests: round.inputRequests,
+        requestState: await this.#codec.mint({ k: 'held', for: boundTo, id: call.id, r: call.rounds }),
+      },
     };
   }
 

@@ -155,6 +155,7 @@ t.test('a 2026-07-28 client takes it to a 2026-07-28 child, rounds and all', asy
         LEAK_TAG_VAR,
         ...server('v2', 'modern-v2'),
         ...server('slow', 'slow-call'),
+        ...server('asks', 'asks-client'),
       ],
       env: taggedEnv(),
       stderr: 'pipe',
@@ -170,8 +171,18 @@ t.test('a 2026-07-28 client takes it to a 2026-07-28 child, rounds and all', asy
     'hi',
     'a plain call after the rounds',
   );
-  // A 2025 child that was told it may ask the client holds its call on the SDK's path.
-  t.match(await idOf('slow__request_id'), /^\d+$/, 'the 2025 child was called by the SDK client');
+  // A 2025 child told it may ask the client: called as a line too, and held only once it asks.
+  t.match(await idOf('slow__request_id'), /^mcpmux-\d+$/, 'the 2025 child saw a fast-path id');
+  t.match(
+    resultText(await client.callTool({ name: 'asks__ask', arguments: { method: 'elicitation/create' } })),
+    /^answer: \{"action":"accept","content":\{"name":"Ada"\}\}$/,
+    "its question became a round of the client's call, and the answer reached it",
+  );
+  t.equal(
+    resultText(await client.callTool({ name: 'slow__wait', arguments: { steps: 2, interval_ms: 5 } })),
+    'waited 2 steps',
+    'a plain call after the held one',
+  );
 });
 
 t.test(
