@@ -27,6 +27,8 @@ const FIGURES = {
   'proxy CPU per call, mcpmux ÷ relay': (/** @type {any} */ r) => r.proxy_cpu_per_call.mcpmux_to_relay,
   '2026-07-28 both sides, ÷ direct': (/** @type {any} */ r) =>
     r.eras.modern_client_modern_server.ratio_to_direct,
+  '2026-07-28 client, 2025 server, ÷ direct': (/** @type {any} */ r) =>
+    r.eras.modern_client_legacy_server.ratio_to_direct,
   'cold start, plain server ms': (/** @type {any} */ r) => r.cold_start.plain_server_ms,
   'cold start, empty mcpmux − plain ms': (/** @type {any} */ r) => r.cold_start.mcpmux_empty_minus_plain_ms,
   'cold start, with server-memory − plain ms': (/** @type {any} */ r) =>
