@@ -25,6 +25,20 @@ const server = (name: string, fixture: Parameters<typeof fixturePath>[0]) => [
   fixturePath(fixture),
 ];
 
+/** Connects a client of its own to mcpmux on stdio, with these servers, once they are up. */
+async function overStdio(t: Test, client: Client, servers: string[]): Promise<void> {
+  await client.connect(
+    new StdioClientTransport({
+      command: process.execPath,
+      args: [DIST_MAIN, '--pass-env', LEAK_TAG_VAR, ...servers],
+      env: taggedEnv(),
+      stderr: 'pipe',
+    }),
+  );
+  t.teardown(() => client.close());
+  await client.listTools();
+}
+
 async function start(t: Test, flags: string[] = []): Promise<Session> {
   const s = await startMcpmux([
     ...flags,
@@ -146,23 +160,11 @@ t.test('a 2026-07-28 client takes it to a 2026-07-28 child, rounds and all', asy
       content: Object.fromEntries(wants.map((p) => [p, p === 'colour' ? 'teal' : 'Ada'])),
     };
   });
-  await client.connect(
-    new StdioClientTransport({
-      command: process.execPath,
-      args: [
-        DIST_MAIN,
-        '--pass-env',
-        LEAK_TAG_VAR,
-        ...server('v2', 'modern-v2'),
-        ...server('slow', 'slow-call'),
-        ...server('asks', 'asks-client'),
-      ],
-      env: taggedEnv(),
-      stderr: 'pipe',
-    }),
-  );
-  t.teardown(() => client.close());
-  await client.listTools();
+  await overStdio(t, client, [
+    ...server('v2', 'modern-v2'),
+    ...server('slow', 'slow-call'),
+    ...server('asks', 'asks-client'),
+  ]);
   const idOf = async (name: string) => resultText(await client.callTool({ name, arguments: {} }));
   t.match(await idOf('v2__request_id'), /^mcpmux-\d+$/, 'the 2026-07-28 child saw a fast-path id');
   t.equal(resultText(await client.callTool({ name: 'v2__wizard', arguments: {} })), 'Ada likes teal');
@@ -189,28 +191,13 @@ t.test(
   'a 2026-07-28 client that declares nothing it can be asked takes a 2025 child on the fast path too',
   async (t) => {
     // mcpmux tells a 2025 child that its client side can be asked (a 2026-07-28 client declares
-    // per request); a request that declares none of it cannot be held for a question, so it
-    // goes as a line, and what the child asks during it is refused in the request's name.
+    // per request); what the child asks during a request that declared none of it is refused
+    // in that request's name, as on the SDK's path.
     const client = new Client(
       { name: 'modern', version: '1.0.0' },
       { versionNegotiation: { mode: { pin: '2026-07-28' } } },
     );
-    await client.connect(
-      new StdioClientTransport({
-        command: process.execPath,
-        args: [
-          DIST_MAIN,
-          '--pass-env',
-          LEAK_TAG_VAR,
-          ...server('slow', 'slow-call'),
-          ...server('asks', 'asks-client'),
-        ],
-        env: taggedEnv(),
-        stderr: 'pipe',
-      }),
-    );
-    t.teardown(() => client.close());
-    await client.listTools();
+    await overStdio(t, client, [...server('slow', 'slow-call'), ...server('asks', 'asks-client')]);
     t.match(
       resultText(await client.callTool({ name: 'slow__request_id', arguments: {} })),
       /^mcpmux-\d+$/,
