@@ -22,11 +22,23 @@ function tokenize(text: string): string[] {
   return text.split(/[^A-Za-z0-9]+/).flatMap((word) => nameWords(word));
 }
 
+/**
+ * Each word's term, once: a catalog repeats its words (5,000 tools: ~1.2 million words, ~20,000
+ * distinct), and stemming was most of what indexing them cost. Cleared when it grows past
+ * TERM_CACHE_SIZE (a long session's queries keep adding words).
+ */
+const termCache = new Map<string, string | null>();
+const TERM_CACHE_SIZE = 100_000;
+
 /** Lower-cased, stopwords dropped, stemmed: the same for documents and queries. */
 function processTerm(term: string): string | null {
+  const cached = termCache.get(term);
+  if (cached !== undefined) return cached;
   const lower = term.toLowerCase();
-  if (lower.length === 0 || STOPWORDS.has(lower)) return null;
-  return stemmer(lower);
+  const processed = lower.length === 0 || STOPWORDS.has(lower) ? null : stemmer(lower);
+  if (termCache.size >= TERM_CACHE_SIZE) termCache.clear();
+  termCache.set(term, processed);
+  return processed;
 }
 
 interface Document {
