@@ -11,17 +11,19 @@
 // crashes or is removed, a large tool result kept and cut, and errors shaped as before.
 //
 // Only the forwarding modules know the id and progress-token tables (this one the client's,
-// child-lane.ts the child's). It takes a request only when all of
-// it is known to be plain: a client on stdio (after initialize, for a 2025 one), the
-// configured servers started, a running child on stdio of the same era or a 2025 child (for a
-// 2026-07-28 client, whose call to a child that may ask has an origin of its own there, which
-// holds the call if the child does ask: fast-call-origin.ts), and not a later round of a
+// child-lane.ts the child's). It takes a request only when all of it is known to be plain: a
+// client on stdio or a 2025 client's HTTP session, after initialize (over HTTP a call
+// carries its session's client as the one its child's questions go to, since sessions share
+// the children); the configured servers started; a running child on stdio of the same era,
+// or a 2025 child for a 2026-07-28 client (whose call has an origin of its own there, which
+// holds the call if the child asks: fast-call-origin.ts); and not a later round of a
 // 2026-07-28 flow. Everything else (an unknown name, bad params, a child still starting, a
 // 2026-07-28 child called by a 2025 client, whose input_required is fulfilled there, a later
 // round) goes to the SDK's path, which answers as it always has.
 import type { ClientCapabilities, JSONRPCMessage } from '@modelcontextprotocol/server';
 import { CLIENT_CAPABILITIES_META_KEY, PROTOCOL_VERSION_META_KEY } from '@modelcontextprotocol/server';
 import type { ActivationPool } from '../catalog/activation-pool.js';
+import type { InputOrigin } from '../child/child-types.js';
 import type { InputCapableMethod, InputRelay } from '../proxy/input-relay.js';
 import { errorResult } from '../proxy/results.js';
 import type { Registry } from '../registry/registry.js';
@@ -88,9 +90,10 @@ export class FastPath {
 
   /**
    * Takes a message of the client if it is the fast path's: a request it can forward, or the
-   * cancellation of one it forwarded. Anything else is left to the SDK (false).
+   * cancellation of one it forwarded. Anything else is left to the SDK (false). `caller`: the
+   * client a 2025 call's child asks during it, where several clients share the children (HTTP).
    */
-  claim(message: JSONRPCMessage, reply: Reply): boolean {
+  claim(message: JSONRPCMessage, reply: Reply, caller?: (id: Id) => InputOrigin): boolean {
     if (!('method' in message)) return false;
     if (!('id' in message)) {
       if (message.method !== 'notifications/cancelled') return false;
@@ -121,7 +124,10 @@ export class FastPath {
       reply,
       () => release?.(),
     );
-    if (declared) release = lane.peer.callFor(this.#originOf(call, target, message.method, declared));
+    // The child's questions during the call go to its caller (a 2025 client sharing the children
+    // with others over HTTP: `caller`; a 2026-07-28 one: its origin here).
+    const origin = declared ? this.#originOf(call, target, message.method, declared) : caller?.(message.id);
+    if (origin) release = lane.peer.callFor(origin);
     lane.start(call, message.method, target.params);
     return true;
   }

@@ -377,8 +377,25 @@ export class MuxServer {
    * Offers a message of the client to the forwarding fast path (after initialize): true when
    * it was taken, and its answer will come through `reply`.
    */
-  claim(message: JSONRPCMessage, reply: Reply): boolean {
-    return this.#ready && this.#fastPath !== undefined && this.#fastPath.claim(message, reply);
+  claim(message: JSONRPCMessage, reply: Reply, shared = false): boolean {
+    if (!this.#ready || this.#fastPath === undefined) return false;
+    return this.#fastPath.claim(message, reply, shared ? (id) => this.#askedDuring(id) : undefined);
+  }
+
+  /**
+   * This session's client as a child's questions reach it during the call `id`: on that
+   * request's stream (HTTP), as the SDK's path asks it (forwarding-options.ts).
+   */
+  #askedDuring(id: string | number): InputOrigin {
+    return {
+      capabilities: this.#caller.capabilities(),
+      ask: (request, signal, timeoutMs) =>
+        this.server.request(
+          { method: request.method, ...(request.params && { params: request.params }) } as never,
+          UncheckedResult,
+          { signal, relatedRequestId: id, ...(timeoutMs !== undefined && { timeout: timeoutMs }) },
+        ) as Promise<Record<string, unknown>>,
+    };
   }
 
   /** The same for a line before it is parsed (fast-path.ts, claimLine). */

@@ -18,7 +18,7 @@ import {
   type McpHttpHandler,
   type Server,
 } from '@modelcontextprotocol/server';
-import type { Transport } from '@modelcontextprotocol/server';
+import type { JSONRPCMessage, Transport } from '@modelcontextprotocol/server';
 import {
   NodeStreamableHTTPServerTransport,
   toNodeHandler,
@@ -37,6 +37,11 @@ import { SessionTable } from './http-sessions.js';
 export interface HttpSession {
   connect(transport: Transport): Promise<void>;
   close(): Promise<void>;
+  /**
+   * Offers a message of the client to the forwarding fast path before the SDK dispatches it:
+   * true when it was taken, and its answer (and progress) will come through `reply`.
+   */
+  claim?(message: JSONRPCMessage, reply: (message: JSONRPCMessage) => void, shared: true): boolean;
 }
 
 export interface HttpServeOptions {
@@ -265,6 +270,7 @@ export class McpHttpServer {
     };
     try {
       await session.connect(transport);
+      if (session.claim) offerToFastPath(transport, session.claim.bind(session), this.#options.logger);
       await transport.handleRequest(req, res, body);
     } finally {
       // An initialize the SDK refused opened no session: nothing of it may stay behind.
@@ -274,6 +280,32 @@ export class McpHttpServer {
       }
     }
   }
+}
+
+/**
+ * Puts the session's fast path in front of the SDK's dispatch: a request it takes is answered
+ * on the request's own stream (the SDK's transport finds it by the request id), as the SDK
+ * answers one; what it does not take goes to the SDK as before.
+ */
+function offerToFastPath(
+  transport: NodeStreamableHTTPServerTransport,
+  claim: NonNullable<HttpSession['claim']>,
+  logger: Logger,
+): void {
+  const dispatch = transport.onmessage;
+  transport.onmessage = (message, extra) => {
+    const id = 'id' in message ? message.id : undefined;
+    const reply = (answer: JSONRPCMessage) =>
+      void transport
+        .send(answer, id === undefined ? {} : { relatedRequestId: id })
+        .catch((error: unknown) =>
+          logger.debug(
+            () => `HTTP session ${transport.sessionId}: an answer was not delivered: ${messageOf(error)}`,
+          ),
+        );
+    if (claim(message, reply, true)) return;
+    dispatch?.(message, extra);
+  };
 }
 
 class BodyError extends Error {

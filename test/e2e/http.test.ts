@@ -54,6 +54,39 @@ t.test('two clients share the servers; a change made by one reaches both', async
   await assertNoLeaks(t);
 });
 
+t.test(
+  "a session's calls take the fast path; two sessions' calls under the same id and token each get their own progress",
+  async (t) => {
+    const { proc, url } = await serveHttp([]);
+    const a = await connect(url);
+    const b = await connect(url);
+    await a.client.callTool({ name: 'add_server', arguments: { name: 'slow', ...fixture('slow-call') } });
+    t.match(
+      text(await b.client.callTool({ name: 'slow__request_id', arguments: {} })),
+      /^mcpmux-\d+$/,
+      'the child saw an id of the fast path',
+    );
+    // Both clients number their requests alike: the same request id and progress token reach mcpmux twice.
+    const progress = { a: [] as number[], b: [] as number[] };
+    const [ra, rb] = await Promise.all(
+      (['a', 'b'] as const).map((who) =>
+        (who === 'a' ? a : b).client.callTool(
+          { name: 'slow__wait', arguments: { steps: who === 'a' ? 3 : 5, interval_ms: 20 } },
+          { onprogress: (p) => void progress[who].push(p.progress) },
+        ),
+      ),
+    );
+    t.equal(text(ra), 'waited 3 steps');
+    t.equal(text(rb), 'waited 5 steps');
+    t.same(progress, { a: [1, 2, 3], b: [1, 2, 3, 4, 5] }, "each session hears its own call's progress");
+    await a.client.close();
+    await b.client.close();
+    process.kill(proc.pid, 'SIGTERM');
+    await proc.exited;
+    await assertNoLeaks(t);
+  },
+);
+
 t.test('the bearer token is required when set', async (t) => {
   const { proc, url } = await serveHttp(['--auth-token', 's3cret-token']);
   await t.rejects(connect(url), /401|Unauthorized|bearer token/i, 'no token');
