@@ -2,7 +2,7 @@
 // when the caller asked for progress, the child's progress relayed under the caller's own
 // token (the SDK gives the child a token of ours); and the caller as the one the child's
 // requests during the call go to.
-import type { ClientCapabilities } from '@modelcontextprotocol/server';
+import type { ClientCapabilities, Server } from '@modelcontextprotocol/server';
 import type { CallOptions, InputOrigin, JSONRPCRequestLike } from '../child/child-types.js';
 import { MuxError } from '../errors.js';
 import { UncheckedResult } from '../relay.js';
@@ -82,5 +82,31 @@ function callerOrigin(ctx: CallerContext, caller: Caller): InputOrigin {
         signal,
         ...(timeoutMs !== undefined && { timeout: timeoutMs }),
       }),
+  };
+}
+
+/**
+ * A 2025 client asked through its session's server: on the stream of its request
+ * `relatedRequestId` (a call the fast path carries over HTTP, where sessions share the
+ * children), or on the session itself (an agent run in the background).
+ */
+export function sessionCallerOrigin(
+  server: Pick<Server, 'request' | 'getClientCapabilities'>,
+  relatedRequestId?: string | number,
+): InputOrigin {
+  return {
+    get capabilities() {
+      return server.getClientCapabilities();
+    },
+    ask: (request, signal, timeoutMs) =>
+      server.request(
+        { method: request.method, ...(request.params && { params: request.params }) },
+        UncheckedResult,
+        {
+          signal,
+          ...(relatedRequestId !== undefined && { relatedRequestId }),
+          ...(timeoutMs !== undefined && { timeout: timeoutMs }),
+        },
+      ) as Promise<Record<string, unknown>>,
   };
 }

@@ -35,7 +35,7 @@ import {
 import { createCodeModeTools } from './code-mode-tools.js';
 import type { CodeMode } from '../code/code-mode.js';
 import { compactDefinition } from './tool-definition.js';
-import { forwardingOptions, type Caller } from './forwarding-options.js';
+import { forwardingOptions, sessionCallerOrigin, type Caller } from './forwarding-options.js';
 import { InputRelay, clientCapabilitiesOf, clientRound, type ClientRound } from './input-relay.js';
 import type { HeldRun } from './held-call.js';
 import { toToolResult } from './results.js';
@@ -46,7 +46,6 @@ import { FastPath, type Reply } from '../forwarding/fast-path.js';
 import type { AgentRuns } from '../agent/agent-runs.js';
 import type { ModelChoice } from '../agent/model-choice.js';
 import type { InputOrigin } from '../child/child-types.js';
-import { UncheckedResult } from '../relay.js';
 import { agentDefinition, createAgentTools, outputDefinition, type AgentAccess } from './agent-tools.js';
 import { AgentTasks, TASKS_CAPABILITY } from './agent-tasks.js';
 
@@ -379,23 +378,11 @@ export class MuxServer {
    */
   claim(message: JSONRPCMessage, reply: Reply, shared = false): boolean {
     if (!this.#ready || this.#fastPath === undefined) return false;
-    return this.#fastPath.claim(message, reply, shared ? (id) => this.#askedDuring(id) : undefined);
-  }
-
-  /**
-   * This session's client as a child's questions reach it during the call `id`: on that
-   * request's stream (HTTP), as the SDK's path asks it (forwarding-options.ts).
-   */
-  #askedDuring(id: string | number): InputOrigin {
-    return {
-      capabilities: this.#caller.capabilities(),
-      ask: (request, signal, timeoutMs) =>
-        this.server.request(
-          { method: request.method, ...(request.params && { params: request.params }) } as never,
-          UncheckedResult,
-          { signal, relatedRequestId: id, ...(timeoutMs !== undefined && { timeout: timeoutMs }) },
-        ) as Promise<Record<string, unknown>>,
-    };
+    return this.#fastPath.claim(
+      message,
+      reply,
+      shared ? (id) => sessionCallerOrigin(this.server, id) : undefined,
+    );
   }
 
   /** The same for a line before it is parsed (fast-path.ts, claimLine). */
@@ -501,20 +488,7 @@ export class MuxServer {
   /** The agent tools of this session: a background run reaches the client on the session, not on a request's stream. */
   #agentAccess(setup: AgentSetup): AgentAccess {
     const era = this.#caller.era;
-    const server = this.server;
-    const sessionOrigin: InputOrigin | undefined = this.#options.perRequest
-      ? undefined
-      : {
-          get capabilities() {
-            return server.getClientCapabilities();
-          },
-          ask: (request, signal, timeoutMs) =>
-            server.request(
-              { method: request.method, ...(request.params && { params: request.params }) },
-              UncheckedResult,
-              { signal, ...(timeoutMs !== undefined && { timeout: timeoutMs }) },
-            ) as Promise<Record<string, unknown>>,
-        };
+    const sessionOrigin = this.#options.perRequest ? undefined : sessionCallerOrigin(this.server);
     // A 2026-07-28 client is asked only through the rounds of its own call (the relay does
     // that); this stand-in carries what it declared, to choose the model by.
     const throughRounds = (capabilities: ClientCapabilities | undefined): InputOrigin => ({
