@@ -25,7 +25,7 @@ import { newChildClient } from './child-client.js';
 import { clientSdk, warmSchemasWhileWaiting, type ClientSdk } from './client-sdk.js';
 import type { ChildProcess } from './child-process.js';
 import type { ChildConnectionOptions, ChildUpstream } from './child-types.js';
-import { DRAIN_AFTER_EXIT_MS, type Generation } from './generation.js';
+import { DRAIN_AFTER_EXIT_MS, originDuring, type Generation } from './generation.js';
 import { bridgeMissingResultType } from './result-type-bridge.js';
 import { startPinging, type Pinging } from './liveness.js';
 import { delay } from './start-failure.js';
@@ -214,10 +214,7 @@ async function spawnAndConnect(
     peer: {
       modern: () => gen.client?.getProtocolEra() === 'modern',
       mayAsk: () => Boolean(gen.declared?.sampling || gen.declared?.elicitation || gen.declared?.roots),
-      callFor: (origin) => {
-        gen.origins.push(origin);
-        return () => gen.origins.splice(gen.origins.lastIndexOf(origin), 1);
-      },
+      callFor: (origin) => originDuring(gen, origin),
       logLevel: () => gen.logLevel,
     },
   });

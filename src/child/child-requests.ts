@@ -10,7 +10,7 @@ import { UncheckedResult } from '../relay.js';
 import { StreamClosedError } from '../transport/json-lines.js';
 import { childCapabilities, withEnvelope } from './child-client.js';
 import type { CallOptions } from './child-types.js';
-import { DRAIN_AFTER_EXIT_MS, type Generation } from './generation.js';
+import { DRAIN_AFTER_EXIT_MS, originDuring, type Generation } from './generation.js';
 import { ResourceListen } from './resource-listen.js';
 import { delay } from './start-failure.js';
 
@@ -34,7 +34,7 @@ export async function forwardRequest(
   ctx: RequestContext,
 ): Promise<Record<string, unknown>> {
   const { origin } = options;
-  if (origin) gen.origins.push(origin);
+  const release = origin && originDuring(gen, origin);
   // A 2026-07-28 server reads from each request what the client can do (the caller's, not
   // all of them) and how much it wants to hear.
   if (gen.client.getProtocolEra() === 'modern')
@@ -75,7 +75,7 @@ export async function forwardRequest(
     }
     throw error;
   } finally {
-    if (origin) gen.origins.splice(gen.origins.lastIndexOf(origin), 1);
+    release?.();
   }
 }
 

@@ -51,6 +51,12 @@ export interface Generation {
   pendingRefresh?: { rows: Set<CapabilityRow>; since: number; timer: NodeJS.Timeout | undefined } | undefined;
 }
 
+/** Makes `origin` the client of a call in flight until the returned end is called. */
+export function originDuring(gen: Generation, origin: InputOrigin): () => void {
+  gen.origins.push(origin);
+  return () => void gen.origins.splice(gen.origins.lastIndexOf(origin), 1);
+}
+
 export function newGeneration(
   number: number,
   tail: { maxLines: number; onLine: (line: string) => void },

@@ -95,22 +95,16 @@ function hold({ call, request, relay, answered }: HoldableCall, declared: Client
   };
   held.first
     // The child ended before its question was put: the client gets the result as the fast path gives it.
-    .then(async ({ done, result }) => (done ? await shaping.result(result, Infinity) : result))
-    .then(
-      (result) => {
-        held.call.onprogress = undefined;
-        answered();
-        reply({ jsonrpc: '2.0', id, result } as never);
-      },
-      (error: unknown) => {
-        held.call.onprogress = undefined;
-        answered();
-        const body =
-          error instanceof WireError
-            ? { error: plainError(error) }
-            : shaping.failure(error instanceof MuxError ? error : new MuxError('CHILD_ERROR', String(error)));
-        reply({ jsonrpc: '2.0', id, ...body } as never);
-      },
-    );
+    .then(async ({ done, result }) => ({ result: done ? await shaping.result(result, Infinity) : result }))
+    .catch((error: unknown) =>
+      error instanceof WireError
+        ? { error: plainError(error) }
+        : shaping.failure(error instanceof MuxError ? error : new MuxError('CHILD_ERROR', String(error))),
+    )
+    .then((body) => {
+      held.call.onprogress = undefined;
+      answered();
+      reply({ jsonrpc: '2.0', id, ...body } as never);
+    });
   return held.call;
 }

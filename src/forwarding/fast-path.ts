@@ -181,13 +181,15 @@ export class FastPath {
       // The SDK's path fulfils a 2026-07-28 child's input_required for a 2025 client.
       return lane.peer.modern() ? undefined : { target, lane };
     const childModern = lane.peer.modern();
-    const modernTarget = forModernClient(target, method, childModern, lane.peer.logLevel(), this.#options);
-    if (childModern || !lane.peer.mayAsk()) return { target: modernTarget, lane };
-    const declared = declaredCapabilities(params);
-    // A question during completion/complete cannot reach a 2026-07-28 client: the SDK's path says so.
-    if (!INPUT_CAPABLE.has(method) && (declared.sampling || declared.elicitation || declared.roots))
-      return undefined;
-    return { target: modernTarget, lane, declared };
+    let declared: ClientCapabilities | undefined;
+    if (!childModern && lane.peer.mayAsk()) {
+      declared = declaredCapabilities(params);
+      // A question during completion/complete cannot reach a 2026-07-28 client: the SDK's path says so.
+      if (!INPUT_CAPABLE.has(method) && (declared.sampling || declared.elicitation || declared.roots))
+        return undefined;
+    }
+    target = forModernClient(target, method, childModern, lane.peer.logLevel(), this.#options);
+    return declared ? { target, lane, declared } : { target, lane };
   }
 
   /** Stands for the call on its child's side: refuses what the request did not declare, holds the call on a question it did. */
