@@ -12,12 +12,25 @@
 export type Id = string | number;
 
 export class IdTable<V> {
+  // Most clients number their requests 1, 2, 3…: such an id takes a slot of a small ring by
+  // its low bits, which a lookup reads without hashing and a delete clears without reshaping
+  // anything. A dictionary that takes a set and a delete on every call does both: with one
+  // call in flight it shrinks to nothing and grows again each time (a sequential client's
+  // case, ~5 µs of mcpmux's CPU a call in a profile). An id whose slot is taken, a string or
+  // any other number goes to the dictionaries.
+  #ringIds: (number | undefined)[] = [];
+  #ringValues: (V | undefined)[] = [];
   // Numbers and strings are different ids (7 is not "7"): one dictionary for each.
   #byNumber = Object.create(null) as Record<number, V>;
   #byString = Object.create(null) as Record<string, V>;
+  #inDictionaries = 0;
 
   get(id: Id): V | undefined {
-    return typeof id === 'number' ? this.#byNumber[id] : this.#byString[id];
+    if (typeof id === 'number') {
+      const slot = id & RING_MASK;
+      if (this.#ringIds[slot] === id) return this.#ringValues[slot];
+    }
+    return this.#inDictionaries === 0 ? undefined : this.#fromDictionaries(id);
   }
 
   has(id: Id): boolean {
@@ -25,18 +38,51 @@ export class IdTable<V> {
   }
 
   set(id: Id, value: V): void {
+    const inDictionaries = this.#inDictionaries > 0 && this.#fromDictionaries(id) !== undefined;
+    if (!inDictionaries && typeof id === 'number' && Number.isSafeInteger(id) && id >= 0) {
+      if (this.#ringIds.length === 0) this.#makeRing();
+      const slot = id & RING_MASK;
+      const held = this.#ringIds[slot];
+      if (held === undefined || held === id) {
+        this.#ringIds[slot] = id;
+        this.#ringValues[slot] = value;
+        return;
+      }
+    }
+    if (!inDictionaries) this.#inDictionaries++;
     if (typeof id === 'number') this.#byNumber[id] = value;
     else this.#byString[id] = value;
   }
 
   delete(id: Id): void {
+    if (typeof id === 'number') {
+      const slot = id & RING_MASK;
+      if (this.#ringIds[slot] === id) {
+        this.#ringIds[slot] = undefined;
+        this.#ringValues[slot] = undefined;
+        return;
+      }
+    }
+    if (this.#inDictionaries === 0 || this.#fromDictionaries(id) === undefined) return;
+    this.#inDictionaries--;
     if (typeof id === 'number') delete this.#byNumber[id];
     else delete this.#byString[id];
   }
 
-  /** Every value, numbers' first (a copy: the table may change while it is walked). */
+  /** Every value (a copy: the table may change while it is walked). */
   values(): V[] {
-    return [...Object.values(this.#byNumber), ...Object.values(this.#byString)];
+    const inRing = this.#ringValues.filter((value) => value !== undefined);
+    if (this.#inDictionaries === 0) return inRing;
+    return [...inRing, ...Object.values(this.#byNumber), ...Object.values(this.#byString)];
+  }
+
+  #fromDictionaries(id: Id): V | undefined {
+    return typeof id === 'number' ? this.#byNumber[id] : this.#byString[id];
+  }
+
+  #makeRing(): void {
+    this.#ringIds = new Array<number | undefined>(RING_SIZE).fill(undefined);
+    this.#ringValues = new Array<V | undefined>(RING_SIZE).fill(undefined);
   }
 }
 

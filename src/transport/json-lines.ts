@@ -294,7 +294,7 @@ export class JsonLineWriter {
   /** Whether a piece of the batch is bytes: then it is written as one buffer, not one string. */
   #batchHasBytes = false;
   /** Writes the batch; made once, so that a message costs no closure. */
-  readonly #flushBatch = () => void this.#flush();
+  readonly #flushBatch = () => this.#flush();
   /** Settles when the current batch has been accepted by the stream; made only when someone waits. */
   #batchAccepted: BatchAccepted | undefined;
   /** Set while the stream is backed up: the next batch waits for 'drain'. */
@@ -346,28 +346,48 @@ export class JsonLineWriter {
     this.#batchHasBytes = true;
   }
 
-  async #flush(): Promise<void> {
-    let accepted: BatchAccepted | undefined;
+  /** Writes the batch at once, or once the stream has drained when it is backed up. */
+  #flush(): void {
+    if (this.#drained) void this.#flushWhenDrained(this.#drained);
+    else this.#write();
+  }
+
+  async #flushWhenDrained(drained: Promise<void>): Promise<void> {
     try {
-      if (this.#drained) await this.#drained;
-      const lines = this.#batch;
-      const hasBytes = this.#batchHasBytes;
-      accepted = this.#batchAccepted;
-      this.#batch = [];
-      this.#batchHasBytes = false;
-      this.#batchAccepted = undefined;
-      const written = this.#stream.write(
+      await drained;
+    } catch (error) {
+      // The stream closed: whoever waits for this batch is told.
+      this.#batchAccepted?.settle(error as Error);
+      return;
+    }
+    this.#flush();
+  }
+
+  // Synchronous, with no promise of its own: the usual batch (a line or two of one call) is
+  // written in the tick it was posted, for nothing more than the write.
+  #write(): void {
+    const lines = this.#batch;
+    const hasBytes = this.#batchHasBytes;
+    const accepted = this.#batchAccepted;
+    this.#batch = [];
+    this.#batchHasBytes = false;
+    this.#batchAccepted = undefined;
+    let written: boolean;
+    try {
+      written = this.#stream.write(
         hasBytes ? concatPieces(lines) : lines.length === 1 ? lines[0]! : (lines as string[]).join(''),
       );
-      if (!written) {
-        this.#drained = this.#waitForDrain();
-        await this.#drained;
-      }
-      accepted?.settle();
     } catch (error) {
-      // The stream closed: whoever waits for this batch (taken or not) is told.
-      (accepted ?? this.#batchAccepted)?.settle(error as Error);
+      accepted?.settle(error as Error);
+      return;
     }
+    if (written) {
+      accepted?.settle();
+      return;
+    }
+    const drained = (this.#drained = this.#waitForDrain());
+    if (accepted) drained.then(() => accepted.settle(), accepted.settle);
+    else drained.catch(() => {});
   }
 
   #waitForDrain(): Promise<void> {

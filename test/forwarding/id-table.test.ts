@@ -37,6 +37,33 @@ t.test('a table that churns keeps only what is in it', async (t) => {
   t.equal(table.get(100_000 - 64), undefined);
 });
 
+t.test('ids that share a ring slot, or are too large for it, are each found and deleted alone', async (t) => {
+  const table = new IdTable<string>();
+  // 5, 261 and 517 share a slot of a 256-slot ring; 2 ** 40 + 5 does once cut to 32 bits.
+  const ids = [5, 261, 517, 2 ** 40 + 5, Number.MAX_SAFE_INTEGER, 0];
+  for (const id of ids) table.set(id, `v${id}`);
+  t.ok(
+    ids.every((id) => table.get(id) === `v${id}`),
+    'every id found',
+  );
+  t.equal(table.get(773), undefined, 'a fourth id of the slot, never set');
+  table.set(261, 'again');
+  t.equal(table.get(261), 'again', 'setting an id again replaces its value');
+  t.equal(table.values().length, ids.length, 'and adds no second entry');
+  table.delete(5);
+  t.equal(table.get(5), undefined);
+  t.equal(table.get(261), 'again', 'deleting the slot holder leaves the others');
+  table.set(261, 'third');
+  t.equal(
+    table.values().filter((v) => v === 'third').length,
+    1,
+    'a freed slot does not duplicate an id held elsewhere',
+  );
+  for (const id of ids) table.delete(id);
+  t.same(table.values(), [], 'all gone');
+  t.equal(table.get(261), undefined);
+});
+
 t.test('a sequence table finds every value, also one older than its ring', async (t) => {
   const table = new SeqTable<{ seq: number }>();
   const values = Array.from({ length: 1000 }, (_, i) => ({ seq: i + 1 }));
