@@ -70,6 +70,15 @@ export class JsonLineReader {
   }
 
   push(chunk: Buffer): void {
+    chunksBeingRead++;
+    try {
+      this.#push(chunk);
+    } finally {
+      if (--chunksBeingRead === 0 && flushesAtChunkEnd.length > 0) flushAtChunkEnd();
+    }
+  }
+
+  #push(chunk: Buffer): void {
     let start = 0;
     const dropping = this.#dropping;
     if (dropping) {
@@ -284,8 +293,24 @@ interface BatchAccepted {
 }
 
 /**
- * Writes messages as lines. Messages sent in the same tick go out in one write: a burst
- * of 200 responses costs one system call and one wake-up of the reader, not 200.
+ * How many readers are handing over a chunk's lines now, and the flushes of the writers
+ * posted to meanwhile: those go out as the chunk is done, in the same callback, rather than
+ * on the next tick. A forwarded call is read and written within one chunk, and a tick of
+ * its own for each write was a measurable part of a sequential call's cost.
+ */
+let chunksBeingRead = 0;
+let flushesAtChunkEnd: (() => void)[] = [];
+
+function flushAtChunkEnd(): void {
+  const flushes = flushesAtChunkEnd;
+  flushesAtChunkEnd = [];
+  for (const flush of flushes) flush();
+}
+
+/**
+ * Writes messages as lines. Messages sent in the same tick (or while one chunk of input is
+ * read) go out in one write: a burst of 200 responses costs one system call and one wake-up
+ * of the reader, not 200.
  */
 export class JsonLineWriter {
   readonly #stream: Writable;
@@ -332,7 +357,7 @@ export class JsonLineWriter {
 
   postLine(json: string): void {
     // nextTick runs after the current microtasks, so every send of this tick is in.
-    if (this.#batch.push(json + '\n') === 1) process.nextTick(this.#flushBatch);
+    if (this.#batch.push(json + '\n') === 1) this.#scheduleFlush();
   }
 
   /**
@@ -340,10 +365,15 @@ export class JsonLineWriter {
    * spliced in): the bytes are copied once into the write, never decoded.
    */
   postPieces(pieces: readonly (string | Buffer)[]): void {
-    if (this.#batch.length === 0) process.nextTick(this.#flushBatch);
+    if (this.#batch.length === 0) this.#scheduleFlush();
     for (const piece of pieces) this.#batch.push(piece);
     this.#batch.push('\n');
     this.#batchHasBytes = true;
+  }
+
+  #scheduleFlush(): void {
+    if (chunksBeingRead > 0) flushesAtChunkEnd.push(this.#flushBatch);
+    else process.nextTick(this.#flushBatch);
   }
 
   /** Writes the batch at once, or once the stream has drained when it is backed up. */

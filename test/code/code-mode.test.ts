@@ -264,9 +264,14 @@ t.test(
   async (t) => {
     const h = await startHarness(t, { mux: { expose: 'code' }, code: { concurrency: 1, maxQueued: 50 } });
     await h.callJson('add_server', { name: 'slow', ...fixture('slow-call') });
-    const blocker = run(h, 'return await tools.slow.wait({ steps: 30, interval_ms: 100 })');
+    // The first program starts the sandbox (esbuild, QuickJS), which on a loaded machine has
+    // taken more than 5 s: the blocker's wait outlasts a slow start and the 51 programs after it.
+    const blocker = run(h, 'return await tools.slow.wait({ steps: 60, interval_ms: 100 })');
     t.ok(
-      await waitFor(async () => textOf(await h.call('call_tool', { name: 'slow__last_wait' })) === 'running'),
+      await waitFor(
+        async () => textOf(await h.call('call_tool', { name: 'slow__last_wait' })) === 'running',
+        30_000,
+      ),
       'the one sandbox is busy',
     );
     // 51 programs at once: each is stripped (asynchronously) before it reaches the queue, so

@@ -324,6 +324,51 @@ t.test(
   },
 );
 
+t.test('what is sent while a chunk of input is read leaves in one write as the chunk is done', async (t) => {
+  const { stream, writes } = recordingStream();
+  const writer = new JsonLineWriter(stream);
+  const echo = new JsonLineWriter(recordingStream().stream);
+  let writesDuringChunk = -1;
+  const reader = new JsonLineReader({
+    onMessage: (message) => {
+      writer.post({ jsonrpc: '2.0', id: (message as { id: number }).id, result: {} });
+      echo.post({ jsonrpc: '2.0', method: 'seen' });
+      writesDuringChunk = writes.length;
+      return true;
+    },
+    onSkippedLine: () => t.fail('no line is skipped'),
+    onOversize: () => t.fail('no line is too long'),
+  });
+  const lines = [1, 2, 3].map((id) => JSON.stringify({ jsonrpc: '2.0', id, method: 'ping' }) + '\n');
+  reader.push(Buffer.from(lines.join('')));
+  t.equal(writesDuringChunk, 0, 'nothing is written while the chunk is read');
+  t.equal(writes.length, 1, 'one write, made before push returned (no tick waited for)');
+  t.same(
+    writes[0]!
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l).id),
+    [1, 2, 3],
+  );
+  writer.post({ jsonrpc: '2.0', method: 'outside a chunk' });
+  t.equal(writes.length, 1, 'outside a chunk a send waits for the tick');
+  await settle();
+  t.equal(writes.length, 2);
+});
+
+t.test('a backed-up stream that closes fails whoever waits for its batches', async (t) => {
+  const { stream, holdWrites } = recordingStream(16);
+  const writer = new JsonLineWriter(stream);
+  holdWrites();
+  const first = writer.write({ jsonrpc: '2.0', id: 1, result: { pad: 'x'.repeat(100) } });
+  await settle();
+  const second = writer.write({ jsonrpc: '2.0', id: 2, result: {} });
+  await settle();
+  stream.destroy();
+  await t.rejects(first, /closed/i, 'the batch written before the close');
+  await t.rejects(second, /closed/i, 'the batch waiting for the drain');
+});
+
 t.test('a reused result is serialized once and framed correctly for each request', async (t) => {
   const { stream, writes } = recordingStream();
   const writer = new JsonLineWriter(stream);
