@@ -211,8 +211,22 @@ const results = {
       calls: /** @type {number[]} */ ([]),
       bursts: /** @type {number[]} */ ([]),
     },
-    { name: 'relay', client: relayed.client, tool: 'everything__echo', calls: [], bursts: [] },
-    { name: 'mcpmux', client: proxied.client, tool: 'everything__echo', calls: [], bursts: [] },
+    {
+      name: 'relay',
+      client: relayed.client,
+      tool: 'everything__echo',
+      calls: [],
+      bursts: [],
+      pid: relayed.transport.pid,
+    },
+    {
+      name: 'mcpmux',
+      client: proxied.client,
+      tool: 'everything__echo',
+      calls: [],
+      bursts: [],
+      pid: proxied.transport.pid,
+    },
     {
       name: 'mcpmux 2026 client, 2025 server',
       client: proxiedModern.client,
@@ -231,8 +245,17 @@ const results = {
   ];
   // Warm up every path (JIT, caches).
   for (const p of paths) await sequential(p.client, p.tool, 100);
+  /** CPU µs of each proxy process over its sequential rounds, by path name. */
+  const sequentialCpu = new Map();
   for (let r = 0; r < ROUNDS; r++) {
-    for (const p of paths) p.calls.push(...(await sequential(p.client, p.tool, CALLS_PER_ROUND)));
+    for (const p of paths) {
+      // The proxy's CPU over its sequential calls: one call at a time, each runs with cold caches,
+      // and this moves far less with the machine's noise than the latency ratio does.
+      const cpu0 = 'pid' in p && p.pid ? cpuMicros(p.pid) : 0;
+      p.calls.push(...(await sequential(p.client, p.tool, CALLS_PER_ROUND)));
+      if ('pid' in p && p.pid)
+        sequentialCpu.set(p.name, (sequentialCpu.get(p.name) ?? 0) + cpuMicros(p.pid) - cpu0);
+    }
     for (const p of paths) p.bursts.push(await burst(p.client, p.tool, 200));
   }
   const [d, relay, mux, muxModernClient, modernDirect, muxModern] = paths.map((p) => ({
@@ -269,6 +292,9 @@ const results = {
     relay_p99_ms: round(relay.p99),
     proxied_p99_ms: round(mux.p99),
     p99_ratio: round(mux.p99 / d.p99, 2),
+    relay_cpu_per_call_us: round(sequentialCpu.get('relay') / (ROUNDS * CALLS_PER_ROUND), 1),
+    mcpmux_cpu_per_call_us: round(sequentialCpu.get('mcpmux') / (ROUNDS * CALLS_PER_ROUND), 1),
+    mcpmux_cpu_to_relay: round(sequentialCpu.get('mcpmux') / sequentialCpu.get('relay'), 2),
   };
   results.burst_200 = {
     direct_median_ms: round(d.burst, 1),
