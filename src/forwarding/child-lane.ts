@@ -7,7 +7,7 @@ import type { JSONRPCMessage, LoggingLevel } from '@modelcontextprotocol/server'
 import type { InputOrigin } from '../child/child-types.js';
 import { MuxError, relayedError } from '../errors.js';
 import { childCallLine, isDigit } from './call-line.js';
-import { SeqTable, type Id } from './id-table.js';
+import { IdTable, type Id } from './id-table.js';
 
 export type { Id } from './id-table.js';
 export type Params = Record<string, unknown>;
@@ -98,7 +98,7 @@ export interface ChildLaneOptions {
 export class ChildLane {
   readonly #options: ChildLaneOptions;
   /** By the number in the child's id (`mcpmux-<seq>`). */
-  readonly #pending = new SeqTable<ForwardedCall>();
+  readonly #pending = new IdTable<ForwardedCall>();
   /**
    * The same calls in the order of their deadlines, linked through the calls (nothing is
    * allocated per call): every call of a lane has the same timeout, so a call goes to the end
@@ -208,7 +208,7 @@ export class ChildLane {
   #arm(call: ForwardedCall): void {
     call.deadline = performance.now() + this.#options.callTimeoutMs;
     if (this.#pending.get(call.seq) === call) this.#unlink(call);
-    else this.#pending.add(call);
+    else this.#pending.set(call.seq, call);
     call.earlier = this.#last;
     if (this.#last) this.#last.later = call;
     else this.#first = call;
@@ -241,7 +241,7 @@ export class ChildLane {
   }
 
   #settle(call: ForwardedCall): void {
-    this.#pending.delete(call);
+    this.#pending.delete(call.seq);
     this.#unlink(call);
     call.done();
   }

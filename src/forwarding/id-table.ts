@@ -1,4 +1,5 @@
-// The fast path's calls in flight, by a JSON-RPC id, in plain dictionaries rather than Maps.
+// The fast path's calls in flight, by the client's JSON-RPC id (fast-path.ts) or a lane's
+// sequence number (child-lane.ts), in a ring and plain dictionaries rather than Maps.
 // A Map that takes a set and a delete on every call rebuilds its hash table every few dozen
 // calls, and V8 links each discarded table to its successor (for iterators that were on it).
 // A discarded table that had reached the old generation is still scanned by young
@@ -12,12 +13,13 @@
 export type Id = string | number;
 
 export class IdTable<V> {
-  // Most clients number their requests 1, 2, 3…: such an id takes a slot of a small ring by
-  // its low bits, which a lookup reads without hashing and a delete clears without reshaping
-  // anything. A dictionary that takes a set and a delete on every call does both: with one
-  // call in flight it shrinks to nothing and grows again each time (a sequential client's
-  // case, ~5 µs of mcpmux's CPU a call in a profile). An id whose slot is taken, a string or
-  // any other number goes to the dictionaries.
+  // Most clients number their requests 1, 2, 3…, and a lane numbers its calls so: such an id
+  // takes a slot of a small ring by its low bits, which a lookup reads without hashing and a
+  // delete clears without reshaping anything. A dictionary hashes its integer keys (SipHash)
+  // and, taking a set and a delete on every call, rebuilds itself now and then (~2% of
+  // mcpmux's CPU at concurrency 64); with one call in flight it shrinks to nothing and grows
+  // again each time (a sequential client's case, ~5 µs of mcpmux's CPU a call in a profile).
+  // An id whose slot is taken, a string or any other number goes to the dictionaries.
   #ringIds: (number | undefined)[] = [];
   #ringValues: (V | undefined)[] = [];
   // Numbers and strings are different ids (7 is not "7"): one dictionary for each.
@@ -86,46 +88,6 @@ export class IdTable<V> {
   }
 }
 
-/**
- * Values keyed by a number that only grows (a lane's calls): a ring indexed by the number's
- * low bits, so a lookup hashes nothing (V8 hashes a dictionary's integer keys with SipHash,
- * and rebuilds a churned dictionary now and then: ~2% of mcpmux's CPU at concurrency 64). A
- * value still in its slot when the slot comes round again (a call slower than the ring's
- * size of later calls) moves to a dictionary.
- */
-export class SeqTable<V extends { readonly seq: number }> {
-  #ring: (V | undefined)[] = [];
-  readonly #older = new IdTable<V>();
-  #olderCount = 0;
-
-  get(seq: number): V | undefined {
-    const value = this.#ring[seq & RING_MASK];
-    if (value !== undefined && value.seq === seq) return value;
-    return this.#olderCount === 0 ? undefined : this.#older.get(seq);
-  }
-
-  add(value: V): void {
-    // Made at the first call: a child never called costs nothing.
-    if (this.#ring.length === 0) this.#ring = new Array<V | undefined>(RING_SIZE).fill(undefined);
-    const slot = value.seq & RING_MASK;
-    const held = this.#ring[slot];
-    if (held !== undefined) {
-      this.#older.set(held.seq, held);
-      this.#olderCount++;
-    }
-    this.#ring[slot] = value;
-  }
-
-  delete(value: V): void {
-    const slot = value.seq & RING_MASK;
-    if (this.#ring[slot] === value) this.#ring[slot] = undefined;
-    else if (this.#olderCount > 0 && this.#older.get(value.seq) === value) {
-      this.#older.delete(value.seq);
-      this.#olderCount--;
-    }
-  }
-}
-
-/** Calls in flight to one child, beyond which the oldest move to the dictionary. */
+/** Ids held in the ring: calls in flight at once beyond which some go to the dictionaries. */
 const RING_SIZE = 256;
 const RING_MASK = RING_SIZE - 1;

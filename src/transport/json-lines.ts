@@ -356,7 +356,6 @@ export class JsonLineWriter {
   }
 
   postLine(json: string): void {
-    // nextTick runs after the current microtasks, so every send of this tick is in.
     if (this.#batch.push(json + '\n') === 1) this.#scheduleFlush();
   }
 
@@ -372,6 +371,7 @@ export class JsonLineWriter {
   }
 
   #scheduleFlush(): void {
+    // nextTick runs after the current microtasks, so every send of this tick is in.
     if (chunksBeingRead > 0) flushesAtChunkEnd.push(this.#flushBatch);
     else process.nextTick(this.#flushBatch);
   }
