@@ -3,7 +3,7 @@
 // changes (an editor's save, a compiler writing many files) has settled.
 import { watch, type FSWatcher } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
-import picomatch from 'picomatch';
+import { compileGlob, scanGlob } from '../glob-matcher.js';
 
 export interface SourceWatcherOptions {
   cwd: string;
@@ -21,9 +21,9 @@ export class SourceWatcher {
   #closed = false;
 
   constructor(options: SourceWatcherOptions) {
-    const matches = picomatch([...options.globs], { dot: false });
+    const matches = compileGlob([...options.globs], { dot: false });
     const bases = new Set(
-      options.globs.map((glob) => resolve(options.cwd, picomatch.scan(glob).base || '.')),
+      options.globs.map((glob) => resolve(options.cwd, scanGlob(glob).base || '.')),
     );
     for (const base of bases) {
       try {

@@ -5,7 +5,7 @@
 // the pattern is compiled, never for any file that happens to carry the name.
 import { readdirSync } from 'node:fs';
 import { delimiter, resolve } from 'node:path';
-import picomatch from 'picomatch';
+import { compileGlob, scanGlob } from '../glob-matcher.js';
 import { realPathOf, resolveCommand, type CommandLookup, type ResolvedCommand } from './command-resolver.js';
 
 /** A final argument token that allows any further arguments. */
@@ -54,8 +54,8 @@ function pathMatcher(pattern: string, cwd: string): ProgramMatcher {
 /** A bare name (or name glob): the files it finds on mcpmux's PATH now. */
 function nameMatcher(pattern: string, lookup: CommandLookup): ProgramMatcher {
   const found = new Set<string>();
-  if (picomatch.scan(pattern).isGlob) {
-    const matchesName = picomatch(pattern, { dot: true });
+  if (scanGlob(pattern).isGlob) {
+    const matchesName = compileGlob(pattern, { dot: true });
     for (const dir of (lookup.path ?? '').split(delimiter)) {
       for (const name of listDirectory(resolve(lookup.cwd, dir || '.'))) {
         const resolved = matchesName(name)
@@ -82,18 +82,18 @@ function argumentMatcher(token: string): (arg: string, cwd: string) => boolean {
     return (arg, cwd) => test(realPathOf(resolve(cwd, arg)));
   }
   // No dot option: `*` never matches `..` or a hidden name, so `@scope/*` cannot climb out.
-  const test = picomatch(token);
+  const test = compileGlob(token);
   return (arg) => test(arg);
 }
 
 function realPathGlob(pattern: string, cwd: string): (path: string) => boolean {
-  const scan = picomatch.scan(pattern);
+  const scan = scanGlob(pattern);
   if (!scan.isGlob) {
     const real = realPathOf(resolve(cwd, pattern));
     return (path) => path === real;
   }
   const base = realPathOf(resolve(cwd, scan.base || '.'));
-  return picomatch(`${base === '/' ? '' : base}/${scan.glob}`, { dot: true });
+  return compileGlob(`${base === '/' ? '' : base}/${scan.glob}`, { dot: true });
 }
 
 function listDirectory(dir: string): string[] {

@@ -2,7 +2,7 @@
 // add_server. A tool is exposed when it matches an allow glob (or there is none) and no
 // deny glob. Applied where a child's tools are listed, so a filtered tool is unknown
 // everywhere: in tools/list, list_servers, reload diffs and calls.
-import picomatch from 'picomatch';
+import { compileGlob } from '../glob-matcher.js';
 import type { Tool } from '@modelcontextprotocol/server';
 
 export interface ToolFilter {
@@ -12,8 +12,8 @@ export interface ToolFilter {
 
 /** A predicate over child tool names; globs match the name as the child gives it. */
 export function toolFilterPredicate(filter: ToolFilter): (name: string) => boolean {
-  const allow = filter.allow?.length ? picomatch([...filter.allow]) : () => true;
-  const deny = filter.deny?.length ? picomatch([...filter.deny]) : () => false;
+  const allow = filter.allow?.length ? compileGlob([...filter.allow]) : () => true;
+  const deny = filter.deny?.length ? compileGlob([...filter.deny]) : () => false;
   return (name) => allow(name) && !deny(name);
 }
 
