@@ -22,9 +22,7 @@ export class SourceWatcher {
 
   constructor(options: SourceWatcherOptions) {
     const matches = compileGlob([...options.globs], { dot: false });
-    const bases = new Set(
-      options.globs.map((glob) => resolve(options.cwd, scanGlob(glob).base || '.')),
-    );
+    const bases = new Set(options.globs.map((glob) => resolve(options.cwd, scanGlob(glob).base || '.')));
     for (const base of bases) {
       try {
         const watcher = watch(base, { recursive: true }, (_event, filename) => {
