@@ -10,7 +10,9 @@ import {
   type ChildProcess,
 } from './child/child-process.js';
 import { startOrphanReaper } from './child/orphan-reaper.js';
-import { CliError, helpText, parseCli, type CliOptions } from './cli/parse-cli.js';
+import { helpText } from './cli/cli-help.js';
+import { CliError, type CliOptions } from './cli/cli-options.js';
+import { parseCli } from './cli/parse-cli.js';
 import { missingEmbeddingTable } from './catalog/semantic/static-embedder.js';
 import {
   ConfigError,

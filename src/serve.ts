@@ -2,7 +2,7 @@
 // configured servers started, and the process's end wired to stopping them all. Loaded by
 // main.ts once it has spawned the configured servers, so that their start overlaps this load.
 import type { ChildProcess } from './child/child-process.js';
-import type { CliOptions } from './cli/parse-cli.js';
+import type { CliOptions } from './cli/cli-options.js';
 import { ToolIndex } from './catalog/tool-index.js';
 import { toolRanker } from './catalog/semantic/ranker-choice.js';
 import { ConfigSync } from './config/config-sync.js';

@@ -13,7 +13,7 @@ import { Registry, runningServers } from '../registry/registry.js';
 import { CAPABILITY_TABLE, type CatalogItems, type CatalogKind } from '../router/capabilities.js';
 import type { CatalogRouter } from '../router/catalog-router.js';
 import { serverNameProblem } from '../router/tool-names.js';
-import type { CliOptions } from './parse-cli.js';
+import type { CliOptions } from './cli-options.js';
 import { CredentialStore } from '../oauth/credential-store.js';
 import type { RemoteServerSpec } from '../server-spec.js';
 

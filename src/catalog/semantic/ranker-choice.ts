@@ -1,5 +1,5 @@
 // The ranker search_tools uses, from --search-ranker; loaded when first needed.
-import type { SearchRankerChoice } from '../../cli/parse-cli.js';
+import type { SearchRankerChoice } from '../../cli/cli-options.js';
 import type { Logger } from '../../log.js';
 import { bm25Ranker, type RankerSource } from '../tool-index.js';
 import { missingEmbeddingTable } from './static-embedder.js';

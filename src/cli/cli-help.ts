@@ -1,0 +1,132 @@
+// mcpmux --help: every flag with one line on what it does (a test checks that each is listed),
+// the usage of the subcommands, and examples.
+import { DEFAULT_ANTHROPIC_MODEL } from '../agent/anthropic-model.js';
+import { DEFAULT_MAX_TOOL_NAME } from '../router/tool-names.js';
+
+export const FLAG_HELP: ReadonlyArray<[flag: string, help: string]> = [
+  ['-c, --config FILE', 'Start the servers of a config file ({"mcpServers": …} or VS Code {"servers": …}).'],
+  [
+    '--http PORT',
+    'Serve MCP over streamable HTTP at http://HOST:PORT/mcp instead of stdio (0: any free port).',
+  ],
+  [
+    '--host HOST',
+    'With --http: the address to bind (default 127.0.0.1). Anything but loopback needs --auth-token.',
+  ],
+  ['--auth-token TOKEN', 'With --http: require "Authorization: Bearer TOKEN"; also MCPMUX_AUTH_TOKEN.'],
+  [
+    '--allowed-host NAME',
+    "With --http: also answer requests whose Host is NAME (a reverse proxy's name); repeat for more. Default: loopback and the bound address.",
+  ],
+  [
+    '--allowed-origin ORIGIN',
+    'With --http: also accept browser requests from ORIGIN (https://app.example.com, or a host name); repeat for more. Default: loopback origins.',
+  ],
+  [
+    '--session-idle-timeout SECONDS',
+    'With --http: close a session with no request or stream open for this long (default 1800; 0 = never).',
+  ],
+  [
+    '--max-sessions N',
+    'With --http: how many sessions may be open at once (default 100); past it a new one gets 503.',
+  ],
+  [
+    '--max-message-bytes N',
+    'Largest JSON-RPC message taken from the client or a server, and largest HTTP body (default 16777216).',
+  ],
+  [
+    '--expose all|search|code|agent',
+    'all: list every tool (default); search: only the management tools, search_tools and call_tool; code: those and list_modules, read_module, execute_code (programs call the tools); agent: the management tools, agent and output (a sub-agent calls the tools).',
+  ],
+  [
+    '--agent-provider auto|sampling|anthropic',
+    "Where the agent tool's sub-agent gets its model: auto (default) uses the client's own through sampling when it can sample, else the Anthropic API when ANTHROPIC_API_KEY is set.",
+  ],
+  [
+    '--agent-model NAME',
+    `With the Anthropic API: the model when the caller names none (default ANTHROPIC_MODEL, else ${DEFAULT_ANTHROPIC_MODEL}).`,
+  ],
+  [
+    '--agent-base-url URL',
+    'With the Anthropic API: a gateway to send requests to (default ANTHROPIC_BASE_URL).',
+  ],
+  ['--agent-dir DIR', "Where agents' transcripts are kept (default $XDG_STATE_HOME/mcpmux/agents)."],
+  ['--agent-max-tool-calls N', 'Tool calls one agent run may make (default 100).'],
+  ['--agent-timeout SECONDS', 'How long one agent run may take (default 1800).'],
+  ['--agent-concurrency N', 'Background agent runs at once (default 4); past it agent answers busy.'],
+  [
+    '--active-pool N',
+    'With --expose search: how many found tools search_tools {activate: true} may list at once (default 15).',
+  ],
+  [
+    '--search-ranker auto|bm25|semantic',
+    'How search_tools ranks a whole task: bm25 (default) alone; semantic fuses BM25 with word-piece embeddings distilled at build time from the Universal Sentence Encoder; auto does when the build has them.',
+  ],
+  [
+    '--max-result-bytes N',
+    'Cut tool results with more text than this (default 16384) and keep them whole for read_result; 0: never.',
+  ],
+  ['--code-memory MB', 'With --expose code: the memory one program may use (default 128).'],
+  ['--code-max-calls N', 'With --expose code: the tool calls one program may make (default 200).'],
+  [
+    '--watch-config',
+    'Apply edits of the config file while running: only what changed is stopped, started or replaced (SIGHUP does the same).',
+  ],
+  [
+    '-- NAME CMD [ARGS…]',
+    'Start a server given inline; repeat "-- NAME CMD …" for more. Must come last. Also -- NAME -- CMD [ARGS…], and a remote server: -- NAME --transport http URL [-H "Name: value"]….',
+  ],
+  ['--log-level LEVEL', 'error, warn, info (default) or debug; also MCPMUX_LOG_LEVEL. Logs go to stderr.'],
+  [
+    '--max-tool-name N',
+    `Longest exposed tool name (default ${DEFAULT_MAX_TOOL_NAME}); lower it by the prefix your client adds.`,
+  ],
+  ['--startup-timeout SECONDS', 'Default time a server may take to start (default 60).'],
+  ['--call-timeout SECONDS', 'Time a tool call may go without an answer or progress (default 300).'],
+  [
+    '--ping-interval SECONDS',
+    'How often each server is pinged to notice a hung one, shown in list_servers (default 30; 0 = never).',
+  ],
+  [
+    '--allow-command PATTERN',
+    'Let add_server run only programs matching this pattern, judged by the real file after PATH lookup and symlinks: a path glob or a name on mcpmux\'s PATH, then optional argument globs ("npx -y @modelcontextprotocol/*"; a final ... allows more). Repeat for more.',
+  ],
+  ['--no-runtime-add', 'Refuse add_server: servers come only from the config and the command line.'],
+  [
+    '--inherit-env',
+    "Give children mcpmux's whole environment (default: PATH, HOME and the SDK's safe list, plus their own env).",
+  ],
+  ['--pass-env NAME', "Also pass this variable of mcpmux's environment to children; repeat for more."],
+  ['--root DIR', "Keep every child's cwd under DIR (and start children there by default)."],
+  ['--json', 'inspect: print JSON for scripts instead of text.'],
+  ['-h, --help', 'Show this help.'],
+  ['-V, --version', 'Show the version.'],
+];
+
+export function helpText(version: string): string {
+  const width = Math.max(...FLAG_HELP.map(([f]) => f.length)) + 2;
+  return [
+    `mcpmux ${version}: one MCP server in front of many, changed at run time.`,
+    '',
+    'Usage: mcpmux [options] [-- NAME CMD [ARGS…]]…',
+    '       mcpmux inspect [--json] [options] [-- NAME CMD [ARGS…]]…',
+    '       mcpmux call [options] SERVER__TOOL [\'{"arg": …}\'] [-- NAME CMD [ARGS…]]…',
+    '       mcpmux auth [--logout] NAME --config FILE',
+    '',
+    'Serves MCP over stdio. With no servers given, the agent adds them with add_server.',
+    'inspect starts the servers, prints their tools, prompts and resources, and exits;',
+    'call starts them, calls one tool, prints its result, and exits (status 1 if it fails).',
+    'auth signs in to the remote server NAME of the config (its "oauth"), keeping the tokens;',
+    'with --logout it forgets them.',
+    '',
+    'Options:',
+    ...FLAG_HELP.map(([flag, help]) => `  ${flag.padEnd(width)}${help}`),
+    '',
+    'Examples:',
+    '  mcpmux',
+    '  mcpmux --config ~/.config/mcpmux.json',
+    '  mcpmux -- memory npx -y @modelcontextprotocol/server-memory -- everything npx -y @modelcontextprotocol/server-everything',
+    '  mcpmux inspect -- dev node build/index.js',
+    `  mcpmux call dev__echo '{"message": "hi"}' -- dev node build/index.js`,
+  ].join('\n');
+}

@@ -1,0 +1,85 @@
+// What the command line comes to: the options mcpmux runs with, and the error every mistake
+// in it is (main.ts reports it on stderr with exit status 2, before anything is spawned).
+import type { AgentProvider } from '../agent/model-choice.js';
+import type { LogLevel } from '../log.js';
+import type { ExposeMode } from '../proxy/mux-server.js';
+import type { ServerSpec } from '../server-spec.js';
+
+export class CliError extends Error {
+  override readonly name = 'CliError';
+}
+
+export interface InlineServer {
+  name: string;
+  spec: ServerSpec;
+}
+
+export interface CliOptions {
+  /** serve: the MCP server on stdio; inspect and call: one-shot commands for server authors; auth: sign in to a remote server. */
+  command: 'serve' | 'inspect' | 'call' | 'auth';
+  help: boolean;
+  version: boolean;
+  /** inspect: print JSON instead of text. */
+  json: boolean;
+  /** auth: the server to sign in to (or out of, with --logout). */
+  auth?: { server: string; logout: boolean };
+  /** call: the exposed tool name and its arguments. */
+  call?: { tool: string; arguments: Record<string, unknown> };
+  configPath?: string;
+  inline: InlineServer[];
+  logLevel: LogLevel;
+  maxToolName: number;
+  startupTimeoutMs: number;
+  callTimeoutMs: number;
+  /** 0 turns pinging off. */
+  pingIntervalMs: number;
+  allowCommands: string[];
+  runtimeAdd: boolean;
+  inheritEnv: boolean;
+  passEnv: string[];
+  root?: string;
+  watchConfig: boolean;
+  expose: ExposeMode;
+  /** Whether --expose was given (a config file's setting applies otherwise). */
+  exposeGiven: boolean;
+  activePoolSize: number;
+  /** How search_tools ranks: BM25 fused with the embedding model when its packages are installed (auto). */
+  searchRanker: SearchRankerChoice;
+  maxResultBytes: number;
+  /** With --expose code: memory of one program (MB) and the tool calls it may make. */
+  codeMemoryMb: number;
+  codeMaxToolCalls: number;
+  /** Largest JSON-RPC message accepted from the client or a server, and largest HTTP body. */
+  maxMessageBytes: number;
+  /** Serve over streamable HTTP instead of stdio. */
+  http?: HttpOptions;
+  /** The agent tool: where its model comes from, its limits and its transcripts. */
+  agent: AgentOptions;
+}
+
+export interface AgentOptions {
+  provider: AgentProvider;
+  /** The Anthropic API's key (ANTHROPIC_API_KEY; never a flag, which any process could read). */
+  apiKey?: string;
+  /** The Anthropic model when the caller names none. */
+  model: string;
+  /** A gateway in front of the Anthropic API. */
+  baseUrl?: string;
+  /** Transcripts; default $XDG_STATE_HOME/mcpmux/agents. */
+  dir?: string;
+  maxToolCalls: number;
+  timeoutMs: number;
+  concurrency: number;
+}
+
+export type SearchRankerChoice = 'auto' | 'bm25' | 'semantic';
+
+export interface HttpOptions {
+  port: number;
+  host: string;
+  authToken?: string;
+  allowedHosts: string[];
+  allowedOrigins: string[];
+  sessionIdleTimeoutMs: number;
+  maxSessions: number;
+}
