@@ -49,10 +49,14 @@ export function isAlive(pid: number): boolean {
   }
 }
 
-/** Polls `condition` every `every` ms until it holds or `timeout` ms pass. */
+/**
+ * Polls `condition` every `every` ms until it holds or `timeout` ms pass. The default is
+ * generous on purpose: it only delays a failure, and on a loaded two-core CI machine a
+ * child's start or a process group's death has taken past 5 s (code-mode.test.ts failed so).
+ */
 export async function waitFor(
   condition: () => boolean | Promise<boolean>,
-  timeout = 5000,
+  timeout = 15_000,
   every = 20,
 ): Promise<boolean> {
   const deadline = Date.now() + timeout;
