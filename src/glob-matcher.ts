@@ -1,6 +1,6 @@
 // Globs, with picomatch loaded the first time one is compiled rather than with the modules
 // that use them: --allow-command patterns are compiled before mcpmux spawns its configured
-// servers, and most runs give none, no tool filter and no watch (loading picomatch was ~9 ms
+// servers, and most runs give none, no tool filter and no watch (loading picomatch was ~7 ms
 // of that start). A plain require, as the package is CommonJS and its users are synchronous.
 import { createRequire } from 'node:module';
 import type { PicomatchOptions } from 'picomatch';

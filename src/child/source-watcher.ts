@@ -21,7 +21,7 @@ export class SourceWatcher {
   #closed = false;
 
   constructor(options: SourceWatcherOptions) {
-    const matches = compileGlob([...options.globs], { dot: false });
+    const matches = compileGlob(options.globs, { dot: false });
     const bases = new Set(options.globs.map((glob) => resolve(options.cwd, scanGlob(glob).base || '.')));
     for (const base of bases) {
       try {

@@ -12,8 +12,8 @@ export interface ToolFilter {
 
 /** A predicate over child tool names; globs match the name as the child gives it. */
 export function toolFilterPredicate(filter: ToolFilter): (name: string) => boolean {
-  const allow = filter.allow?.length ? compileGlob([...filter.allow]) : () => true;
-  const deny = filter.deny?.length ? compileGlob([...filter.deny]) : () => false;
+  const allow = filter.allow?.length ? compileGlob(filter.allow) : () => true;
+  const deny = filter.deny?.length ? compileGlob(filter.deny) : () => false;
   return (name) => allow(name) && !deny(name);
 }
 

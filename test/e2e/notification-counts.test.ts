@@ -169,9 +169,13 @@ t.test('a config edit touching three servers: one notification per changed list'
         config,
         JSON.stringify({ mcpServers: { two: entry('echo-v2'), three: entry('list-changed') } }),
       );
+      // The whole edit applied: 'one' gone, 'three' added and 'two' replaced (echo-v2 adds
+      // reverse). The edit's notifications go out once all of it is done; 'two' can come last.
       await waitFor(async () => {
         const names = (await client.listTools()).tools.map((x) => x.name);
-        return names.includes('three__add_tool') && !names.includes('one__echo');
+        return (
+          names.includes('three__add_tool') && names.includes('two__reverse') && !names.includes('one__echo')
+        );
       }, 15_000);
     }),
     { tools: 1, prompts: 1, resources: 0 },
