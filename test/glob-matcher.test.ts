@@ -1,3 +1,4 @@
+// Globs with picomatch loaded on first use: not before, and its options passed through.
 import { createRequire } from 'node:module';
 import t from 'tap';
 import { compileGlob, scanGlob } from '../src/glob-matcher.js';
