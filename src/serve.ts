@@ -12,14 +12,9 @@ import type { Logger } from './log.js';
 import type { SpawnPolicy } from './policy/spawn-policy.js';
 import { IdleCollection } from './idle-collection.js';
 import { exitWith, installExitHandlers } from './process-exit.js';
-import {
-  MuxServer,
-  newActivationPool,
-  newResultStore,
-  ownToolNames,
-  type MuxServerOptions,
-  type PerRequestState,
-} from './proxy/mux-server.js';
+import { MuxServer, type MuxServerOptions, type PerRequestState } from './proxy/mux-server.js';
+import { newActivationPool, ownToolNames } from './proxy/exposure.js';
+import { newResultStore } from './results/result-store.js';
 import { ListChangePublisher } from './proxy/list-change-publisher.js';
 import { InputRelay } from './proxy/input-relay.js';
 import { watchResources } from './proxy/resource-watch.js';

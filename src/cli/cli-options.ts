@@ -2,7 +2,7 @@
 // in it is (main.ts reports it on stderr with exit status 2, before anything is spawned).
 import type { AgentProvider } from '../agent/model-choice.js';
 import type { LogLevel } from '../log.js';
-import type { ExposeMode } from '../proxy/mux-server.js';
+import type { ExposeMode } from '../proxy/exposure.js';
 import type { ServerSpec } from '../server-spec.js';
 
 export class CliError extends Error {

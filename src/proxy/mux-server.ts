@@ -2,21 +2,17 @@
 // management tools plus every child tool under its exposed name, with the children's
 // prompts, resources, templates, completions and logging behind it. Registry changes
 // become debounced list_changed notifications, one per list that changed.
-import { Server, ProtocolErrorCode, isInputRequiredResult } from '@modelcontextprotocol/server';
+import { Server } from '@modelcontextprotocol/server';
 import type {
   ClientCapabilities,
   Transport,
   CallToolRequest,
-  CallToolResult,
   JSONRPCMessage,
-  Tool,
 } from '@modelcontextprotocol/server';
-import { z } from 'zod';
-import type { CallOptions } from '../child/child-types.js';
-import { WireError, messageOf } from '../errors.js';
+import { messageOf } from '../errors.js';
 import type { Logger } from '../log.js';
-import { ActivationPool } from '../catalog/activation-pool.js';
-import { ResultStore } from '../results/result-store.js';
+import type { ActivationPool } from '../catalog/activation-pool.js';
+import { newResultStore, type ResultStore } from '../results/result-store.js';
 import type { ToolIndex } from '../catalog/tool-index.js';
 import type { SpawnPolicy } from '../policy/spawn-policy.js';
 import type { Registry } from '../registry/registry.js';
@@ -25,37 +21,18 @@ import { CAPABILITY_ROWS, CAPABILITY_TABLE, type ListChangedMethod } from '../ro
 import { CatalogHandlers } from './catalog-handlers.js';
 import { ClientSettings } from './client-settings.js';
 import { ListChangedNotifier } from './list-changed-notifier.js';
-import {
-  createManagementTools,
-  type ManagementContext,
-  type HeldRounds,
-  type ManagementTool,
-  type PersistentConfig,
-} from './management-tools.js';
-import { createCodeModeTools } from './code-mode-tools.js';
+import type { PersistentConfig } from './management-tools.js';
 import type { CodeMode } from '../code/code-mode.js';
-import { compactDefinition } from './tool-definition.js';
 import { forwardingOptions, sessionCallerOrigin, type Caller } from './forwarding-options.js';
-import { InputRelay, clientCapabilitiesOf, clientRound, type ClientRound } from './input-relay.js';
-import type { HeldRun } from './held-call.js';
-import { toToolResult } from './results.js';
+import { InputRelay, clientCapabilitiesOf, clientRound } from './input-relay.js';
 import type { Deliver, UpstreamLink } from './upstream-link.js';
 import type { StartupGate } from '../registry/startup-gate.js';
 import { watchResources } from './resource-watch.js';
 import { FastPath, type Reply } from '../forwarding/fast-path.js';
-import type { AgentRuns } from '../agent/agent-runs.js';
-import type { ModelChoice } from '../agent/model-choice.js';
-import type { InputOrigin } from '../child/child-types.js';
-import { agentDefinition, createAgentTools, outputDefinition, type AgentAccess } from './agent-tools.js';
 import { AgentTasks, TASKS_CAPABILITY } from './agent-tasks.js';
-
-export type ExposeMode = 'all' | 'search' | 'code' | 'agent';
-
-/** What the agent and output tools share across sessions: the runs, and how a model is chosen. */
-export interface AgentSetup {
-  runs: AgentRuns;
-  models: ModelChoice;
-}
+import { AgentListing, agentAccess, type AgentSetup } from './agent-access.js';
+import { newActivationPool, ownToolsOf, type ExposeMode } from './exposure.js';
+import { ToolCalls, legacyToolCallHandler } from './tool-calls.js';
 
 export interface MuxServerOptions {
   /** A tools/list was answered (at 5,000 tools, megabytes of JSON): the idle collection's cue. */
@@ -123,80 +100,9 @@ const INSTRUCTIONS =
   'remove_server stops one. search_tools finds tools by describing the task. If your tool list has not refreshed ' +
   'after add_server, call the new tools through call_tool.';
 
-// Task-augmented requests (2025-11-25's experimental tasks) to children would need every
-// task id routed to its child across tasks/get, tasks/result, tasks/list and tasks/cancel;
-// only mcpmux's own agent runs as a task (agent-tasks.ts). Without the agent tools mcpmux
-// does not declare the capability, and says so plainly when a client calls a tasks/ method anyway.
-const TASKS_NOT_SUPPORTED =
-  'mcpmux does not forward task-augmented requests (experimental MCP tasks) to servers; call the tool without "task" to get its result directly (only agent runs as a task)';
-
-/** What tools/call needs of its params; the rest (task, other _meta) travels on unchecked. */
-const CallToolParams = z.looseObject({
-  name: z.string(),
-  arguments: z.record(z.string(), z.unknown()).optional(),
-  _meta: z.looseObject({ progressToken: z.union([z.string(), z.number()]).optional() }).optional(),
-});
-
-/**
- * mcpmux's own tools, built once: they hold no state (each call gets its session's
- * context), so every session and mode shares them, and an HTTP server with many short
- * sessions does not build their schemas again for each.
- */
-let ownTools: { management: ManagementTool[]; code: ManagementTool[]; agent: ManagementTool[] } | undefined;
-const allOwnTools = () =>
-  (ownTools ??= {
-    management: [...createManagementTools().values()],
-    code: createCodeModeTools(),
-    agent: createAgentTools(),
-  });
-
-/** The tools and listed definitions of each exposure mode. */
-const ownToolsByMode = new Map<
-  ExposeMode,
-  { tools: ReadonlyMap<string, ManagementTool>; definitions: Tool[] }
->();
-
-function ownToolsOf(mode: ExposeMode): { tools: ReadonlyMap<string, ManagementTool>; definitions: Tool[] } {
-  let own = ownToolsByMode.get(mode);
-  if (!own) {
-    const { management, code, agent } = allOwnTools();
-    const listed = [...management, ...(mode === 'code' ? code : [])];
-    // agent and output are listed by the session, when it has a model (and with its servers).
-    const tools = new Map([...listed, ...agent].map((t) => [t.definition.name, t]));
-    // Search, code and agent mode list compact definitions: every listed token counts there.
-    const definitions = listed.map((t) => (mode === 'all' ? t.definition : compactDefinition(t.definition)));
-    ownToolsByMode.set(mode, (own = { tools, definitions }));
-  }
-  return own;
-}
-
-/** Every tool name mcpmux lists itself, in any mode: no child tool may take one. */
-export function ownToolNames(): string[] {
-  const { management, code, agent } = allOwnTools();
-  return [...management, ...code, ...agent].map((t) => t.definition.name);
-}
-
-/** A store for results too large to return whole (0: never cut). */
-export function newResultStore(maxResultBytes: number | undefined, handleBytes?: number): ResultStore {
-  return new ResultStore({
-    maxBytes: maxResultBytes === 0 ? Number.MAX_SAFE_INTEGER : (maxResultBytes ?? 16_384),
-    ...(handleBytes !== undefined && { handleBytes }),
-  });
-}
-
-/** Search mode lists what search_tools activated; code mode lists no child tool at all. */
-export function newActivationPool(mode: ExposeMode, size: number | undefined): ActivationPool | undefined {
-  return mode === 'search'
-    ? new ActivationPool(size ?? 15)
-    : mode === 'code' || mode === 'agent'
-      ? new ActivationPool(0)
-      : undefined;
-}
-
 export class MuxServer {
   readonly server: Server;
   readonly #options: MuxServerOptions;
-  readonly #management: ReadonlyMap<string, ManagementTool>;
   readonly #catalogs: CatalogHandlers;
   readonly #notifiers = new Map<ListChangedMethod, ListChangedNotifier>();
   readonly #unsubscribe: () => void;
@@ -209,14 +115,9 @@ export class MuxServer {
   readonly #fastPath: FastPath | undefined;
   readonly #relay: InputRelay;
   readonly #caller: Caller;
-  /** The agent tools' runs and model for this session's client; absent without AgentSetup. */
-  readonly #agent: AgentAccess | undefined;
-  /** agent as an MCP task (2025 clients); absent where the agent tools are off. */
-  readonly #tasks: AgentTasks | undefined;
+  readonly #calls: ToolCalls;
   /** What a 2026-07-28 client declared on its latest request (it declares on each). */
   #declared: ClientCapabilities | undefined;
-  /** The own tools last listed, with the agent tools when a model is available (kept while nothing changed). */
-  #ownListed: { key: string; tools: readonly Tool[] } | undefined;
   /** The resource subscriptions of a 2026-07-28 client's listen streams (stdio), by stream. */
   readonly #watches = new Map<string | number, () => void>();
   /** How children's notifications reach this client (its session and its listen streams alike). */
@@ -244,10 +145,17 @@ export class MuxServer {
         requestState: { verify: this.#relay.verify },
       },
     );
-    this.#caller = { era: options.era ?? 'legacy', capabilities: () => this.server.getClientCapabilities() };
-    this.#agent = options.agents && this.#agentAccess(options.agents);
-    this.#tasks =
-      options.agents && options.era !== 'modern' ? new AgentTasks(options.agents.runs) : undefined;
+    const era = options.era ?? 'legacy';
+    this.#caller = { era, capabilities: () => this.server.getClientCapabilities() };
+    const agent =
+      options.agents &&
+      agentAccess(options.agents, {
+        era,
+        sessionOrigin: options.perRequest ? undefined : sessionCallerOrigin(this.server),
+        declared: () => this.#declared,
+      });
+    // agent as an MCP task (2025 clients); absent where the agent tools are off.
+    const tasks = options.agents && era === 'legacy' ? new AgentTasks(options.agents.runs) : undefined;
     const perRequest = options.perRequest;
     for (const { listChanged: method } of perRequest ? [] : CAPABILITY_ROWS) {
       this.#notifiers.set(
@@ -295,18 +203,34 @@ export class MuxServer {
     const mode = options.expose ?? 'all';
     if (mode === 'code' && !options.code) throw new Error('--expose code needs a CodeMode');
     const own = ownToolsOf(mode);
-    this.#management = own.tools;
     this.#pool = perRequest ? perRequest.pool : newActivationPool(mode, options.activePoolSize);
+    const agentListing = new AgentListing(agent, { compact: mode !== 'all', asTask: tasks !== undefined });
     this.#catalogs = new CatalogHandlers({
       registry: options.registry,
       router: options.router,
-      ownTools: () => this.#ownDefinitions(own.definitions),
+      ownTools: () => agentListing.definitions(own.definitions, options.registry.snapshot),
       pool: this.#pool,
       caller: this.#caller,
       relay: this.#relay,
       ...(options.startup && { startup: options.startup }),
     });
     this.#catalogs.install(this.server);
+    this.#calls = new ToolCalls({
+      registry: options.registry,
+      router: options.router,
+      own: own.tools,
+      pool: this.#pool,
+      results: this.#results,
+      relay: this.#relay,
+      startup: options.startup,
+      policy: options.policy,
+      index: options.index,
+      code: options.code,
+      config: options.config,
+      agent,
+      listedTools: () => this.#catalogs.list('tools').tools,
+      ...(mode === 'search' && { activate: (names: readonly string[]) => this.#activate(names) }),
+    });
     if (!perRequest)
       this.#fastPath = new FastPath({
         registry: options.registry,
@@ -333,7 +257,7 @@ export class MuxServer {
       this.server.setRequestHandler('tools/call', (request, ctx) => {
         const params = request.params as CallToolRequest['params'];
         this.#declared = clientCapabilitiesOf(ctx);
-        return this.#callTool(
+        return this.#calls.call(
           params,
           forwardingOptions(params, ctx, this.#caller),
           clientRound(ctx),
@@ -341,35 +265,7 @@ export class MuxServer {
       });
       return;
     }
-    // tools/call is the hot path. The Server class wraps a tools/call handler so that it
-    // parses the request twice and the result once with zod; the client validates the
-    // result anyway, so the call is taken as an unhandled method and its params checked once.
-    this.server.fallbackRequestHandler = async (request, ctx) => {
-      if (request.method.startsWith('tasks/')) {
-        if (this.#tasks) return this.#tasks.handle(request.method, request.params);
-        throw new WireError(ProtocolErrorCode.MethodNotFound, TASKS_NOT_SUPPORTED);
-      }
-      if (request.method !== 'tools/call')
-        throw new WireError(ProtocolErrorCode.MethodNotFound, `Method not found: ${request.method}`);
-      const parsed = CallToolParams.safeParse(request.params);
-      if (!parsed.success)
-        throw new WireError(
-          ProtocolErrorCode.InvalidParams,
-          `Invalid tools/call request: ${z.prettifyError(parsed.error)}`,
-        );
-      const params = parsed.data as CallToolRequest['params'];
-      if (params['task'] !== undefined) return this.#callAsTask(params, ctx);
-      return this.#callTool(params, forwardingOptions(params, ctx, this.#caller));
-    };
-  }
-
-  /** A task-augmented tools/call: agent starts in the background, its agentId the task's id. */
-  #callAsTask(params: CallToolRequest['params'], ctx: Parameters<typeof forwardingOptions>[1]) {
-    if (params.name !== 'agent' || !this.#tasks)
-      throw new WireError(ProtocolErrorCode.MethodNotFound, TASKS_NOT_SUPPORTED);
-    const options = forwardingOptions(params, ctx, this.#caller);
-    const args = { ...params.arguments, run_in_background: true };
-    return this.#tasks.create(() => this.#callTool({ name: 'agent', arguments: args }, options) as never);
+    this.server.fallbackRequestHandler = legacyToolCallHandler(this.#calls, this.#caller, tasks) as never;
   }
 
   /**
@@ -449,131 +345,5 @@ export class MuxServer {
         );
       });
     }
-  }
-
-  /**
-   * A tool call: mcpmux's own, or a child's. `round` is set for a 2026-07-28 client calling
-   * directly: the child's questions then come back as input_required rounds.
-   */
-  async #callTool(
-    params: CallToolRequest['params'],
-    options: CallOptions,
-    round?: ClientRound,
-  ): Promise<CallToolResult | Record<string, unknown>> {
-    try {
-      const management = this.#management.get(params.name);
-      if (management) return await management.handle(params.arguments, this.#context(options, round));
-      // A call by a child's own name (an MCP App's) touches the tool by its exposed name.
-      if (this.#pool)
-        this.#pool.touch(
-          this.#options.router.toolRoute(this.#options.registry.snapshot, params.name)?.exposedKey ??
-            params.name,
-        );
-      const starting = this.#options.startup?.wait();
-      if (starting) await starting;
-      const { registry, router } = this.#options;
-      const result = round
-        ? await this.#relay.forward(
-            { ...router.forwardTo(registry.snapshot, 'tools', params), method: 'tools/call' },
-            round,
-            options,
-          )
-        : await router.callTool(registry.snapshot, params, options);
-      return isInputRequiredResult(result) ? result : await this.#results.fit(result as CallToolResult);
-    } catch (error) {
-      return toToolResult(error);
-    }
-  }
-
-  /** The agent tools of this session: a background run reaches the client on the session, not on a request's stream. */
-  #agentAccess(setup: AgentSetup): AgentAccess {
-    const era = this.#caller.era;
-    const sessionOrigin = this.#options.perRequest ? undefined : sessionCallerOrigin(this.server);
-    // A 2026-07-28 client is asked only through the rounds of its own call (the relay does
-    // that); this stand-in carries what it declared, to choose the model by.
-    const throughRounds = (capabilities: ClientCapabilities | undefined): InputOrigin => ({
-      capabilities,
-      ask: () => Promise.reject(new Error('a 2026-07-28 client is asked only through input_required rounds')),
-    });
-    const model = (background: boolean, call: CallOptions, rounds?: HeldRounds) =>
-      era === 'legacy'
-        ? setup.models.for(background ? sessionOrigin : call.origin, era)
-        : setup.models.for(!background && rounds ? throughRounds(rounds.capabilities) : undefined, era);
-    return {
-      runs: setup.runs,
-      sessionOrigin,
-      model,
-      available: () =>
-        typeof (era === 'legacy'
-          ? setup.models.for(sessionOrigin, era)
-          : setup.models.for(throughRounds(this.#declared), era)) !== 'string',
-    };
-  }
-
-  /** The own tools listed now: agent and output join them when this client has a model. */
-  #ownDefinitions(base: readonly Tool[]): readonly Tool[] {
-    const available = this.#agent?.available() === true;
-    if (!available) return base;
-    const snapshot = this.#options.registry.snapshot;
-    const key = String(snapshot.version);
-    if (this.#ownListed?.key !== key) {
-      const compact = (this.#options.expose ?? 'all') !== 'all';
-      // A 2025 client may run agent as a task (tasks/get, tasks/result…).
-      const agent = agentDefinition(snapshot);
-      if (this.#tasks) agent.execution = { taskSupport: 'optional' };
-      const agentTools = [agent, outputDefinition()].map((t) => (compact ? compactDefinition(t) : t));
-      this.#ownListed = { key, tools: [...base, ...agentTools] };
-    }
-    return this.#ownListed.tools;
-  }
-
-  #context(options: CallOptions, round?: ClientRound): ManagementContext {
-    return {
-      registry: this.#options.registry,
-      router: this.#options.router,
-      policy: this.#options.policy,
-      index: this.#options.index,
-      results: this.#results,
-      listedTools: () => this.#catalogs.list('tools').tools,
-      ...(this.#options.expose === 'search' && {
-        activate: (names: readonly string[]) => this.#activate(names),
-      }),
-      code: this.#options.code,
-      callOptions: options,
-      config: this.#options.config,
-      // call_tool is the client's own call (its rounds come back to call_tool); code mode's
-      // and a sub-agent's are not (they bring options of their own).
-      callTool: (name, args, own) =>
-        this.#callTool(
-          { name, ...(args !== undefined && { arguments: args }) },
-          own ?? options,
-          own ? undefined : round,
-        ) as Promise<CallToolResult>,
-      agent: this.#agent,
-      ...(round && {
-        heldRounds: {
-          capabilities: round.capabilities,
-          hold: (tool: string, run: HeldRun) =>
-            this.#relay.forward(
-              {
-                connection: {
-                  name: 'mcpmux',
-                  speaksModern: false,
-                  // The relay gives a held call its origin (the rounds), signal and progress.
-                  request: (_method, _params, held = {}) => run(held.origin!, held.signal!, held.onprogress!),
-                },
-                method: 'tools/call',
-                params: {},
-                requested: tool,
-              },
-              round,
-              options,
-            ),
-        },
-      }),
-      started: async () => {
-        await this.#options.startup?.wait();
-      },
-    };
   }
 }

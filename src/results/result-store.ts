@@ -135,3 +135,11 @@ export function formatBytes(bytes: number): string {
   if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)} KB`;
   return `${(bytes / 1024 / 1024).toFixed(1)} MB`;
 }
+
+/** A store for results over `maxResultBytes` (--max-result-bytes; default 16 384, 0: never cut). */
+export function newResultStore(maxResultBytes: number | undefined, handleBytes?: number): ResultStore {
+  return new ResultStore({
+    maxBytes: maxResultBytes === 0 ? Number.MAX_SAFE_INTEGER : (maxResultBytes ?? 16_384),
+    ...(handleBytes !== undefined && { handleBytes }),
+  });
+}

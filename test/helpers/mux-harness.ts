@@ -6,7 +6,8 @@ import type { CallToolResult, ClientCapabilities } from '@modelcontextprotocol/c
 import type { Test } from 'tap';
 import type { ChildConnectionOptions } from '../../src/child/child-types.js';
 import { createLogger } from '../../src/log.js';
-import { MuxServer, ownToolNames, type ExposeMode } from '../../src/proxy/mux-server.js';
+import { MuxServer } from '../../src/proxy/mux-server.js';
+import { ownToolNames, type ExposeMode } from '../../src/proxy/exposure.js';
 import { Registry } from '../../src/registry/registry.js';
 import { serverNameProblem } from '../../src/router/tool-names.js';
 import { CatalogRouter } from '../../src/router/catalog-router.js';

@@ -1,0 +1,198 @@
+// A session's tool calls: one of mcpmux's own tools (given the session's context), or a
+// child's, forwarded by its exposed name once the servers given at start are up. A
+// 2025 session's tools/call arrives here through the SDK as an unhandled method (see
+// legacyToolCallHandler); the forwarding fast path takes most before that.
+import { ProtocolErrorCode, isInputRequiredResult } from '@modelcontextprotocol/server';
+import type { CallToolRequest, CallToolResult, Tool } from '@modelcontextprotocol/server';
+import { z } from 'zod';
+import type { ActivationPool } from '../catalog/activation-pool.js';
+import type { ToolIndex } from '../catalog/tool-index.js';
+import type { CallOptions } from '../child/child-types.js';
+import type { CodeMode } from '../code/code-mode.js';
+import { WireError } from '../errors.js';
+import type { SpawnPolicy } from '../policy/spawn-policy.js';
+import type { Registry } from '../registry/registry.js';
+import type { StartupGate } from '../registry/startup-gate.js';
+import type { ResultStore } from '../results/result-store.js';
+import type { CatalogRouter } from '../router/catalog-router.js';
+import type { AgentTasks } from './agent-tasks.js';
+import type { AgentAccess } from './agent-tools.js';
+import { forwardingOptions, type Caller } from './forwarding-options.js';
+import type { HeldRun } from './held-call.js';
+import type { ClientRound, InputRelay } from './input-relay.js';
+import type { ManagementContext, ManagementTool, PersistentConfig } from './management-tools.js';
+import { toToolResult } from './results.js';
+
+export interface ToolCallsOptions {
+  registry: Registry;
+  router: CatalogRouter;
+  /** mcpmux's own tools of the session's mode, by name. */
+  own: ReadonlyMap<string, ManagementTool>;
+  /** Search, code and agent mode: the child tools listed now (a call touches its tool). */
+  pool: ActivationPool | undefined;
+  results: ResultStore;
+  /** Carries a child's questions to a 2026-07-28 client as input_required rounds. */
+  relay: InputRelay;
+  /** The servers given at start: a call waits until each has started or failed. */
+  startup?: StartupGate | undefined;
+  policy?: SpawnPolicy | undefined;
+  index: ToolIndex;
+  code?: CodeMode | undefined;
+  config?: PersistentConfig | undefined;
+  agent: AgentAccess | undefined;
+  /** The tools/list this client gets now. */
+  listedTools: () => readonly Tool[];
+  /** Search mode: lists found tools (the client hears list_changed when the list changed). */
+  activate?: ((names: readonly string[]) => { added: string[]; evicted: string[] }) | undefined;
+}
+
+export class ToolCalls {
+  readonly #options: ToolCallsOptions;
+
+  constructor(options: ToolCallsOptions) {
+    this.#options = options;
+  }
+
+  /**
+   * A tool call: mcpmux's own, or a child's. `round` is set for a 2026-07-28 client calling
+   * directly: the child's questions then come back as input_required rounds.
+   */
+  async call(
+    params: CallToolRequest['params'],
+    options: CallOptions,
+    round?: ClientRound,
+  ): Promise<CallToolResult | Record<string, unknown>> {
+    const { own, pool, registry, router, startup, relay, results } = this.#options;
+    try {
+      const management = own.get(params.name);
+      if (management) return await management.handle(params.arguments, this.#context(options, round));
+      // A call by a child's own name (an MCP App's) touches the tool by its exposed name.
+      if (pool) pool.touch(router.toolRoute(registry.snapshot, params.name)?.exposedKey ?? params.name);
+      const starting = startup?.wait();
+      if (starting) await starting;
+      const result = round
+        ? await relay.forward(
+            { ...router.forwardTo(registry.snapshot, 'tools', params), method: 'tools/call' },
+            round,
+            options,
+          )
+        : await router.callTool(registry.snapshot, params, options);
+      return isInputRequiredResult(result) ? result : await results.fit(result as CallToolResult);
+    } catch (error) {
+      return toToolResult(error);
+    }
+  }
+
+  #context(options: CallOptions, round?: ClientRound): ManagementContext {
+    const {
+      registry,
+      router,
+      policy,
+      index,
+      results,
+      listedTools,
+      activate,
+      code,
+      config,
+      agent,
+      relay,
+      startup,
+    } = this.#options;
+    return {
+      registry,
+      router,
+      policy,
+      index,
+      results,
+      listedTools,
+      ...(activate && { activate }),
+      code,
+      callOptions: options,
+      config,
+      // call_tool is the client's own call (its rounds come back to call_tool); code mode's
+      // and a sub-agent's are not (they bring options of their own).
+      callTool: (name, args, ownOptions) =>
+        this.call(
+          { name, ...(args !== undefined && { arguments: args }) },
+          ownOptions ?? options,
+          ownOptions ? undefined : round,
+        ) as Promise<CallToolResult>,
+      agent,
+      ...(round && {
+        heldRounds: {
+          capabilities: round.capabilities,
+          hold: (tool: string, run: HeldRun) =>
+            relay.forward(
+              {
+                connection: {
+                  name: 'mcpmux',
+                  speaksModern: false,
+                  // The relay gives a held call its origin (the rounds), signal and progress.
+                  request: (_method, _params, held = {}) => run(held.origin!, held.signal!, held.onprogress!),
+                },
+                method: 'tools/call',
+                params: {},
+                requested: tool,
+              },
+              round,
+              options,
+            ),
+        },
+      }),
+      started: async () => {
+        await startup?.wait();
+      },
+    };
+  }
+}
+
+// Task-augmented requests (2025-11-25's experimental tasks) to children would need every
+// task id routed to its child across tasks/get, tasks/result, tasks/list and tasks/cancel;
+// only mcpmux's own agent runs as a task (agent-tasks.ts). Without the agent tools mcpmux
+// does not declare the capability, and says so plainly when a client calls a tasks/ method anyway.
+const TASKS_NOT_SUPPORTED =
+  'mcpmux does not forward task-augmented requests (experimental MCP tasks) to servers; call the tool without "task" to get its result directly (only agent runs as a task)';
+
+/** What tools/call needs of its params; the rest (task, other _meta) travels on unchecked. */
+const CallToolParams = z.looseObject({
+  name: z.string(),
+  arguments: z.record(z.string(), z.unknown()).optional(),
+  _meta: z.looseObject({ progressToken: z.union([z.string(), z.number()]).optional() }).optional(),
+});
+
+type CallerContext = Parameters<typeof forwardingOptions>[1];
+
+/**
+ * A 2025 session's handler of methods the SDK's Server has none for: tools/call, and the
+ * tasks/ methods of agent runs. tools/call is the hot path: the Server class wraps a
+ * tools/call handler so that it parses the request twice and the result once with zod; the
+ * client validates the result anyway, so the call is taken here and its params checked once.
+ */
+export function legacyToolCallHandler(
+  calls: ToolCalls,
+  caller: Caller,
+  tasks: AgentTasks | undefined,
+): (request: { method: string; params?: unknown }, ctx: CallerContext) => Promise<unknown> {
+  return async (request, ctx) => {
+    if (request.method.startsWith('tasks/')) {
+      if (tasks) return tasks.handle(request.method, request.params);
+      throw new WireError(ProtocolErrorCode.MethodNotFound, TASKS_NOT_SUPPORTED);
+    }
+    if (request.method !== 'tools/call')
+      throw new WireError(ProtocolErrorCode.MethodNotFound, `Method not found: ${request.method}`);
+    const parsed = CallToolParams.safeParse(request.params);
+    if (!parsed.success)
+      throw new WireError(
+        ProtocolErrorCode.InvalidParams,
+        `Invalid tools/call request: ${z.prettifyError(parsed.error)}`,
+      );
+    const params = parsed.data as CallToolRequest['params'];
+    const options = forwardingOptions(params, ctx, caller);
+    if (params['task'] === undefined) return calls.call(params, options);
+    // A task-augmented call: agent starts in the background, its agentId the task's id.
+    if (params.name !== 'agent' || !tasks)
+      throw new WireError(ProtocolErrorCode.MethodNotFound, TASKS_NOT_SUPPORTED);
+    const args = { ...params.arguments, run_in_background: true };
+    return tasks.create(() => calls.call({ name: 'agent', arguments: args }, options) as never);
+  };
+}
