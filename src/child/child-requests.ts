@@ -7,7 +7,7 @@ import type { Client } from '@modelcontextprotocol/client';
 import { MuxError } from '../errors.js';
 import { callTimeoutError } from '../forwarding/child-lane.js';
 import { UncheckedResult } from '../relay.js';
-import { StreamClosedError } from '../transport/json-lines.js';
+import { StreamClosedError } from '../transport/json-line-writer.js';
 import { childCapabilities, withEnvelope } from './child-client.js';
 import type { CallOptions } from './child-types.js';
 import { DRAIN_AFTER_EXIT_MS, originDuring, type Generation } from './generation.js';

@@ -16,12 +16,8 @@ import { withExposedUris } from '../proxy/catalog-handlers.js';
 import type { InputCapableMethod, InputRelay } from '../proxy/input-relay.js';
 import { toJsonRpcError } from '../proxy/results.js';
 import type { Registry } from '../registry/registry.js';
-import {
-  forwardedParams,
-  withoutProgressToken,
-  type CatalogRouter,
-  type Route,
-} from '../router/catalog-router.js';
+import type { CatalogRouter, Route } from '../router/catalog-router.js';
+import { forwardedParams, withoutProgressToken } from '../router/forwarded-params.js';
 import { plainError, type Params, type Shaping } from './child-lane.js';
 
 export interface TargetContext {

@@ -4,6 +4,7 @@
 // a change, and a re-list that changes nothing does not.
 import { createHash } from 'node:crypto';
 import type { Tool } from '@modelcontextprotocol/server';
+import type { ServerView } from './registry.js';
 import {
   CATALOG_KINDS,
   itemKey,
@@ -77,4 +78,18 @@ export function stableStringify(value: unknown): string {
     return '{' + entries.map(([k, v]) => JSON.stringify(k) + ':' + stableStringify(v)).join(',') + '}';
   }
   return JSON.stringify(value) ?? 'null';
+}
+
+/** Whether the `kind` lists of two snapshots show the client anything different. */
+export function listsDiffer(
+  kind: CatalogKind,
+  a: ReadonlyMap<string, ServerView>,
+  b: ReadonlyMap<string, ServerView>,
+): boolean {
+  const withItems = (m: ReadonlyMap<string, ServerView>) =>
+    [...m.values()].filter((s) => s.catalog[kind].length > 0);
+  const x = withItems(a);
+  const y = withItems(b);
+  if (x.length !== y.length) return true;
+  return x.some((s, i) => s.name !== y[i]!.name || !sameItems(s.catalog[kind], y[i]!.catalog[kind]));
 }

@@ -2,7 +2,6 @@
 // change) runs through one serialized section; calls read an immutable snapshot and never
 // wait on it. Slow work (spawn, handshake, stop) runs outside the lock: a name is reserved
 // under the lock, the child starts outside it, and the result is committed under it again.
-import { setTimeout as sleep } from 'node:timers/promises';
 import PQueue from 'p-queue';
 import type { Tool } from '@modelcontextprotocol/server';
 import { ChildConnection } from '../child/child-connection.js';
@@ -13,7 +12,8 @@ import { MuxError, messageOf } from '../errors.js';
 import type { Logger } from '../log.js';
 import type { RestartPolicy, ServerSpec } from '../server-spec.js';
 import { CATALOG_KINDS, type Catalog, type CatalogKind } from '../router/capabilities.js';
-import { diffTools, sameItems, type ToolDiff } from './catalog-diff.js';
+import { diffTools, listsDiffer, sameItems, type ToolDiff } from './catalog-diff.js';
+import { restartRunAfterCrash, restartUntilRunning, type RestartRun } from './restart-run.js';
 
 /** One server as calls see it: its connection and what it published when the snapshot was taken. */
 export interface ServerView {
@@ -78,18 +78,6 @@ interface Entry {
   /** Its restart policy at work since its last crash. */
   restarts?: RestartRun | undefined;
 }
-
-interface RestartRun {
-  /** Attempts made since the server last ran for CRASH_LOOP_WINDOW_MS. */
-  attempts: number;
-  /** When the last attempt started it. */
-  startedAt: number;
-  /** Aborted by remove_server, reload_server and shutdown. */
-  readonly abort: AbortController;
-}
-
-/** A server that crashes again within this long of a restart is in a crash loop: its attempts add up. */
-const CRASH_LOOP_WINDOW_MS = 10_000;
 
 export class Registry {
   readonly #lock = new PQueue({ concurrency: 1 });
@@ -340,9 +328,7 @@ export class Registry {
       if (event.type === 'crashed' && policy) {
         // Restarted by its policy: its catalog stays listed (calls wait) until it runs again or gives up.
         entry.shown = this.#snapshot.servers.get(event.name)?.catalog;
-        const run = entry.restarts ?? { attempts: 0, startedAt: 0, abort: new AbortController() };
-        if (run.startedAt > 0 && Date.now() - run.startedAt >= CRASH_LOOP_WINDOW_MS) run.attempts = 0;
-        entry.restarts = run;
+        const run = (entry.restarts = restartRunAfterCrash(entry.restarts));
         const restarting = this.#restart(event.name, entry, policy, run).catch((error: unknown) =>
           this.#log.error(`server '${event.name}' restart policy failed: ${messageOf(error)}`),
         );
@@ -353,45 +339,23 @@ export class Registry {
   }
 
   /** The restart policy after a crash: waits, starts, and again, until it runs or the attempts are spent. */
-  async #restart(name: string, entry: Entry, policy: RestartPolicy, run: RestartRun): Promise<void> {
+  #restart(name: string, entry: Entry, policy: RestartPolicy, run: RestartRun): Promise<void> {
     const { connection } = entry;
-    const current = () => !run.abort.signal.aborted && this.#entries.get(name) === entry;
-    while (current()) {
-      if (run.attempts >= policy.maxAttempts) {
-        connection.giveUpRestarting(run.attempts);
-        this.#log.error(
-          `server '${name}' gave up after ${run.attempts} restart attempt(s); reload_server tries again`,
-        );
-        await this.#mutate(() => {
+    return restartUntilRunning({
+      name,
+      connection,
+      policy,
+      run,
+      current: () => !run.abort.signal.aborted && this.#entries.get(name) === entry,
+      log: this.#log,
+      settle: (running) =>
+        this.#mutate(() => {
           entry.shown = undefined;
-          entry.restarts = undefined;
+          if (!running) entry.restarts = undefined;
+          else if (connection.state.kind === 'running') entry.lastTools = connection.tools;
           this.#publish();
-        });
-        return;
-      }
-      const attempt = ++run.attempts;
-      const waitMs = policy.backoffMs[Math.min(attempt - 1, policy.backoffMs.length - 1)]!;
-      connection.markRestarting(attempt, policy.maxAttempts, Date.now() + waitMs);
-      this.#log.warn(
-        `server '${name}' crashed; restarting it in ${waitMs / 1000} s (attempt ${attempt} of ${policy.maxAttempts})`,
-      );
-      // Cancelled (remove, reload, shutdown): the wait ends at once.
-      if (!(await sleep(waitMs, true, { signal: run.abort.signal }).catch(() => false)) || !current()) return;
-      run.startedAt = Date.now();
-      try {
-        await connection.start();
-      } catch (error) {
-        this.#log.warn(`server '${name}' restart attempt ${attempt} failed: ${messageOf(error)}`);
-        continue;
-      }
-      this.#log.info(`server '${name}' restarted (attempt ${attempt})`);
-      await this.#mutate(() => {
-        entry.shown = undefined;
-        if (connection.state.kind === 'running') entry.lastTools = connection.tools;
-        this.#publish();
-      });
-      return;
-    }
+        }),
+    });
   }
 
   /** Runs `fn` in the one serialized section. Locked functions never call #mutate. */
@@ -436,18 +400,4 @@ export class Registry {
         : 'no server is registered; add one with add_server';
     return new MuxError('SERVER_NOT_FOUND', `no server named '${name}'; ${hint}`);
   }
-}
-
-/** Whether the `kind` lists of two snapshots show the client anything different. */
-function listsDiffer(
-  kind: CatalogKind,
-  a: ReadonlyMap<string, ServerView>,
-  b: ReadonlyMap<string, ServerView>,
-): boolean {
-  const withItems = (m: ReadonlyMap<string, ServerView>) =>
-    [...m.values()].filter((s) => s.catalog[kind].length > 0);
-  const x = withItems(a);
-  const y = withItems(b);
-  if (x.length !== y.length) return true;
-  return x.some((s, i) => s.name !== y[i]!.name || !sameItems(s.catalog[kind], y[i]!.catalog[kind]));
 }

@@ -12,6 +12,8 @@ import type { RegistrySnapshot, ServerView } from '../registry/registry.js';
 import { CAPABILITY_TABLE, itemKey, type CatalogItems, type CatalogKind } from './capabilities.js';
 import { DEFAULT_MAX_TOOL_NAME, exposedToolName, splitExposedName } from './tool-names.js';
 import { parseRewrittenUri, rewriteUri } from './uri-names.js';
+import { withExposedAppUris } from './app-uris.js';
+import { forwardedParams } from './forwarded-params.js';
 
 export interface Route<K extends CatalogKind = CatalogKind> {
   readonly exposedKey: string;
@@ -242,35 +244,11 @@ export class CatalogRouter {
         byKey.set(route.exposedKey, { ...route, connection: view.connection });
       });
     }
-    if (kind === 'tools') return { items: this.#withExposedAppUris(snapshot, items as Tool[], byKey), byKey };
-    return { items, byKey };
-  }
-
-  /**
-   * An MCP App's tool names its UI by a `ui://` URI in `_meta.ui.resourceUri` (and the older
-   * `_meta["ui/resourceUri"]`). When two servers use the same URI (two instances of one app,
-   * or two apps with the same path), each tool must name its own server's: the URI is
-   * rewritten as resources/list rewrites a shared URI, and reading it reaches that server.
-   */
-  #withExposedAppUris<K extends CatalogKind>(
-    snapshot: RegistrySnapshot,
-    tools: readonly Tool[],
-    byKey: ReadonlyMap<string, Route<K>>,
-  ): CatalogItems[K][] {
-    const servers = new Map<string, Set<string>>();
-    const own = (uri: string, server: string) =>
-      servers.set(uri, (servers.get(uri) ?? new Set()).add(server));
-    for (const view of snapshot.servers.values())
-      for (const resource of view.catalog.resources) own(resource.uri, view.name);
-    for (const tool of tools) {
-      const uri = appUri(tool);
-      if (uri !== undefined) own(uri, byKey.get(tool.name)!.server);
+    if (kind === 'tools') {
+      const serverOf = (tool: Tool) => byKey.get(tool.name)!.server;
+      return { items: withExposedAppUris(snapshot, items as Tool[], serverOf) as CatalogItems[K][], byKey };
     }
-    return tools.map((tool) => {
-      const uri = appUri(tool);
-      if (uri === undefined || servers.get(uri)!.size < 2) return tool;
-      return withAppUri(tool, rewriteUri(byKey.get(tool.name)!.server, uri));
-    }) as CatalogItems[K][];
+    return { items, byKey };
   }
 
   #reportClash(kind: CatalogKind, exposedKey: string, server: string, holder: string): void {
@@ -401,24 +379,6 @@ export class CatalogRouter {
   }
 }
 
-/** The URI of an MCP App's UI that a tool names, if it names one. */
-function appUri(tool: Tool): string | undefined {
-  const meta = tool._meta;
-  if (!meta) return undefined;
-  const ui = meta['ui'] as { resourceUri?: unknown } | undefined;
-  const uri = typeof ui?.resourceUri === 'string' ? ui.resourceUri : meta['ui/resourceUri'];
-  return typeof uri === 'string' ? uri : undefined;
-}
-
-/** `tool` naming `uri` as its UI, under both keys it used. */
-function withAppUri(tool: Tool, uri: string): Tool {
-  const meta = { ...tool._meta };
-  const ui = meta['ui'] as Record<string, unknown> | undefined;
-  if (typeof ui?.['resourceUri'] === 'string') meta['ui'] = { ...ui, resourceUri: uri };
-  if (typeof meta['ui/resourceUri'] === 'string') meta['ui/resourceUri'] = uri;
-  return { ...tool, _meta: meta };
-}
-
 /** The error for something of a server that is not running now. */
 function notAvailable(view: ServerView, what: string): MuxError {
   const status = view.connection.status();
@@ -428,26 +388,4 @@ function notAvailable(view: ServerView, what: string): MuxError {
       : `${status.status}; try again when it is running`;
   const code = status.status === 'crashed' ? 'SERVER_CRASHED' : 'SERVER_BUSY';
   return new MuxError(code, `${what} is not available: server '${view.name}' is ${why}`);
-}
-
-/** The caller's params for the child: its own name; our progress token replaces the caller's (the SDK sets it). */
-export function forwardedParams<P extends { name: string; _meta?: Record<string, unknown> | undefined }>(
-  params: P,
-  childName: string,
-): P {
-  const forwarded = withoutProgressToken(params);
-  forwarded.name = childName; // the copy's own member: one copy per call, not two
-  return forwarded;
-}
-
-/**
- * A copy of `params` without the caller's progress token (the child is given one of ours);
- * an empty `_meta` is dropped. Built without `delete`, which would leave the copy in V8's
- * slow dictionary mode for the serialization that follows (this runs on every forwarded call).
- */
-export function withoutProgressToken<P extends object>(params: P): P {
-  const { _meta, ...rest } = params as P & { _meta?: Record<string, unknown> };
-  if (_meta === undefined) return rest as P;
-  const { progressToken: _ignored, ...meta } = _meta;
-  return (Object.keys(meta).length > 0 ? { ...rest, _meta: meta } : rest) as P;
 }

@@ -3,7 +3,8 @@
 // non-JSON lines a server prints on stdout instead of failing.
 import type { Transport, JSONRPCMessage } from '@modelcontextprotocol/server';
 import type { ChildProcess } from '../child/child-process.js';
-import { DEFAULT_MAX_MESSAGE_BYTES, JsonLineReader, JsonLineWriter, oversizeHandlers } from './json-lines.js';
+import { DEFAULT_MAX_MESSAGE_BYTES, JsonLineReader, oversizeHandlers } from './json-line-reader.js';
+import { JsonLineWriter } from './json-line-writer.js';
 
 export interface StdioChildTransportOptions {
   /** Called with each stdout line that is not a JSON-RPC message. */

@@ -4,7 +4,8 @@
 // one write per message; here a non-JSON line is logged and skipped, not fatal.
 import type { Readable, Writable } from 'node:stream';
 import type { Transport, JSONRPCMessage } from '@modelcontextprotocol/server';
-import { DEFAULT_MAX_MESSAGE_BYTES, JsonLineReader, JsonLineWriter, oversizeHandlers } from './json-lines.js';
+import { DEFAULT_MAX_MESSAGE_BYTES, JsonLineReader, oversizeHandlers } from './json-line-reader.js';
+import { JsonLineWriter } from './json-line-writer.js';
 
 export interface StdioServerTransportOptions {
   stdin?: Readable;

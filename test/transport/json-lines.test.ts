@@ -1,14 +1,13 @@
-// Newline-delimited JSON-RPC framing, read and write, over real Node streams.
+// Newline-delimited JSON-RPC framing, read (json-lines.ts) and write (json-line-writer.ts), over real Node streams.
 import { PassThrough, Writable } from 'node:stream';
 import type { JSONRPCMessage } from '@modelcontextprotocol/server';
 import t from 'tap';
 import {
   JsonLineReader,
-  JsonLineWriter,
   isJsonRpcMessage,
-  reuseSerialization,
   type DroppedMessage,
-} from '../../src/transport/json-lines.js';
+} from '../../src/transport/json-line-reader.js';
+import { JsonLineWriter, reuseSerialization } from '../../src/transport/json-line-writer.js';
 import { peekEnvelope } from '../../src/transport/envelope-peek.js';
 import { StdioServerTransport } from '../../src/transport/stdio-server-transport.js';
 

@@ -1,12 +1,11 @@
-// Newline-delimited JSON-RPC, the framing of MCP's stdio transport, for both sides of
-// mcpmux (the client on our stdin/stdout, each child on its pipes). Reading frames bytes
-// in linear time, skips lines that are not JSON-RPC, drops a line past the size bound
-// without holding more than the bound (an endless line costs no more memory than that),
-// and hands messages over in order; writing coalesces the messages of one tick into one
-// system call.
-import type { Writable } from 'node:stream';
+// Reading newline-delimited JSON-RPC, the framing of MCP's stdio transport, for both sides
+// of mcpmux (the client on our stdin, each child on its stdout): frames bytes in linear
+// time, skips lines that are not JSON-RPC, drops a line past the size bound without holding
+// more than the bound (an endless line costs no more memory than that), and hands messages
+// over in order. Writing is json-line-writer.ts.
 import type { JSONRPCMessage } from '@modelcontextprotocol/server';
 import { peekEnvelope, type EnvelopeHead } from './envelope-peek.js';
+import { chunkReadEnds, chunkReadStarts } from './json-line-writer.js';
 
 export interface JsonLineReaderOptions {
   /**
@@ -70,11 +69,12 @@ export class JsonLineReader {
   }
 
   push(chunk: Buffer): void {
-    chunksBeingRead++;
+    // Writes posted while this chunk's lines are handed over leave when it is done.
+    chunkReadStarts();
     try {
       this.#push(chunk);
     } finally {
-      if (--chunksBeingRead === 0 && flushesAtChunkEnd.length > 0) flushAtChunkEnd();
+      chunkReadEnds();
     }
   }
 
@@ -260,198 +260,4 @@ export function isJsonRpcMessage(value: unknown): value is JSONRPCMessage {
   const message = value as { jsonrpc?: unknown; method?: unknown; id?: unknown };
   if (message.jsonrpc !== '2.0') return false;
   return typeof message.method === 'string' || 'id' in message;
-}
-
-/** Results sent many times unchanged, with their JSON once it has been made. */
-const reusedResults = new WeakMap<object, string | null>();
-
-/**
- * Marks a result that will be sent again unchanged (the aggregated tool list: 5,000 tools
- * are a megabyte of JSON), so it is serialized once. The caller must not mutate it.
- */
-export function reuseSerialization<T extends object>(result: T): T {
-  reusedResults.set(result, null);
-  return result;
-}
-
-function serializeMessage(message: JSONRPCMessage): string {
-  const result = (message as { result?: unknown }).result;
-  if (typeof result !== 'object' || result === null || !reusedResults.has(result))
-    return JSON.stringify(message);
-  let json = reusedResults.get(result);
-  if (json == null) {
-    json = JSON.stringify(result);
-    reusedResults.set(result, json);
-  }
-  const { id } = message as { id: string | number };
-  return `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":${json}}`;
-}
-
-interface BatchAccepted {
-  promise: Promise<void>;
-  settle: (error?: Error) => void;
-}
-
-/**
- * How many readers are handing over a chunk's lines now, and the flushes of the writers
- * posted to meanwhile: those go out as the chunk is done, in the same callback, rather than
- * on the next tick. A forwarded call is read and written within one chunk, and a tick of
- * its own for each write was a measurable part of a sequential call's cost.
- */
-let chunksBeingRead = 0;
-let flushesAtChunkEnd: (() => void)[] = [];
-
-function flushAtChunkEnd(): void {
-  const flushes = flushesAtChunkEnd;
-  flushesAtChunkEnd = [];
-  for (const flush of flushes) flush();
-}
-
-/**
- * Writes messages as lines. Messages sent in the same tick (or while one chunk of input is
- * read) go out in one write: a burst of 200 responses costs one system call and one wake-up
- * of the reader, not 200.
- */
-export class JsonLineWriter {
-  readonly #stream: Writable;
-  /** Lines of this tick, written together once the tick's microtasks have run (a line may be in pieces). */
-  #batch: (string | Buffer)[] = [];
-  /** Whether a piece of the batch is bytes: then it is written as one buffer, not one string. */
-  #batchHasBytes = false;
-  /** Writes the batch; made once, so that a message costs no closure. */
-  readonly #flushBatch = () => this.#flush();
-  /** Settles when the current batch has been accepted by the stream; made only when someone waits. */
-  #batchAccepted: BatchAccepted | undefined;
-  /** Set while the stream is backed up: the next batch waits for 'drain'. */
-  #drained: Promise<void> | undefined;
-
-  constructor(stream: Writable) {
-    this.#stream = stream;
-  }
-
-  /** Resolves once the stream accepted the line (at once unless it is backed up). */
-  write(message: JSONRPCMessage): Promise<void> {
-    return this.writeLine(serializeMessage(message));
-  }
-
-  /** The same for a message already serialized (one line of JSON, no newline). */
-  writeLine(json: string): Promise<void> {
-    this.postLine(json);
-    if (!this.#batchAccepted) {
-      let settle!: (error?: Error) => void;
-      const promise = new Promise<void>((resolve, reject) => {
-        settle = (error) => (error ? reject(error) : resolve());
-      });
-      this.#batchAccepted = { promise, settle };
-    }
-    return this.#batchAccepted.promise;
-  }
-
-  /**
-   * Writes a message with nobody waiting for it (the forwarding fast path's): no promise is
-   * made for it. A failed write shows as the stream's 'error', which the transports watch.
-   */
-  post(message: JSONRPCMessage): void {
-    this.postLine(serializeMessage(message));
-  }
-
-  postLine(json: string): void {
-    if (this.#batch.push(json + '\n') === 1) this.#scheduleFlush();
-  }
-
-  /**
-   * Writes one line given in pieces, bytes and text (a child's answer with the client's id
-   * spliced in): the bytes are copied once into the write, never decoded.
-   */
-  postPieces(pieces: readonly (string | Buffer)[]): void {
-    if (this.#batch.length === 0) this.#scheduleFlush();
-    for (const piece of pieces) this.#batch.push(piece);
-    this.#batch.push('\n');
-    this.#batchHasBytes = true;
-  }
-
-  #scheduleFlush(): void {
-    // nextTick runs after the current microtasks, so every send of this tick is in.
-    if (chunksBeingRead > 0) flushesAtChunkEnd.push(this.#flushBatch);
-    else process.nextTick(this.#flushBatch);
-  }
-
-  /** Writes the batch at once, or once the stream has drained when it is backed up. */
-  #flush(): void {
-    if (this.#drained) void this.#flushWhenDrained(this.#drained);
-    else this.#write();
-  }
-
-  async #flushWhenDrained(drained: Promise<void>): Promise<void> {
-    try {
-      await drained;
-    } catch (error) {
-      // The stream closed: whoever waits for this batch is told.
-      this.#batchAccepted?.settle(error as Error);
-      return;
-    }
-    this.#flush();
-  }
-
-  // Synchronous, with no promise of its own: the usual batch (a line or two of one call) is
-  // written in the tick it was posted, for nothing more than the write.
-  #write(): void {
-    const lines = this.#batch;
-    const hasBytes = this.#batchHasBytes;
-    const accepted = this.#batchAccepted;
-    this.#batch = [];
-    this.#batchHasBytes = false;
-    this.#batchAccepted = undefined;
-    let written: boolean;
-    try {
-      written = this.#stream.write(
-        hasBytes ? concatPieces(lines) : lines.length === 1 ? lines[0]! : (lines as string[]).join(''),
-      );
-    } catch (error) {
-      accepted?.settle(error as Error);
-      return;
-    }
-    if (written) {
-      accepted?.settle();
-      return;
-    }
-    const drained = (this.#drained = this.#waitForDrain());
-    if (accepted) drained.then(() => accepted.settle(), accepted.settle);
-    else drained.catch(() => {});
-  }
-
-  #waitForDrain(): Promise<void> {
-    const stream = this.#stream;
-    return new Promise<void>((resolve, reject) => {
-      const done = (error?: Error) => {
-        stream.off('drain', onDrain);
-        stream.off('close', onClose);
-        this.#drained = undefined;
-        if (error) reject(error);
-        else resolve();
-      };
-      const onDrain = () => done();
-      const onClose = () => done(new StreamClosedError());
-      stream.once('drain', onDrain);
-      stream.once('close', onClose);
-    });
-  }
-}
-
-/** Text and bytes as one buffer: one allocation, each piece written or copied into it once. */
-function concatPieces(pieces: readonly (string | Buffer)[]): Buffer {
-  let size = 0;
-  for (const piece of pieces) size += typeof piece === 'string' ? Buffer.byteLength(piece) : piece.length;
-  const out = Buffer.allocUnsafe(size);
-  let at = 0;
-  for (const piece of pieces) at += typeof piece === 'string' ? out.write(piece, at) : piece.copy(out, at);
-  return out;
-}
-
-/** A message could not be written: the other side closed the stream (a child going away). */
-export class StreamClosedError extends Error {
-  override readonly name = 'StreamClosedError';
-  constructor() {
-    super('the stream closed before it accepted the message');
-  }
 }
