@@ -84,31 +84,11 @@ export class ToolCalls {
   }
 
   #context(options: CallOptions, round?: ClientRound): ManagementContext {
-    const {
-      registry,
-      router,
-      policy,
-      index,
-      results,
-      listedTools,
-      activate,
-      code,
-      config,
-      agent,
-      relay,
-      startup,
-    } = this.#options;
+    // What a management tool sees of the session as it is; the rest is this call's.
+    const { own: _own, pool: _pool, relay, startup, ...session } = this.#options;
     return {
-      registry,
-      router,
-      policy,
-      index,
-      results,
-      listedTools,
-      ...(activate && { activate }),
-      code,
+      ...session,
       callOptions: options,
-      config,
       // call_tool is the client's own call (its rounds come back to call_tool); code mode's
       // and a sub-agent's are not (they bring options of their own).
       callTool: (name, args, ownOptions) =>
@@ -117,7 +97,6 @@ export class ToolCalls {
           ownOptions ?? options,
           ownOptions ? undefined : round,
         ) as Promise<CallToolResult>,
-      agent,
       ...(round && {
         heldRounds: {
           capabilities: round.capabilities,
