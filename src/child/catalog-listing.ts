@@ -1,11 +1,15 @@
 // Reading a child's catalog: each list it declared (tools, prompts, resources, templates),
 // every page of each. Only tools/list is essential: a list a server declares but does not
-// serve, or fails, is taken as empty, and said so.
+// serve, or fails, is taken as empty, and said so. Each item is checked on its own: one that
+// is not valid MCP (a tool without an inputSchema, say) is left out and reported, so that
+// it neither fails the server's start nor reaches the client, whose whole tools/list it
+// would fail.
 import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
 import type { Client, Tool } from '@modelcontextprotocol/client';
+import { z } from 'zod';
 import { messageOf } from '../errors.js';
 import type { Logger } from '../log.js';
-import type { CapabilityRow, Catalog, CatalogKind } from '../router/capabilities.js';
+import type { CapabilityRow, Catalog, CatalogItems, CatalogKind } from '../router/capabilities.js';
 import { filterTools, type ToolFilter } from '../router/tool-filter.js';
 import type { Generation } from './generation.js';
 
@@ -16,7 +20,12 @@ export interface ListingOptions {
   logger: Logger;
   signal: AbortSignal;
   timeout: number;
+  /** What a listing left out, by list, each item with why (empty: nothing); told once the listing succeeded. */
+  onSkipped?: (kind: CatalogKind, skipped: readonly string[]) => void;
 }
+
+/** Items a listing reports by name; the rest are counted. */
+const SKIPPED_SHOWN = 10;
 
 /** Lists `rows` (those the child declared) on top of `base`, every page of each. */
 export async function listCatalog(
@@ -27,12 +36,14 @@ export async function listCatalog(
 ): Promise<Catalog> {
   const capabilities = client.getServerCapabilities() ?? {};
   const lists = await Promise.all(
-    rows.map(
-      async (row) =>
-        [row.kind, capabilities[row.capability] ? await listAll(client, row, options) : []] as const,
+    rows.map(async (row) =>
+      capabilities[row.capability]
+        ? await listAll(client, row, options)
+        : { kind: row.kind, items: [], skipped: [] as string[] },
     ),
   );
-  return Object.freeze({ ...base, ...Object.fromEntries(lists) }) as Catalog;
+  for (const { kind, skipped } of lists) options.onSkipped?.(kind, skipped);
+  return Object.freeze({ ...base, ...Object.fromEntries(lists.map((l) => [l.kind, l.items])) }) as Catalog;
 }
 
 async function listAll<K extends CatalogKind>(
@@ -40,7 +51,9 @@ async function listAll<K extends CatalogKind>(
   row: CapabilityRow<K>,
   options: ListingOptions,
 ) {
-  const items: unknown[] = [];
+  const items: CatalogItems[K][] = [];
+  const skipped: string[] = [];
+  const pageSchema = listPageSchema(row.kind);
   const requestOptions = { signal: options.signal, timeout: options.timeout };
   let cursor: string | undefined;
   do {
@@ -48,18 +61,67 @@ async function listAll<K extends CatalogKind>(
     try {
       page = await client.request(
         { method: row.listMethod, params: cursor === undefined ? {} : { cursor } },
-        row.listResultSchema,
+        pageSchema,
         requestOptions,
       );
     } catch (error) {
       if (!isEmptyList(row, error, options)) throw error;
       break;
     }
-    items.push(...(page[row.kind] as unknown[]));
+    for (const raw of page[row.kind] as unknown[]) {
+      const item = row.itemSchema.safeParse(raw);
+      if (item.success) items.push(item.data);
+      else skipped.push(describeSkipped(row, raw, items.length + skipped.length, item.error));
+    }
     cursor = page.nextCursor;
   } while (cursor !== undefined);
+  if (skipped.length > 0) {
+    const shown = skipped.slice(0, SKIPPED_SHOWN).join('; ');
+    const more = skipped.length > SKIPPED_SHOWN ? `; and ${skipped.length - SKIPPED_SHOWN} more` : '';
+    options.logger.warn(
+      `[${options.name}] ${row.listMethod}: ${skipped.length} item(s) are not valid MCP and are not exposed: ${shown}${more}`,
+    );
+  }
   // A filtered-out tool is not there at all, for every part of mcpmux.
-  return Object.freeze(row.kind === 'tools' ? filterTools(items as Tool[], options.toolFilter) : items);
+  const kept = Object.freeze(row.kind === 'tools' ? filterTools(items as Tool[], options.toolFilter) : items);
+  return { kind: row.kind, items: kept, skipped };
+}
+
+/** A page of a list: the items are checked one by one (CapabilityRow.itemSchema), the page only for its shape. */
+const pageSchemas = new Map<
+  CatalogKind,
+  z.ZodType<{ nextCursor?: string | undefined } & Record<string, unknown>>
+>();
+function listPageSchema(kind: CatalogKind) {
+  let schema = pageSchemas.get(kind);
+  if (!schema) {
+    schema = z.looseObject({ [kind]: z.array(z.unknown()), nextCursor: z.string().optional() });
+    pageSchemas.set(kind, schema);
+  }
+  return schema;
+}
+
+/** "tool 'x': inputSchema: Invalid input: expected object, received undefined" (its first two problems). */
+function describeSkipped(row: CapabilityRow, raw: unknown, index: number, error: z.ZodError): string {
+  const noun = {
+    tools: 'tool',
+    prompts: 'prompt',
+    resources: 'resource',
+    resourceTemplates: 'resource template',
+  }[row.kind];
+  const fields = typeof raw === 'object' && raw !== null ? (raw as Record<string, unknown>) : {};
+  const [key, name] = [fields[row.key], fields['name']];
+  const which =
+    typeof key === 'string'
+      ? `${noun} '${key.slice(0, 100)}'`
+      : typeof name === 'string'
+        ? `${noun} named '${name.slice(0, 100)}'`
+        : `${noun} #${index + 1}`;
+  const problems = error.issues
+    .slice(0, 2)
+    .map((issue) => `${issue.path.join('.') || '(item)'}: ${issue.message}`)
+    .join(', ');
+  return `${which}: ${problems}`;
 }
 
 /**

@@ -72,7 +72,7 @@ export async function connectGeneration(
   if (spec.transport === 'http') {
     await handshakeAfter;
     const client = await connectRemote(host, gen, spec, options, await sdk);
-    return listCatalog(client, CAPABILITY_ROWS, EMPTY_CATALOG, listingOptions(host, options));
+    return listCatalog(client, CAPABILITY_ROWS, EMPTY_CATALOG, listingOptions(host, gen, options));
   }
   return spawnAndConnect(host, gen, spec, options, handshakeAfter, sdk);
 }
@@ -266,7 +266,7 @@ async function spawnAndConnect(
   }
   settleEra(host, gen, client);
   return await Promise.race([
-    listCatalog(client, CAPABILITY_ROWS, EMPTY_CATALOG, listingOptions(host, options)),
+    listCatalog(client, CAPABILITY_ROWS, EMPTY_CATALOG, listingOptions(host, gen, options)),
     exitedEarly,
   ]);
 }
@@ -343,9 +343,16 @@ function newClient(host: ConnectHost, gen: Generation, sdk: ClientSdk): Client {
 /** What listing a catalog needs: the start's signal and timeout, the server's name and tool filter. */
 export function listingOptions(
   host: ConnectHost,
+  gen: Generation,
   options: { signal: AbortSignal; timeout: number },
 ): ListingOptions {
-  return { ...options, name: host.name, toolFilter: host.spec.toolFilter, logger: host.log };
+  return {
+    ...options,
+    name: host.name,
+    toolFilter: host.spec.toolFilter,
+    logger: host.log,
+    onSkipped: (kind, skipped) => (gen.skipped = { ...gen.skipped, [kind]: skipped }),
+  };
 }
 
 /**

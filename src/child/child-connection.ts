@@ -323,7 +323,7 @@ export class ChildConnection {
     const current = () => (this.#gen === gen && this.#state.kind === 'running' ? this.#state : undefined);
     if (!gen.client || !current()) return;
     const timeout = this.#options.callTimeoutMs ?? 300_000;
-    const options = listingOptions(this.#host, { signal: gen.startup.signal, timeout });
+    const options = listingOptions(this.#host, gen, { signal: gen.startup.signal, timeout });
     void relistRows(
       gen.client,
       rows,

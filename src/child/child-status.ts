@@ -3,6 +3,7 @@
 // values) are never included, only their names.
 import type { Client } from '@modelcontextprotocol/client';
 import type { ServerSpec } from '../server-spec.js';
+import { CATALOG_KINDS } from '../router/capabilities.js';
 import type { ExitInfo } from './child-process.js';
 import { MuxError } from '../errors.js';
 import type { ChildState } from './child-state.js';
@@ -39,6 +40,8 @@ export interface ChildStatus {
   tool_filter?: { allow?: string[]; deny?: string[] };
   /** The prefix its tools and prompts are exposed under, when it is not the default `NAME__`. */
   prefix?: string;
+  /** What it listed that is not valid MCP, and so is not exposed: each item and why (only when there is any). */
+  skipped?: string[];
   /** Prompt names, and how many resources and resource templates it lists (only when it has any). */
   prompts?: string[];
   resources?: number;
@@ -102,6 +105,8 @@ export function describeStatus(input: StatusInput, now: number): ChildStatus {
     if (s.catalog.prompts.length > 0) out.prompts = s.catalog.prompts.map((p) => p.name);
     if (s.catalog.resources.length > 0) out.resources = s.catalog.resources.length;
     if (s.catalog.resourceTemplates.length > 0) out.resource_templates = s.catalog.resourceTemplates.length;
+    const skipped = CATALOG_KINDS.flatMap((kind) => gen?.skipped?.[kind] ?? []);
+    if (skipped.length > 0) out.skipped = skipped;
     out.uptime_seconds = Math.round((now - s.since) / 100) / 10;
     if (gen?.remote) out.http_transport = gen.remote;
     const version = gen?.client?.getNegotiatedProtocolVersion();

@@ -5,7 +5,7 @@ import type { MuxError } from '../errors.js';
 import type { Logger } from '../log.js';
 import type { ServerSpec } from '../server-spec.js';
 import type { ChildLane } from '../forwarding/child-lane.js';
-import type { CapabilityRow } from '../router/capabilities.js';
+import type { CapabilityRow, CatalogKind } from '../router/capabilities.js';
 import type { ChildProcess, ExitInfo, StopTimings } from './child-process.js';
 import type { InputOrigin } from './child-types.js';
 import type { Pinging } from './liveness.js';
@@ -47,6 +47,8 @@ export interface Generation {
   declared?: ClientCapabilities;
   /** The forwarding fast path's calls to this generation (a stdio child). */
   lane?: ChildLane;
+  /** What its lists held that is not valid MCP, and so is not exposed: by list, each item with why. */
+  skipped?: Partial<Record<CatalogKind, readonly string[]>>;
   /** The lists a burst of the child's list_changed asks to re-list, once it is quiet. */
   pendingRefresh?: { rows: Set<CapabilityRow>; since: number; timer: NodeJS.Timeout | undefined } | undefined;
 }

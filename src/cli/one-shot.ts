@@ -3,7 +3,8 @@
 // `mcpmux auth NAME`: start only that remote server, which signs in (and keeps the tokens);
 // with --logout, forget what is kept for it.
 // The same registry, router and spawn policy as the server, so what works here works there.
-// Exit status: 0 when everything worked, 1 when a server failed to start or the call failed.
+// Exit status: 0 when everything worked, 1 when a server failed to start or the call failed
+// (inspect: or a server listed something that is not valid MCP, which no client is shown).
 import type { CallToolResult, ContentBlock } from '@modelcontextprotocol/server';
 import type { ConfiguredServer } from '../config/load-config.js';
 import { isMuxError, messageOf } from '../errors.js';
@@ -73,7 +74,7 @@ export async function runOneShot(ctx: OneShotContext): Promise<number> {
     if (options.command === 'inspect') {
       const report = inspect(registry, ctx.router);
       ctx.out(options.json ? JSON.stringify(report, null, 2) : formatInspect(report));
-      return status;
+      return report.servers.some((s) => s.skipped) ? 1 : status;
     }
     if (status !== 0) return status;
     return await call(registry, ctx);
@@ -102,6 +103,8 @@ interface ServerReport {
   prompts: CatalogItems['prompts'][];
   resources: CatalogItems['resources'][];
   resourceTemplates: CatalogItems['resourceTemplates'][];
+  /** What it listed that is not valid MCP, so that no client is shown it: each item and why. */
+  skipped?: string[] | undefined;
 }
 
 /** What a client would be shown, per running server, under the exposed names. */
@@ -112,14 +115,18 @@ function inspect(registry: Registry, router: CatalogRouter): { servers: ServerRe
     [...router.table(snapshot, kind).byKey.values()]
       .filter((route) => route.server === server)
       .map((route) => ({ ...route.item, [CAPABILITY_TABLE[kind].key]: route.exposedKey }));
-  const servers = runningServers(snapshot).map((view) => ({
-    name: view.name,
-    pid: view.connection.status().pid,
-    tools: of('tools', view.name),
-    prompts: of('prompts', view.name),
-    resources: of('resources', view.name),
-    resourceTemplates: of('resourceTemplates', view.name),
-  }));
+  const servers = runningServers(snapshot).map((view) => {
+    const { pid, skipped } = view.connection.status();
+    return {
+      name: view.name,
+      pid,
+      tools: of('tools', view.name),
+      prompts: of('prompts', view.name),
+      resources: of('resources', view.name),
+      resourceTemplates: of('resourceTemplates', view.name),
+      ...(skipped && { skipped }),
+    };
+  });
   return { servers };
 }
 
@@ -154,6 +161,7 @@ function formatInspect(report: { servers: ServerReport[] }): string {
       (r) => `${r.uri}${summary(r.name)}${r.mimeType ? ` (${r.mimeType})` : ''}`,
     );
     section(lines, 'resource templates', s.resourceTemplates, (r) => `${r.uriTemplate}${summary(r.name)}`);
+    section(lines, 'not valid MCP, so not shown to clients', s.skipped ?? [], (why) => why);
   }
   return lines.join('\n');
 }

@@ -167,6 +167,10 @@ export const statusSchema = z.object({
   headers: z.array(z.string()).optional(),
   pid: z.number().optional(),
   tools: z.array(z.string()).describe('Exposed tool names.'),
+  skipped: z
+    .array(z.string())
+    .optional()
+    .describe('What it listed that is not valid MCP, and so is not exposed: each item and why.'),
   http_transport: z.enum(['streamable-http', 'sse']).optional(),
   last_build: z
     .object({ ok: z.boolean(), seconds: z.number(), output_tail: z.array(z.string()).optional() })

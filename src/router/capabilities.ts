@@ -10,12 +10,7 @@ import type {
   ServerCapabilities,
   Tool,
 } from '@modelcontextprotocol/server';
-import {
-  ListPromptsResultSchema,
-  ListResourcesResultSchema,
-  ListResourceTemplatesResultSchema,
-  ListToolsResultSchema,
-} from '@modelcontextprotocol/core';
+import { PromptSchema, ResourceSchema, ResourceTemplateSchema, ToolSchema } from '@modelcontextprotocol/core';
 import type { z } from 'zod';
 
 export const CATALOG_KINDS = ['tools', 'prompts', 'resources', 'resourceTemplates'] as const;
@@ -48,7 +43,11 @@ export interface CapabilityRow<K extends CatalogKind = CatalogKind> {
   /** The server capability that says a child has this list. */
   readonly capability: keyof Pick<ServerCapabilities, 'tools' | 'prompts' | 'resources'>;
   readonly listMethod: 'tools/list' | 'prompts/list' | 'resources/list' | 'resources/templates/list';
-  readonly listResultSchema: z.ZodType<{ nextCursor?: string | undefined } & { [P in K]: CatalogItems[K][] }>;
+  /**
+   * What one item of the list must be: each is checked on its own, so that one malformed
+   * item is left out (and said so) rather than failing the whole list, and the server.
+   */
+  readonly itemSchema: z.ZodType<CatalogItems[K]>;
   /** The field that identifies an item. */
   readonly key: 'name' | 'uri' | 'uriTemplate';
   /**
@@ -68,7 +67,7 @@ export const CAPABILITY_TABLE: { readonly [K in CatalogKind]: CapabilityRow<K> }
     kind: 'tools',
     capability: 'tools',
     listMethod: 'tools/list',
-    listResultSchema: ListToolsResultSchema,
+    itemSchema: ToolSchema,
     key: 'name',
     naming: 'prefixed',
     useMethod: 'tools/call',
@@ -78,7 +77,7 @@ export const CAPABILITY_TABLE: { readonly [K in CatalogKind]: CapabilityRow<K> }
     kind: 'prompts',
     capability: 'prompts',
     listMethod: 'prompts/list',
-    listResultSchema: ListPromptsResultSchema,
+    itemSchema: PromptSchema,
     key: 'name',
     naming: 'prefixed',
     useMethod: 'prompts/get',
@@ -88,7 +87,7 @@ export const CAPABILITY_TABLE: { readonly [K in CatalogKind]: CapabilityRow<K> }
     kind: 'resources',
     capability: 'resources',
     listMethod: 'resources/list',
-    listResultSchema: ListResourcesResultSchema,
+    itemSchema: ResourceSchema,
     key: 'uri',
     naming: 'uri',
     useMethod: 'resources/read',
@@ -98,7 +97,7 @@ export const CAPABILITY_TABLE: { readonly [K in CatalogKind]: CapabilityRow<K> }
     kind: 'resourceTemplates',
     capability: 'resources',
     listMethod: 'resources/templates/list',
-    listResultSchema: ListResourceTemplatesResultSchema,
+    itemSchema: ResourceTemplateSchema,
     key: 'uriTemplate',
     naming: 'uri',
     // A template is used by reading a URI it expands to (routed by matching).

@@ -74,6 +74,28 @@ t.test(
 );
 
 t.test(
+  'inspect names what a server lists that is not valid MCP (no client is shown it), in text and JSON, and exits 1',
+  async (t) => {
+    const odd = ['--', 'odd', process.execPath, fixturePath('malformed-items')];
+    const text = await mcpmux(['inspect', ...odd]);
+    t.equal(text.code, 1);
+    t.match(text.stdout, /odd \(pid \d+\): 2 tools, 1 prompt, 1 resource, 0 resource templates\n/);
+    t.match(
+      text.stdout,
+      /  not valid MCP, so not shown to clients\n    tool 'no_schema': inputSchema: Invalid input: expected object, received undefined\n/,
+    );
+    t.match(
+      text.stderr,
+      /mcpmux warn: \[odd\] tools\/list: 2 item\(s\) are not valid MCP and are not exposed: tool 'no_schema'/,
+    );
+    const json = await mcpmux(['inspect', '--json', ...odd]);
+    t.equal(json.code, 1);
+    t.equal(JSON.parse(json.stdout).servers[0].skipped.length, 4);
+    await assertNoLeaks(t);
+  },
+);
+
+t.test(
   'call prints the result and exits 0; a tool error or an unknown tool exits 1 with the reason on stderr',
   async (t) => {
     const ok = await mcpmux(['call', 'dev__reverse', '{"text": "mcpmux"}', ...dev]);

@@ -27,6 +27,7 @@ export type FixtureName =
   | 'build-tools'
   | 'big-result'
   | 'partial-catalog'
+  | 'malformed-items'
   | 'catalog-replay'
   | 'tracks-subscriptions'
   | 'modern-v2'

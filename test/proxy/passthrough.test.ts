@@ -337,6 +337,61 @@ t.test(
 );
 
 t.test(
+  'items that are not valid MCP are left out and named; the rest of the server works, and a fixed list clears them',
+  async (t) => {
+    const h = await startHarness(t);
+    const added = (await h.callJson('add_server', { name: 'odd', ...fixture('malformed-items') })) as {
+      server: { status: string; skipped?: string[] };
+      tools: { name: string }[];
+    };
+    t.equal(added.server.status, 'running', 'one bad tool does not fail the start');
+    t.same(
+      added.tools.map((tool) => tool.name),
+      ['odd__ping', 'odd__fix'],
+    );
+    t.same(added.server.skipped, [
+      "tool 'no_schema': inputSchema: Invalid input: expected object, received undefined",
+      'tool \'string_schema\': inputSchema.type: Invalid input: expected "object"',
+      'prompt #2: name: Invalid input: expected string, received undefined',
+      "resource named 'no uri': uri: Invalid input: expected string, received undefined",
+    ]);
+    // The client validates the whole aggregated list: it gets it, without the bad items.
+    t.same(
+      (await h.client.listTools()).tools.map((tool) => tool.name).filter((name) => name.startsWith('odd__')),
+      ['odd__ping', 'odd__fix'],
+    );
+    t.same(
+      (await h.client.listPrompts()).prompts.map((p) => p.name),
+      ['odd__greet'],
+    );
+    t.same(
+      (await h.client.listResources()).resources.map((r) => r.uri),
+      ['file:///ok.txt'],
+    );
+    t.equal(textOf(await h.call('odd__ping', {})), 'pong');
+    t.equal(textOf(await h.call('odd__fix', {})), 'fixed');
+    t.ok(
+      await eventually(async () =>
+        (await h.client.listTools()).tools.some((tool) => tool.name === 'odd__no_schema'),
+      ),
+      'the fixed tool is listed once the server says its list changed',
+    );
+    const status = (
+      (await h.callJson('list_servers')).servers as { name: string; skipped?: string[] }[]
+    ).find((s) => s.name === 'odd')!;
+    t.same(
+      status.skipped,
+      [
+        'prompt #2: name: Invalid input: expected string, received undefined',
+        "resource named 'no uri': uri: Invalid input: expected string, received undefined",
+      ],
+      'only the re-listed tools are clear: prompts and resources were not listed again',
+    );
+    await h.close();
+  },
+);
+
+t.test(
   'a child asking for what the client did not declare gets a clear error; a client that did gets the request',
   async (t) => {
     const bare = await startHarness(t);
