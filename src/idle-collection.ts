@@ -18,13 +18,26 @@ export class IdleCollection {
   /** Made at the first collection: a context costs ~3 ms, not to be paid at every start. */
   #collect: (() => void) | undefined;
   readonly #quietMs: number;
+  readonly #onCollected: ((heap: { usedBytes: number; totalBytes: number }) => void) | undefined;
   #timer: NodeJS.Timeout | undefined;
   /** How many collections ran, for tests and logs. */
   collections = 0;
 
-  constructor(options: { quietMs?: number; collect?: () => void } = {}) {
+  /**
+   * `onCollected` hears the heap each collection leaves: what is live then is what mcpmux
+   * holds (a leak shows there), while the heap's size and RSS come down only when V8's
+   * memory reducer gives the freed pages back, seconds to a minute later.
+   */
+  constructor(
+    options: {
+      quietMs?: number;
+      collect?: () => void;
+      onCollected?: (heap: { usedBytes: number; totalBytes: number }) => void;
+    } = {},
+  ) {
     this.#quietMs = options.quietMs ?? QUIET_MS;
     this.#collect = options.collect;
+    this.#onCollected = options.onCollected;
   }
 
   /** Something allocated in bulk (start-up, a server came, went or changed, a list was sent): collect once it has been quiet. */
@@ -34,6 +47,10 @@ export class IdleCollection {
       this.#timer = undefined;
       this.collections++;
       (this.#collect ??= fullCollection())();
+      if (this.#onCollected) {
+        const { heapUsed, heapTotal } = process.memoryUsage();
+        this.#onCollected({ usedBytes: heapUsed, totalBytes: heapTotal });
+      }
     }, this.#quietMs);
     // Never what keeps mcpmux alive.
     this.#timer.unref();

@@ -95,7 +95,13 @@ export async function serve({
     });
   // Start-up, a burst of servers (a config's, or an agent's adds), of lists or of HTTP
   // sessions leave the heap at its burst size: given back once quiet.
-  const idleCollection = new IdleCollection();
+  const megabytes = (bytes: number) => (bytes / 1_048_576).toFixed(1);
+  const idleCollection = new IdleCollection({
+    onCollected: ({ usedBytes, totalBytes }) =>
+      log.debug(
+        () => `idle collection: ${megabytes(usedBytes)} MB live of a ${megabytes(totalBytes)} MB heap`,
+      ),
+  });
   idleCollection.activity();
   registry.onChange(() => idleCollection.activity());
   // The agent tool's runs outlive the request (and the session) that started them.

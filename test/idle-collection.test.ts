@@ -20,6 +20,16 @@ t.test('a burst of activity is collected once, after it has been quiet', async (
   t.equal(runs, 1, 'and not again without new activity');
 });
 
+t.test('each collection reports the heap it leaves: live bytes within the heap it sits in', async (t) => {
+  const heaps: { usedBytes: number; totalBytes: number }[] = [];
+  const idle = new IdleCollection({ quietMs: 5, collect: () => {}, onCollected: (heap) => heaps.push(heap) });
+  t.teardown(() => idle.close());
+  idle.activity();
+  await sleep(50);
+  t.equal(heaps.length, 1);
+  t.ok(heaps[0]!.usedBytes > 0 && heaps[0]!.usedBytes <= heaps[0]!.totalBytes);
+});
+
 t.test('closed, a pending collection never runs', async (t) => {
   let runs = 0;
   const idle = new IdleCollection({ quietMs: 10, collect: () => runs++ });
