@@ -11,6 +11,7 @@ import { messageOf } from '../errors.js';
 import type { Logger } from '../log.js';
 import type { CapabilityRow, Catalog, CatalogItems, CatalogKind } from '../router/capabilities.js';
 import { filterTools, type ToolFilter } from '../router/tool-filter.js';
+import type { ConnectHost } from './child-connect.js';
 import type { Generation } from './generation.js';
 
 export interface ListingOptions {
@@ -200,4 +201,19 @@ export async function relistRows(
       `[${options.name}] re-listing ${rows.map((r) => r.kind).join(' and ')} after list_changed failed: ${messageOf(error)}`,
     );
   }
+}
+
+/** What listing a catalog needs: the start's signal and timeout, the server's name and tool filter. */
+export function listingOptions(
+  host: ConnectHost,
+  gen: Generation,
+  options: { signal: AbortSignal; timeout: number },
+): ListingOptions {
+  return {
+    ...options,
+    name: host.name,
+    toolFilter: host.spec.toolFilter,
+    logger: host.log,
+    onSkipped: (kind, skipped) => (gen.skipped = { ...gen.skipped, [kind]: skipped }),
+  };
 }

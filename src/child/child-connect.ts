@@ -20,7 +20,7 @@ import { ServerSignIn } from '../oauth/server-sign-in.js';
 import { randomUUID } from 'node:crypto';
 import { sendToSignIn } from '../oauth/send-to-sign-in.js';
 import { StdioChildTransport } from '../transport/stdio-child-transport.js';
-import { listCatalog, type ListingOptions } from './catalog-listing.js';
+import { listCatalog, listingOptions } from './catalog-listing.js';
 import { newChildClient } from './child-client.js';
 import { clientSdk, warmSchemasWhileWaiting, type ClientSdk } from './client-sdk.js';
 import type { ChildProcess } from './child-process.js';
@@ -28,7 +28,7 @@ import type { ChildConnectionOptions, ChildUpstream } from './child-types.js';
 import { DRAIN_AFTER_EXIT_MS, originDuring, type Generation } from './generation.js';
 import { bridgeMissingResultType } from './result-type-bridge.js';
 import { startPinging, type Pinging } from './liveness.js';
-import { delay } from './start-failure.js';
+import { delay, handshakeVerdict } from './start-failure.js';
 
 /** What connecting needs of the connection it is for (ChildConnection). */
 export interface ConnectHost {
@@ -233,6 +233,9 @@ async function spawnAndConnect(
   try {
     await Promise.race([connecting, exitedEarly]);
   } catch (error) {
+    // Judged now, before the exit that the SDK's closing of a refused connection brings.
+    const alive = proc.exit === undefined && !signal.aborted;
+    const verdict = handshakeVerdict(host.name, error, alive, loaded.SUPPORTED_PROTOCOL_VERSIONS);
     // A server pinned to 2026-07-28 that does not speak it: the SDK's verdict, not the exit it caused.
     const refusal = await Promise.race([
       connecting.then(
@@ -253,6 +256,7 @@ async function spawnAndConnect(
         `server '${host.name}' does not speak the 2026-07-28 protocol (its era is set to modern): ${refusal.message}; set era to auto or legacy`,
       );
     }
+    if (verdict) throw verdict;
     // Some servers exit on any request before initialize: next time, go straight to it.
     if (probing && host.spec.era === undefined) await Promise.race([proc.exited, delay(DRAIN_AFTER_EXIT_MS)]);
     if (probing && host.spec.era === undefined && proc.exit !== undefined) {
@@ -338,21 +342,6 @@ function newClient(host: ConnectHost, gen: Generation, sdk: ClientSdk): Client {
     );
   }
   return client;
-}
-
-/** What listing a catalog needs: the start's signal and timeout, the server's name and tool filter. */
-export function listingOptions(
-  host: ConnectHost,
-  gen: Generation,
-  options: { signal: AbortSignal; timeout: number },
-): ListingOptions {
-  return {
-    ...options,
-    name: host.name,
-    toolFilter: host.spec.toolFilter,
-    logger: host.log,
-    onSkipped: (kind, skipped) => (gen.skipped = { ...gen.skipped, [kind]: skipped }),
-  };
 }
 
 /**

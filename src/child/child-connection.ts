@@ -26,7 +26,6 @@ import {
 import {
   armStartupDeadline,
   connectGeneration,
-  listingOptions,
   newSignIn,
   pingGeneration,
   type ConnectHost,
@@ -41,7 +40,7 @@ import {
   type ServerAbout,
 } from './child-status.js';
 import type { CallOptions, ChildConnectionOptions, StopReason } from './child-types.js';
-import { relistRows, relistWhenQuiet } from './catalog-listing.js';
+import { listingOptions, relistRows, relistWhenQuiet } from './catalog-listing.js';
 import { endCalls, judgeEnd, newGeneration, releaseGeneration, type Generation } from './generation.js';
 import { ReloadHold } from './reload-hold.js';
 import { describeStartFailure, lostConnection } from './start-failure.js';

@@ -1,5 +1,6 @@
 // What a failed start or an end says: why, the exit, the last stderr lines, and whether a
 // remote server simply cannot be reached any more.
+import { SdkError, SdkErrorCode } from '@modelcontextprotocol/server';
 import { MuxError, messageOf } from '../errors.js';
 import type { ServerSpec } from '../server-spec.js';
 import type { ExitInfo } from './child-process.js';
@@ -41,6 +42,30 @@ export async function describeStartFailure(
       ? `${why}\nlast stderr lines:\n${tail.join('\n')}`
       : `${why} (it wrote nothing on stderr)`;
   return new MuxError(signal.reason instanceof MuxError ? signal.reason.code : 'STARTUP_FAILED', message, {
+    cause: error,
+  });
+}
+
+/**
+ * The SDK's verdict on a handshake that a live server completed (a protocol version it does
+ * not speak, an initialize result it cannot read, an error answer to initialize), as the
+ * start's error: the SDK then closes the connection, and the server's exit that follows
+ * must not be reported as the cause. Undefined for a connection that closed or an exit.
+ */
+export function handshakeVerdict(
+  name: string,
+  error: unknown,
+  processAlive: boolean,
+  supportedVersions: readonly string[],
+): MuxError | undefined {
+  if (!processAlive || !(error instanceof Error) || error instanceof MuxError) return undefined;
+  if (error instanceof SdkError && error.code === SdkErrorCode.ConnectionClosed) return undefined;
+  if (/connection closed/i.test(error.message)) return undefined;
+  const unsupported = /protocol version is not supported: (\S+)/.exec(error.message);
+  const why = unsupported
+    ? `it answered initialize with protocol version ${unsupported[1]}, which mcpmux does not speak (it speaks ${supportedVersions.join(', ')}, and 2026-07-28 through server/discover)`
+    : messageOf(error);
+  return new MuxError('PROTOCOL_MISMATCH', `server '${name}' failed the MCP handshake: ${why}`, {
     cause: error,
   });
 }

@@ -1,7 +1,8 @@
 // Children of both eras: a server on the v2 line (serveStdio) is spoken to in 2026-07-28,
 // a 2025 server (server-everything, the v1 fixtures) in its own era; each verdict is kept so
 // a reload skips the probe. A modern child's list changes arrive on its listen stream, and
-// its input_required elicitation reaches a 2025 client as an ordinary elicitation request.
+// its input_required elicitation reaches a 2025 client as an ordinary elicitation request. A
+// handshake the SDK refuses is reported as such.
 import t from 'tap';
 import { fixture } from '../helpers/fixtures.js';
 import { startHarness, textOf } from '../helpers/mux-harness.js';
@@ -62,6 +63,31 @@ t.test('"era" chooses: legacy goes straight to initialize; modern refuses a 2025
   t.match(textOf(bad), /era must be auto, legacy or modern/);
   await h.close();
 });
+
+t.test(
+  'a live server whose handshake the SDK refuses is reported for that, not for the exit the refusal causes',
+  async (t) => {
+    const h = await startHarness(t);
+    const wrong = await h.call('add_server', { name: 'wrong', ...fixture('wrong-version') });
+    t.ok(wrong.isError);
+    t.equal(
+      textOf(wrong),
+      "server 'wrong' failed the MCP handshake: it answered initialize with protocol version 1999-01-01, which mcpmux does not speak (it speaks 2025-11-25, 2025-06-18, 2025-03-26, 2024-11-05, 2024-10-07, and 2026-07-28 through server/discover) [PROTOCOL_MISMATCH]",
+    );
+    const refusing = fixture('wrong-version');
+    const refused = await h.call('add_server', {
+      name: 'refusing',
+      command: refusing.command,
+      args: [...refusing.args, 'error'],
+    });
+    t.equal(
+      textOf(refused),
+      "server 'refusing' failed the MCP handshake: Unsupported protocol version; this server speaks 1999-01-01 [PROTOCOL_MISMATCH]",
+    );
+    t.same((await h.callJson('list_servers')).servers, [], 'nothing is left of either');
+    await h.close();
+  },
+);
 
 t.test('a 2025 server that exits on the era probe is started again at once, with initialize', async (t) => {
   const h = await startHarness(t);

@@ -28,6 +28,7 @@ export type FixtureName =
   | 'big-result'
   | 'partial-catalog'
   | 'malformed-items'
+  | 'wrong-version'
   | 'catalog-replay'
   | 'tracks-subscriptions'
   | 'modern-v2'
