@@ -14,7 +14,7 @@ import { IdleCollection } from './idle-collection.js';
 import { exitWith, installExitHandlers } from './process-exit.js';
 import { MuxServer, type MuxServerOptions, type PerRequestState } from './proxy/mux-server.js';
 import { newActivationPool, ownToolNames } from './proxy/exposure.js';
-import { newResultStore } from './results/result-store.js';
+import { formatBytes, newResultStore } from './results/result-store.js';
 import { ListChangePublisher } from './proxy/list-change-publisher.js';
 import { InputRelay } from './proxy/input-relay.js';
 import { watchResources } from './proxy/resource-watch.js';
@@ -95,12 +95,9 @@ export async function serve({
     });
   // Start-up, a burst of servers (a config's, or an agent's adds), of lists or of HTTP
   // sessions leave the heap at its burst size: given back once quiet.
-  const megabytes = (bytes: number) => (bytes / 1_048_576).toFixed(1);
   const idleCollection = new IdleCollection({
     onCollected: ({ usedBytes, totalBytes }) =>
-      log.debug(
-        () => `idle collection: ${megabytes(usedBytes)} MB live of a ${megabytes(totalBytes)} MB heap`,
-      ),
+      log.debug(() => `idle collection: ${formatBytes(usedBytes)} live of a ${formatBytes(totalBytes)} heap`),
   });
   idleCollection.activity();
   registry.onChange(() => idleCollection.activity());
