@@ -28,7 +28,7 @@ import type { ChildConnectionOptions, ChildUpstream } from './child-types.js';
 import { DRAIN_AFTER_EXIT_MS, originDuring, type Generation } from './generation.js';
 import { bridgeMissingResultType } from './result-type-bridge.js';
 import { startPinging, type Pinging } from './liveness.js';
-import { delay, handshakeVerdict } from './start-failure.js';
+import { closedByServer, delay, handshakeVerdict } from './start-failure.js';
 
 /** What connecting needs of the connection it is for (ChildConnection). */
 export interface ConnectHost {
@@ -249,7 +249,7 @@ async function spawnAndConnect(
       host.spec.era === 'modern' &&
       refusal instanceof SdkError &&
       refusal.code === SdkErrorCode.EraNegotiationFailed &&
-      !/connection closed/i.test(refusal.message);
+      !closedByServer(refusal);
     if (refused) {
       throw new MuxError(
         'PROTOCOL_MISMATCH',

@@ -3,6 +3,7 @@
 import { SdkError, SdkErrorCode } from '@modelcontextprotocol/server';
 import { MuxError, messageOf } from '../errors.js';
 import type { ServerSpec } from '../server-spec.js';
+import { StreamClosedError } from '../transport/json-line-writer.js';
 import type { ExitInfo } from './child-process.js';
 import type { Generation } from './generation.js';
 
@@ -59,8 +60,7 @@ export function handshakeVerdict(
   supportedVersions: readonly string[],
 ): MuxError | undefined {
   if (!processAlive || !(error instanceof Error) || error instanceof MuxError) return undefined;
-  if (error instanceof SdkError && error.code === SdkErrorCode.ConnectionClosed) return undefined;
-  if (/connection closed/i.test(error.message)) return undefined;
+  if (closedByServer(error)) return undefined;
   const unsupported = /protocol version is not supported: (\S+)/.exec(error.message);
   const why = unsupported
     ? `it answered initialize with protocol version ${unsupported[1]}, which mcpmux does not speak (it speaks ${supportedVersions.join(', ')}, and 2026-07-28 through server/discover)`
@@ -68,6 +68,20 @@ export function handshakeVerdict(
   return new MuxError('PROTOCOL_MISMATCH', `server '${name}' failed the MCP handshake: ${why}`, {
     cause: error,
   });
+}
+
+/**
+ * Whether `error` says the connection closed under the request (the SDK's closing, or a write
+ * the server's end no longer took): the server's doing, which its exit explains, not a refusal.
+ * A server that dies during the handshake can close its end before its exit is seen.
+ */
+export function closedByServer(error: unknown): boolean {
+  for (let e: unknown = error, depth = 0; e instanceof Error && depth < 4; e = e.cause, depth++) {
+    if (e instanceof SdkError && e.code === SdkErrorCode.ConnectionClosed) return true;
+    if (e instanceof StreamClosedError) return true;
+    if (/connection closed|stream closed/i.test(e.message)) return true;
+  }
+  return false;
 }
 
 /**

@@ -89,6 +89,27 @@ t.test(
   },
 );
 
+t.test(
+  'a server that closes its end before the first message is written and exits after: reported by its exit',
+  async (t) => {
+    const h = await startHarness(t);
+    // A shell closes its ends within a few ms of its spawn, before mcpmux's first write.
+    const added = await h.call('add_server', {
+      name: 'closing',
+      command: '/bin/sh',
+      args: ['-c', 'exec 0<&- 1>&-; echo "missing API key DEMO_KEY" >&2; sleep 0.3; exit 3'],
+    });
+    t.ok(added.isError);
+    t.match(
+      textOf(added),
+      /^server 'closing' exited \(exit 3\) before it finished the MCP handshake[\s\S]*missing API key DEMO_KEY/,
+      'its exit and stderr, not a failed handshake',
+    );
+    t.notMatch(textOf(added), /PROTOCOL_MISMATCH|stream closed/);
+    await h.close();
+  },
+);
+
 t.test('a 2025 server that exits on the era probe is started again at once, with initialize', async (t) => {
   const h = await startHarness(t);
   const added = await h.callJson('add_server', { name: 'touchy', ...fixture('exit-on-discover') });
