@@ -26,6 +26,8 @@ export interface CatalogHandlersOptions {
   relay: InputRelay;
   /** The servers given at start: lists and requests wait until each has started or failed. */
   startup?: StartupGate;
+  /** A list that waited for the servers given at start was answered, holding all of them. */
+  onGivenAfterStartup?: (kind: CatalogKind) => void;
 }
 
 type ListResult<K extends CatalogKind> = { [P in K]: CatalogItems[K][] };
@@ -56,11 +58,24 @@ export class CatalogHandlers {
     return result;
   }
 
+  /**
+   * Whether `kind` as this client sees it differs from the last list made for it (always, when
+   * none was): in `--expose search` or `code` mode a server added changes no listed tool.
+   */
+  changedSinceLastList(kind: CatalogKind): boolean {
+    const before = this.#listed.get(kind)?.result as ListResult<CatalogKind> | undefined;
+    const now = this.list(kind);
+    return before === undefined || (before !== now && !sameItems(before[kind], now[kind]));
+  }
+
   /** The list, once the servers given at start have each started or failed. */
   async listWhenStarted<K extends CatalogKind>(kind: K): Promise<ListResult<K>> {
     const starting = this.#options.startup?.wait();
-    if (starting) await starting;
-    return this.list(kind);
+    if (!starting) return this.list(kind);
+    await starting;
+    const result = this.list(kind);
+    this.#options.onGivenAfterStartup?.(kind);
+    return result;
   }
 
   install(server: Server): void {
@@ -167,4 +182,12 @@ export function withExposedUris(
     ...result,
     contents: contents.map((c: { uri?: unknown }) => (c.uri === childUri ? { ...c, uri: exposedUri } : c)),
   };
+}
+
+/** The same items in the same order: the same objects, or (a server restarted) the same JSON. */
+function sameItems(a: readonly object[], b: readonly object[]): boolean {
+  return (
+    a.length === b.length &&
+    a.every((item, i) => item === b[i] || JSON.stringify(item) === JSON.stringify(b[i]))
+  );
 }

@@ -1,6 +1,12 @@
 // Coalesces bursts of changes (a reload is a stop and a start; a config starts many
 // servers) into one list_changed notification (one notifier per list), and holds it back
 // until the client has finished initialization, when notifications are allowed.
+//
+// While the servers given at start are starting, the client's lists wait for them, so a
+// list it asked for then is answered with every one of them in it: the changes they made are
+// held until the gate opens, and a list answered once it has opened covers them (`given`). A
+// client that lists once at connect is not told, right after its first answer, that the
+// lists it has just been given changed.
 
 export interface ListChangedNotifierOptions {
   /** Sends the notification. */
@@ -10,11 +16,16 @@ export interface ListChangedNotifierOptions {
   onError?: (error: unknown) => void;
 }
 
+/** Stands for every list of the notification (a change not tied to one catalog kind). */
+const ALL = '*';
+
 export class ListChangedNotifier {
   readonly #options: ListChangedNotifierOptions;
   #timer: NodeJS.Timeout | undefined;
   #ready = false;
-  #pending = false;
+  #held = false;
+  /** The lists changed and not yet told (a notification may cover two: resources and templates). */
+  readonly #pending = new Set<string>();
 
   constructor(options: ListChangedNotifierOptions) {
     this.#options = options;
@@ -23,14 +34,32 @@ export class ListChangedNotifier {
   /** The client finished initialization; a change seen before is sent now. */
   ready(): void {
     this.#ready = true;
-    if (this.#pending) this.changed();
+    this.#schedule();
   }
 
-  changed(): void {
-    this.#pending = true;
-    if (!this.#ready) return;
-    clearTimeout(this.#timer);
-    this.#timer = setTimeout(() => this.#flush(), this.#options.debounceMs ?? 10);
+  /** Changes are held until `until` settles (the servers given at start have started). */
+  holdUntil(until: Promise<unknown>): void {
+    this.#held = true;
+    const release = () => {
+      this.#held = false;
+      this.#schedule();
+    };
+    until.then(release, release);
+  }
+
+  /** `list` (a catalog kind; all of this notification's lists when not given) changed. */
+  changed(list: string = ALL): void {
+    this.#pending.add(list);
+    this.#schedule();
+  }
+
+  /**
+   * The client was just given `list` as it is now, in an answer held while the servers
+   * given at start were starting: the changes it holds back for that list are told by it.
+   */
+  given(list: string): void {
+    this.#pending.delete(list);
+    if (this.#pending.size === 0) clearTimeout(this.#timer);
   }
 
   /** Stops any pending send. */
@@ -39,8 +68,14 @@ export class ListChangedNotifier {
     this.#ready = false;
   }
 
+  #schedule(): void {
+    if (!this.#ready || this.#held || this.#pending.size === 0) return;
+    clearTimeout(this.#timer);
+    this.#timer = setTimeout(() => this.#flush(), this.#options.debounceMs ?? 10);
+  }
+
   #flush(): void {
-    this.#pending = false;
+    this.#pending.clear();
     this.#options.send().catch((error) => this.#options.onError?.(error));
   }
 }

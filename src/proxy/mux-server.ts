@@ -167,6 +167,8 @@ export class MuxServer {
         }),
       );
     }
+    const starting = options.startup?.wait();
+    if (starting) for (const notifier of this.#notifiers.values()) notifier.holdUntil(starting);
     this.#initialized = new Promise((resolve) => {
       const ready = () => {
         this.#ready = true;
@@ -182,7 +184,9 @@ export class MuxServer {
       this.#unsubscribe = this.#detach = () => {};
     } else {
       this.#unsubscribe = options.registry.onChange((change) => {
-        for (const kind of change.kinds) this.#notifiers.get(CAPABILITY_TABLE[kind].listChanged)?.changed();
+        for (const kind of change.kinds)
+          if (this.#catalogs.changedSinceLastList(kind))
+            this.#notifiers.get(CAPABILITY_TABLE[kind].listChanged)?.changed(kind);
       });
       const settings = new ClientSettings({
         registry: options.registry,
@@ -213,6 +217,7 @@ export class MuxServer {
       caller: this.#caller,
       relay: this.#relay,
       ...(options.startup && { startup: options.startup }),
+      onGivenAfterStartup: (kind) => this.#notifiers.get(CAPABILITY_TABLE[kind].listChanged)?.given(kind),
     });
     this.#catalogs.install(this.server);
     this.#calls = new ToolCalls({

@@ -183,3 +183,88 @@ t.test('a config edit touching three servers: one notification per changed list'
   await client.close();
   await assertNoLeaks(t);
 });
+
+t.test(
+  'servers given at start: a list held for them is not followed by a notification that they came',
+  async (t) => {
+    const dir = mkdtempSync(join(tmpdir(), 'mcpmux-counts-startup-'));
+    t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+    const config = join(dir, 'servers.json');
+    // memory starts at once (tools and a resource), slow a second later (a tool): memory's
+    // change comes while the client's lists still wait for slow.
+    writeFileSync(
+      config,
+      JSON.stringify({
+        mcpServers: {
+          memory,
+          slow: { ...fixture('slow-start'), env: { SLOW_START_MS: '1000' } },
+        },
+      }),
+    );
+
+    // A client that lists tools, prompts and resources at connect, as most do.
+    const every = await connect(['--config', config]);
+    const firstAnswers = await every.counted(async () => {
+      const [tools, , resources] = await Promise.all([
+        every.client.listTools(),
+        every.client.listPrompts(),
+        every.client.listResources(),
+      ]);
+      t.ok(
+        ['memory__read_graph', 'slow__ready'].every((name) => tools.tools.some((x) => x.name === name)),
+        'the first answer holds both servers',
+      );
+      t.ok(resources.resources.length > 0, "and memory's resource");
+    });
+    t.same(firstAnswers, { tools: 0, prompts: 0, resources: 0 }, 'not told of what it was just given');
+    // A change after start-up is told as before.
+    t.same(
+      await every.counted(() => every.call('remove_server', { name: 'slow' })),
+      { tools: 1, prompts: 0, resources: 0 },
+      'a later change: one',
+    );
+    await every.client.close();
+
+    // A client that lists only its tools still hears that the other lists changed.
+    const toolsOnly = await connect(['--config', config]);
+    t.same(
+      await toolsOnly.counted(() => toolsOnly.client.listTools()),
+      { tools: 0, prompts: 0, resources: 1 },
+      'resources, which it has not listed, are told',
+    );
+    await toolsOnly.client.close();
+    await assertNoLeaks(t);
+  },
+);
+
+t.test(
+  '--expose search and code: a server added or removed changes no listed tool, and is not told',
+  async (t) => {
+    for (const mode of ['search', 'code']) {
+      const { client, counted, call } = await connect(['--expose', mode]);
+      const listed = JSON.stringify((await client.listTools()).tools);
+      t.same(
+        await counted(() => call('add_server', { name: 'e', ...fixture('echo-v1') })),
+        { tools: 0, prompts: 0, resources: 0 },
+        `${mode}: add`,
+      );
+      t.equal(JSON.stringify((await client.listTools()).tools), listed, `${mode}: the list is as it was`);
+      if (mode === 'search') {
+        // A found tool is listed once activated; its server's removal takes it off the list.
+        t.same(
+          await counted(() => call('search_tools', { query: 'e__echo', limit: 1, activate: true })),
+          { tools: 1, prompts: 0, resources: 0 },
+          'search: a tool activated',
+        );
+        await client.listTools();
+      }
+      t.same(
+        await counted(() => call('remove_server', { name: 'e' })),
+        { tools: mode === 'search' ? 1 : 0, prompts: 0, resources: 0 },
+        mode === 'search' ? 'search: remove takes the activated tool off' : 'code: remove',
+      );
+      await client.close();
+    }
+    await assertNoLeaks(t);
+  },
+);

@@ -1,0 +1,70 @@
+import t from 'tap';
+import { ListChangedNotifier } from '../../src/proxy/list-changed-notifier.js';
+
+const settle = (ms = 30) => new Promise((resolve) => setTimeout(resolve, ms));
+
+function counting() {
+  let sent = 0;
+  const notifier = new ListChangedNotifier({
+    send: async () => void sent++,
+    debounceMs: 5,
+  });
+  return { notifier, sent: () => sent };
+}
+
+t.test('a burst of changes is one notification, and none goes out before the client is ready', async (t) => {
+  const { notifier, sent } = counting();
+  notifier.changed('tools');
+  await settle();
+  t.equal(sent(), 0, 'held until ready');
+  notifier.ready();
+  notifier.changed('tools');
+  notifier.changed('tools');
+  await settle();
+  t.equal(sent(), 1, 'the change seen before ready and the two after: one');
+  notifier.close();
+});
+
+t.test('held while the servers given at start start; a list given then covers their changes', async (t) => {
+  const { notifier, sent } = counting();
+  let open!: () => void;
+  notifier.holdUntil(new Promise<void>((resolve) => (open = resolve)));
+  notifier.ready();
+  notifier.changed('resources');
+  notifier.changed('resourceTemplates');
+  await settle();
+  t.equal(sent(), 0, 'nothing while held');
+  open();
+  await Promise.resolve();
+  notifier.given('resources');
+  await settle();
+  t.equal(sent(), 1, 'templates were not given: told');
+
+  const second = counting();
+  let openSecond!: () => void;
+  second.notifier.holdUntil(new Promise<void>((resolve) => (openSecond = resolve)));
+  second.notifier.ready();
+  second.notifier.changed('tools');
+  openSecond();
+  await Promise.resolve();
+  second.notifier.given('tools');
+  await settle();
+  t.equal(second.sent(), 0, 'every changed list given: nothing to tell');
+  second.notifier.changed('tools');
+  await settle();
+  t.equal(second.sent(), 1, 'a change after that is told');
+  notifier.close();
+  second.notifier.close();
+});
+
+t.test('a start that fails releases the hold too', async (t) => {
+  const { notifier, sent } = counting();
+  let fail!: (error: Error) => void;
+  notifier.holdUntil(new Promise<void>((_, reject) => (fail = reject)));
+  notifier.ready();
+  notifier.changed();
+  fail(new Error('no'));
+  await settle();
+  t.equal(sent(), 1);
+  notifier.close();
+});
