@@ -97,15 +97,17 @@ t.test(
     const added = await h.call('add_server', {
       name: 'closing',
       command: '/bin/sh',
-      args: ['-c', 'exec 0<&- 1>&-; echo "missing API key DEMO_KEY" >&2; sleep 0.3; exit 3'],
+      args: ['-c', 'exec 0<&- 1>&-; echo "missing API key DEMO_KEY" >&2; sleep 0.1; exit 3'],
     });
     t.ok(added.isError);
+    // Its exit is usually seen within the drain window; on a loaded machine it may not be, and
+    // the closed connection is reported. Either way: its stderr, and no refused handshake.
     t.match(
       textOf(added),
-      /^server 'closing' exited \(exit 3\) before it finished the MCP handshake[\s\S]*missing API key DEMO_KEY/,
-      'its exit and stderr, not a failed handshake',
+      /^server 'closing' (exited \(exit 3\) before it finished the MCP handshake|failed during start-up: Connection closed)[\s\S]*missing API key DEMO_KEY/,
+      'its exit (or its closed connection) and stderr, not a failed handshake',
     );
-    t.notMatch(textOf(added), /PROTOCOL_MISMATCH|stream closed/);
+    t.notMatch(textOf(added), /PROTOCOL_MISMATCH|stream closed|failed the MCP handshake/);
     await h.close();
   },
 );
