@@ -61,6 +61,11 @@ export function chunkReadEnds(): void {
  * read) go out in one write: a burst of 200 responses costs one system call and one wake-up
  * of the reader, not 200.
  */
+export interface WriterFlow {
+  backedUp(): void;
+  drained(): void;
+}
+
 export class JsonLineWriter {
   readonly #stream: Writable;
   /** Lines of this tick, written together once the tick's microtasks have run (a line may be in pieces). */
@@ -74,8 +79,12 @@ export class JsonLineWriter {
   /** Set while the stream is backed up: the next batch waits for 'drain'. */
   #drained: Promise<void> | undefined;
 
-  constructor(stream: Writable) {
+  /** Told when the stream stops taking writes, and when it drains or closes after that. */
+  readonly #flow: WriterFlow | undefined;
+
+  constructor(stream: Writable, flow?: WriterFlow) {
     this.#stream = stream;
+    this.#flow = flow;
   }
 
   /** Resolves once the stream accepted the line (at once unless it is backed up). */
@@ -164,6 +173,7 @@ export class JsonLineWriter {
       accepted?.settle();
       return;
     }
+    this.#flow?.backedUp();
     const drained = (this.#drained = this.#waitForDrain());
     if (accepted) drained.then(() => accepted.settle(), accepted.settle);
     else drained.catch(() => {});
@@ -176,6 +186,7 @@ export class JsonLineWriter {
         stream.off('drain', onDrain);
         stream.off('close', onClose);
         this.#drained = undefined;
+        this.#flow?.drained();
         if (error) reject(error);
         else resolve();
       };

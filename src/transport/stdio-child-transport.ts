@@ -3,6 +3,7 @@
 // non-JSON lines a server prints on stdout instead of failing.
 import type { Transport, JSONRPCMessage } from '@modelcontextprotocol/server';
 import type { ChildProcess } from '../child/child-process.js';
+import { throttleByClient } from './client-backpressure.js';
 import { DEFAULT_MAX_MESSAGE_BYTES, JsonLineReader, oversizeHandlers } from './json-line-reader.js';
 import { JsonLineWriter } from './json-line-writer.js';
 
@@ -31,6 +32,8 @@ export class StdioChildTransport implements Transport {
   readonly #reader: JsonLineReader;
   readonly #writer: JsonLineWriter;
   #closed = false;
+  /** Ends the pausing of this child's stdout while the client is backed up. */
+  #unthrottle: (() => void) | undefined;
 
   constructor(process: ChildProcess, options: StdioChildTransportOptions = {}) {
     this.#process = process;
@@ -65,6 +68,7 @@ export class StdioChildTransport implements Transport {
   async start(): Promise<void> {
     const { stdout, stdin } = this.#process;
     stdout.on('data', (chunk: Buffer) => this.#reader.push(chunk));
+    this.#unthrottle = throttleByClient(stdout);
     stdout.once('close', () => this.#markClosed());
     // A child that exited before it was spoken to closed its stdout already: no event will come.
     if (stdout.closed || stdout.destroyed) queueMicrotask(() => this.#markClosed());
@@ -103,6 +107,7 @@ export class StdioChildTransport implements Transport {
   #markClosed(): void {
     if (this.#closed) return;
     this.#closed = true;
+    this.#unthrottle?.();
     this.#reader.clear();
     this.onclose?.();
   }

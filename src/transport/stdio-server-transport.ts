@@ -4,6 +4,7 @@
 // one write per message; here a non-JSON line is logged and skipped, not fatal.
 import type { Readable, Writable } from 'node:stream';
 import type { Transport, JSONRPCMessage } from '@modelcontextprotocol/server';
+import { clientBackedUp, clientDrained } from './client-backpressure.js';
 import { DEFAULT_MAX_MESSAGE_BYTES, JsonLineReader, oversizeHandlers } from './json-line-reader.js';
 import { JsonLineWriter } from './json-line-writer.js';
 
@@ -49,7 +50,8 @@ export class StdioServerTransport implements Transport {
   constructor(options: StdioServerTransportOptions = {}) {
     this.#stdin = options.stdin ?? process.stdin;
     this.#stdout = options.stdout ?? process.stdout;
-    this.#writer = new JsonLineWriter(this.#stdout);
+    // While the client reads slower than children write, children are not read (client-backpressure.ts).
+    this.#writer = new JsonLineWriter(this.#stdout, { backedUp: clientBackedUp, drained: clientDrained });
     this.#reader = new JsonLineReader({
       onMessage: (message) => {
         if (!this.#holding && options.claim?.(message)) return true;

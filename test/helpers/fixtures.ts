@@ -35,6 +35,7 @@ export type FixtureName =
   | 'modern-http'
   | 'exit-on-discover'
   | 'list-storm'
+  | 'log-flood'
   | 'app-server'
   | 'oauth-server';
 

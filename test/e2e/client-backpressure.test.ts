@@ -1,0 +1,91 @@
+// A child that writes faster than the client reads, through the built mcpmux: while the
+// client's stream is backed up mcpmux stops reading the child (whose writes then wait), so
+// its memory stays where it was; once the client reads again, every message arrives.
+import { readFileSync } from 'node:fs';
+import t from 'tap';
+import { ChildProcess } from '../../src/child/child-process.js';
+import { DIST_MAIN, fixturePath } from '../helpers/fixtures.js';
+import {
+  LEAK_TAG_VAR,
+  assertNoLeaks,
+  killTaggedProcesses,
+  taggedEnv,
+  waitFor,
+} from '../helpers/processes.js';
+
+t.teardown(() => killTaggedProcesses());
+
+const rssMb = (pid: number) =>
+  Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]) / 1024;
+
+t.test('a log flood to a client that stops reading: the server waits, mcpmux does not grow', async (t) => {
+  const COUNT = 60_000; // of ~260 bytes: 15 MB
+  const mcpmux = await ChildProcess.spawn({
+    command: process.execPath,
+    args: [DIST_MAIN, '--pass-env', LEAK_TAG_VAR, '--', 'flood', process.execPath, fixturePath('log-flood')],
+    env: taggedEnv(),
+  });
+  let stderr = '';
+  mcpmux.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
+  let logs = 0;
+  let result: string | undefined;
+  let partial = '';
+  mcpmux.stdout.on('data', (chunk: Buffer) => {
+    const lines = (partial + chunk.toString('utf8')).split('\n');
+    partial = lines.pop() ?? '';
+    for (const line of lines) {
+      const message = JSON.parse(line);
+      if (message.method === 'notifications/message') logs++;
+      else if (message.id === 2) result = JSON.stringify(message.result);
+    }
+  });
+  const send = (message: object) => mcpmux.stdin.write(JSON.stringify({ jsonrpc: '2.0', ...message }) + '\n');
+  send({
+    id: 1,
+    method: 'initialize',
+    params: {
+      protocolVersion: '2025-11-25',
+      capabilities: {},
+      clientInfo: { name: 'slow-reader', version: '1' },
+    },
+  });
+  send({ method: 'notifications/initialized' });
+  t.ok(await waitFor(() => stderr.includes("server 'flood' is running")), 'started');
+  const before = rssMb(mcpmux.pid);
+
+  // The client stops reading, then asks for the flood.
+  mcpmux.stdout.pause();
+  send({
+    id: 2,
+    method: 'tools/call',
+    params: { name: 'flood__flood', arguments: { count: COUNT, bytes: 250 } },
+  });
+  const sent = () => Math.max(0, ...[...stderr.matchAll(/flood: sent (\d+)/g)].map((m) => Number(m[1])));
+  // The server's progress stops: its writes wait for mcpmux, which waits for the client.
+  let last = -1;
+  t.ok(
+    await waitFor(
+      () => {
+        const now = sent();
+        const stalled = now > 0 && now === last;
+        last = now;
+        return stalled;
+      },
+      30_000,
+      1_000,
+    ),
+    'the server stalls',
+  );
+  t.ok(sent() < COUNT / 2, `the server could send ${sent()} of ${COUNT} while the client read nothing`);
+  const grown = rssMb(mcpmux.pid) - before;
+  // Unthrottled, mcpmux read the whole flood and held it: RSS grew by hundreds of MB.
+  t.ok(grown < 48, `mcpmux's RSS grew by ${grown.toFixed(0)} MB`);
+
+  mcpmux.stdout.resume();
+  t.ok(await waitFor(() => result !== undefined, 60_000), 'the answer comes once the client reads');
+  t.match(result, `sent ${COUNT}`);
+  t.equal(logs, COUNT, 'every message arrived, none lost');
+  mcpmux.stdin.end();
+  await mcpmux.exited;
+  await assertNoLeaks(t);
+});
