@@ -60,7 +60,8 @@ export class CatalogHandlers {
 
   /**
    * Whether `kind` as this client sees it differs from the last list made for it (always, when
-   * none was): in `--expose search` or `code` mode a server added changes no listed tool.
+   * none was): in `--expose search` or `code` mode a server added changes no listed tool. It
+   * makes the list, so it is asked only where the list is not the registry's.
    */
   changedSinceLastList(kind: CatalogKind): boolean {
     const before = this.#listed.get(kind)?.result as ListResult<CatalogKind> | undefined;

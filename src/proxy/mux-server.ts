@@ -183,9 +183,12 @@ export class MuxServer {
       // One request and gone: no connection of its own to tell of changes, nothing to give back.
       this.#unsubscribe = this.#detach = () => {};
     } else {
+      // The registry tells which lists changed. Only the tools of --expose search and code are
+      // not the registry's list (mcpmux's own tools, the found ones): those are compared.
+      const ownToolList = (options.expose ?? 'all') !== 'all';
       this.#unsubscribe = options.registry.onChange((change) => {
         for (const kind of change.kinds)
-          if (this.#catalogs.changedSinceLastList(kind))
+          if (!(ownToolList && kind === 'tools') || this.#catalogs.changedSinceLastList(kind))
             this.#notifiers.get(CAPABILITY_TABLE[kind].listChanged)?.changed(kind);
       });
       const settings = new ClientSettings({
