@@ -1,22 +1,19 @@
 // A child that writes faster than the client reads, through the built mcpmux: while the
 // client's stream is backed up mcpmux stops reading the child (whose writes then wait), so
 // its memory stays where it was; once the client reads again, every message arrives.
-import { readFileSync } from 'node:fs';
 import t from 'tap';
 import { ChildProcess } from '../../src/child/child-process.js';
 import { DIST_MAIN, fixturePath } from '../helpers/fixtures.js';
 import {
-  LEAK_TAG_VAR,
   assertNoLeaks,
   killTaggedProcesses,
+  LEAK_TAG_VAR,
+  rssMb,
   taggedEnv,
   waitFor,
 } from '../helpers/processes.js';
 
 t.teardown(() => killTaggedProcesses());
-
-const rssMb = (pid: number) =>
-  Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]) / 1024;
 
 t.test('a log flood to a client that stops reading: the server waits, mcpmux does not grow', async (t) => {
   const COUNT = 60_000; // of ~260 bytes: 15 MB

@@ -4,13 +4,12 @@
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import type { CallToolResult } from '@modelcontextprotocol/client';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { writeFileSync } from 'node:fs';
 import t from 'tap';
 import { resultText } from '../helpers/client-calls.js';
 import { z } from 'zod';
 import { DIST_MAIN, fixture } from '../helpers/fixtures.js';
+import { tempConfigPath } from '../helpers/temp-config.js';
 import { startMcpmuxHttp } from '../helpers/mcpmux-process.js';
 import {
   LEAK_TAG_VAR,
@@ -86,9 +85,7 @@ for (const [mode, era] of [
 t.test(
   "a modern client with a config: the configured server's tools are there; an auto client's probe starts nothing",
   async (t) => {
-    const dir = mkdtempSync(join(tmpdir(), 'mcpmux-eras-'));
-    t.teardown(() => rmSync(dir, { recursive: true, force: true }));
-    const config = join(dir, 'servers.json');
+    const config = tempConfigPath(t, 'mcpmux-eras');
     writeFileSync(config, JSON.stringify({ mcpServers: { echo: fixture('echo-v1') } }));
     for (const mode of [{ pin: '2026-07-28' } as const, 'auto' as const]) {
       const { client, stderr } = await connect(mode, ['--config', config]);

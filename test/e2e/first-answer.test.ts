@@ -1,12 +1,11 @@
 // A client that lists once, at connect, and never listens for list_changed (the MCP
 // Inspector's CLI, one-shot clients) still sees every configured server: the first lists
 // and calls wait until each server given at start has started or failed.
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { writeFileSync } from 'node:fs';
 import t, { type Test } from 'tap';
 import { resultText } from '../helpers/client-calls.js';
 import { DIST_MAIN, fixturePath } from '../helpers/fixtures.js';
+import { tempConfigPath } from '../helpers/temp-config.js';
 import { startMcpmux, startMcpmuxHttp } from '../helpers/mcpmux-process.js';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
@@ -15,9 +14,7 @@ import { assertNoLeaks, killTaggedProcesses, LEAK_TAG_VAR, taggedEnv } from '../
 t.teardown(() => killTaggedProcesses());
 
 function writeConfig(t: Test): string {
-  const dir = mkdtempSync(join(tmpdir(), 'mcpmux-first-answer-'));
-  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
-  const config = join(dir, 'servers.json');
+  const config = tempConfigPath(t, 'mcpmux-first-answer');
   const entry = (name: string, env: Record<string, string> = {}) => ({
     command: process.execPath,
     args: [fixturePath(name as never)],

@@ -1,7 +1,7 @@
 // The HTTP front door of the built mcpmux: a foreign Host or Origin (DNS rebinding) never
 // reaches a handler; the bearer token; idle sessions end and give back what they held; the
 // session cap; bodies past --max-message-bytes; and 1,000 abandoned sessions leave no memory.
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { request, type IncomingHttpHeaders } from 'node:http';
@@ -10,7 +10,7 @@ import type { CallToolResult } from '@modelcontextprotocol/client';
 import t, { type Test } from 'tap';
 import { fixture } from '../helpers/fixtures.js';
 import { startMcpmuxHttp, type HttpMcpmux } from '../helpers/mcpmux-process.js';
-import { assertNoLeaks, killTaggedProcesses, waitFor } from '../helpers/processes.js';
+import { assertNoLeaks, killTaggedProcesses, rssMb, waitFor } from '../helpers/processes.js';
 
 t.teardown(() => killTaggedProcesses());
 // The file's budget, past .taprc's: the 1,000-session test below may wait up to 180 s for V8
@@ -72,9 +72,6 @@ async function stop(t: Test, served: HttpMcpmux): Promise<void> {
   await served.stop();
   await assertNoLeaks(t);
 }
-
-const rssMb = (pid: number) =>
-  Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]) / 1024;
 
 t.test('DNS rebinding: a foreign Host or Origin gets 403 and reaches no handler', async (t) => {
   const served = await startMcpmuxHttp([]);

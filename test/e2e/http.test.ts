@@ -5,10 +5,9 @@ import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/cli
 import type { CallToolResult } from '@modelcontextprotocol/client';
 import t from 'tap';
 import { ChildProcess } from '../../src/child/child-process.js';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { writeFileSync } from 'node:fs';
 import { DIST_MAIN, fixture, npmServerPath } from '../helpers/fixtures.js';
+import { tempConfigPath } from '../helpers/temp-config.js';
 import { startMcpmuxHttp } from '../helpers/mcpmux-process.js';
 import { assertNoLeaks, killTaggedProcesses, taggedEnv, waitFor } from '../helpers/processes.js';
 
@@ -120,9 +119,7 @@ t.test('binding beyond loopback without a token is refused', async (t) => {
 t.test(
   'over HTTP a configured server starts before any client, yet can sample through the client that can',
   async (t) => {
-    const dir = mkdtempSync(join(tmpdir(), 'mcpmux-http-relay-'));
-    t.teardown(() => rmSync(dir, { recursive: true, force: true }));
-    const config = join(dir, 'servers.json');
+    const config = tempConfigPath(t, 'mcpmux-http-relay');
     writeFileSync(
       config,
       JSON.stringify({

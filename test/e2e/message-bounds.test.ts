@@ -1,16 +1,12 @@
 // --max-message-bytes on stdio, through the built mcpmux: a client that writes an endless
 // line costs no more than the bound and gets served after it; a server whose answer is
 // over the bound fails that one call at once (not at its timeout), and keeps working.
-import { readFileSync } from 'node:fs';
 import t from 'tap';
 import { fixture } from '../helpers/fixtures.js';
 import { startMcpmux, text } from '../helpers/mcpmux-process.js';
-import { assertNoLeaks, killTaggedProcesses, waitFor } from '../helpers/processes.js';
+import { assertNoLeaks, killTaggedProcesses, rssMb, waitFor } from '../helpers/processes.js';
 
 t.teardown(() => killTaggedProcesses());
-
-const rssMb = (pid: number) =>
-  Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]) / 1024;
 
 t.test(
   'an endless line of zero bytes from the client: dropped past the bound, logged once, and the next request is served',

@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import t from 'tap';
 import { resultText } from '../helpers/client-calls.js';
 import { DIST_MAIN, fixture, fixturePath, npmServerPath } from '../helpers/fixtures.js';
+import { tempConfigPath } from '../helpers/temp-config.js';
 import {
   LEAK_TAG_VAR,
   assertNoLeaks,
@@ -143,9 +144,7 @@ t.test("a child's own list_changed, ten in 50 ms: one notification", async (t) =
 });
 
 t.test('a config edit touching three servers: one notification per changed list', async (t) => {
-  const dir = mkdtempSync(join(tmpdir(), 'mcpmux-counts-config-'));
-  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
-  const config = join(dir, 'servers.json');
+  const config = tempConfigPath(t, 'mcpmux-counts-config');
   const entry = (name: 'echo-v1' | 'echo-v2' | 'list-changed') => ({
     command: process.execPath,
     args: [fixturePath(name)],
@@ -187,9 +186,7 @@ t.test('a config edit touching three servers: one notification per changed list'
 t.test(
   'servers given at start: a list held for them is not followed by a notification that they came',
   async (t) => {
-    const dir = mkdtempSync(join(tmpdir(), 'mcpmux-counts-startup-'));
-    t.teardown(() => rmSync(dir, { recursive: true, force: true }));
-    const config = join(dir, 'servers.json');
+    const config = tempConfigPath(t, 'mcpmux-counts-startup');
     // memory starts at once (tools and a resource), slow a second later (a tool): memory's
     // change comes while the client's lists still wait for slow.
     writeFileSync(

@@ -85,3 +85,7 @@ export function killTaggedProcesses(): void {
     }
   }
 }
+
+/** A process's resident memory in MB, from /proc. */
+export const rssMb = (pid: number): number =>
+  Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]) / 1024;

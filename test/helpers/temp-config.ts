@@ -1,0 +1,12 @@
+// A config file's path in a temporary directory that is removed when the test ends.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Test } from 'tap';
+
+/** `…/servers.json` in a fresh directory named after `prefix`; the file is the test's to write. */
+export function tempConfigPath(t: Test, prefix: string): string {
+  const dir = mkdtempSync(join(tmpdir(), `${prefix}-`));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  return join(dir, 'servers.json');
+}
