@@ -56,16 +56,17 @@ export function chunkReadEnds(): void {
   }
 }
 
-/**
- * Writes messages as lines. Messages sent in the same tick (or while one chunk of input is
- * read) go out in one write: a burst of 200 responses costs one system call and one wake-up
- * of the reader, not 200.
- */
+/** Who is told when a writer's stream backs up and when it drains (client-backpressure.ts). */
 export interface WriterFlow {
   backedUp(): void;
   drained(): void;
 }
 
+/**
+ * Writes messages as lines. Messages sent in the same tick (or while one chunk of input is
+ * read) go out in one write: a burst of 200 responses costs one system call and one wake-up
+ * of the reader, not 200.
+ */
 export class JsonLineWriter {
   readonly #stream: Writable;
   /** Lines of this tick, written together once the tick's microtasks have run (a line may be in pieces). */
