@@ -204,6 +204,10 @@ async function spawnAndConnect(
     onSkippedLine: (line) =>
       host.log.warn(`[${host.name}] skipped a non-JSON line on stdout: ${line.slice(0, 200)}`),
     onDropped: (why) => host.log.warn(`[${host.name}] ${why}`),
+    onErrorWithoutId: (error) =>
+      host.log.warn(
+        `[${host.name}] answered with an error to a message it could not read: ${String(error.message)} (${String(error.code)})`,
+      ),
     ...(host.options.maxMessageBytes !== undefined && { maxMessageBytes: host.options.maxMessageBytes }),
   });
   const lane = new ChildLane({

@@ -12,6 +12,11 @@ export interface StdioChildTransportOptions {
   onSkippedLine?: (line: string) => void;
   /** Called once for each message dropped for its size. */
   onDropped?: (why: string) => void;
+  /**
+   * An error answer with a null id: the child could not read a message of ours well enough to
+   * know its id (JSON-RPC's parse error, say). No request can be given it; it is reported.
+   */
+  onErrorWithoutId?: (error: { code?: unknown; message?: unknown }) => void;
   /** Largest message accepted, in bytes. Default 16 MiB. */
   maxMessageBytes?: number;
 }
@@ -29,6 +34,7 @@ export class StdioChildTransport implements Transport {
   takeBytes?: (bytes: Buffer, start: number, end: number) => boolean;
 
   readonly #process: ChildProcess;
+  readonly #options: StdioChildTransportOptions;
   readonly #reader: JsonLineReader;
   readonly #writer: JsonLineWriter;
   #closed = false;
@@ -37,6 +43,7 @@ export class StdioChildTransport implements Transport {
 
   constructor(process: ChildProcess, options: StdioChildTransportOptions = {}) {
     this.#process = process;
+    this.#options = options;
     this.#writer = new JsonLineWriter(process.stdin);
     this.#reader = new JsonLineReader({
       onMessage: (message, bytes) => this.#handOver(message, bytes),
@@ -100,6 +107,10 @@ export class StdioChildTransport implements Transport {
   /** True when the fast path took it. */
   #handOver(message: JSONRPCMessage, bytes: number): boolean {
     if (this.divert?.(message, bytes)) return true;
+    if ('error' in message && message.id === null) {
+      this.#options.onErrorWithoutId?.(message.error);
+      return true;
+    }
     this.onmessage?.(message);
     return false;
   }
