@@ -77,10 +77,12 @@ export function handshakeVerdict(
  */
 export function closedByServer(error: unknown): boolean {
   for (let e: unknown = error, depth = 0; e instanceof Error && depth < 4; e = e.cause, depth++) {
-    if (e instanceof SdkError && e.code === SdkErrorCode.ConnectionClosed) return true;
+    if (e instanceof SdkError && [SdkErrorCode.ConnectionClosed, SdkErrorCode.NotConnected].includes(e.code))
+      return true;
     if (e instanceof StreamClosedError) return true;
-    // The SDK's, the line writer's and the child transport's words for it.
-    if (/connection closed|stream closed|transport closed/i.test(e.message)) return true;
+    // The SDK's (closed under a request, or before it was sent), the line writer's and the
+    // child transport's words for it.
+    if (/connection closed|stream closed|transport closed|not connected/i.test(e.message)) return true;
   }
   return false;
 }

@@ -11,6 +11,8 @@ t.test('a connection the server closed is its doing, in every form it takes', as
     new Error('transport closed'),
     // How the SDK reports a probe it could not send.
     new Error('Version negotiation probe failed: transport closed'),
+    // The SDK heard the close before it sent the probe.
+    new Error('Version negotiation probe failed: Not connected'),
     new Error('Version negotiation probe failed', { cause: new StreamClosedError() }),
   ]) {
     t.ok(closedByServer(error), error.message);
