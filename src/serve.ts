@@ -95,10 +95,15 @@ export async function serve({
     });
   // Start-up, a burst of servers (a config's, or an agent's adds), of lists or of HTTP
   // sessions leave the heap at its burst size: given back once quiet.
-  const idleCollection = new IdleCollection({
-    onCollected: ({ usedBytes, totalBytes }) =>
-      log.debug(() => `idle collection: ${formatBytes(usedBytes)} live of a ${formatBytes(totalBytes)} heap`),
-  });
+  // The heap is read after each collection only when the debug line that shows it is written.
+  const idleCollection = new IdleCollection(
+    log.enabled('debug')
+      ? {
+          onCollected: ({ usedBytes, totalBytes }) =>
+            log.debug(`idle collection: ${formatBytes(usedBytes)} live of a ${formatBytes(totalBytes)} heap`),
+        }
+      : {},
+  );
   idleCollection.activity();
   registry.onChange(() => idleCollection.activity());
   // The agent tool's runs outlive the request (and the session) that started them.
