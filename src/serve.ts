@@ -186,7 +186,19 @@ export async function serve({
         ),
       )
     : undefined;
-  publisher = http && new ListChangePublisher({ registry, publish: (method) => http.publish(method) });
+  // With --expose search or code, a modern client's tools are mcpmux's own and the shared
+  // pool's: a request server of the publisher's own tells whether a change touched them.
+  const toolsView =
+    http && (options.expose ?? 'all') !== 'all'
+      ? new MuxServer({ ...sessionOptions('modern'), perRequest })
+      : undefined;
+  publisher =
+    http &&
+    new ListChangePublisher({
+      registry,
+      publish: (method) => http.publish(method),
+      ...(toolsView && { toolsChangedSinceAsked: () => toolsView.toolsChangedSinceLastList() }),
+    });
   updateListeners = http && ((uri) => http.resourceUpdated(uri));
   installExitHandlers(
     log,
@@ -194,6 +206,7 @@ export async function serve({
       idleCollection.close();
       configSync?.close();
       publisher?.close();
+      await toolsView?.close();
       await http?.close();
       inputRelay.close();
       await agents.runs.close();

@@ -12,11 +12,18 @@ export interface ListChangePublisherOptions {
   publish: (method: ListChangedMethod) => void;
   /** Quiet time before a change goes out. Default 10 ms. */
   debounceMs?: number;
+  /**
+   * With `--expose search` or `code` the tools a client lists are mcpmux's own and the found
+   * ones, not the registry's: whether that list differs from the last time this was asked. A
+   * server added or removed is then published only when the list really changed.
+   */
+  toolsChangedSinceAsked?: () => boolean;
 }
 
 export class ListChangePublisher {
   readonly #notifiers: ReadonlyMap<ListChangedMethod, ListChangedNotifier>;
   readonly #unsubscribe: () => void;
+  readonly #toolsChanged: (() => boolean) | undefined;
 
   constructor(options: ListChangePublisherOptions) {
     this.#notifiers = new Map(
@@ -30,13 +37,24 @@ export class ListChangePublisher {
         return [method, notifier] as const;
       }),
     );
+    const toolsChanged = (this.#toolsChanged = options.toolsChangedSinceAsked);
+    // The first answer is the baseline later changes are told against.
+    toolsChanged?.();
     this.#unsubscribe = options.registry.onChange((change) => {
-      for (const kind of change.kinds) this.changed(CAPABILITY_TABLE[kind].listChanged);
+      for (const kind of change.kinds)
+        if (kind !== 'tools' || !toolsChanged || toolsChanged())
+          this.#notify(CAPABILITY_TABLE[kind].listChanged);
     });
   }
 
   /** A list changed for another reason than the registry (the shared search pool). */
   changed(method: ListChangedMethod): void {
+    // Moves the baseline too, so that the next registry change is not told again for this one.
+    if (method === 'notifications/tools/list_changed') this.#toolsChanged?.();
+    this.#notify(method);
+  }
+
+  #notify(method: ListChangedMethod): void {
     this.#notifiers.get(method)?.changed();
   }
 

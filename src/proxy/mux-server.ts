@@ -329,6 +329,14 @@ export class MuxServer {
     await this.server.close();
   }
 
+  /**
+   * Whether the tools this client would list differ from the last list made for it (always,
+   * the first time). The publisher for modern HTTP clients asks it of a server of its own.
+   */
+  toolsChangedSinceLastList(): boolean {
+    return this.#catalogs.changedSinceLastList('tools');
+  }
+
   /** Settles once the client has finished initialization (legacy: its capabilities are known), at once on a modern connection. */
   get initialized(): Promise<void> {
     return this.#initialized;

@@ -2,7 +2,8 @@
 // change of the registry (add, reload, remove, crash, a config edit, a child's own
 // list_changed) sends, for each list, at most one notification, and only when that list as
 // the client sees it changed.
-import { Client } from '@modelcontextprotocol/client';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import type { CallToolResult } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -11,6 +12,7 @@ import t from 'tap';
 import { resultText } from '../helpers/client-calls.js';
 import { DIST_MAIN, fixture, fixturePath, npmServerPath } from '../helpers/fixtures.js';
 import { tempConfigPath } from '../helpers/temp-config.js';
+import { startMcpmuxHttp } from '../helpers/mcpmux-process.js';
 import {
   LEAK_TAG_VAR,
   assertNoLeaks,
@@ -261,6 +263,65 @@ t.test(
         mode === 'search' ? 'search: remove takes the activated tool off' : 'code: remove',
       );
       await client.close();
+    }
+    await assertNoLeaks(t);
+  },
+);
+
+t.test(
+  '--expose search and code over HTTP, a 2026-07-28 client: a server added or removed is told only when its list changed',
+  async (t) => {
+    for (const mode of ['search', 'code']) {
+      const served = await startMcpmuxHttp(['--expose', mode]);
+      const client = new Client(
+        { name: 'modern-counting-client', version: '1.0.0' },
+        { versionNegotiation: { mode: { pin: '2026-07-28' } } },
+      );
+      let told = 0;
+      client.setNotificationHandler('notifications/tools/list_changed', () => void told++);
+      await client.connect(new StreamableHTTPClientTransport(new URL(served.url)));
+      await client.listen({ toolsListChanged: true });
+      /** Runs `operation` and counts the tools/list_changed it brought. */
+      const counted = async (operation: () => Promise<unknown>) => {
+        const before = told;
+        const result = await operation();
+        if ((result as CallToolResult).isError) throw new Error(resultText(result as CallToolResult));
+        await new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
+        return told - before;
+      };
+      const call = (name: string, args: Record<string, unknown>) =>
+        client.callTool({ name, arguments: args });
+      const listed = JSON.stringify((await client.listTools()).tools);
+      t.equal(
+        await counted(() => call('add_server', { name: 'e', ...fixture('echo-v1') })),
+        0,
+        `${mode}: add`,
+      );
+      t.equal(JSON.stringify((await client.listTools()).tools), listed, `${mode}: the list is as it was`);
+      if (mode === 'search') {
+        t.equal(
+          await counted(() => call('search_tools', { query: 'e__echo', limit: 1, activate: true })),
+          1,
+          'search: a tool activated',
+        );
+        t.ok(
+          (await client.listTools()).tools.some((x) => x.name === 'e__echo'),
+          'and listed',
+        );
+        // The activation moved what later changes are told against: a second server is not told.
+        t.equal(
+          await counted(() => call('add_server', { name: 'f', ...fixture('echo-v1') })),
+          0,
+          'search: another server added after it',
+        );
+      }
+      t.equal(
+        await counted(() => call('remove_server', { name: 'e' })),
+        mode === 'search' ? 1 : 0,
+        mode === 'search' ? 'search: remove takes the activated tool off' : 'code: remove',
+      );
+      await client.close();
+      await served.stop();
     }
     await assertNoLeaks(t);
   },
