@@ -32,6 +32,7 @@ import type { Logger } from '../log.js';
 import type { ListChangedMethod } from '../router/capabilities.js';
 import { HttpGuard } from './http-guard.js';
 import { SessionTable } from './http-sessions.js';
+import { SessionBacklog } from './session-backlog.js';
 
 /** One client's session: what the HTTP server needs of an MCP server (MuxServer). */
 export interface HttpSession {
@@ -82,6 +83,7 @@ const DEFAULT_MAX_BODY_BYTES = 16 * 1024 * 1024;
 interface OpenSession {
   transport: NodeStreamableHTTPServerTransport;
   session: HttpSession;
+  backlog: SessionBacklog;
 }
 
 export class McpHttpServer {
@@ -228,13 +230,14 @@ export class McpHttpServer {
   /** A request of an open session; the session counts as busy until its response (or stream) closes. */
   async #serve(
     id: string,
-    { transport }: OpenSession,
+    { transport, backlog }: OpenSession,
     req: IncomingMessage,
     res: ServerResponse,
     body?: unknown,
   ): Promise<void> {
     const done = this.#sessions.busy(id);
     res.once('close', done);
+    backlog.watch(res);
     await transport.handleRequest(req, res, body);
   }
 
@@ -251,7 +254,7 @@ export class McpHttpServer {
       sessionIdGenerator: () => randomUUID(),
       onsessioninitialized: (id) => {
         opened = true;
-        this.#sessions.add(id, { transport, session });
+        this.#sessions.add(id, { transport, session, backlog });
         this.#options.logger.info(`HTTP session ${id} opened (${this.#sessions.size} open)`);
       },
       // A DELETE ends the session at once; the SDK answers it but leaves closing to us.
@@ -268,6 +271,8 @@ export class McpHttpServer {
           this.#options.logger.debug(() => `closing HTTP session ${id}: ${messageOf(error)}`),
         );
     };
+    const backlog = boundBacklog(transport, this.#options.logger);
+    backlog.watch(res);
     try {
       await session.connect(transport);
       if (session.claim) offerToFastPath(transport, session.claim.bind(session), this.#options.logger);
@@ -280,6 +285,29 @@ export class McpHttpServer {
       }
     }
   }
+}
+
+/** The session's messages go out through its backlog, which drops log messages and progress its client does not read. */
+function boundBacklog(transport: NodeStreamableHTTPServerTransport, logger: Logger): SessionBacklog {
+  const send = transport.send.bind(transport);
+  const backlog = new SessionBacklog({
+    onShedding: (waiting) =>
+      logger.warn(
+        `HTTP session ${transport.sessionId}: its client has not read ${(waiting / 1048576).toFixed(1)} MB; its log messages and progress are dropped until it does`,
+      ),
+    onCaughtUp: (dropped) => {
+      const said = `${dropped} log and progress message(s) were dropped while this client did not read its stream`;
+      logger.info(`HTTP session ${transport.sessionId}: ${said}`);
+      send({
+        jsonrpc: '2.0',
+        method: 'notifications/message',
+        params: { level: 'warning', logger: 'mcpmux', data: `mcpmux: ${said}` },
+      }).catch(() => {});
+    },
+  });
+  transport.send = (message, options) =>
+    backlog.admits(message) ? send(message, options) : Promise.resolve();
+  return backlog;
 }
 
 /**
