@@ -21,6 +21,7 @@ import { randomUUID } from 'node:crypto';
 import { sendToSignIn } from '../oauth/send-to-sign-in.js';
 import { StdioChildTransport } from '../transport/stdio-child-transport.js';
 import { listCatalog, listingOptions } from './catalog-listing.js';
+import { relayedLogMessage } from './log-relay.js';
 import { newChildClient } from './child-client.js';
 import { clientSdk, warmSchemasWhileWaiting, type ClientSdk } from './client-sdk.js';
 import type { ChildProcess } from './child-process.js';
@@ -222,7 +223,10 @@ async function spawnAndConnect(
       logLevel: () => gen.logLevel,
     },
   });
-  transport.divert = (message, bytes) => lane.divert(message, bytes);
+  const upstream = host.options.upstream;
+  transport.divert = (message, bytes) =>
+    lane.divert(message, bytes) ||
+    (upstream !== undefined && relayedLogMessage(host.name, message, upstream));
   transport.takeBytes = (bytes, start, end) => lane.takeBytes(bytes, start, end);
   gen.lane = lane;
   const loaded = await sdk;

@@ -121,7 +121,15 @@ export class MuxServer {
   /** The resource subscriptions of a 2026-07-28 client's listen streams (stdio), by stream. */
   readonly #watches = new Map<string | number, () => void>();
   /** How children's notifications reach this client (its session and its listen streams alike). */
-  readonly #deliver: Deliver = (n) => this.server.notification(n as never);
+  readonly #deliver: Deliver = (n) => {
+    if (this.#wire && n.method === 'notifications/message') {
+      this.#wire({ jsonrpc: '2.0', ...n } as JSONRPCMessage);
+      return Promise.resolve();
+    }
+    return this.server.notification(n as never);
+  };
+  /** Writes a message to the client as it is (set on a 2025 connection: see useWire). */
+  #wire: ((message: JSONRPCMessage) => void) | undefined;
 
   constructor(options: MuxServerOptions) {
     this.#options = options;
@@ -327,6 +335,16 @@ export class MuxServer {
     if (!this.#options.perRequest) await this.#results.close();
     if (!this.#options.inputRelay) this.#relay.close();
     await this.server.close();
+  }
+
+  /**
+   * How to write to this client past the SDK's server. Children's log messages then go out as
+   * they are: the SDK's server needs nothing of them (logging is declared) but checked each
+   * against every JSON-RPC shape on its way out. Only on a 2025 connection, which adds nothing
+   * to a notification (a 2026-07-28 one may).
+   */
+  useWire(post: (message: JSONRPCMessage) => void): void {
+    if ((this.#options.era ?? 'legacy') === 'legacy') this.#wire = post;
   }
 
   /**

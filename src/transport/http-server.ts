@@ -43,6 +43,8 @@ export interface HttpSession {
    * true when it was taken, and its answer (and progress) will come through `reply`.
    */
   claim?(message: JSONRPCMessage, reply: (message: JSONRPCMessage) => void, shared: true): boolean;
+  /** Writes to the client past the SDK's server (children's log messages). */
+  useWire?(post: (message: JSONRPCMessage) => void): void;
 }
 
 export interface HttpServeOptions {
@@ -276,6 +278,16 @@ export class McpHttpServer {
     try {
       await session.connect(transport);
       if (session.claim) offerToFastPath(transport, session.claim.bind(session), this.#options.logger);
+      session.useWire?.(
+        (message) =>
+          void transport
+            .send(message)
+            .catch((error: unknown) =>
+              this.#options.logger.debug(
+                () => `HTTP session ${transport.sessionId}: a message was not delivered: ${messageOf(error)}`,
+              ),
+            ),
+      );
       await transport.handleRequest(req, res, body);
     } finally {
       // An initialize the SDK refused opened no session: nothing of it may stay behind.

@@ -21,6 +21,8 @@ export interface StdioSession {
   /** A 2026-07-28 client's listen stream named resources to hear updates of; and its end. */
   watchResources?(stream: string | number, uris: readonly string[]): Promise<void> | undefined;
   unwatchResources?(stream: string | number): void;
+  /** Writes to the client past the SDK's server (children's log messages). */
+  useWire?(post: (message: JSONRPCMessage) => void): void;
   /** Takes a message on the forwarding fast path (answered through `reply`), or leaves it (false). */
   claim?(message: JSONRPCMessage, reply: Reply): boolean;
   /** The same for a line before it is parsed (a plain tools/call, whose arguments are never parsed). */
@@ -84,6 +86,7 @@ export function serveMuxOverStdio(options: StdioServingOptions): StdioServing {
       const previous = current?.session;
       const session = options.newSession(era);
       current = { session, era };
+      session.useWire?.(reply);
       if (era === 'legacy') void session.initialized.then(() => current?.session === session && markReady());
       if (previous)
         void previous
