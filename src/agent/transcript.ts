@@ -51,7 +51,11 @@ export class TranscriptStore {
     const path = this.pathOf(id);
     const previous = this.#tails.get(id) ?? Promise.resolve();
     const next = previous.then(async () => {
-      await (this.#made ??= mkdir(this.dir, { recursive: true, mode: 0o700 }));
+      // A directory that could not be made is tried again next time (it may be fixed meanwhile).
+      await (this.#made ??= mkdir(this.dir, { recursive: true, mode: 0o700 }).catch((error: unknown) => {
+        this.#made = undefined;
+        throw error;
+      }));
       await appendFile(path, text, { mode: 0o600 });
     });
     const tail = next.catch(() => {});

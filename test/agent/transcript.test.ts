@@ -1,7 +1,7 @@
 // Transcripts on disk: appends to one file never interleave and keep their order, files are
 // 0600 in a 0700 directory, a malformed line is skipped with a warning, and nothing but an
 // agent id becomes a file name.
-import { appendFileSync, mkdtempSync, rmSync, statSync } from 'node:fs';
+import { appendFileSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
@@ -73,4 +73,18 @@ t.test('only an agent id names a file', async (t) => {
     t.throws(() => transcripts.pathOf(id), /not an agent id/, JSON.stringify(id));
   t.equal(defaultAgentDir({ XDG_STATE_HOME: '/state' }), '/state/mcpmux/agents');
   t.match(defaultAgentDir({}), /\/\.local\/state\/mcpmux\/agents$/);
+});
+
+t.test('a directory that could not be made is tried again once the way is clear', async (t) => {
+  const blocker = join(scratch, 'blocked');
+  writeFileSync(blocker, 'a file where the directory should go');
+  const { transcripts } = store(join(blocker, 'agents'));
+  await t.rejects(transcripts.append('0000dddd', 'user', 'first'), { code: 'ENOTDIR' });
+  rmSync(blocker);
+  await transcripts.append('0000dddd', 'user', 'second');
+  t.same(
+    (await transcripts.read('0000dddd'))!.map((l) => l.content),
+    ['second'],
+    'written once it could be',
+  );
 });
