@@ -8,7 +8,7 @@ import { readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { CallToolResult } from '@modelcontextprotocol/server';
-import { MuxError } from '../errors.js';
+import { MuxError, messageOf } from '../errors.js';
 
 export interface ResultStoreOptions {
   /** Text bytes a result may have before it is cut. */
@@ -63,13 +63,23 @@ export class ResultStore {
     const text = texts.map((block) => block.text).join('\n');
     const bytes = Buffer.byteLength(text);
     if (bytes <= this.#options.maxBytes) return result;
-    const stored = await this.#keep(text);
     const head = cutAtLine(text, this.#options.maxBytes);
+    const others = result.content.filter((block) => block.type !== 'text');
+    let stored: StoredResult;
+    try {
+      stored = await this.#keep(text);
+    } catch (error) {
+      // No place to keep it (a read-only or missing temporary directory, a full disk): the call
+      // itself succeeded, so its head still goes out, saying what was lost and how to avoid it.
+      const lost =
+        `[mcpmux: this result is ${formatBytes(bytes)} (~${approxTokens(bytes).toLocaleString('en')} tokens); above are its first ${formatBytes(Buffer.byteLength(head))}. ` +
+        `The rest could not be kept for read_result: ${messageOf(error)}. Point TMPDIR at a writable directory, or pass results whole with --max-result-bytes 0.]`;
+      return { ...result, content: [{ type: 'text', text: head }, { type: 'text', text: lost }, ...others] };
+    }
     const notice =
       `[mcpmux: this result is ${formatBytes(bytes)} (~${approxTokens(bytes).toLocaleString('en')} tokens, ${stored.lines.toLocaleString('en')} lines); ` +
       `above are its first ${formatBytes(Buffer.byteLength(head))}. The whole result is kept as handle "${stored.handle}": ` +
       `read_result {"handle": "${stored.handle}", "mode": "grep", "pattern": "…"} finds lines; modes are head, tail, slice, grep, stat and json.]`;
-    const others = result.content.filter((block) => block.type !== 'text');
     return { ...result, content: [{ type: 'text', text: head }, { type: 'text', text: notice }, ...others] };
   }
 

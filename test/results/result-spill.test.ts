@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import t from 'tap';
 import { fixture } from '../helpers/fixtures.js';
 import { startHarness, textOf } from '../helpers/mux-harness.js';
+import { startMcpmux } from '../helpers/mcpmux-process.js';
 
 const spillDirs = () => readdirSync(tmpdir()).filter((f) => f.startsWith('mcpmux-results-'));
 
@@ -106,4 +107,23 @@ t.test('cut, kept, read in every mode, removed at session end', async (t) => {
     [],
     'the session ended: its results are gone',
   );
+});
+
+t.test('nowhere to keep a large result: its head still comes, saying what was lost and why', async (t) => {
+  // A sandbox whose temporary directory does not exist, through the built mcpmux (the fast path).
+  const big = fixture('big-result');
+  const session = await startMcpmux(['--', 'big', big.command, ...big.args], undefined, {
+    TMPDIR: '/nonexistent/mcpmux-test',
+  });
+  t.teardown(() => session.client.close());
+  const result = await session.call('big__lines', { bytes: 100_000 });
+  t.notOk(result.isError, 'the call succeeded, and says so');
+  const [head, notice, image] = result.content;
+  t.match((head as { text: string }).text, /^line 1: the quick brown fox/);
+  t.ok(Buffer.byteLength((head as { text: string }).text) <= 16_384, 'cut to the limit');
+  t.match(
+    (notice as { text: string }).text,
+    /this result is 97\.\d KB.*The rest could not be kept for read_result: ENOENT.*TMPDIR.*--max-result-bytes 0/,
+  );
+  t.match(image, { type: 'image', mimeType: 'image/png' }, 'the image passes through untouched');
 });
