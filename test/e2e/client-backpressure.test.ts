@@ -2,52 +2,24 @@
 // client's stream is backed up mcpmux stops reading the child (whose writes then wait), so
 // its memory stays where it was; once the client reads again, every message arrives.
 import t from 'tap';
-import { ChildProcess } from '../../src/child/child-process.js';
-import { DIST_MAIN, fixturePath } from '../helpers/fixtures.js';
-import {
-  assertNoLeaks,
-  killTaggedProcesses,
-  LEAK_TAG_VAR,
-  rssMb,
-  taggedEnv,
-  waitFor,
-} from '../helpers/processes.js';
+import { fixturePath } from '../helpers/fixtures.js';
+import { assertNoLeaks, killTaggedProcesses, rssMb, waitFor } from '../helpers/processes.js';
+import { rawMcpmux } from '../helpers/raw-stdio-client.js';
 
 t.teardown(() => killTaggedProcesses());
 
 t.test('a log flood to a client that stops reading: the server waits, mcpmux does not grow', async (t) => {
   const COUNT = 60_000; // of ~260 bytes: 15 MB
-  const mcpmux = await ChildProcess.spawn({
-    command: process.execPath,
-    args: [DIST_MAIN, '--pass-env', LEAK_TAG_VAR, '--', 'flood', process.execPath, fixturePath('log-flood')],
-    env: taggedEnv(),
-  });
-  let stderr = '';
-  mcpmux.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
   let logs = 0;
   let result: string | undefined;
-  let partial = '';
-  mcpmux.stdout.on('data', (chunk: Buffer) => {
-    const lines = (partial + chunk.toString('utf8')).split('\n');
-    partial = lines.pop() ?? '';
-    for (const line of lines) {
-      const message = JSON.parse(line);
+  const { mcpmux, send, stderr } = await rawMcpmux(
+    ['--', 'flood', process.execPath, fixturePath('log-flood')],
+    'flood',
+    (message) => {
       if (message.method === 'notifications/message') logs++;
       else if (message.id === 2) result = JSON.stringify(message.result);
-    }
-  });
-  const send = (message: object) => mcpmux.stdin.write(JSON.stringify({ jsonrpc: '2.0', ...message }) + '\n');
-  send({
-    id: 1,
-    method: 'initialize',
-    params: {
-      protocolVersion: '2025-11-25',
-      capabilities: {},
-      clientInfo: { name: 'slow-reader', version: '1' },
     },
-  });
-  send({ method: 'notifications/initialized' });
-  t.ok(await waitFor(() => stderr.includes("server 'flood' is running")), 'started');
+  );
   const before = rssMb(mcpmux.pid);
 
   // The client stops reading, then asks for the flood.
@@ -57,7 +29,7 @@ t.test('a log flood to a client that stops reading: the server waits, mcpmux doe
     method: 'tools/call',
     params: { name: 'flood__flood', arguments: { count: COUNT, bytes: 250 } },
   });
-  const sent = () => Math.max(0, ...[...stderr.matchAll(/flood: sent (\d+)/g)].map((m) => Number(m[1])));
+  const sent = () => Math.max(0, ...[...stderr().matchAll(/flood: sent (\d+)/g)].map((m) => Number(m[1])));
   // The server's progress stops: its writes wait for mcpmux, which waits for the client.
   let last = -1;
   t.ok(

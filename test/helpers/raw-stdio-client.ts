@@ -1,0 +1,50 @@
+// The built mcpmux on stdio with a client that reads and writes raw JSON-RPC lines, for tests
+// of what goes over the wire (order, flow control) that an SDK client would hide.
+import { ChildProcess } from '../../src/child/child-process.js';
+import { DIST_MAIN } from './fixtures.js';
+import { LEAK_TAG_VAR, taggedEnv, waitFor } from './processes.js';
+
+export interface RawClient {
+  mcpmux: ChildProcess;
+  stderr: () => string;
+  /** Writes one message (`jsonrpc` is added). */
+  send: (message: object) => void;
+}
+
+/**
+ * Spawns mcpmux with `args` (after `--pass-env` for the leak tag), hands each line it writes
+ * to `onMessage` parsed, opens a 2025 session, and waits until `server` is running.
+ */
+export async function rawMcpmux(
+  args: string[],
+  server: string,
+  onMessage: (message: Record<string, any>) => void,
+): Promise<RawClient> {
+  const mcpmux = await ChildProcess.spawn({
+    command: process.execPath,
+    args: [DIST_MAIN, '--pass-env', LEAK_TAG_VAR, ...args],
+    env: taggedEnv(),
+  });
+  let stderr = '';
+  mcpmux.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
+  let partial = '';
+  mcpmux.stdout.on('data', (chunk: Buffer) => {
+    const lines = (partial + chunk.toString('utf8')).split('\n');
+    partial = lines.pop() ?? '';
+    for (const line of lines) onMessage(JSON.parse(line));
+  });
+  const send = (message: object) => mcpmux.stdin.write(JSON.stringify({ jsonrpc: '2.0', ...message }) + '\n');
+  send({
+    id: 1,
+    method: 'initialize',
+    params: {
+      protocolVersion: '2025-11-25',
+      capabilities: {},
+      clientInfo: { name: 'raw-client', version: '1' },
+    },
+  });
+  send({ method: 'notifications/initialized' });
+  if (!(await waitFor(() => stderr.includes(`server '${server}' is running`))))
+    throw new Error(`server '${server}' did not start: ${stderr}`);
+  return { mcpmux, stderr: () => stderr, send };
+}
