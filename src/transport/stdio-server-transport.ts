@@ -13,7 +13,7 @@ export interface StdioServerTransportOptions {
   stdout?: Writable;
   /** Called with each line that is not a JSON-RPC message. */
   onSkippedLine?: (line: string) => void;
-  /** Called once for each message dropped for its size. */
+  /** Called once for each message dropped for its size, or refused for its id. */
   onDropped?: (why: string) => void;
   /** Largest message accepted, in bytes. Default 16 MiB. */
   maxMessageBytes?: number;
@@ -54,6 +54,13 @@ export class StdioServerTransport implements Transport {
     this.#writer = new JsonLineWriter(this.#stdout, { backedUp: clientBackedUp, drained: clientDrained });
     this.#reader = new JsonLineReader({
       onMessage: (message) => {
+        const refusal = invalidRequestId(message);
+        if (refusal) {
+          // The SDK drops such a request without a word, and the client would wait forever.
+          this.post(refusal.answer);
+          options.onDropped?.(refusal.why);
+          return true;
+        }
         if (!this.#holding && options.claim?.(message)) return true;
         const hold = options.onIncoming?.(message);
         if (!hold && !this.#holding) return this.onmessage?.(message);
@@ -111,4 +118,29 @@ export class StdioServerTransport implements Transport {
     this.#reader.clear();
     this.onclose?.();
   }
+}
+
+/**
+ * A request whose id MCP does not allow (it must be a string or an integer, never null): the
+ * JSON-RPC "Invalid Request" answer, under the id as sent when it is a number (so the client
+ * can match it) and null otherwise, as JSON-RPC says.
+ */
+export function invalidRequestId(
+  message: JSONRPCMessage,
+): { answer: JSONRPCMessage; why: string } | undefined {
+  if (!('method' in message) || !('id' in message)) return undefined;
+  const id: unknown = message.id;
+  if (typeof id === 'string' || Number.isInteger(id)) return undefined;
+  const shown = (JSON.stringify(id) ?? String(id)).slice(0, 100);
+  return {
+    answer: {
+      jsonrpc: '2.0',
+      id: (typeof id === 'number' && Number.isFinite(id) ? id : null) as number,
+      error: {
+        code: -32600,
+        message: `Invalid Request: the id of a request must be a string or an integer (MCP), not ${shown}`,
+      },
+    },
+    why: `refused a ${message.method} request from the client: its id ${shown} is not a string or an integer, as MCP requires`,
+  };
 }

@@ -1,0 +1,50 @@
+// The client's side on stdio: a request whose id MCP does not allow (null, a fraction, an
+// object) is answered with JSON-RPC's Invalid Request at once, where the SDK would have
+// dropped it and left the client waiting; a request with a string or integer id goes on.
+import { PassThrough } from 'node:stream';
+import type { JSONRPCMessage } from '@modelcontextprotocol/server';
+import t from 'tap';
+import { StdioServerTransport } from '../../src/transport/stdio-server-transport.js';
+import { waitFor } from '../helpers/processes.js';
+
+t.test('a request with an id MCP does not allow is answered Invalid Request; others go on', async (t) => {
+  const stdin = new PassThrough();
+  const stdout = new PassThrough();
+  const written: Record<string, unknown>[] = [];
+  stdout.on('data', (chunk: Buffer) => {
+    for (const line of chunk.toString('utf8').split('\n')) if (line) written.push(JSON.parse(line));
+  });
+  const dropped: string[] = [];
+  const transport = new StdioServerTransport({ stdin, stdout, onDropped: (why) => dropped.push(why) });
+  const handed: JSONRPCMessage[] = [];
+  transport.onmessage = (message) => void handed.push(message);
+  await transport.start();
+  for (const id of [null, 8.5, { a: 1 }, true, 'ok', 7, -3])
+    stdin.write(JSON.stringify({ jsonrpc: '2.0', id, method: 'ping' }) + '\n');
+  // A response of the client with a null id is the SDK's to judge.
+  stdin.write(
+    JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32700, message: 'parse error' } }) + '\n',
+  );
+  t.ok(await waitFor(() => written.length === 4 && handed.length === 4), 'four answered, four handed over');
+  t.same(
+    written.map((m) => m['id']),
+    [null, 8.5, null, null],
+    'under the id as sent when it is a number, else null',
+  );
+  t.ok(
+    written.every((m) => (m['error'] as { code: number }).code === -32600),
+    'each an Invalid Request error',
+  );
+  t.match(
+    (written[2]!['error'] as { message: string }).message,
+    /must be a string or an integer \(MCP\), not \{"a":1\}/,
+  );
+  t.same(
+    handed.map((m) => ('id' in m ? m.id : undefined)),
+    ['ok', 7, -3, null],
+    'valid requests, and the response, go on',
+  );
+  t.equal(dropped.length, 4, 'each refusal is logged');
+  t.match(dropped[0], /refused a ping request from the client: its id null/);
+  await transport.close();
+});
