@@ -81,6 +81,7 @@ export const MCP_PATH = '/mcp';
 const DEFAULT_IDLE_TIMEOUT_MS = 30 * 60_000;
 const DEFAULT_MAX_SESSIONS = 100;
 const DEFAULT_MAX_BODY_BYTES = 16 * 1024 * 1024;
+const KEEPALIVE_DELAY_MS = 60_000;
 
 interface OpenSession {
   transport: NodeStreamableHTTPServerTransport;
@@ -131,7 +132,11 @@ export class McpHttpServer {
   }
 
   static async listen(options: HttpServeOptions): Promise<McpHttpServer> {
-    const http = createServer();
+    // A client gone without a word (a laptop asleep, a network cut) leaves its GET stream open
+    // and its session busy, so it never expires and keeps one of the --max-sessions places.
+    // TCP keepalive probes such a connection after a minute's silence and closes it once the
+    // probes go unanswered (~12 min with Linux's defaults), which ends the session.
+    const http = createServer({ keepAlive: true, keepAliveInitialDelay: KEEPALIVE_DELAY_MS });
     const server = new McpHttpServer(options, http);
     http.on('request', (req, res) => void server.#handle(req, res));
     await new Promise<void>((resolve, reject) => {
