@@ -64,22 +64,22 @@ export class ResultStore {
     const bytes = Buffer.byteLength(text);
     if (bytes <= this.#options.maxBytes) return result;
     const head = cutAtLine(text, this.#options.maxBytes);
-    const others = result.content.filter((block) => block.type !== 'text');
-    let stored: StoredResult;
+    const size = `this result is ${formatBytes(bytes)} (~${approxTokens(bytes).toLocaleString('en')} tokens`;
+    const shown = `above are its first ${formatBytes(Buffer.byteLength(head))}`;
+    let notice: string;
     try {
-      stored = await this.#keep(text);
+      const stored = await this.#keep(text);
+      notice =
+        `[mcpmux: ${size}, ${stored.lines.toLocaleString('en')} lines); ${shown}. The whole result is kept as handle "${stored.handle}": ` +
+        `read_result {"handle": "${stored.handle}", "mode": "grep", "pattern": "…"} finds lines; modes are head, tail, slice, grep, stat and json.]`;
     } catch (error) {
       // No place to keep it (a read-only or missing temporary directory, a full disk): the call
       // itself succeeded, so its head still goes out, saying what was lost and how to avoid it.
-      const lost =
-        `[mcpmux: this result is ${formatBytes(bytes)} (~${approxTokens(bytes).toLocaleString('en')} tokens); above are its first ${formatBytes(Buffer.byteLength(head))}. ` +
-        `The rest could not be kept for read_result: ${messageOf(error)}. Point TMPDIR at a writable directory, or pass results whole with --max-result-bytes 0.]`;
-      return { ...result, content: [{ type: 'text', text: head }, { type: 'text', text: lost }, ...others] };
+      notice =
+        `[mcpmux: ${size}); ${shown}. The rest could not be kept for read_result: ${messageOf(error)}. ` +
+        'Point TMPDIR at a writable directory, or pass results whole with --max-result-bytes 0.]';
     }
-    const notice =
-      `[mcpmux: this result is ${formatBytes(bytes)} (~${approxTokens(bytes).toLocaleString('en')} tokens, ${stored.lines.toLocaleString('en')} lines); ` +
-      `above are its first ${formatBytes(Buffer.byteLength(head))}. The whole result is kept as handle "${stored.handle}": ` +
-      `read_result {"handle": "${stored.handle}", "mode": "grep", "pattern": "…"} finds lines; modes are head, tail, slice, grep, stat and json.]`;
+    const others = result.content.filter((block) => block.type !== 'text');
     return { ...result, content: [{ type: 'text', text: head }, { type: 'text', text: notice }, ...others] };
   }
 

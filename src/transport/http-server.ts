@@ -135,7 +135,7 @@ export class McpHttpServer {
     // A client gone without a word (a laptop asleep, a network cut) leaves its GET stream open
     // and its session busy, so it never expires and keeps one of the --max-sessions places.
     // TCP keepalive probes such a connection after a minute's silence and closes it once the
-    // probes go unanswered (~12 min with Linux's defaults), which ends the session.
+    // probes go unanswered (~12 min with Linux's defaults); the session's idle time runs from then.
     const http = createServer({ keepAlive: true, keepAliveInitialDelay: KEEPALIVE_DELAY_MS });
     const server = new McpHttpServer(options, http);
     http.on('request', (req, res) => void server.#handle(req, res));
@@ -283,16 +283,7 @@ export class McpHttpServer {
     try {
       await session.connect(transport);
       if (session.claim) offerToFastPath(transport, session.claim.bind(session), this.#options.logger);
-      session.useWire?.(
-        (message) =>
-          void transport
-            .send(message)
-            .catch((error: unknown) =>
-              this.#options.logger.debug(
-                () => `HTTP session ${transport.sessionId}: a message was not delivered: ${messageOf(error)}`,
-              ),
-            ),
-      );
+      session.useWire?.((message) => sendOrLog(transport, this.#options.logger, message));
       await transport.handleRequest(req, res, body);
     } finally {
       // An initialize the SDK refused opened no session: nothing of it may stay behind.
@@ -341,16 +332,26 @@ function offerToFastPath(
   transport.onmessage = (message, extra) => {
     const id = 'id' in message ? message.id : undefined;
     const reply = (answer: JSONRPCMessage) =>
-      void transport
-        .send(answer, id === undefined ? {} : { relatedRequestId: id })
-        .catch((error: unknown) =>
-          logger.debug(
-            () => `HTTP session ${transport.sessionId}: an answer was not delivered: ${messageOf(error)}`,
-          ),
-        );
+      sendOrLog(transport, logger, answer, id === undefined ? {} : { relatedRequestId: id });
     if (claim(message, reply, true)) return;
     dispatch?.(message, extra);
   };
+}
+
+/** Sends with nobody waiting: a message the client can no longer get (its stream closed) is only logged. */
+function sendOrLog(
+  transport: NodeStreamableHTTPServerTransport,
+  logger: Logger,
+  message: JSONRPCMessage,
+  options: { relatedRequestId?: string | number } = {},
+): void {
+  transport
+    .send(message, options)
+    .catch((error: unknown) =>
+      logger.debug(
+        () => `HTTP session ${transport.sessionId}: a message was not delivered: ${messageOf(error)}`,
+      ),
+    );
 }
 
 class BodyError extends Error {
