@@ -32,7 +32,7 @@ import type { Logger } from '../log.js';
 import type { ListChangedMethod } from '../router/capabilities.js';
 import { HttpGuard } from './http-guard.js';
 import { SessionTable } from './http-sessions.js';
-import { SessionBacklog } from './session-backlog.js';
+import { boundRequestStream, boundSessionBacklog, type SessionBacklog } from './session-backlog.js';
 
 /** One client's session: what the HTTP server needs of an MCP server (MuxServer). */
 export interface HttpSession {
@@ -209,6 +209,7 @@ export class McpHttpServer {
             res.once('close', watch.end);
             await watch.ready;
           }
+          boundRequestStream(res, this.#options.logger);
           return await this.#modern.serve(nodeReq, res, body);
         }
         if (existing) return await this.#serve(sessionId as string, existing, req, res, body);
@@ -278,7 +279,7 @@ export class McpHttpServer {
           this.#options.logger.debug(() => `closing HTTP session ${id}: ${messageOf(error)}`),
         );
     };
-    const backlog = boundBacklog(transport, this.#options.logger);
+    const backlog = boundSessionBacklog(transport, this.#options.logger);
     backlog.watch(res);
     try {
       await session.connect(transport);
@@ -293,29 +294,6 @@ export class McpHttpServer {
       }
     }
   }
-}
-
-/** The session's messages go out through its backlog, which drops log messages and progress its client does not read. */
-function boundBacklog(transport: NodeStreamableHTTPServerTransport, logger: Logger): SessionBacklog {
-  const send = transport.send.bind(transport);
-  const backlog = new SessionBacklog({
-    onShedding: (waiting) =>
-      logger.warn(
-        `HTTP session ${transport.sessionId}: its client has not read ${(waiting / 1048576).toFixed(1)} MB; its log messages and progress are dropped until it does`,
-      ),
-    onCaughtUp: (dropped) => {
-      const said = `${dropped} log and progress message(s) were dropped while this client did not read its stream`;
-      logger.info(`HTTP session ${transport.sessionId}: ${said}`);
-      send({
-        jsonrpc: '2.0',
-        method: 'notifications/message',
-        params: { level: 'warning', logger: 'mcpmux', data: `mcpmux: ${said}` },
-      }).catch(() => {});
-    },
-  });
-  transport.send = (message, options) =>
-    backlog.admits(message) ? send(message, options) : Promise.resolve();
-  return backlog;
 }
 
 /**

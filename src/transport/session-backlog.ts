@@ -5,8 +5,12 @@
 // 100,000 messages of 250 bytes took mcpmux from 80 to 276 MB of RSS while one session's GET
 // stream went unread. Now log messages and progress, which the client can do without, are
 // dropped while more than a bound waits for it, counted, and the count is told once it reads.
+// The same holds for one 2026-07-28 request's stream (a long call's progress): 100,000
+// progress messages unread took mcpmux from 76 to 283 MB.
 import type { ServerResponse } from 'node:http';
+import type { NodeStreamableHTTPServerTransport } from '@modelcontextprotocol/node';
 import type { JSONRPCMessage } from '@modelcontextprotocol/server';
+import type { Logger } from '../log.js';
 
 /** Bytes that may wait for one session's client before its log messages and progress are dropped. */
 export const SESSION_BACKLOG_BYTES = 1024 * 1024;
@@ -70,10 +74,107 @@ export class SessionBacklog {
     return false;
   }
 
+  /**
+   * Sheds at the response itself, for one whose messages the SDK writes as SSE frames with
+   * no send of ours on the way (a 2026-07-28 request's stream, from its per-request
+   * transport). A frame is read only while messages are being shed; what was shed is
+   * reported (`onCaughtUp`) at the latest just before the request's answer, which ends the
+   * stream. `onCaughtUp` must write with the `write` it is given, which sheds nothing.
+   */
+  watchFrames(res: ServerResponse): (chunk: string) => void {
+    this.watch(res);
+    const write = res.write;
+    const backlog = this;
+    res.write = function (this: ServerResponse, ...args: Parameters<ServerResponse['write']>) {
+      if (backlog.#dropped > 0 || backlog.waitingBytes > backlog.#maxBytes) {
+        const message = sseMessage(args[0]);
+        if (message && !backlog.admits(message)) return true;
+        if (message && !('method' in message)) backlog.#report();
+      }
+      return write.apply(this, args);
+    } as ServerResponse['write'];
+    return (chunk) => void (write as (chunk: string) => boolean).call(res, chunk);
+  }
+
   #maybeCaughtUp(): void {
-    if (this.#dropped === 0 || this.waitingBytes > this.#maxBytes / 2) return;
+    if (this.#dropped > 0 && this.waitingBytes <= this.#maxBytes / 2) this.#report();
+  }
+
+  #report(): void {
+    if (this.#dropped === 0) return;
     const dropped = this.#dropped;
     this.#dropped = 0;
     this.#options.onCaughtUp(dropped);
+  }
+}
+
+/** A 2025 session's messages go out through its backlog, which drops log messages and progress its client does not read. */
+export function boundSessionBacklog(
+  transport: NodeStreamableHTTPServerTransport,
+  logger: Logger,
+): SessionBacklog {
+  const send = transport.send.bind(transport);
+  const backlog = new SessionBacklog({
+    onShedding: (waiting) =>
+      logger.warn(
+        `HTTP session ${transport.sessionId}: its client has not read ${megabytes(waiting)} MB; its log messages and progress are dropped until it does`,
+      ),
+    onCaughtUp: (dropped) => {
+      logger.info(`HTTP session ${transport.sessionId}: ${droppedSentence(dropped)}`);
+      send(droppedNotice(dropped)).catch(() => {});
+    },
+  });
+  transport.send = (message, options) =>
+    backlog.admits(message) ? send(message, options) : Promise.resolve();
+  return backlog;
+}
+
+/** The same for one 2026-07-28 request's stream, which the SDK writes with no send of ours on the way. */
+export function boundRequestStream(res: ServerResponse, logger: Logger): void {
+  let write: (chunk: string) => void = () => {};
+  const backlog = new SessionBacklog({
+    onShedding: (waiting) =>
+      logger.warn(
+        `HTTP (2026-07-28): a request's client has not read ${megabytes(waiting)} MB of its stream; its log messages and progress are dropped until it does`,
+      ),
+    onCaughtUp: (dropped) => {
+      logger.info(`HTTP (2026-07-28): ${droppedSentence(dropped)}`);
+      if (res.writable) write(`event: message\ndata: ${JSON.stringify(droppedNotice(dropped))}\n\n`);
+    },
+  });
+  write = backlog.watchFrames(res);
+}
+
+const megabytes = (bytes: number) => (bytes / 1048576).toFixed(1);
+const droppedSentence = (dropped: number) =>
+  `${dropped} log and progress message(s) were dropped while this client did not read its stream`;
+
+/** What the client is told once it reads again. */
+function droppedNotice(dropped: number): JSONRPCMessage {
+  return {
+    jsonrpc: '2.0',
+    method: 'notifications/message',
+    params: { level: 'warning', logger: 'mcpmux', data: `mcpmux: ${droppedSentence(dropped)}` },
+  };
+}
+
+/**
+ * The message of an SSE frame the SDK wrote (one frame a write), or undefined for anything
+ * else. Read only while messages are shed, so the parse costs nothing the rest of the time.
+ */
+function sseMessage(chunk: unknown): JSONRPCMessage | undefined {
+  const text =
+    typeof chunk === 'string'
+      ? chunk
+      : chunk instanceof Uint8Array
+        ? Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength).toString('utf8')
+        : '';
+  const data = text.split('\n').find((line) => line.startsWith('data: '));
+  if (data === undefined) return undefined;
+  try {
+    const message: unknown = JSON.parse(data.slice('data: '.length));
+    return typeof message === 'object' && message !== null ? (message as JSONRPCMessage) : undefined;
+  } catch {
+    return undefined;
   }
 }

@@ -2,7 +2,8 @@
 // through the built mcpmux: the child is not held back (the flood runs to its end, and the
 // call is answered), past 1 MB unread the session's log messages are dropped rather than
 // kept, and once the client reads again it is told how many it lost: every message is
-// either delivered or counted.
+// either delivered or counted. The same for a 2026-07-28 client's request stream, which has
+// no session: a call whose progress it stops reading.
 import http from 'node:http';
 import t from 'tap';
 import { fixturePath } from '../helpers/fixtures.js';
@@ -84,6 +85,79 @@ t.test(
     t.ok(dropped > 0 && delivered > 0, `${delivered} delivered, ${dropped} dropped`);
     t.equal(delivered + dropped, COUNT, 'every message delivered or counted');
     stream.destroy();
+    await served.stop();
+    await assertNoLeaks(t);
+  },
+);
+
+t.test(
+  "a 2026-07-28 client that stops reading a call's stream loses progress past 1 MB, and is told before the answer",
+  async (t) => {
+    const served = await startMcpmuxHttp(['--', 'flood', process.execPath, fixturePath('log-flood')]);
+    t.ok(await waitFor(() => served.stderr().includes("server 'flood' is running"), 15_000), 'started');
+    const sentAll = new RegExp(`flood: sent ${COUNT}\\b`);
+    const stream = await new Promise<http.IncomingMessage>((resolve, reject) => {
+      const req = http.request(
+        new URL(served.url),
+        {
+          method: 'POST',
+          headers: {
+            accept: 'application/json, text/event-stream',
+            'content-type': 'application/json',
+            'mcp-protocol-version': '2026-07-28',
+            'mcp-method': 'tools/call',
+            'mcp-name': 'flood__progress_flood',
+          },
+        },
+        (res) => {
+          res.pause();
+          resolve(res);
+        },
+      );
+      req.on('error', reject);
+      req.end(
+        JSON.stringify({
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'tools/call',
+          params: {
+            name: 'flood__progress_flood',
+            arguments: { count: COUNT, bytes: 250 },
+            _meta: {
+              'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+              'io.modelcontextprotocol/clientInfo': { name: 'idle-reader', version: '1' },
+              'io.modelcontextprotocol/clientCapabilities': {},
+              progressToken: 'p1',
+            },
+          },
+        }),
+      );
+    });
+    t.equal(stream.headers['content-type'], 'text/event-stream', 'the call is answered as a stream');
+    t.ok(
+      await waitFor(() => sentAll.test(served.stderr()), 60_000),
+      'the child was not held back: its flood ran to its end while the client read nothing',
+    );
+    t.match(
+      served.stderr(),
+      /a request's client has not read [\d.]+ MB of its stream/,
+      'mcpmux says it sheds',
+    );
+
+    let text = '';
+    stream.on('data', (d) => (text += d));
+    stream.resume();
+    await new Promise((resolve) => stream.once('end', resolve));
+    const told = /mcpmux: (\d+) log and progress message\(s\) were dropped/.exec(text);
+    t.ok(told, 'told how many were dropped');
+    const dropped = Number(told?.[1]);
+    const delivered = text.match(/"notifications\/progress"/g)?.length ?? 0;
+    t.ok(dropped > 0 && delivered > 0, `${delivered} delivered, ${dropped} dropped`);
+    t.equal(delivered + dropped, COUNT, 'every progress message delivered or counted');
+    t.ok(
+      text.indexOf('were dropped') < text.indexOf(`sent ${COUNT}`),
+      'the count comes before the answer, which ends the stream',
+    );
     await served.stop();
     await assertNoLeaks(t);
   },

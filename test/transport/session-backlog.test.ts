@@ -73,3 +73,76 @@ t.test('sheds only what a client can lose, only past the bound, and reports it o
   t.ok(backlog.admits(log), 'and log messages go out again');
   clientRes.destroy();
 });
+
+t.test("sheds a response's SSE frames the SDK writes itself, and reports before the answer", async (t) => {
+  const caughtUp: number[] = [];
+  let write: (chunk: string) => void = () => {};
+  const backlog = new SessionBacklog({
+    maxBytes: 256 * 1024,
+    onShedding: () => {},
+    onCaughtUp: (dropped) => {
+      caughtUp.push(dropped);
+      write(frame({ ...log, params: { level: 'warning', data: `dropped ${dropped}` } }));
+    },
+  });
+  let serverRes: http.ServerResponse | undefined;
+  const server = http.createServer((_req, res) => {
+    write = backlog.watchFrames(res);
+    res.writeHead(200, { 'content-type': 'text/event-stream' });
+    res.flushHeaders();
+    serverRes = res;
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  t.teardown(() => server.close());
+  const { port } = server.address() as AddressInfo;
+  const clientRes = await new Promise<http.IncomingMessage>((resolve) =>
+    http.get({ host: '127.0.0.1', port }, (res) => {
+      res.pause();
+      resolve(res);
+    }),
+  );
+  const encoder = new TextEncoder();
+  const sdkWrite = (message: object) => serverRes!.write(encoder.encode(frame(message)));
+  // Progress of 64 KB each, as the SDK writes frames (bytes), until past the bound.
+  const big = { ...progress, params: { ...progress.params, message: 'p'.repeat(64 * 1024) } };
+  for (let i = 0; i < 400 && backlog.waitingBytes <= 256 * 1024; i++) {
+    sdkWrite(big);
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+  const before = backlog.waitingBytes;
+  t.ok(before > 256 * 1024, `${before} bytes wait`);
+  t.ok(sdkWrite(big), 'a progress frame past the bound is taken');
+  sdkWrite(log);
+  const cut = 'event: message\ndata: {"jsonrpc":"2.0","method":"notifications/progress"';
+  serverRes!.write(cut);
+  // (Chunked encoding adds a few bytes to each write.)
+  const added = backlog.waitingBytes - before;
+  t.ok(
+    added >= cut.length && added < 64 * 1024,
+    `the two whole frames were dropped; what does not parse as a message was written (${added} bytes)`,
+  );
+  sdkWrite(listChanged);
+  t.ok(backlog.waitingBytes > before + cut.length, 'a change of a list is written');
+  t.same(caughtUp, [], 'nothing reported yet');
+  const waiting = backlog.waitingBytes;
+  sdkWrite(answer);
+  t.same(caughtUp, [2], 'the answer first reports the two dropped frames');
+  t.ok(
+    backlog.waitingBytes > waiting + frame(answer).length,
+    'then both the notice and the answer are written',
+  );
+  serverRes!.end();
+
+  let text = '';
+  clientRes.on('data', (d) => (text += d));
+  clientRes.resume();
+  await new Promise((resolve) => clientRes.once('end', resolve));
+  t.ok(
+    text.indexOf('dropped 2') !== -1 && text.indexOf('dropped 2') < text.indexOf('"id":7'),
+    'the client reads the notice before the answer',
+  );
+});
+
+function frame(message: object): string {
+  return `event: message\ndata: ${JSON.stringify(message)}\n\n`;
+}
