@@ -3,7 +3,9 @@
 // serve, or fails, is taken as empty, and said so. Each item is checked on its own: one that
 // is not valid MCP (a tool without an inputSchema, say) is left out and reported, so that
 // it neither fails the server's start nor reaches the client, whose whole tools/list it
-// would fail.
+// would fail. A server's pages must end: a cursor it gave before, or a list past
+// MAX_LIST_PAGES pages or MAX_LIST_ITEMS items, ends the listing there (said in the log),
+// where it would otherwise have asked for the same page forever, holding every copy.
 import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
 import type { Client, Tool } from '@modelcontextprotocol/client';
 import { z } from 'zod';
@@ -27,6 +29,9 @@ export interface ListingOptions {
 
 /** Items a listing reports by name; the rest are counted. */
 const SKIPPED_SHOWN = 10;
+/** Where a list is cut, whatever its server says: far past any real server's list, short of a memory to fear for. */
+export const MAX_LIST_PAGES = 10_000;
+export const MAX_LIST_ITEMS = 100_000;
 
 /** Lists `rows` (those the child declared) on top of `base`, every page of each. */
 export async function listCatalog(
@@ -56,6 +61,7 @@ async function listAll<K extends CatalogKind>(
   const skipped: string[] = [];
   const pageSchema = listPageSchema(row.kind);
   const requestOptions = { signal: options.signal, timeout: options.timeout };
+  const cursors = new Set<string>();
   let cursor: string | undefined;
   do {
     let page;
@@ -74,7 +80,14 @@ async function listAll<K extends CatalogKind>(
       if (item.success) items.push(item.data);
       else skipped.push(describeSkipped(row, raw, items.length + skipped.length, item.error));
     }
-    cursor = page.nextCursor;
+    const next = nextCursor(page.nextCursor, cursors, items.length + skipped.length);
+    if (typeof next === 'object') {
+      options.logger.warn(
+        `[${options.name}] ${row.listMethod}: ${next.cut}; the list is cut at ${items.length} ${row.kind} (a fault of the server)`,
+      );
+      break;
+    }
+    cursor = next;
   } while (cursor !== undefined);
   if (skipped.length > 0) {
     const shown = skipped.slice(0, SKIPPED_SHOWN).join('; ');
@@ -88,15 +101,33 @@ async function listAll<K extends CatalogKind>(
   return { kind: row.kind, items: kept, skipped };
 }
 
+/**
+ * The cursor of the next page, undefined at the end (null and "" are how some servers say
+ * so), or why the list is cut here.
+ */
+function nextCursor(
+  next: string | null | undefined,
+  seen: Set<string>,
+  listed: number,
+): string | undefined | { cut: string } {
+  if (next === undefined || next === null || next === '') return undefined;
+  if (seen.has(next)) return { cut: `the server gave the cursor ${JSON.stringify(next.slice(0, 80))} again` };
+  if (seen.size + 1 >= MAX_LIST_PAGES) return { cut: `the server has given ${MAX_LIST_PAGES} pages` };
+  if (listed >= MAX_LIST_ITEMS)
+    return { cut: `the server has listed ${listed} items, the most mcpmux takes` };
+  seen.add(next);
+  return next;
+}
+
 /** A page of a list: the items are checked one by one (CapabilityRow.itemSchema), the page only for its shape. */
 const pageSchemas = new Map<
   CatalogKind,
-  z.ZodType<{ nextCursor?: string | undefined } & Record<string, unknown>>
+  z.ZodType<{ nextCursor?: string | null | undefined } & Record<string, unknown>>
 >();
 function listPageSchema(kind: CatalogKind) {
   let schema = pageSchemas.get(kind);
   if (!schema) {
-    schema = z.looseObject({ [kind]: z.array(z.unknown()), nextCursor: z.string().optional() });
+    schema = z.looseObject({ [kind]: z.array(z.unknown()), nextCursor: z.string().nullish() });
     pageSchemas.set(kind, schema);
   }
   return schema;

@@ -37,7 +37,8 @@ export type FixtureName =
   | 'list-storm'
   | 'log-flood'
   | 'app-server'
-  | 'oauth-server';
+  | 'oauth-server'
+  | 'bad-pages';
 
 export const fixturePath = (name: FixtureName): string => join(ROOT, 'testservers', `${name}.js`);
 
