@@ -157,16 +157,27 @@ export class JsonLineReader {
       this.#options.onSkippedLine(line);
       return;
     }
+    if (isJsonRpcBatch(message)) {
+      // A JSON-RPC batch, which MCP's 2025-03-26 revision had every receiver take (the SDK
+      // takes none on stdio): each message is handed over on its own, in order, and
+      // answered on its own, which every MCP client matches by id.
+      for (const each of message) this.#handOver(each, Buffer.byteLength(JSON.stringify(each)));
+      return;
+    }
     if (!isJsonRpcMessage(message)) {
       this.#options.onSkippedLine(line);
       return;
     }
+    this.#handOver(message, size);
+  }
+
+  #handOver(message: JSONRPCMessage, bytes: number): void {
     // Only the envelope is checked: the SDK validates each body against its method's
     // schema where it is consumed, so a full schema check here would be paid twice.
-    if (this.#draining) this.#queue.push({ message, bytes: size });
+    if (this.#draining) this.#queue.push({ message, bytes });
     // Nothing waits: handed over at once. Unless it was dealt with at once (the fast path
     // took it), the next message waits a microtask (see #drain).
-    else if (this.#options.onMessage(message, size) !== true) void this.#drain();
+    else if (this.#options.onMessage(message, bytes) !== true) void this.#drain();
   }
 
   /**
@@ -252,6 +263,11 @@ export function oversizeHandlers(
       else handling.deliver(error);
     },
   };
+}
+
+/** A JSON-RPC 2.0 batch: an array of messages (an empty one is not). */
+function isJsonRpcBatch(value: unknown): value is JSONRPCMessage[] {
+  return Array.isArray(value) && value.length > 0 && value.every(isJsonRpcMessage);
 }
 
 /** A JSON-RPC 2.0 request, notification or response, judged by its envelope. */

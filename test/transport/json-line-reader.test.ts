@@ -247,3 +247,26 @@ t.test('the stdio server transport skips and reports a non-JSON line from the cl
   await settle();
   t.equal(received.length, 1, 'nothing is read after close');
 });
+
+t.test(
+  'a JSON-RPC batch is handed over message by message, in order; an empty or mixed one is skipped',
+  async (t) => {
+    const { reader, messages, skipped } = collectingReader();
+    const batch = [
+      { jsonrpc: '2.0', id: 1, method: 'ping' },
+      { jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: 1, progress: 1 } },
+      { jsonrpc: '2.0', id: 2, result: {} },
+    ];
+    reader.push(
+      Buffer.from(`${JSON.stringify(batch)}\n${JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'ping' })}\n`),
+    );
+    reader.push(Buffer.from(`[]\n[{"jsonrpc":"2.0","id":4,"method":"ping"},{"not":"rpc"}]\n`));
+    await settle();
+    t.same(
+      messages,
+      [...batch, { jsonrpc: '2.0', id: 3, method: 'ping' }],
+      'each message, then the next line',
+    );
+    t.same(skipped, ['[]', '[{"jsonrpc":"2.0","id":4,"method":"ping"},{"not":"rpc"}]']);
+  },
+);
