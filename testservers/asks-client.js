@@ -2,9 +2,14 @@
 // Simulates: a server that asks its client for things whether or not the client declared
 // them. `ask {method}` sends sampling/createMessage, elicitation/create or roots/list and
 // returns the answer, or the error it got, as text. `ask_all` sends all three at once, then
-// one more elicitation once they are answered, and returns the four answers.
+// one more elicitation once they are answered, and returns the four answers. `open_url {id}`
+// asks the client to send its user to a URL (URL-mode elicitation, id `id`) and, once
+// answered, says the interaction there ended (notifications/elicitation/complete);
+// `needs_url {id}` fails with the -32042 error naming such an elicitation, and says it ended
+// 100 ms later.
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import { UrlElicitationRequiredError } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 
 const PARAMS = {
@@ -47,6 +52,40 @@ server.registerTool(
     );
     const then = await ask('elicitation/create');
     return { content: [{ type: 'text', text: `answers: ${JSON.stringify([...first, then])}` }] };
+  },
+);
+const urlElicitation = (/** @type {string} */ elicitationId) => ({
+  mode: /** @type {const} */ ('url'),
+  elicitationId,
+  url: `https://auth.example.com/connect?state=${elicitationId}`,
+  message: 'Connect your account',
+});
+const completed = (/** @type {string} */ elicitationId) =>
+  server.server.notification({ method: 'notifications/elicitation/complete', params: { elicitationId } });
+server.registerTool(
+  'open_url',
+  {
+    description: 'Send the user to a URL, then say the interaction there ended',
+    inputSchema: { id: z.string() },
+  },
+  async ({ id }) => {
+    const answer = await server.server.request(
+      { method: 'elicitation/create', params: urlElicitation(id) },
+      z.any(),
+    );
+    await completed(id);
+    return { content: [{ type: 'text', text: `answer: ${JSON.stringify(answer)}` }] };
+  },
+);
+server.registerTool(
+  'needs_url',
+  {
+    description: 'Fail until the user visits a URL; say it ended 100 ms later',
+    inputSchema: { id: z.string() },
+  },
+  async ({ id }) => {
+    setTimeout(() => void completed(id), 100);
+    throw new UrlElicitationRequiredError([urlElicitation(id)]);
   },
 );
 await server.connect(new StdioServerTransport());

@@ -72,6 +72,7 @@ function relayToUpstream(
   };
   client.setNotificationHandler('notifications/message', (n) => upstream.notify(name, n));
   client.setNotificationHandler('notifications/resources/updated', (n) => upstream.notify(name, n));
+  client.setNotificationHandler('notifications/elicitation/complete', (n) => upstream.notify(name, n));
   client.fallbackNotificationHandler = async (n) =>
     logger.debug(() => `[${name}] ${n.method} is not relayed to the client`);
 }

@@ -96,4 +96,9 @@ export interface InputOrigin {
    * (a sampling request may wait for a person, then for a model).
    */
   ask(request: JSONRPCRequestLike, signal: AbortSignal, timeoutMs?: number): Promise<Record<string, unknown>>;
+  /**
+   * Tells that client something outside any request, as the completion of a URL-mode
+   * elicitation it was asked (a 2025 client, on its session; absent for a 2026-07-28 one).
+   */
+  notify?(notification: JSONRPCRequestLike): Promise<void>;
 }

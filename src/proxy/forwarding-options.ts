@@ -23,6 +23,8 @@ export interface Caller {
   era: 'legacy' | 'modern';
   /** A 2025 client's capabilities from its initialize (a 2026-07-28 one declares them on each request). */
   capabilities: () => ClientCapabilities | undefined;
+  /** Tells a 2025 client something on its session, outside any request. */
+  notify?: (notification: JSONRPCRequestLike) => Promise<void>;
 }
 
 type SendProgress = (notification: {
@@ -77,6 +79,7 @@ function callerOrigin(ctx: CallerContext, caller: Caller): InputOrigin {
     get capabilities() {
       return caller.capabilities();
     },
+    ...(caller.notify && { notify: caller.notify }),
     ask: (request, signal, timeoutMs) =>
       send({ method: request.method, ...(request.params && { params: request.params }) }, UncheckedResult, {
         signal,
@@ -91,13 +94,14 @@ function callerOrigin(ctx: CallerContext, caller: Caller): InputOrigin {
  * children), or on the session itself (an agent run in the background).
  */
 export function sessionCallerOrigin(
-  server: Pick<Server, 'request' | 'getClientCapabilities'>,
+  server: Pick<Server, 'request' | 'notification' | 'getClientCapabilities'>,
   relatedRequestId?: string | number,
 ): InputOrigin {
   return {
     get capabilities() {
       return server.getClientCapabilities();
     },
+    notify: (notification) => server.notification(notification as never),
     ask: (request, signal, timeoutMs) =>
       server.request(
         { method: request.method, ...(request.params && { params: request.params }) },

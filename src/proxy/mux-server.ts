@@ -154,7 +154,11 @@ export class MuxServer {
       },
     );
     const era = options.era ?? 'legacy';
-    this.#caller = { era, capabilities: () => this.server.getClientCapabilities() };
+    this.#caller = {
+      era,
+      capabilities: () => this.server.getClientCapabilities(),
+      ...(era === 'legacy' && { notify: (n) => this.server.notification(n as never) }),
+    };
     const agent =
       options.agents &&
       agentAccess(options.agents, {

@@ -1,6 +1,7 @@
 // What children send to the one client: requests (sampling, elicitation, roots) go up and
 // their answers come back; log messages go up with the server's name in `logger`; resource
-// updates go up under the URI the client knows. It also tells each child what the client can
+// updates go up under the URI the client knows, and the end of a URL-mode elicitation to the
+// client that was asked (url-elicitations.ts). It also tells each child what the client can
 // do, and has a new child brought up to date (log level, subscriptions) before it is used.
 import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
 import type { Server, ClientCapabilities } from '@modelcontextprotocol/server';
@@ -12,6 +13,7 @@ import type { CatalogRouter } from '../router/catalog-router.js';
 import type { Registry } from '../registry/registry.js';
 import { UncheckedResult } from '../relay.js';
 import type { ClientSettings } from './client-settings.js';
+import { UrlElicitations, type NotifyClient } from './url-elicitations.js';
 
 /** Sends a notification to a client (several listen streams of one client share one). */
 export type Deliver = (notification: JSONRPCRequestLike) => Promise<void>;
@@ -48,6 +50,9 @@ export class UpstreamLink implements ChildUpstream {
   readonly #attached: Attachment[] = [];
 
   readonly #declareRelayable: boolean;
+  readonly #elicitations = new UrlElicitations();
+  /** 2025 clients (sessions) ever attached: with only one, every notice is that client's. */
+  #sessionsServed = 0;
 
   /**
    * `declareRelayable`: tell every child that the client side can sample, elicit and list
@@ -68,6 +73,7 @@ export class UpstreamLink implements ChildUpstream {
    */
   attach(attachment: Attachment): () => void {
     this.#attached.push(attachment);
+    if (attachment.server) this.#sessionsServed++;
     return () => {
       const at = this.#attached.indexOf(attachment);
       if (at === -1) return;
@@ -110,6 +116,7 @@ export class UpstreamLink implements ChildUpstream {
           `the client calling server '${server}' did not declare the '${need}' capability, so mcpmux cannot forward ${request.method} to it`,
         );
       this.#log.debug(() => `[${server}] ${request.method} → the calling client`);
+      this.#elicitations.asked(server, request, origin.notify?.bind(origin));
       return this.#relayed(() => origin.ask(request, signal));
     }
     // Outside any call: the most recently connected client that can answer it.
@@ -122,6 +129,7 @@ export class UpstreamLink implements ChildUpstream {
         `no client connected to mcpmux can answer ${request.method} from server '${server}'`,
       );
     this.#log.debug(() => `[${server}] ${request.method} → client`);
+    this.#elicitations.asked(server, request, (n) => upstream.notification(n as never));
     return this.#relayed(() =>
       upstream.request(
         { method: request.method, ...(request.params && { params: request.params }) },
@@ -141,6 +149,8 @@ export class UpstreamLink implements ChildUpstream {
   }
 
   notify(server: string, notification: JSONRPCRequestLike): void {
+    if (notification.method === 'notifications/elicitation/complete')
+      return this.#elicitationCompleted(server, notification);
     // Listen streams of one client share a delivery: an update goes out once, the SDK copies it to each stream.
     const delivered = new Set<Deliver>();
     for (const attached of this.#attached) {
@@ -152,6 +162,24 @@ export class UpstreamLink implements ChildUpstream {
         this.#log.debug(() => `[${server}] ${notification.method} not relayed: ${messageOf(error)}`);
       });
     }
+  }
+
+  /** Only to the client that was asked (MCP's rule), or to the only one there has been. */
+  #elicitationCompleted(server: string, notification: JSONRPCRequestLike): void {
+    const tell = this.#elicitations.completed(server, notification) ?? this.#onlyClient();
+    if (!tell)
+      return this.#log.debug(
+        () => `[${server}] ${notification.method} not relayed: no client is known to have been asked`,
+      );
+    tell({ method: notification.method, ...(notification.params && { params: notification.params }) }).catch(
+      (error: unknown) =>
+        this.#log.debug(() => `[${server}] ${notification.method} not relayed: ${messageOf(error)}`),
+    );
+  }
+
+  #onlyClient(): NotifyClient | undefined {
+    const session = this.#sessionsServed === 1 ? this.#attached.find((a) => a.server)?.server : undefined;
+    return session && ((n) => session.notification(n as never));
   }
 
   /** The notification as this client gets it, or undefined when it is not for it. */
@@ -186,6 +214,7 @@ export class UpstreamLink implements ChildUpstream {
   }
 
   ended(server: string, reason: 'crashed' | StopReason): void {
+    this.#elicitations.forget(server);
     const told = new Map<Deliver, Set<string>>();
     for (const attached of this.#attached) {
       if (reason === 'removed') attached.settings.forget(server);
