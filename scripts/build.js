@@ -69,10 +69,18 @@ await build({
   ],
 });
 
+// A package whose main file is a UMD build that requires its own files by computed paths,
+// which esbuild cannot follow: its ES module build is bundled instead.
+/** @type {Record<string, string>} */
+const ES_MODULE_BUILD = { 'jsonc-parser': 'jsonc-parser/lib/esm/main.js' };
+
 // The packages, each an entry of its own, their shared code in common chunks.
 await build({
   ...COMMON,
-  entryPoints: [...packages].map((specifier) => ({ in: specifier, out: vendorName(specifier) })),
+  entryPoints: [...packages].map((specifier) => ({
+    in: ES_MODULE_BUILD[specifier] ?? specifier,
+    out: vendorName(specifier),
+  })),
   outdir: join(OUT, 'vendor'),
   sourcesContent: false,
   plugins: [lazyValidatorShims(), englishOnlyZodLocales()],

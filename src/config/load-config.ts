@@ -2,6 +2,7 @@
 // Cursor) or VS Code's {"servers": {...}}, expands variables, and returns validated specs.
 // Every problem in the file is reported at once, with where it is, before anything runs.
 import { readFile } from 'node:fs/promises';
+import type { ParseError } from 'jsonc-parser';
 import { z } from 'zod';
 import { specFromWire, wireServerFields, type ServerSpec } from '../server-spec.js';
 import { expandVariables } from './expand-variables.js';
@@ -33,12 +34,13 @@ const settingsSchema = z.object({ expose: z.enum(['all', 'search', 'code', 'agen
 export type ConfigSettings = z.infer<typeof settingsSchema>;
 
 export async function loadConfigSettings(path: string): Promise<ConfigSettings> {
-  let json: unknown;
+  let text: string;
   try {
-    json = JSON.parse(await readFile(path, 'utf8'));
+    text = await readFile(path, 'utf8');
   } catch (error) {
     throw new ConfigError(`cannot read config file '${path}': ${(error as Error).message}`);
   }
+  const json = await readConfigJson(text, path);
   const block = (json as { mcpmux?: unknown } | null)?.mcpmux;
   if (block === undefined) return {};
   const settings = settingsSchema.safeParse(block);
@@ -64,21 +66,61 @@ export async function loadConfigFile(
       `cannot read config file '${path}': ${code === 'ENOENT' ? 'no such file' : String(error)}`,
     );
   }
-  return parseConfig(text, path, env, validateName);
+  return parseConfig(await readConfigJson(text, path), path, env, validateName);
 }
 
+const BYTE_ORDER_MARK = 0xfeff;
+
+/**
+ * A config file's text as JSON. Files are written by hand and by other clients' tools: a
+ * byte-order mark (Windows editors write one) is skipped, and VS Code's mcp.json is JSON with
+ * comments and trailing commas, read with VS Code's own parser (jsonc-parser), which is
+ * loaded only for a file JSON.parse refuses.
+ */
+export async function readConfigJson(text: string, source: string): Promise<unknown> {
+  const body = text.charCodeAt(0) === BYTE_ORDER_MARK ? text.slice(1) : text;
+  try {
+    return JSON.parse(body);
+  } catch (error) {
+    const { parse, printParseErrorCode } = await import('jsonc-parser');
+    const errors: ParseError[] = [];
+    const json: unknown = parse(body, errors, { allowTrailingComma: true, disallowComments: false });
+    const first = errors[0];
+    if (!first) return json;
+    const { line, column } = lineAndColumn(body, first.offset);
+    const code = printParseErrorCode(first.error);
+    throw new ConfigError(
+      `config file '${source}' is not valid JSON (nor JSON with comments) at line ${line}, column ${column}: ${PARSE_ERRORS[code] ?? code}`,
+    );
+  }
+}
+
+/** jsonc-parser's errors in words (the rest by their names). */
+const PARSE_ERRORS: Readonly<Record<string, string>> = {
+  InvalidSymbol: 'a character that cannot be here',
+  PropertyNameExpected: 'a property name in double quotes is expected',
+  ValueExpected: 'a value is expected',
+  ColonExpected: 'a colon is expected',
+  CommaExpected: 'a comma is missing',
+  CloseBraceExpected: 'a closing } is missing',
+  CloseBracketExpected: 'a closing ] is missing',
+  EndOfFileExpected: 'there is more after the end of the JSON',
+  UnexpectedEndOfString: 'a string is not closed',
+  UnexpectedEndOfComment: 'a comment is not closed',
+};
+
+function lineAndColumn(text: string, offset: number): { line: number; column: number } {
+  const before = text.slice(0, offset).split('\n');
+  return { line: before.length, column: (before.at(-1)?.length ?? 0) + 1 };
+}
+
+/** A config file's servers, from its JSON (readConfigJson). */
 export function parseConfig(
-  text: string,
+  json: unknown,
   source: string,
   env: Readonly<Record<string, string | undefined>>,
   validateName: (name: string) => string | undefined,
 ): ConfiguredServer[] {
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch (error) {
-    throw new ConfigError(`config file '${source}' is not valid JSON: ${(error as Error).message}`);
-  }
   const file = fileSchema.safeParse(json);
   if (!file.success || (file.data.mcpServers === undefined && file.data.servers === undefined)) {
     throw new ConfigError(

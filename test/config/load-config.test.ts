@@ -8,12 +8,13 @@ import {
   loadConfigFile,
   loadConfigSettings,
   parseConfig,
+  readConfigJson,
 } from '../../src/config/load-config.js';
 import { expandVariables } from '../../src/config/expand-variables.js';
 import { serverNameProblem } from '../../src/router/tool-names.js';
 
 const parse = (value: unknown, env: Record<string, string> = {}) =>
-  parseConfig(JSON.stringify(value), 'mcp.json', env, (n) => serverNameProblem(n));
+  parseConfig(value, 'mcp.json', env, (n) => serverNameProblem(n));
 
 t.test('mcpServers entries become specs; unknown fields of other clients are ignored', async (t) => {
   const servers = parse(
@@ -110,7 +111,15 @@ t.test('every problem of a file is reported at once, with where it is', async (t
 });
 
 t.test('files that are not configs say what is expected', async (t) => {
-  t.throws(() => parseConfig('{nope', 'f.json', {}, () => undefined), /not valid JSON/);
+  await t.rejects(
+    readConfigJson('{nope', 'f.json'),
+    /config file 'f.json' is not valid JSON \(nor JSON with comments\) at line 1, column 2: a character that cannot be here/,
+  );
+  await t.rejects(
+    readConfigJson('{"mcpServers": {\n  "a": {"command": "x"}\n  "b": {}\n}}', 'f.json'),
+    /at line 3, column 3: a comma is missing/,
+    'where it is, as an editor counts',
+  );
   t.throws(() => parse({ servers_typo: {} }), /must be an object with "mcpServers"/);
   t.throws(() => parse({ mcpServers: { w: { url: 'ftp://x' } } }), /not an absolute http\(s\) URL/);
   await t.rejects(
@@ -243,4 +252,38 @@ t.test('a restart policy in a config entry is kept', async (t) => {
     mcpServers: { s: { command: 'x', restart: { on: 'failure', max_attempts: 2, backoff_seconds: [1] } } },
   });
   t.same(server!.spec.restart, { maxAttempts: 2, backoffMs: [1000] });
+});
+
+t.test('files as editors and VS Code write them: a byte-order mark, comments, trailing commas', async (t) => {
+  const bom = '\uFEFF{"mcpServers": {"m": {"command": "node"}}}';
+  t.same(await readConfigJson(bom, 'f.json'), { mcpServers: { m: { command: 'node' } } }, 'a BOM is skipped');
+  const vscode = `{
+  // VS Code's .vscode/mcp.json is JSON with comments
+  "inputs": [],
+  "servers": {
+    /* the memory server */
+    "memory": { "type": "stdio", "command": "npx", "args": ["-y", "@modelcontextprotocol/server-memory",], },
+  },
+}`;
+  const json = await readConfigJson(vscode, 'mcp.json');
+  t.same(
+    parseConfig(json, 'mcp.json', {}, () => undefined),
+    [
+      {
+        name: 'memory',
+        spec: {
+          transport: 'stdio',
+          command: 'npx',
+          args: ['-y', '@modelcontextprotocol/server-memory'],
+          env: {},
+        },
+      },
+    ],
+  );
+  const dir = mkdtempSync(join(tmpdir(), 'mcpmux-config-'));
+  const file = join(dir, 'mcp.json');
+  writeFileSync(file, vscode);
+  t.equal((await loadConfigFile(file, {}, () => undefined))[0]?.name, 'memory', 'read from a file');
+  writeFileSync(file, `\uFEFF{ "mcpmux": { "expose": "search" }, // mcpmux's own settings\n "servers": {} }`);
+  t.same(await loadConfigSettings(file), { expose: 'search' }, "and mcpmux's settings from such a file");
 });
