@@ -38,7 +38,9 @@ export interface StdioServingOptions {
 
 export interface StdioServing {
   /**
-   * Settles once the client has opened for real: initialized (legacy), or made a request
+   * Settles once the client has opened for real: initialized (legacy; or a request other
+   * than ping after its initialize, from a client that never sends notifications/initialized,
+   * which would otherwise wait for the configured servers for ever), or made a request
    * other than server/discover (modern). A probe that only asks server/discover and goes
    * away never settles it, so it never starts the configured servers.
    */
@@ -65,7 +67,10 @@ export function serveMuxOverStdio(options: StdioServingOptions): StdioServing {
       // while this runs (the SDK makes it next), and that request must not wait for an
       // initialize that never comes.
       const modern = current ? current.era === 'modern' : method !== 'initialize';
-      if (!modern) return;
+      if (!modern) {
+        if (current && 'id' in message && method !== 'initialize' && method !== 'ping') markReady();
+        return;
+      }
       if ('id' in message && method !== 'server/discover') markReady();
       if (!current) return;
       // The SDK serves listen streams itself; the resources they name are subscribed at the children here.

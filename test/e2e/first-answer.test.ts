@@ -9,7 +9,14 @@ import { tempConfigPath } from '../helpers/temp-config.js';
 import { startMcpmux, startMcpmuxHttp } from '../helpers/mcpmux-process.js';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
-import { assertNoLeaks, killTaggedProcesses, LEAK_TAG_VAR, taggedEnv } from '../helpers/processes.js';
+import {
+  assertNoLeaks,
+  killTaggedProcesses,
+  LEAK_TAG_VAR,
+  taggedEnv,
+  waitFor,
+} from '../helpers/processes.js';
+import { rawMcpmux } from '../helpers/raw-stdio-client.js';
 
 t.teardown(() => killTaggedProcesses());
 
@@ -98,6 +105,31 @@ t.test(
     t.equal(resultText(await client.callTool({ name: 'slow__ready', arguments: {} })), 'ready');
     await client.close();
     await served.stop();
+    await assertNoLeaks(t);
+  },
+);
+
+t.test(
+  'a client that never sends notifications/initialized is served once it asks: its list holds the configured servers',
+  async (t) => {
+    const answers = new Map<unknown, Record<string, any>>();
+    const { mcpmux, send } = await rawMcpmux(
+      ['--', 'echo', process.execPath, fixturePath('echo-v1')],
+      'echo',
+      (m) => void (m.id !== undefined && answers.set(m.id, m)),
+      { initialized: false },
+    );
+    send({ id: 2, method: 'tools/list' });
+    t.ok(await waitFor(() => answers.has(2), 15_000), 'the list is answered');
+    t.ok(
+      (answers.get(2)?.result?.tools as { name: string }[]).some((tool) => tool.name === 'echo__echo'),
+      "with the configured server's tools",
+    );
+    send({ id: 3, method: 'tools/call', params: { name: 'echo__echo', arguments: { message: 'hi' } } });
+    t.ok(await waitFor(() => answers.has(3)), 'a call is answered');
+    t.equal(answers.get(3)?.result?.content?.[0]?.text, 'hi');
+    mcpmux.stdin.end();
+    await mcpmux.exited;
     await assertNoLeaks(t);
   },
 );

@@ -13,12 +13,15 @@ export interface RawClient {
 
 /**
  * Spawns mcpmux with `args` (after `--pass-env` for the leak tag), hands each line it writes
- * to `onMessage` parsed, opens a 2025 session, and waits until `server` is running.
+ * to `onMessage` parsed, opens a 2025 session, and waits until `server` is running. With
+ * `initialized: false` it sends initialize alone, as a client that skips
+ * notifications/initialized does, and waits for nothing.
  */
 export async function rawMcpmux(
   args: string[],
   server: string,
   onMessage: (message: Record<string, any>) => void,
+  { initialized = true }: { initialized?: boolean } = {},
 ): Promise<RawClient> {
   const mcpmux = await ChildProcess.spawn({
     command: process.execPath,
@@ -43,6 +46,7 @@ export async function rawMcpmux(
       clientInfo: { name: 'raw-client', version: '1' },
     },
   });
+  if (!initialized) return { mcpmux, stderr: () => stderr, send };
   send({ method: 'notifications/initialized' });
   if (!(await waitFor(() => stderr.includes(`server '${server}' is running`))))
     throw new Error(`server '${server}' did not start: ${stderr}`);
