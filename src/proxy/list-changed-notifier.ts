@@ -3,10 +3,10 @@
 // until the client has finished initialization, when notifications are allowed.
 //
 // While the servers given at start are starting, the client's lists wait for them, so a
-// list it asked for then is answered with every one of them in it: the changes they made are
-// held until the gate opens, and a list answered once it has opened covers them (`given`). A
+// list it asked for then is answered with every one of them in it, and a list it has not
+// asked for yet has nothing to refresh: the changes made while they start are never told. A
 // client that lists once at connect is not told, right after its first answer, that the
-// lists it has just been given changed.
+// lists it has just been given (or any other) changed.
 
 export interface ListChangedNotifierOptions {
   /** Sends the notification. */
@@ -37,11 +37,15 @@ export class ListChangedNotifier {
     this.#schedule();
   }
 
-  /** Changes are held until `until` settles (the servers given at start have started). */
+  /**
+   * Changes made until `until` settles (the servers given at start have started) are not
+   * told: every list the client is given from then on has them.
+   */
   holdUntil(until: Promise<unknown>): void {
     this.#held = true;
     const release = () => {
       this.#held = false;
+      this.#pending.clear();
       this.#schedule();
     };
     until.then(release, release);
