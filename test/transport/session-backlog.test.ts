@@ -3,7 +3,7 @@
 // the client reads again the count of what was shed is reported once.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import t from 'tap';
+import t, { type Test } from 'tap';
 import { SessionBacklog } from '../../src/transport/session-backlog.js';
 import { waitFor } from '../helpers/processes.js';
 
@@ -29,30 +29,14 @@ t.test('sheds only what a client can lose, only past the bound, and reports it o
     onShedding: (waiting) => shedding.push(waiting),
     onCaughtUp: (dropped) => caughtUp.push(dropped),
   });
-  let serverRes: http.ServerResponse | undefined;
-  const server = http.createServer((_req, res) => {
-    backlog.watch(res);
-    res.writeHead(200, { 'content-type': 'text/event-stream' });
-    res.flushHeaders();
-    serverRes = res;
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  t.teardown(() => server.close());
-  const { port } = server.address() as AddressInfo;
-  const clientRes = await new Promise<http.IncomingMessage>((resolve) =>
-    http.get({ host: '127.0.0.1', port }, (res) => {
-      res.pause();
-      resolve(res);
-    }),
-  );
-  t.ok(serverRes, 'the stream is open');
+  const { serverRes, clientRes } = await unreadStream(t, (res) => backlog.watch(res));
   t.ok(backlog.admits(log), 'a log message goes out while little waits');
 
   // The client reads nothing: chunks pile up past the sockets' buffers and the bound.
   const chunk = Buffer.alloc(64 * 1024, 'a');
   let refused = 0;
   for (let i = 0; i < 400 && backlog.waitingBytes <= 256 * 1024; i++) {
-    if (!serverRes!.write(chunk)) refused++;
+    if (!serverRes.write(chunk)) refused++;
     await new Promise((resolve) => setImmediate(resolve));
   }
   t.equal(refused, 0, 'every write is taken (the adapter keeps pulling, so Node counts what waits)');
@@ -85,24 +69,9 @@ t.test("sheds a response's SSE frames the SDK writes itself, and reports before 
       write(frame({ ...log, params: { level: 'warning', data: `dropped ${dropped}` } }));
     },
   });
-  let serverRes: http.ServerResponse | undefined;
-  const server = http.createServer((_req, res) => {
-    write = backlog.watchFrames(res);
-    res.writeHead(200, { 'content-type': 'text/event-stream' });
-    res.flushHeaders();
-    serverRes = res;
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  t.teardown(() => server.close());
-  const { port } = server.address() as AddressInfo;
-  const clientRes = await new Promise<http.IncomingMessage>((resolve) =>
-    http.get({ host: '127.0.0.1', port }, (res) => {
-      res.pause();
-      resolve(res);
-    }),
-  );
+  const { serverRes, clientRes } = await unreadStream(t, (res) => (write = backlog.watchFrames(res)));
   const encoder = new TextEncoder();
-  const sdkWrite = (message: object) => serverRes!.write(encoder.encode(frame(message)));
+  const sdkWrite = (message: object) => serverRes.write(encoder.encode(frame(message)));
   // Progress of 64 KB each, as the SDK writes frames (bytes), until past the bound.
   const big = { ...progress, params: { ...progress.params, message: 'p'.repeat(64 * 1024) } };
   for (let i = 0; i < 400 && backlog.waitingBytes <= 256 * 1024; i++) {
@@ -114,7 +83,7 @@ t.test("sheds a response's SSE frames the SDK writes itself, and reports before 
   t.ok(sdkWrite(big), 'a progress frame past the bound is taken');
   sdkWrite(log);
   const cut = 'event: message\ndata: {"jsonrpc":"2.0","method":"notifications/progress"';
-  serverRes!.write(cut);
+  serverRes.write(cut);
   // (Chunked encoding adds a few bytes to each write.)
   const added = backlog.waitingBytes - before;
   t.ok(
@@ -131,7 +100,7 @@ t.test("sheds a response's SSE frames the SDK writes itself, and reports before 
     backlog.waitingBytes > waiting + frame(answer).length,
     'then both the notice and the answer are written',
   );
-  serverRes!.end();
+  serverRes.end();
 
   let text = '';
   clientRes.on('data', (d) => (text += d));
@@ -142,6 +111,31 @@ t.test("sheds a response's SSE frames the SDK writes itself, and reports before 
     'the client reads the notice before the answer',
   );
 });
+
+/** An SSE stream over a real socket, `watch`ed as it opens, whose client reads nothing until resumed. */
+async function unreadStream(
+  t: Test,
+  watch: (res: http.ServerResponse) => void,
+): Promise<{ serverRes: http.ServerResponse; clientRes: http.IncomingMessage }> {
+  let serverRes: http.ServerResponse | undefined;
+  const server = http.createServer((_req, res) => {
+    watch(res);
+    res.writeHead(200, { 'content-type': 'text/event-stream' });
+    res.flushHeaders();
+    serverRes = res;
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  t.teardown(() => server.close());
+  const { port } = server.address() as AddressInfo;
+  const clientRes = await new Promise<http.IncomingMessage>((resolve) =>
+    http.get({ host: '127.0.0.1', port }, (res) => {
+      res.pause();
+      resolve(res);
+    }),
+  );
+  await waitFor(() => serverRes !== undefined);
+  return { serverRes: serverRes!, clientRes };
+}
 
 function frame(message: object): string {
   return `event: message\ndata: ${JSON.stringify(message)}\n\n`;
