@@ -51,7 +51,11 @@ export class UpstreamLink implements ChildUpstream {
 
   readonly #declareRelayable: boolean;
   readonly #elicitations = new UrlElicitations();
-  /** 2025 clients (sessions) ever attached: with only one, every notice is that client's. */
+  /**
+   * 2025 sessions ever attached: with only one, every notice is its client's. (A 2026-07-28
+   * session, such as the one an auto-negotiating client's discover opens on stdio before its
+   * initialize replaces it, hears no such notice.)
+   */
   #sessionsServed = 0;
 
   /**
@@ -73,7 +77,7 @@ export class UpstreamLink implements ChildUpstream {
    */
   attach(attachment: Attachment): () => void {
     this.#attached.push(attachment);
-    if (attachment.server) this.#sessionsServed++;
+    if (attachment.server && attachment.era === 'legacy') this.#sessionsServed++;
     return () => {
       const at = this.#attached.indexOf(attachment);
       if (at === -1) return;
@@ -178,7 +182,10 @@ export class UpstreamLink implements ChildUpstream {
   }
 
   #onlyClient(): NotifyClient | undefined {
-    const session = this.#sessionsServed === 1 ? this.#attached.find((a) => a.server)?.server : undefined;
+    const session =
+      this.#sessionsServed === 1
+        ? this.#attached.find((a) => a.server && a.era === 'legacy')?.server
+        : undefined;
     return session && ((n) => session.notification(n as never));
   }
 

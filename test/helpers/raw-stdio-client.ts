@@ -11,17 +11,24 @@ export interface RawClient {
   send: (message: object) => void;
 }
 
+export interface RawOpening {
+  /** false: initialize alone, as a client that skips notifications/initialized (nothing is waited for). */
+  initialized?: boolean;
+  /** What the client declares in its initialize. */
+  capabilities?: Record<string, unknown>;
+  /** Messages sent before initialize (a discover probe, say), each after the answer to the one before. */
+  before?: { id: number; method: string; params?: unknown }[];
+}
+
 /**
  * Spawns mcpmux with `args` (after `--pass-env` for the leak tag), hands each line it writes
- * to `onMessage` parsed, opens a 2025 session, and waits until `server` is running. With
- * `initialized: false` it sends initialize alone, as a client that skips
- * notifications/initialized does, and waits for nothing.
+ * to `onMessage` parsed, opens a 2025 session, and waits until `server` is running.
  */
 export async function rawMcpmux(
   args: string[],
   server: string,
   onMessage: (message: Record<string, any>) => void,
-  { initialized = true }: { initialized?: boolean } = {},
+  { initialized = true, capabilities = {}, before = [] }: RawOpening = {},
 ): Promise<RawClient> {
   const mcpmux = await ChildProcess.spawn({
     command: process.execPath,
@@ -31,18 +38,28 @@ export async function rawMcpmux(
   let stderr = '';
   mcpmux.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
   let partial = '';
+  const answered = new Set<unknown>();
   mcpmux.stdout.on('data', (chunk: Buffer) => {
     const lines = (partial + chunk.toString('utf8')).split('\n');
     partial = lines.pop() ?? '';
-    for (const line of lines) onMessage(JSON.parse(line));
+    for (const line of lines) {
+      const message = JSON.parse(line);
+      if (message.id !== undefined && message.method === undefined) answered.add(message.id);
+      onMessage(message);
+    }
   });
   const send = (message: object) => mcpmux.stdin.write(JSON.stringify({ jsonrpc: '2.0', ...message }) + '\n');
+  for (const message of before) {
+    send(message);
+    if (!(await waitFor(() => answered.has(message.id))))
+      throw new Error(`${message.method} was not answered`);
+  }
   send({
     id: 1,
     method: 'initialize',
     params: {
       protocolVersion: '2025-11-25',
-      capabilities: {},
+      capabilities,
       clientInfo: { name: 'raw-client', version: '1' },
     },
   });

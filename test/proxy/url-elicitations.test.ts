@@ -9,6 +9,7 @@ import { fixture, fixturePath } from '../helpers/fixtures.js';
 import { startMcpmuxHttp } from '../helpers/mcpmux-process.js';
 import { startHarness, textOf } from '../helpers/mux-harness.js';
 import { assertNoLeaks, killTaggedProcesses, waitFor } from '../helpers/processes.js';
+import { rawMcpmux } from '../helpers/raw-stdio-client.js';
 
 t.teardown(() => killTaggedProcesses());
 
@@ -83,3 +84,43 @@ t.test('over HTTP, only the session whose call the child asked in hears it ended
   await served.stop();
   await assertNoLeaks(t);
 });
+
+t.test(
+  'on stdio, a client that probed with server/discover before its initialize hears the -32042 one ended',
+  async (t) => {
+    // The probe opens a 2026-07-28 session that initialize then replaces: still one 2025 client.
+    const completed: string[] = [];
+    const answers = new Map<unknown, Record<string, any>>();
+    const { mcpmux, send } = await rawMcpmux(
+      ['--', 'asker', process.execPath, fixturePath('asks-client')],
+      'asker',
+      (m) => {
+        if (m.method === 'notifications/elicitation/complete') completed.push(m.params.elicitationId);
+        else if (m.id !== undefined) answers.set(m.id, m);
+      },
+      {
+        capabilities: URL_CAPABLE,
+        before: [
+          {
+            id: 0,
+            method: 'server/discover',
+            params: {
+              _meta: {
+                'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+                'io.modelcontextprotocol/clientInfo': { name: 'prober', version: '1' },
+                'io.modelcontextprotocol/clientCapabilities': {},
+              },
+            },
+          },
+        ],
+      },
+    );
+    send({ id: 2, method: 'tools/call', params: { name: 'asker__needs_url', arguments: { id: 'e3' } } });
+    t.ok(await waitFor(() => completed.length > 0), 'told it ended');
+    t.equal(answers.get(2)?.error?.code, -32042, 'after the call failed with -32042');
+    t.same(completed, ['e3']);
+    mcpmux.stdin.end();
+    await mcpmux.exited;
+    await assertNoLeaks(t);
+  },
+);
