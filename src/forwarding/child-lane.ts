@@ -5,7 +5,7 @@
 import { performance } from 'node:perf_hooks';
 import type { JSONRPCMessage, LoggingLevel } from '@modelcontextprotocol/server';
 import type { InputOrigin } from '../child/child-types.js';
-import { MuxError, relayedError } from '../errors.js';
+import { MuxError, messageOf, relayedError } from '../errors.js';
 import { childCallLine, isDigit } from './call-line.js';
 import { IdTable, type Id } from './id-table.js';
 
@@ -123,7 +123,13 @@ export class ChildLane {
     const childId = this.#take(call);
     if (call.progressToken !== undefined)
       params = { ...params, _meta: { ...(params['_meta'] as Params | undefined), progressToken: childId } };
-    this.#options.send({ jsonrpc: '2.0', id: childId, method, params });
+    try {
+      this.#options.send({ jsonrpc: '2.0', id: childId, method, params });
+    } catch (error) {
+      // A request that cannot be written (nested too deeply for JSON.stringify): answered now.
+      this.#settle(call);
+      call.answer(call.shaping.failure(new MuxError('INVALID_ARGUMENTS', messageOf(error))));
+    }
   }
 
   /** The same for a tools/call whose arguments go on as the client wrote them (call-line.ts). */

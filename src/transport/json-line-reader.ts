@@ -34,6 +34,11 @@ export interface JsonLineReaderOptions {
   onOversizeId?: (dropped: DroppedMessage) => void;
   /** Largest message accepted, in bytes. Default 16 MiB. */
   maxMessageBytes?: number;
+  /**
+   * Handling `message` threw (a value nested deeper than the stack allows, say): it is
+   * reported here and the messages after it go on. Without it, the error is thrown on.
+   */
+  onFailed?: (message: JSONRPCMessage, error: unknown) => void;
 }
 
 export interface DroppedMessage {
@@ -177,7 +182,17 @@ export class JsonLineReader {
     if (this.#draining) this.#queue.push({ message, bytes });
     // Nothing waits: handed over at once. Unless it was dealt with at once (the fast path
     // took it), the next message waits a microtask (see #drain).
-    else if (this.#options.onMessage(message, bytes) !== true) void this.#drain();
+    else if (this.#deliver(message, bytes) !== true) void this.#drain();
+  }
+
+  #deliver(message: JSONRPCMessage, bytes: number): boolean | void {
+    if (!this.#options.onFailed) return this.#options.onMessage(message, bytes);
+    try {
+      return this.#options.onMessage(message, bytes);
+    } catch (error) {
+      this.#options.onFailed(message, error);
+      return true;
+    }
   }
 
   /**
@@ -194,7 +209,7 @@ export class JsonLineReader {
     await Promise.resolve();
     let next: { message: JSONRPCMessage; bytes: number } | undefined;
     while ((next = this.#queue.shift()) !== undefined)
-      if (this.#options.onMessage(next.message, next.bytes) !== true) await Promise.resolve();
+      if (this.#deliver(next.message, next.bytes) !== true) await Promise.resolve();
     this.#draining = false;
   }
 }
@@ -264,6 +279,40 @@ export function oversizeHandlers(
     },
   };
 }
+
+/**
+ * The reader option that contains a message whose handling threw: it is logged, and a
+ * request is answered to its sender with JSON-RPC's internal error, so nobody waits for it.
+ * JSON.parse takes any depth, but JSON.stringify and schema checks recurse: a message
+ * nested 5,000 levels (10 KB) from a child or the client ended mcpmux with a RangeError.
+ */
+export function failedMessageHandler(handling: {
+  sender: string;
+  reply: (message: JSONRPCMessage) => void;
+  log?: ((why: string) => void) | undefined;
+}): Pick<JsonLineReaderOptions, 'onFailed'> {
+  return {
+    onFailed: (message, error) => {
+      const what = 'method' in message ? message.method : 'an answer';
+      const why = `mcpmux could not handle ${what} from ${handling.sender}: ${unhandledReason(error)}`;
+      handling.log?.(why);
+      if ('method' in message && 'id' in message)
+        handling.reply({ jsonrpc: '2.0', id: message.id, error: { code: INTERNAL_ERROR, message: why } });
+    },
+  };
+}
+
+/** Why a message could not be handled or written, in words. */
+export function unhandledReason(error: unknown): string {
+  return error instanceof RangeError && /call stack/i.test(error.message)
+    ? 'it is nested too deeply (a JSON value deeper than mcpmux can handle)'
+    : error instanceof Error
+      ? error.message
+      : String(error);
+}
+
+/** JSON-RPC's code for an error inside the receiver. */
+const INTERNAL_ERROR = -32603;
 
 /** A JSON-RPC 2.0 batch: an array of messages (an empty one is not). */
 function isJsonRpcBatch(value: unknown): value is JSONRPCMessage[] {

@@ -2,6 +2,7 @@
 // the messages of one tick, or of one chunk of input being read, go out in one system call.
 import type { Writable } from 'node:stream';
 import type { JSONRPCMessage } from '@modelcontextprotocol/server';
+import { unhandledReason } from './json-line-reader.js';
 
 /** Results sent many times unchanged, with their JSON once it has been made. */
 const reusedResults = new WeakMap<object, string | null>();
@@ -15,7 +16,25 @@ export function reuseSerialization<T extends object>(result: T): T {
   return result;
 }
 
+/**
+ * The message as a line. One JSON cannot hold (nested deeper than JSON.stringify's recursion
+ * goes: 5,000 levels, 10 KB; a BigInt): an answer goes out as an error under its id, so its
+ * requester is not left waiting; a request or notification is refused with an error that says
+ * why, to whoever sends it.
+ */
 function serializeMessage(message: JSONRPCMessage): string {
+  try {
+    return serialize(message);
+  } catch (error) {
+    const why = `mcpmux could not write it as JSON: ${unhandledReason(error)}`;
+    if ('method' in message || !('id' in message)) throw new Error(`${describe(message)}: ${why}`);
+    return JSON.stringify({ jsonrpc: '2.0', id: message.id, error: { code: -32603, message: why } });
+  }
+}
+
+const describe = (message: JSONRPCMessage) => ('method' in message ? message.method : 'a message');
+
+function serialize(message: JSONRPCMessage): string {
   const result = (message as { result?: unknown }).result;
   if (typeof result !== 'object' || result === null || !reusedResults.has(result))
     return JSON.stringify(message);
@@ -88,9 +107,15 @@ export class JsonLineWriter {
     this.#flow = flow;
   }
 
-  /** Resolves once the stream accepted the line (at once unless it is backed up). */
+  /** Resolves once the stream accepted the line (at once unless it is backed up); rejects for one that cannot be written. */
   write(message: JSONRPCMessage): Promise<void> {
-    return this.writeLine(serializeMessage(message));
+    let line: string;
+    try {
+      line = serializeMessage(message);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    return this.writeLine(line);
   }
 
   /** The same for a message already serialized (one line of JSON, no newline). */

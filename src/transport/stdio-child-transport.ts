@@ -4,13 +4,18 @@
 import type { Transport, JSONRPCMessage } from '@modelcontextprotocol/server';
 import type { ChildProcess } from '../child/child-process.js';
 import { throttleByClient } from './client-backpressure.js';
-import { DEFAULT_MAX_MESSAGE_BYTES, JsonLineReader, oversizeHandlers } from './json-line-reader.js';
+import {
+  DEFAULT_MAX_MESSAGE_BYTES,
+  JsonLineReader,
+  failedMessageHandler,
+  oversizeHandlers,
+} from './json-line-reader.js';
 import { JsonLineWriter } from './json-line-writer.js';
 
 export interface StdioChildTransportOptions {
   /** Called with each stdout line that is not a JSON-RPC message. */
   onSkippedLine?: (line: string) => void;
-  /** Called once for each message dropped for its size. */
+  /** Called once for each message dropped for its size, or whose handling failed. */
   onDropped?: (why: string) => void;
   /**
    * An error answer with a null id: the child could not read a message of ours well enough to
@@ -54,6 +59,11 @@ export class StdioChildTransport implements Transport {
         sender: 'the server',
         reply: (message) => this.post(message),
         deliver: (message) => this.#handOver(message, 0),
+        log: options.onDropped,
+      }),
+      ...failedMessageHandler({
+        sender: 'the server',
+        reply: (message) => this.post(message),
         log: options.onDropped,
       }),
     });

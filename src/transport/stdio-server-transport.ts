@@ -5,7 +5,12 @@
 import type { Readable, Writable } from 'node:stream';
 import type { Transport, JSONRPCMessage } from '@modelcontextprotocol/server';
 import { clientBackedUp, clientDrained } from './client-backpressure.js';
-import { DEFAULT_MAX_MESSAGE_BYTES, JsonLineReader, oversizeHandlers } from './json-line-reader.js';
+import {
+  DEFAULT_MAX_MESSAGE_BYTES,
+  JsonLineReader,
+  failedMessageHandler,
+  oversizeHandlers,
+} from './json-line-reader.js';
 import { JsonLineWriter } from './json-line-writer.js';
 
 export interface StdioServerTransportOptions {
@@ -80,6 +85,11 @@ export class StdioServerTransport implements Transport {
         sender: 'the client',
         reply: (message) => this.post(message),
         deliver: (message) => this.onmessage?.(message),
+        log: options.onDropped,
+      }),
+      ...failedMessageHandler({
+        sender: 'the client',
+        reply: (message) => this.post(message),
         log: options.onDropped,
       }),
     });

@@ -38,7 +38,8 @@ export type FixtureName =
   | 'log-flood'
   | 'app-server'
   | 'oauth-server'
-  | 'bad-pages';
+  | 'bad-pages'
+  | 'deep-json';
 
 export const fixturePath = (name: FixtureName): string => join(ROOT, 'testservers', `${name}.js`);
 

@@ -5,6 +5,7 @@ import type { JSONRPCMessage } from '@modelcontextprotocol/server';
 import t from 'tap';
 import {
   JsonLineReader,
+  failedMessageHandler,
   isJsonRpcMessage,
   type DroppedMessage,
 } from '../../src/transport/json-line-reader.js';
@@ -268,5 +269,47 @@ t.test(
       'each message, then the next line',
     );
     t.same(skipped, ['[]', '[{"jsonrpc":"2.0","id":4,"method":"ping"},{"not":"rpc"}]']);
+  },
+);
+
+t.test(
+  'a message whose handling throws is reported (a request answered), and the next ones go on',
+  async (t) => {
+    const handled: unknown[] = [];
+    const replies: unknown[] = [];
+    const logged: string[] = [];
+    const reader = new JsonLineReader({
+      onMessage: (message) => {
+        if ('method' in message && message.method === 'boom')
+          throw new RangeError('Maximum call stack size exceeded');
+        handled.push('id' in message ? message.id : (message as { method: string }).method);
+      },
+      onSkippedLine: () => {},
+      onOversize: () => {},
+      ...failedMessageHandler({
+        sender: 'the client',
+        reply: (m) => void replies.push(m),
+        log: (why) => void logged.push(why),
+      }),
+    });
+    reader.push(
+      Buffer.from(
+        '{"jsonrpc":"2.0","id":1,"method":"boom"}\n{"jsonrpc":"2.0","method":"boom"}\n{"jsonrpc":"2.0","id":2,"method":"ping"}\n',
+      ),
+    );
+    await settle();
+    t.same(handled, [2], 'the message after them is handled');
+    t.match(replies, [
+      {
+        id: 1,
+        error: {
+          code: -32603,
+          message:
+            'mcpmux could not handle boom from the client: it is nested too deeply (a JSON value deeper than mcpmux can handle)',
+        },
+      },
+    ]);
+    t.equal(replies.length, 1, 'a notification gets no answer');
+    t.equal(logged.length, 2, 'both are logged');
   },
 );

@@ -166,3 +166,32 @@ t.test('a reused result is serialized once and framed correctly for each request
     ],
   );
 });
+
+t.test(
+  'a message JSON cannot hold: an answer becomes an error under its id, anything else is refused',
+  async (t) => {
+    const { stream, writes } = recordingStream();
+    const writer = new JsonLineWriter(stream);
+    const deep = JSON.parse('['.repeat(10_000) + ']'.repeat(10_000)) as unknown;
+    writer.post({ jsonrpc: '2.0', id: 7, result: { value: deep } } as never);
+    writer.post({ jsonrpc: '2.0', id: 8, result: { big: 1n } } as never);
+    t.throws(
+      () => writer.post({ jsonrpc: '2.0', method: 'notifications/message', params: { data: deep } } as never),
+      /notifications\/message: mcpmux could not write it as JSON: it is nested too deeply/,
+    );
+    await t.rejects(
+      writer.write({ jsonrpc: '2.0', id: 9, method: 'tools/call', params: { arguments: deep } } as never),
+      /tools\/call: mcpmux could not write it as JSON/,
+    );
+    await settle();
+    const lines = writes
+      .join('')
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line));
+    t.match(lines, [
+      { id: 7, error: { code: -32603, message: /nested too deeply/ } },
+      { id: 8, error: { code: -32603, message: /BigInt/ } },
+    ]);
+  },
+);
