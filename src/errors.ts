@@ -58,6 +58,13 @@ export function messageOf(error: unknown): string {
   return String(error);
 }
 
+/** The same, in words for a stack overflow: JSON.stringify and schema checks recurse, JSON.parse does not. */
+export function unhandledReason(error: unknown): string {
+  return error instanceof RangeError && /call stack/i.test(error.message)
+    ? 'it is nested too deeply (a JSON value deeper than mcpmux can handle)'
+    : messageOf(error);
+}
+
 /**
  * A JSON-RPC error to answer a request with. The SDK puts a thrown error's numeric `code`,
  * `message` and `data` on the wire as they are; its own McpError would not do, because its

@@ -4,6 +4,7 @@
 // more than the bound (an endless line costs no more memory than that), and hands messages
 // over in order. Writing is json-line-writer.ts.
 import type { JSONRPCMessage } from '@modelcontextprotocol/server';
+import { unhandledReason } from '../errors.js';
 import { peekEnvelope, type EnvelopeHead } from './envelope-peek.js';
 import { chunkReadEnds, chunkReadStarts } from './json-line-writer.js';
 
@@ -300,15 +301,6 @@ export function failedMessageHandler(handling: {
         handling.reply({ jsonrpc: '2.0', id: message.id, error: { code: INTERNAL_ERROR, message: why } });
     },
   };
-}
-
-/** Why a message could not be handled or written, in words. */
-export function unhandledReason(error: unknown): string {
-  return error instanceof RangeError && /call stack/i.test(error.message)
-    ? 'it is nested too deeply (a JSON value deeper than mcpmux can handle)'
-    : error instanceof Error
-      ? error.message
-      : String(error);
 }
 
 /** JSON-RPC's code for an error inside the receiver. */

@@ -2,7 +2,7 @@
 // the messages of one tick, or of one chunk of input being read, go out in one system call.
 import type { Writable } from 'node:stream';
 import type { JSONRPCMessage } from '@modelcontextprotocol/server';
-import { unhandledReason } from './json-line-reader.js';
+import { unhandledReason } from '../errors.js';
 
 /** Results sent many times unchanged, with their JSON once it has been made. */
 const reusedResults = new WeakMap<object, string | null>();
