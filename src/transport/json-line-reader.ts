@@ -166,8 +166,9 @@ export class JsonLineReader {
     if (isJsonRpcBatch(message)) {
       // A JSON-RPC batch, which MCP's 2025-03-26 revision had every receiver take (the SDK
       // takes none on stdio): each message is handed over on its own, in order, and
-      // answered on its own, which every MCP client matches by id.
-      for (const each of message) this.#handOver(each, Buffer.byteLength(JSON.stringify(each)));
+      // answered on its own, which every MCP client matches by id. Each is given the line's
+      // length, an upper bound of its own (a result is measured again before it is cut).
+      for (const each of message) this.#handOver(each, size);
       return;
     }
     if (!isJsonRpcMessage(message)) {

@@ -45,6 +45,13 @@ t.test('a message nested too deeply is answered with an error, and mcpmux goes o
   t.ok(await waitFor(() => answers.has(5)), 'answered');
   t.match(JSON.stringify(answers.get(5)), TOO_DEEP, 'with why');
 
+  // The same inside a batch, with a ping beside it.
+  mcpmux.stdin.write(
+    `[{"jsonrpc":"2.0","id":7,"method":"ping"},{"jsonrpc":"2.0","id":8,"method":"tools/call","params":{"name":"call_tool","arguments":{"name":"deep__ok","arguments":{"value":${deep}}}}}]\n`,
+  );
+  t.ok(await waitFor(() => answers.has(7) && answers.has(8)), 'both of a batch answered');
+  t.match(JSON.stringify(answers.get(8)), TOO_DEEP, 'the deep one with why');
+
   send({ id: 6, method: 'tools/call', params: { name: 'deep__ok', arguments: {} } });
   t.ok(await waitFor(() => answers.has(6)), 'a call after them is answered');
   t.equal(answers.get(6)?.result?.content?.[0]?.text, 'ok');
