@@ -65,6 +65,9 @@ export function unhandledReason(error: unknown): string {
     : messageOf(error);
 }
 
+/** JSON-RPC's code for an error inside the receiver. */
+export const INTERNAL_ERROR = -32603;
+
 /**
  * A JSON-RPC error to answer a request with. The SDK puts a thrown error's numeric `code`,
  * `message` and `data` on the wire as they are; its own McpError would not do, because its

@@ -157,7 +157,7 @@ export class MuxServer {
     this.#caller = {
       era,
       capabilities: () => this.server.getClientCapabilities(),
-      ...(era === 'legacy' && { notify: (n) => this.server.notification(n as never) }),
+      ...(era === 'legacy' && { notify: this.#deliver }),
     };
     const agent =
       options.agents &&

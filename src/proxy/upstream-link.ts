@@ -124,16 +124,17 @@ export class UpstreamLink implements ChildUpstream {
       return this.#relayed(() => origin.ask(request, signal));
     }
     // Outside any call: the most recently connected client that can answer it.
-    const upstream = [...this.#attached]
+    const target = [...this.#attached]
       .reverse()
-      .find((a) => a.server && (need === undefined || a.server.getClientCapabilities()?.[need]))?.server;
+      .find((a) => a.server && (need === undefined || a.server.getClientCapabilities()?.[need]));
+    const upstream = target?.server;
     if (!upstream)
       throw new MuxError(
         'NOT_SUPPORTED',
         `no client connected to mcpmux can answer ${request.method} from server '${server}'`,
       );
     this.#log.debug(() => `[${server}] ${request.method} → client`);
-    this.#elicitations.asked(server, request, (n) => upstream.notification(n as never));
+    this.#elicitations.asked(server, request, target.deliver);
     return this.#relayed(() =>
       upstream.request(
         { method: request.method, ...(request.params && { params: request.params }) },
@@ -182,11 +183,8 @@ export class UpstreamLink implements ChildUpstream {
   }
 
   #onlyClient(): NotifyClient | undefined {
-    const session =
-      this.#sessionsServed === 1
-        ? this.#attached.find((a) => a.server && a.era === 'legacy')?.server
-        : undefined;
-    return session && ((n) => session.notification(n as never));
+    if (this.#sessionsServed !== 1) return undefined;
+    return this.#attached.find((a) => a.server && a.era === 'legacy')?.deliver;
   }
 
   /** The notification as this client gets it, or undefined when it is not for it. */

@@ -4,7 +4,7 @@
 // more than the bound (an endless line costs no more memory than that), and hands messages
 // over in order. Writing is json-line-writer.ts.
 import type { JSONRPCMessage } from '@modelcontextprotocol/server';
-import { unhandledReason } from '../errors.js';
+import { INTERNAL_ERROR, unhandledReason } from '../errors.js';
 import { peekEnvelope, type EnvelopeHead } from './envelope-peek.js';
 import { chunkReadEnds, chunkReadStarts } from './json-line-writer.js';
 
@@ -303,9 +303,6 @@ export function failedMessageHandler(handling: {
     },
   };
 }
-
-/** JSON-RPC's code for an error inside the receiver. */
-const INTERNAL_ERROR = -32603;
 
 /** A JSON-RPC 2.0 batch: an array of messages (an empty one is not). */
 function isJsonRpcBatch(value: unknown): value is JSONRPCMessage[] {

@@ -2,7 +2,7 @@
 // the messages of one tick, or of one chunk of input being read, go out in one system call.
 import type { Writable } from 'node:stream';
 import type { JSONRPCMessage } from '@modelcontextprotocol/server';
-import { unhandledReason } from '../errors.js';
+import { INTERNAL_ERROR, unhandledReason } from '../errors.js';
 
 /** Results sent many times unchanged, with their JSON once it has been made. */
 const reusedResults = new WeakMap<object, string | null>();
@@ -28,7 +28,7 @@ function serializeMessage(message: JSONRPCMessage): string {
   } catch (error) {
     const why = `mcpmux could not write it as JSON: ${unhandledReason(error)}`;
     if ('method' in message || !('id' in message)) throw new Error(`${describe(message)}: ${why}`);
-    return JSON.stringify({ jsonrpc: '2.0', id: message.id, error: { code: -32603, message: why } });
+    return JSON.stringify({ jsonrpc: '2.0', id: message.id, error: { code: INTERNAL_ERROR, message: why } });
   }
 }
 
