@@ -30,9 +30,12 @@ import { messageOf } from '../errors.js';
 import { listenedResources } from '../proxy/resource-watch.js';
 import type { Logger } from '../log.js';
 import type { ListChangedMethod } from '../router/capabilities.js';
+import { BodyError, readJson, reply } from './http-bodies.js';
 import { HttpGuard } from './http-guard.js';
 import { SessionTable } from './http-sessions.js';
+import { LEGACY_MESSAGES_PATH, LEGACY_SSE_PATH, LegacySseTransport } from './legacy-sse.js';
 import { boundRequestStream, boundSessionBacklog, type SessionBacklog } from './session-backlog.js';
+import { wireSession } from './session-wiring.js';
 
 /** One client's session: what the HTTP server needs of an MCP server (MuxServer). */
 export interface HttpSession {
@@ -84,7 +87,8 @@ const DEFAULT_MAX_BODY_BYTES = 16 * 1024 * 1024;
 const KEEPALIVE_DELAY_MS = 60_000;
 
 interface OpenSession {
-  transport: NodeStreamableHTTPServerTransport;
+  /** Streamable HTTP's, or the 2024-11-05 HTTP+SSE transport's for an old client. */
+  transport: NodeStreamableHTTPServerTransport | LegacySseTransport;
   session: HttpSession;
   backlog: SessionBacklog;
 }
@@ -189,10 +193,18 @@ export class McpHttpServer {
         );
         return reply(res, verdict.status, verdict.message, verdict.headers);
       }
-      const path = new URL(req.url ?? '/', 'http://localhost').pathname;
-      if (path !== MCP_PATH) return reply(res, 404, `not found; MCP is served at ${MCP_PATH}`);
+      const url = new URL(req.url ?? '/', 'http://localhost');
+      if (url.pathname === LEGACY_SSE_PATH || url.pathname === LEGACY_MESSAGES_PATH)
+        return await this.#handleLegacy(url, req, res);
+      if (url.pathname !== MCP_PATH)
+        return reply(
+          res,
+          404,
+          `not found; MCP is served at ${MCP_PATH} (and ${LEGACY_SSE_PATH} for HTTP+SSE)`,
+        );
       const sessionId = req.headers['mcp-session-id'];
-      const existing = typeof sessionId === 'string' ? this.#sessions.get(sessionId) : undefined;
+      const found = typeof sessionId === 'string' ? this.#sessions.get(sessionId) : undefined;
+      const existing = found?.transport instanceof LegacySseTransport ? undefined : found;
       if (req.method === 'POST') {
         const body = await readJson(req, this.#options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES);
         // A 2026-07-28 request names its era in its _meta envelope; it needs no session.
@@ -219,6 +231,10 @@ export class McpHttpServer {
           return reply(res, 400, 'no session: the first request must be initialize');
         return await this.#newSession(req, res, body);
       }
+      // A GET without a session, asking for events, is an HTTP+SSE client given the one URL
+      // (the spec's fallback for old clients: POST failed, so GET the same URL).
+      if (req.method === 'GET' && sessionId === undefined && acceptsEventStream(req))
+        return await this.#newLegacySession(req, res);
       if (req.method === 'GET' || req.method === 'DELETE') {
         if (!existing)
           return reply(res, sessionId === undefined ? 400 : 404, 'a valid mcp-session-id header is required');
@@ -235,6 +251,60 @@ export class McpHttpServer {
     }
   }
 
+  /** The 2024-11-05 transport's two endpoints: GET opens a session's stream, POST brings it a message. */
+  async #handleLegacy(url: URL, req: IncomingMessage, res: ServerResponse): Promise<void> {
+    if (url.pathname === LEGACY_SSE_PATH) {
+      if (req.method === 'GET') return await this.#newLegacySession(req, res);
+      res.setHeader('Allow', 'GET');
+      return reply(
+        res,
+        405,
+        `open an HTTP+SSE session with GET ${LEGACY_SSE_PATH}; streamable HTTP is at ${MCP_PATH}`,
+      );
+    }
+    if (req.method !== 'POST') {
+      res.setHeader('Allow', 'POST');
+      return reply(res, 405, `post messages to ${LEGACY_MESSAGES_PATH}?sessionId=…`);
+    }
+    const id = url.searchParams.get('sessionId');
+    const open = id === null ? undefined : this.#sessions.get(id);
+    if (!(open?.transport instanceof LegacySseTransport))
+      return reply(
+        res,
+        404,
+        `unknown session (it was closed or expired); open a new one with GET ${LEGACY_SSE_PATH}`,
+      );
+    const done = this.#sessions.busy(id as string);
+    try {
+      const body = await readJson(req, this.#options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES);
+      const wrong = open.transport.receive(body);
+      if (wrong) return reply(res, 400, wrong);
+      res.writeHead(202).end('Accepted');
+    } finally {
+      done();
+    }
+  }
+
+  /** An HTTP+SSE session: it lives as long as its GET stream, which counts as activity all along. */
+  async #newLegacySession(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    if (!this.#sessions.reserve()) return this.#refuseSession(req, res);
+    const transport = new LegacySseTransport(res);
+    const session = this.#options.createSession();
+    const backlog = boundSessionBacklog(transport, this.#options.logger);
+    backlog.watch(res);
+    transport.onclose = () => this.#ended(transport, session);
+    this.#sessions.add(transport.sessionId, { transport, session, backlog });
+    res.once('close', this.#sessions.busy(transport.sessionId));
+    this.#options.logger.info(`HTTP+SSE session ${transport.sessionId} opened (${this.#sessions.size} open)`);
+    try {
+      await session.connect(transport);
+      wireSession(transport, session, this.#options.logger);
+    } catch (error) {
+      this.#options.logger.warn(`HTTP+SSE session ${transport.sessionId}: ${messageOf(error)}`);
+      await transport.close();
+    }
+  }
+
   /** A request of an open session; the session counts as busy until its response (or stream) closes. */
   async #serve(
     id: string,
@@ -246,16 +316,11 @@ export class McpHttpServer {
     const done = this.#sessions.busy(id);
     res.once('close', done);
     backlog.watch(res);
-    await transport.handleRequest(req, res, body);
+    await (transport as NodeStreamableHTTPServerTransport).handleRequest(req, res, body);
   }
 
   async #newSession(req: IncomingMessage, res: ServerResponse, body: unknown): Promise<void> {
-    if (!this.#sessions.reserve()) {
-      const message = `mcpmux has ${this.#maxSessions} HTTP sessions open, its limit (--max-sessions); end one (DELETE) or wait until an idle one expires`;
-      this.#options.logger.warn(`refused a new HTTP session from ${req.socket.remoteAddress}: ${message}`);
-      res.setHeader('Retry-After', '60');
-      return reply(res, 503, message);
-    }
+    if (!this.#sessions.reserve()) return this.#refuseSession(req, res);
     const session = this.#options.createSession();
     let opened = false;
     const transport: NodeStreamableHTTPServerTransport = new NodeStreamableHTTPServerTransport({
@@ -268,23 +333,12 @@ export class McpHttpServer {
       // A DELETE ends the session at once; the SDK answers it but leaves closing to us.
       onsessionclosed: () => void transport.close(),
     });
-    transport.onclose = () => {
-      const id = transport.sessionId;
-      if (id !== undefined && this.#sessions.remove(id))
-        this.#options.logger.info(`HTTP session ${id} closed (${this.#sessions.size} open)`);
-      this.#options.onSessionEnd?.();
-      void session
-        .close()
-        .catch((error: unknown) =>
-          this.#options.logger.debug(() => `closing HTTP session ${id}: ${messageOf(error)}`),
-        );
-    };
+    transport.onclose = () => this.#ended(transport, session);
     const backlog = boundSessionBacklog(transport, this.#options.logger);
     backlog.watch(res);
     try {
       await session.connect(transport);
-      if (session.claim) offerToFastPath(transport, session.claim.bind(session), this.#options.logger);
-      session.useWire?.((message) => sendOrLog(transport, this.#options.logger, message));
+      wireSession(transport, session, this.#options.logger);
       await transport.handleRequest(req, res, body);
     } finally {
       // An initialize the SDK refused opened no session: nothing of it may stay behind.
@@ -294,78 +348,29 @@ export class McpHttpServer {
       }
     }
   }
-}
 
-/**
- * Puts the session's fast path in front of the SDK's dispatch: a request it takes is answered
- * on the request's own stream (the SDK's transport finds it by the request id), as the SDK
- * answers one; what it does not take goes to the SDK as before.
- */
-function offerToFastPath(
-  transport: NodeStreamableHTTPServerTransport,
-  claim: NonNullable<HttpSession['claim']>,
-  logger: Logger,
-): void {
-  const dispatch = transport.onmessage;
-  transport.onmessage = (message, extra) => {
-    const id = 'id' in message ? message.id : undefined;
-    const reply = (answer: JSONRPCMessage) =>
-      sendOrLog(transport, logger, answer, id === undefined ? {} : { relatedRequestId: id });
-    if (claim(message, reply, true)) return;
-    dispatch?.(message, extra);
-  };
-}
+  #refuseSession(req: IncomingMessage, res: ServerResponse): void {
+    const message = `mcpmux has ${this.#maxSessions} HTTP sessions open, its limit (--max-sessions); end one (DELETE) or wait until an idle one expires`;
+    this.#options.logger.warn(`refused a new HTTP session from ${req.socket.remoteAddress}: ${message}`);
+    res.setHeader('Retry-After', '60');
+    reply(res, 503, message);
+  }
 
-/** Sends with nobody waiting: a message the client can no longer get (its stream closed) is only logged. */
-function sendOrLog(
-  transport: NodeStreamableHTTPServerTransport,
-  logger: Logger,
-  message: JSONRPCMessage,
-  options: { relatedRequestId?: string | number } = {},
-): void {
-  transport
-    .send(message, options)
-    .catch((error: unknown) =>
-      logger.debug(
-        () => `HTTP session ${transport.sessionId}: a message was not delivered: ${messageOf(error)}`,
-      ),
-    );
-}
-
-class BodyError extends Error {
-  constructor(
-    message: string,
-    readonly status: 400 | 413,
-  ) {
-    super(message);
+  /** A session's transport closed: the session goes, and with it what it held. */
+  #ended(transport: Transport, session: HttpSession): void {
+    const id = transport.sessionId;
+    if (id !== undefined && this.#sessions.remove(id))
+      this.#options.logger.info(`HTTP session ${id} closed (${this.#sessions.size} open)`);
+    this.#options.onSessionEnd?.();
+    void session
+      .close()
+      .catch((error: unknown) =>
+        this.#options.logger.debug(() => `closing HTTP session ${id}: ${messageOf(error)}`),
+      );
   }
 }
 
-async function readJson(req: IncomingMessage, maxBytes: number): Promise<unknown> {
-  const tooLarge = () =>
-    new BodyError(`request body over ${maxBytes} bytes, the limit (--max-message-bytes)`, 413);
-  if (Number(req.headers['content-length'] ?? 0) > maxBytes) throw tooLarge();
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > maxBytes) throw tooLarge();
-    chunks.push(chunk);
-  }
-  try {
-    return JSON.parse(Buffer.concat(chunks).toString('utf8'));
-  } catch (error) {
-    throw new BodyError(`request body is not JSON: ${messageOf(error)}`, 400);
-  }
-}
-
-/** A JSON-RPC error body, which MCP clients know how to show. */
-function reply(
-  res: ServerResponse,
-  status: number,
-  message: string,
-  headers: Record<string, string> = {},
-): void {
-  res.writeHead(status, { ...headers, 'content-type': 'application/json' });
-  res.end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32000, message }, id: null }));
+/** Whether a GET asks for an event stream, as an HTTP+SSE client's does. */
+function acceptsEventStream(req: IncomingMessage): boolean {
+  return (req.headers.accept ?? '').includes('text/event-stream');
 }

@@ -8,8 +8,7 @@
 // The same holds for one 2026-07-28 request's stream (a long call's progress): 100,000
 // progress messages unread took mcpmux from 76 to 283 MB.
 import type { ServerResponse } from 'node:http';
-import type { NodeStreamableHTTPServerTransport } from '@modelcontextprotocol/node';
-import type { JSONRPCMessage } from '@modelcontextprotocol/server';
+import type { JSONRPCMessage, Transport } from '@modelcontextprotocol/server';
 import type { Logger } from '../log.js';
 
 /** Bytes that may wait for one session's client before its log messages and progress are dropped. */
@@ -109,10 +108,7 @@ export class SessionBacklog {
 }
 
 /** A 2025 session's messages go out through its backlog, which drops log messages and progress its client does not read. */
-export function boundSessionBacklog(
-  transport: NodeStreamableHTTPServerTransport,
-  logger: Logger,
-): SessionBacklog {
+export function boundSessionBacklog(transport: Transport, logger: Logger): SessionBacklog {
   const send = transport.send.bind(transport);
   const backlog = new SessionBacklog({
     onShedding: (waiting) =>

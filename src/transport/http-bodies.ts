@@ -1,0 +1,43 @@
+// What an HTTP request brings (a JSON body, read up to a bound) and the error bodies that go
+// back: a JSON-RPC error, which MCP clients know how to show, for every status mcpmux refuses with.
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { messageOf } from '../errors.js';
+
+/** A body refused before it reached MCP: too large (413) or not JSON (400). */
+export class BodyError extends Error {
+  constructor(
+    message: string,
+    readonly status: 400 | 413,
+  ) {
+    super(message);
+  }
+}
+
+export async function readJson(req: IncomingMessage, maxBytes: number): Promise<unknown> {
+  const tooLarge = () =>
+    new BodyError(`request body over ${maxBytes} bytes, the limit (--max-message-bytes)`, 413);
+  if (Number(req.headers['content-length'] ?? 0) > maxBytes) throw tooLarge();
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > maxBytes) throw tooLarge();
+    chunks.push(chunk);
+  }
+  try {
+    return JSON.parse(Buffer.concat(chunks).toString('utf8'));
+  } catch (error) {
+    throw new BodyError(`request body is not JSON: ${messageOf(error)}`, 400);
+  }
+}
+
+/** A JSON-RPC error body, which MCP clients know how to show. */
+export function reply(
+  res: ServerResponse,
+  status: number,
+  message: string,
+  headers: Record<string, string> = {},
+): void {
+  res.writeHead(status, { ...headers, 'content-type': 'application/json' });
+  res.end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32000, message }, id: null }));
+}

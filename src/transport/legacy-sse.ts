@@ -1,0 +1,70 @@
+// The HTTP+SSE transport of MCP's 2024-11-05 revision, for clients that still speak it (the
+// Vercel AI SDK's `type: 'sse'`, LangChain's and n8n's SSE clients, older IDE configs). The
+// spec replaced it with streamable HTTP in 2025-03-26 and asks servers that want old clients
+// to keep serving it beside the new endpoint. The SDK's v2 server packages dropped it; its
+// wire is small: a GET opens an event stream whose first event names where to POST, each
+// POSTed message is answered 202 at once, and everything for the client goes on the stream.
+import { randomUUID } from 'node:crypto';
+import type { ServerResponse } from 'node:http';
+import type { JSONRPCMessage, Transport, TransportSendOptions } from '@modelcontextprotocol/server';
+import { isJsonRpcMessage } from './json-line-reader.js';
+
+/** Where a legacy client opens its stream, and where it is told to post its messages. */
+export const LEGACY_SSE_PATH = '/sse';
+export const LEGACY_MESSAGES_PATH = '/messages';
+
+export class LegacySseTransport implements Transport {
+  readonly sessionId = randomUUID();
+  onmessage?: Transport['onmessage'];
+  onclose?: () => void;
+  onerror?: (error: Error) => void;
+  readonly #stream: ServerResponse;
+  #closed = false;
+
+  /** `stream` is the response to the client's GET: the session lives as long as it does. */
+  constructor(stream: ServerResponse) {
+    this.#stream = stream;
+  }
+
+  async start(): Promise<void> {
+    this.#stream.writeHead(200, {
+      'content-type': 'text/event-stream',
+      'cache-control': 'no-cache, no-transform',
+      connection: 'keep-alive',
+    });
+    // A path, not a URL: the client resolves it against the stream's, through any reverse proxy.
+    this.#stream.write(`event: endpoint\ndata: ${LEGACY_MESSAGES_PATH}?sessionId=${this.sessionId}\n\n`);
+    this.#stream.once('close', () => this.#ended());
+  }
+
+  /**
+   * A POSTed body: one message or a batch of them, each handed over on its own. Returns
+   * what is wrong with it, for a 400, or undefined when it was taken.
+   */
+  receive(body: unknown): string | undefined {
+    if (this.#closed) return 'the session has ended; open a new one with GET ' + LEGACY_SSE_PATH;
+    const messages = Array.isArray(body) ? body : [body];
+    if (messages.length === 0 || !messages.every(isJsonRpcMessage))
+      return 'the body is not a JSON-RPC 2.0 message (nor a batch of them)';
+    for (const message of messages) this.onmessage?.(message);
+    return undefined;
+  }
+
+  // Every message goes on the one stream: the old transport has no per-request streams, so
+  // relatedRequestId has nowhere else to send it.
+  async send(message: JSONRPCMessage, _options?: TransportSendOptions): Promise<void> {
+    if (this.#closed) throw new Error('the SSE stream is closed');
+    this.#stream.write(`event: message\ndata: ${JSON.stringify(message)}\n\n`);
+  }
+
+  async close(): Promise<void> {
+    this.#stream.end();
+    this.#ended();
+  }
+
+  #ended(): void {
+    if (this.#closed) return;
+    this.#closed = true;
+    this.onclose?.();
+  }
+}

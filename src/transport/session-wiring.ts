@@ -1,0 +1,47 @@
+// A session's messages past the SDK's server, whichever HTTP transport it has: the forwarding
+// fast path in front of the SDK's dispatch, and children's log messages written straight to it.
+import type { JSONRPCMessage, Transport } from '@modelcontextprotocol/server';
+import { messageOf } from '../errors.js';
+import type { Logger } from '../log.js';
+import type { HttpSession } from './http-server.js';
+
+export function wireSession(transport: Transport, session: HttpSession, logger: Logger): void {
+  if (session.claim) offerToFastPath(transport, session.claim.bind(session), logger);
+  session.useWire?.((message) => sendOrLog(transport, logger, message));
+}
+
+/**
+ * Puts the session's fast path in front of the SDK's dispatch: a request it takes is answered
+ * on the request's own stream (the SDK's transport finds it by the request id), as the SDK
+ * answers one; what it does not take goes to the SDK as before.
+ */
+function offerToFastPath(
+  transport: Transport,
+  claim: NonNullable<HttpSession['claim']>,
+  logger: Logger,
+): void {
+  const dispatch = transport.onmessage;
+  transport.onmessage = (message, extra) => {
+    const id = 'id' in message ? message.id : undefined;
+    const reply = (answer: JSONRPCMessage) =>
+      sendOrLog(transport, logger, answer, id === undefined ? {} : { relatedRequestId: id });
+    if (claim(message, reply, true)) return;
+    dispatch?.(message, extra);
+  };
+}
+
+/** Sends with nobody waiting: a message the client can no longer get (its stream closed) is only logged. */
+function sendOrLog(
+  transport: Transport,
+  logger: Logger,
+  message: JSONRPCMessage,
+  options: { relatedRequestId?: string | number } = {},
+): void {
+  transport
+    .send(message, options)
+    .catch((error: unknown) =>
+      logger.debug(
+        () => `HTTP session ${transport.sessionId}: a message was not delivered: ${messageOf(error)}`,
+      ),
+    );
+}
