@@ -6,7 +6,7 @@ import { request, type IncomingHttpHeaders } from 'node:http';
 import { Client, SSEClientTransport } from '@modelcontextprotocol/client';
 import type { CallToolResult } from '@modelcontextprotocol/client';
 import t from 'tap';
-import { fixture } from '../helpers/fixtures.js';
+import { fixture, fixturePath } from '../helpers/fixtures.js';
 import { startMcpmuxHttp } from '../helpers/mcpmux-process.js';
 import { assertNoLeaks, killTaggedProcesses, waitFor } from '../helpers/processes.js';
 
@@ -22,6 +22,8 @@ interface RawStream {
   body: string;
   events: () => { event: string; data: string }[];
   close: () => void;
+  pause: () => void;
+  resume: () => void;
 }
 
 function openStream(url: string, headers: Record<string, string> = {}): Promise<RawStream> {
@@ -40,6 +42,8 @@ function openStream(url: string, headers: Record<string, string> = {}): Promise<
               return { event: event!.slice('event: '.length), data: data!.slice('data: '.length) };
             }),
         close: () => req.destroy(),
+        pause: () => res.pause(),
+        resume: () => res.resume(),
       };
       res.setEncoding('utf8');
       res.on('data', (chunk: string) => (stream.body += chunk));
@@ -209,3 +213,43 @@ t.test('the same front door: Host and Origin, the token, the session cap', async
   await served.stop();
   await assertNoLeaks(t);
 });
+
+t.test(
+  'a client that stops reading its stream loses log messages past 1 MB, never its answer, and is told',
+  async (t) => {
+    const COUNT = 20_000; // ~5 MB of log messages of 250 bytes
+    const served = await startMcpmuxHttp(['--', 'flood', process.execPath, fixturePath('log-flood')]);
+    t.ok(await waitFor(() => served.stderr().includes("server 'flood' is running"), 15_000), 'started');
+    const stream = await openStream(`${base(served.url)}/sse`);
+    const messages = `${base(served.url)}${stream.events()[0]!.data}`;
+    await post(messages, JSON.stringify(INITIALIZE));
+    await post(messages, JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }));
+    await post(
+      messages,
+      JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'logging/setLevel', params: { level: 'info' } }),
+    );
+    stream.pause();
+    const call = { name: 'flood__flood', arguments: { count: COUNT, bytes: 250 } };
+    t.equal(
+      (await post(messages, JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: call })))
+        .status,
+      202,
+    );
+    t.ok(
+      await waitFor(() => new RegExp(`flood: sent ${COUNT}\\b`).test(served.stderr()), 60_000),
+      'the child was not held back while the client read nothing',
+    );
+    t.match(served.stderr(), /its log messages and progress are dropped until it does/);
+    stream.resume();
+    const told = () => /mcpmux: (\d+) log and progress message\(s\) were dropped/.exec(stream.body);
+    t.ok(
+      await waitFor(() => told() !== null && /"id":3,/.test(stream.body), 20_000),
+      'the answer, and how many were dropped',
+    );
+    const delivered = stream.body.match(/"logger":"flood"/g)?.length ?? 0;
+    t.equal(delivered + Number(told()![1]), COUNT, 'every message delivered or counted');
+    stream.close();
+    await served.stop();
+    await assertNoLeaks(t);
+  },
+);
