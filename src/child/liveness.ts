@@ -1,6 +1,8 @@
 // Liveness pings of a running child. A missed ping is counted and logged, never judged a
 // crash: under load a healthy child may answer late, and an exit or a closed pipe is what
-// the crash monitor acts on.
+// the crash monitor acts on. A remote server has no exit to watch: when its transport reports
+// an error (a call's stream cut, a reconnection refused) it is pinged at once, so a server
+// that went down is known in a moment, not at the next ping (30 s) with its calls waiting.
 import type { Client } from '@modelcontextprotocol/client';
 import { messageOf } from '../errors.js';
 import type { Logger } from '../log.js';
@@ -12,7 +14,12 @@ export interface Pinging {
   /** Pings missed in a row since. */
   missed: number;
   inFlight: boolean;
+  /** Pings now, unless a ping is under way or one was sent less than a second ago. */
+  soon: () => void;
 }
+
+/** The least time between two pings sent out of turn, however many errors come. */
+const SOON_INTERVAL_MS = 1000;
 
 export interface PingOptions {
   name: string;
@@ -30,16 +37,21 @@ export interface PingOptions {
 export function startPinging(options: PingOptions): Pinging | undefined {
   const { name, client, logger: log } = options;
   if (options.intervalMs <= 0) return undefined;
+  let lastSent = 0;
   const ping: Pinging = {
     lastOk: Date.now(),
     missed: 0,
     inFlight: false,
     timer: setInterval(() => tick(), options.intervalMs).unref(),
+    soon: () => {
+      if (Date.now() - lastSent >= SOON_INTERVAL_MS) tick();
+    },
   };
   const tick = () => {
     if (!options.running()) return clearInterval(ping.timer);
     if (ping.inFlight) return;
     ping.inFlight = true;
+    lastSent = Date.now();
     client
       .ping({ timeout: options.timeoutMs })
       .then(

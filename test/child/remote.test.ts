@@ -98,3 +98,28 @@ t.test('a URL where nothing listens fails add_server with the reason, and regist
   t.same((await h.callJson('list_servers')).servers, []);
   await h.close();
 });
+
+for (const mode of ['streamableHttp', 'sse'] as const) {
+  t.test(
+    `${mode}: a call in flight when the server goes down ends at once with the crash, not at the next ping`,
+    async (t) => {
+      const port = await freePort();
+      const server = await httpEverything(mode, port);
+      // Pings an hour apart: only the transport's own error can tell mcpmux the server went down.
+      const h = await startHarness(t, { connection: { pingIntervalMs: 3_600_000 } });
+      const path = mode === 'sse' ? 'sse' : 'mcp';
+      await h.callJson('add_server', { name: 'web', url: `http://127.0.0.1:${port}/${path}` });
+      const inFlight = h.call('web__trigger-long-running-operation', { duration: 60, steps: 60 });
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      await server.stop({ stdinGraceMs: 0 });
+      const ended = await inFlight;
+      t.ok(ended.isError);
+      t.match(
+        textOf(ended),
+        /server 'web' crashed \(connection to .* lost \(ECONNREFUSED\)\); call reload_server/,
+      );
+      t.match((await h.callJson('list_servers')).servers[0], { status: 'crashed' });
+      await h.close();
+    },
+  );
+}
