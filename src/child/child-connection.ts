@@ -43,6 +43,7 @@ import type { CallOptions, ChildConnectionOptions, StopReason } from './child-ty
 import { listingOptions, relistRows, relistWhenQuiet } from './catalog-listing.js';
 import { endCalls, judgeEnd, newGeneration, releaseGeneration, type Generation } from './generation.js';
 import { ReloadHold } from './reload-hold.js';
+import { SessionRenewal } from './session-renewal.js';
 import { describeStartFailure, lostConnection } from './start-failure.js';
 
 export class ChildConnection {
@@ -62,6 +63,7 @@ export class ChildConnection {
   /** What connecting a generation (child-connect.ts) reads and tells of this connection. */
   readonly #host: ConnectHost;
   readonly #reloadHold = new ReloadHold();
+  readonly #renewal: SessionRenewal;
 
   constructor(options: ChildConnectionOptions) {
     this.name = options.name;
@@ -78,8 +80,21 @@ export class ChildConnection {
       relist: (gen, rows) => this.#refresh(gen, rows),
       relistWhenQuiet: (gen, rows) => relistWhenQuiet(gen, rows, (all) => this.#refresh(gen, all)),
       runs: (gen) => this.#gen === gen && this.#state.kind === 'running',
-      lostRemote: (gen, error) => this.#lostRemote(gen, error),
+      // A ping is how an idle connection finds its session ended.
+      lostRemote: (gen, error) => this.#lostRemote(gen, error) || this.#renewal.ended(gen, error),
     };
+    this.#renewal = new SessionRenewal({
+      name: this.name,
+      url: this.spec.transport === 'http' ? this.spec.url : '',
+      log: this.#log,
+      current: (gen) => this.#gen === gen,
+      hold: (renewal) => this.#reloadHold.during(renewal),
+      renew: () => options.renewSession?.() ?? Promise.resolve(),
+      lose: (gen, why) => {
+        gen.lostBecause ??= why;
+        this.#noticeEnd(gen);
+      },
+    });
     if (this.spec.transport === 'http' && this.spec.oauth)
       this.#memory.signIn = newSignIn(this.name, this.spec.url, this.spec.oauth, this.#log, options.upstream);
     this.devLoop = new DevLoop(this.name, this.spec, options, (paths) =>
@@ -171,7 +186,21 @@ export class ChildConnection {
   ): Promise<Record<string, unknown>> {
     if (this.#state.kind !== 'running') await this.#reloadHold.passed();
     const gen = this.#running();
-    return forwardRequest(gen, method, params, options, this.#requestContext(gen));
+    let failure: unknown;
+    gen.requests++;
+    try {
+      return await forwardRequest(gen, method, params, options, this.#requestContext(gen));
+    } catch (error) {
+      failure = error;
+    } finally {
+      gen.requests--;
+    }
+    if (!this.#renewal.ended(gen, failure)) throw failure;
+    // The server ran nothing under a session it no longer knows: once more, under the new one.
+    await this.#reloadHold.passed();
+    await gen.ended;
+    const next = this.#running();
+    return forwardRequest(next, method, params, options, this.#requestContext(next));
   }
 
   /** Subscribes to a resource's updates (they come to the upstream's notify). */

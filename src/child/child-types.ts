@@ -44,6 +44,11 @@ export interface ChildConnectionOptions {
   maxMessageBytes?: number;
   /** Told about crashes and catalog changes of the current generation. */
   onEvent?: (event: ChildEvent) => void;
+  /**
+   * Opens a new session with a remote server that ended mcpmux's (a reload of the connection,
+   * its catalog kept listed: session-renewal.ts); settles when it is open or could not be.
+   */
+  renewSession?: () => Promise<void>;
 }
 
 /** What a child can reach of the client connected to mcpmux. */

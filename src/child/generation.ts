@@ -32,6 +32,10 @@ export interface Generation {
   remote?: 'streamable-http' | 'sse';
   /** Why the connection was judged lost when no process exit says so (a remote server that stopped answering). */
   lostBecause?: string;
+  /** A remote server answered 404 to this generation's session: it ended there (session-renewal.ts). */
+  sessionEnded?: boolean;
+  /** Requests on the SDK's path waiting for the child's answer. */
+  requests: number;
   /** The liveness pings of this generation. */
   ping?: Pinging | undefined;
   /**
@@ -63,7 +67,7 @@ export function newGeneration(
   number: number,
   tail: { maxLines: number; onLine: (line: string) => void },
 ): Generation {
-  return { number, tail: new StderrTail(tail), startup: new AbortController(), origins: [] };
+  return { number, tail: new StderrTail(tail), startup: new AbortController(), origins: [], requests: 0 };
 }
 
 /**

@@ -161,12 +161,13 @@ export class Registry {
           `a server named '${name}' already exists; remove it first or pick another name (reload_server restarts it)`,
         );
       }
-      const conn = new ChildConnection({
+      const conn: ChildConnection = new ChildConnection({
         ...this.#options.connection,
         name,
         spec,
         logger: this.#log,
         onEvent: (event) => this.#onChildEvent(conn, event),
+        renewSession: () => this.#renewSession(name, conn),
       });
       this.#entries.set(name, { connection: conn, lastTools: [] });
       this.#publish();
@@ -336,6 +337,17 @@ export class Registry {
       }
       this.#publish();
     });
+  }
+
+  /** MCP's rule for a session the server ended: the client opens a new one. */
+  async #renewSession(name: string, connection: ChildConnection): Promise<void> {
+    if (this.#entries.get(name)?.connection !== connection) return;
+    try {
+      await this.reload(name);
+      this.#log.info(`server '${name}' has a new session`);
+    } catch (error) {
+      this.#log.warn(`server '${name}': no new session could be opened: ${messageOf(error)}`);
+    }
   }
 
   /** The restart policy after a crash: waits, starts, and again, until it runs or the attempts are spent. */

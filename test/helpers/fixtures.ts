@@ -39,7 +39,8 @@ export type FixtureName =
   | 'app-server'
   | 'oauth-server'
   | 'bad-pages'
-  | 'deep-json';
+  | 'deep-json'
+  | 'expiring-sessions';
 
 export const fixturePath = (name: FixtureName): string => join(ROOT, 'testservers', `${name}.js`);
 
