@@ -44,6 +44,7 @@ import { listingOptions, relistRows, relistWhenQuiet } from './catalog-listing.j
 import { endCalls, judgeEnd, newGeneration, releaseGeneration, type Generation } from './generation.js';
 import { ReloadHold } from './reload-hold.js';
 import { SessionRenewal } from './session-renewal.js';
+import { httpRefusal } from './http-refusal.js';
 import { describeStartFailure, lostConnection } from './start-failure.js';
 
 export class ChildConnection {
@@ -195,12 +196,16 @@ export class ChildConnection {
     } finally {
       gen.requests--;
     }
-    if (!this.#renewal.ended(gen, failure)) throw failure;
+    if (!this.#renewal.ended(gen, failure)) throw httpRefusal(this.name, failure);
     // The server ran nothing under a session it no longer knows: once more, under the new one.
     await this.#reloadHold.passed();
     await gen.ended;
     const next = this.#running();
-    return forwardRequest(next, method, params, options, this.#requestContext(next));
+    return forwardRequest(next, method, params, options, this.#requestContext(next)).catch(
+      (error: unknown) => {
+        throw httpRefusal(this.name, error);
+      },
+    );
   }
 
   /** Subscribes to a resource's updates (they come to the upstream's notify). */

@@ -1,45 +1,14 @@
 // A remote server that ends mcpmux's session (404 to the session's requests, as one restarted
 // behind a balancer does): MCP's client opens a new session, and the request that met the 404
 // goes again under it. Idle, a ping finds it. A server whose new sessions end at once is lost.
-import t, { type Test } from 'tap';
-import { ChildProcess } from '../../src/child/child-process.js';
+import t from 'tap';
 import { SdkErrorCode, SdkHttpError } from '@modelcontextprotocol/server';
 import { RENEWAL_QUIET_MS, SessionRenewal } from '../../src/child/session-renewal.js';
 import { createLogger } from '../../src/log.js';
 import type { Generation } from '../../src/child/generation.js';
-import { fixturePath } from '../helpers/fixtures.js';
-import { startHarness, textOf, type HarnessOptions } from '../helpers/mux-harness.js';
-import { taggedEnv, waitFor } from '../helpers/processes.js';
-
-async function expiringServer(
-  t: Test,
-): Promise<{ url: string; log: () => string; stop: () => Promise<unknown> }> {
-  const proc = await ChildProcess.spawn({
-    command: process.execPath,
-    args: [fixturePath('expiring-sessions')],
-    env: taggedEnv(),
-  });
-  let log = '';
-  proc.stderr.on('data', (d) => (log += d));
-  t.ok(await waitFor(() => /listening on (\S+)/.test(log)), 'the remote server listens');
-  return {
-    url: /listening on (\S+)/.exec(log)![1]!,
-    log: () => log,
-    stop: () => proc.stop({ stdinGraceMs: 0 }),
-  };
-}
-
-async function withRemote(t: Test, options: HarnessOptions = {}) {
-  const remote = await expiringServer(t);
-  const h = await startHarness(t, options);
-  await h.callJson('add_server', { name: 'exp', url: remote.url });
-  // The remote server first: the harness's close checks that no process is left.
-  const close = async () => {
-    await remote.stop();
-    await h.close();
-  };
-  return { h, remote, close };
-}
+import { withFaultyRemote as withRemote } from '../helpers/http-faults.js';
+import { textOf } from '../helpers/mux-harness.js';
+import { waitFor } from '../helpers/processes.js';
 
 t.test('a call under an ended session goes again under a new one, and nothing is withdrawn', async (t) => {
   const { h, remote, close } = await withRemote(t);

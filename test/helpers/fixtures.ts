@@ -40,7 +40,7 @@ export type FixtureName =
   | 'oauth-server'
   | 'bad-pages'
   | 'deep-json'
-  | 'expiring-sessions';
+  | 'http-faults';
 
 export const fixturePath = (name: FixtureName): string => join(ROOT, 'testservers', `${name}.js`);
 
