@@ -2,7 +2,7 @@
 // (testservers/http-faults.js): each says whose it was and what to do; the server stays.
 import t from 'tap';
 import { httpRefusal } from '../../src/child/http-refusal.js';
-import { withFaultyRemote } from '../helpers/http-faults.js';
+import { withFaultyRemote } from '../helpers/remote-fixtures.js';
 import { textOf } from '../helpers/mux-harness.js';
 
 t.test("a remote server's HTTP refusal says whose it was and what to do; the server stays", async (t) => {

@@ -6,7 +6,7 @@ import { SdkErrorCode, SdkHttpError } from '@modelcontextprotocol/server';
 import { RENEWAL_QUIET_MS, SessionRenewal } from '../../src/child/session-renewal.js';
 import { createLogger } from '../../src/log.js';
 import type { Generation } from '../../src/child/generation.js';
-import { withFaultyRemote as withRemote } from '../helpers/http-faults.js';
+import { withFaultyRemote as withRemote } from '../helpers/remote-fixtures.js';
 import { textOf } from '../helpers/mux-harness.js';
 import { waitFor } from '../helpers/processes.js';
 

@@ -6,10 +6,9 @@ import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/cli
 import type { CallToolResult } from '@modelcontextprotocol/client';
 import t from 'tap';
 import { resultText } from '../helpers/client-calls.js';
-import { ChildProcess } from '../../src/child/child-process.js';
-import { fixturePath } from '../helpers/fixtures.js';
 import { startMcpmuxHttp } from '../helpers/mcpmux-process.js';
-import { assertNoLeaks, killTaggedProcesses, taggedEnv, waitFor } from '../helpers/processes.js';
+import { assertNoLeaks, killTaggedProcesses, waitFor } from '../helpers/processes.js';
+import { startRemoteFixture } from '../helpers/remote-fixtures.js';
 
 t.teardown(() => killTaggedProcesses());
 
@@ -31,15 +30,8 @@ function newClient(mode: 'legacy' | { pin: '2026-07-28' }) {
 t.test(
   'a createMcpHandler child serves a 2026-07-28 client and a 2025 client through one mcpmux',
   async (t) => {
-    const remote = await ChildProcess.spawn({
-      command: process.execPath,
-      args: [fixturePath('modern-http')],
-      env: taggedEnv(),
-    });
-    let remoteLog = '';
-    remote.stderr.on('data', (d) => (remoteLog += d));
-    t.ok(await waitFor(() => /listening on (\S+)/.test(remoteLog)), 'the remote server listens');
-    const url = /listening on (\S+)/.exec(remoteLog)![1]!;
+    const remote = await startRemoteFixture('modern-http');
+    const url = remote.url;
 
     const served = await startMcpmuxHttp([]);
     const modern = newClient({ pin: '2026-07-28' });

@@ -139,17 +139,9 @@ t.test('usage mistakes exit 2 before anything is spawned', async (t) => {
 t.test(
   'call reaches a remote server given inline as a wrapper config gives it: --transport http URL -H',
   async (t) => {
-    const { ChildProcess } = await import('../../src/child/child-process.js');
-    const { waitFor } = await import('../helpers/processes.js');
-    const remote = await ChildProcess.spawn({
-      command: process.execPath,
-      args: [fixturePath('modern-http')],
-      env: taggedEnv({ REQUIRE_HEADER: 'X-Api-Key: s3cret-value' }),
-    });
-    let log = '';
-    remote.stderr.on('data', (d) => (log += d));
-    t.ok(await waitFor(() => /listening on (\S+)/.test(log)));
-    const url = /listening on (\S+)/.exec(log)![1]!;
+    const { startRemoteFixture } = await import('../helpers/remote-fixtures.js');
+    const remote = await startRemoteFixture('modern-http', { REQUIRE_HEADER: 'X-Api-Key: s3cret-value' });
+    const url = remote.url;
     const echoWith = (header: string) =>
       mcpmux(['call', 'r__echo', '{"message": "hi"}', '--', 'r', '--transport', 'http', url, '-H', header]);
     const ok = await echoWith('X-Api-Key: s3cret-value');
