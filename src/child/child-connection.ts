@@ -196,7 +196,14 @@ export class ChildConnection {
     } finally {
       gen.requests--;
     }
-    if (!this.#renewal.ended(gen, failure)) throw httpRefusal(this.name, failure);
+    if (!this.#renewal.ended(gen, failure)) {
+      this.#options.upstream?.elicitationsRequired?.(
+        this.name,
+        failure,
+        options.origin?.notify?.bind(options.origin),
+      );
+      throw httpRefusal(this.name, failure);
+    }
     // The server ran nothing under a session it no longer knows: once more, under the new one.
     await this.#reloadHold.passed();
     await gen.ended;

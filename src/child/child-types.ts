@@ -67,6 +67,12 @@ export interface ChildUpstream {
   ): Promise<Record<string, unknown>>;
   /** A notification of the child for the client (log messages, resource updates). */
   notify(server: string, notification: JSONRPCRequestLike): void;
+  /** A request's error named URL elicitations (-32042): their ends are for the client `notify` reaches. */
+  elicitationsRequired?(
+    server: string,
+    error: unknown,
+    notify: ((notification: JSONRPCRequestLike) => Promise<void>) | undefined,
+  ): void;
   /** Called once a generation runs, before start() resolves, to bring it up to date (log level, subscriptions). */
   started?(server: string, connection: ChildConnection): Promise<void>;
   /** Called when a running generation ends: it crashed, or it is being stopped. */

@@ -23,7 +23,7 @@
 import type { ClientCapabilities, JSONRPCMessage } from '@modelcontextprotocol/server';
 import { CLIENT_CAPABILITIES_META_KEY, PROTOCOL_VERSION_META_KEY } from '@modelcontextprotocol/server';
 import type { ActivationPool } from '../catalog/activation-pool.js';
-import type { InputOrigin } from '../child/child-types.js';
+import type { ChildUpstream, InputOrigin } from '../child/child-types.js';
 import type { InputCapableMethod, InputRelay } from '../proxy/input-relay.js';
 import { errorResult } from '../proxy/results.js';
 import type { Registry } from '../registry/registry.js';
@@ -67,6 +67,8 @@ export interface FastPathOptions {
   relay: InputRelay;
   /** mcpmux's serverInfo, which a 2026-07-28 result names. */
   serverInfo: { name: string; version: string };
+  /** A call's error named URL elicitations (-32042): their ends are for its client (UpstreamLink). */
+  elicitationsRequired?: ChildUpstream['elicitationsRequired'];
 }
 
 /** The client's side: one session's requests in flight, by the client's id. */
@@ -117,16 +119,17 @@ export class FastPath {
     const { target, lane, declared } = accepted;
     const token = (params['_meta'] as { progressToken?: unknown } | undefined)?.progressToken;
     let release: (() => void) | undefined;
+    // The child's questions during the call go to its caller (a 2025 client sharing the children
+    // with others over HTTP: `caller`; a 2026-07-28 one: its origin here).
+    const sharing = declared ? undefined : caller?.(message.id);
     const call = this.#track(
       message.id,
       typeof token === 'string' || typeof token === 'number' ? token : undefined,
       target,
-      reply,
+      sharing ? this.#hearingElicitations(reply, target, sharing) : reply,
       () => release?.(),
     );
-    // The child's questions during the call go to its caller (a 2025 client sharing the children
-    // with others over HTTP: `caller`; a 2026-07-28 one: its origin here).
-    const origin = declared ? this.#originOf(call, target, message.method, declared) : caller?.(message.id);
+    const origin = declared ? this.#originOf(call, target, message.method, declared) : sharing;
     if (origin) release = lane.peer.callFor(origin);
     lane.start(call, message.method, target.params);
     return true;
@@ -149,6 +152,22 @@ export class FastPath {
     const call = this.#track(read.id, undefined, target, reply);
     lane.startCallLine(call, target.params['name'] as string, read.argumentsText);
     return true;
+  }
+
+  /**
+   * The reply of a call from a client that shares the children: a -32042 error's elicitations
+   * are noted as this client's, so that their ends reach it and no other (url-elicitations.ts).
+   */
+  #hearingElicitations(reply: Reply, target: Target, caller: InputOrigin): Reply {
+    const noted = this.#options.elicitationsRequired;
+    if (!noted || !caller.notify) return reply;
+    const notify = caller.notify.bind(caller);
+    const heard: Reply = (message) => {
+      if ('error' in message) noted(target.connection.name, message.error, notify);
+      reply(message);
+    };
+    if (reply.pieces) heard.pieces = reply.pieces;
+    return heard;
   }
 
   /** Whether a request under this id may take the fast path now: the servers given at start are up, and the id is free. */

@@ -261,6 +261,8 @@ export class MuxServer {
         era: options.era ?? 'legacy',
         relay: this.#relay,
         serverInfo: { name: 'mcpmux', version: options.version },
+        elicitationsRequired: (server, error, notify) =>
+          options.upstream.elicitationsRequired(server, error, notify),
       });
     this.server.setRequestHandler('tools/list', (_request, ctx) => {
       if (this.#caller.era === 'modern') this.#declared = clientCapabilitiesOf(ctx);

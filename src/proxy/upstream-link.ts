@@ -13,7 +13,7 @@ import type { CatalogRouter } from '../router/catalog-router.js';
 import type { Registry } from '../registry/registry.js';
 import { UncheckedResult } from '../relay.js';
 import type { ClientSettings } from './client-settings.js';
-import { UrlElicitations, type NotifyClient } from './url-elicitations.js';
+import { UrlElicitations, elicitationsRequired, type NotifyClient } from './url-elicitations.js';
 
 /** Sends a notification to a client (several listen streams of one client share one). */
 export type Deliver = (notification: JSONRPCRequestLike) => Promise<void>;
@@ -151,6 +151,12 @@ export class UpstreamLink implements ChildUpstream {
     } catch (error) {
       throw error instanceof ProtocolError ? relayedError(error) : error;
     }
+  }
+
+  /** A call's -32042 error named URL elicitations: their ends go to the client whose call it answered. */
+  elicitationsRequired(server: string, error: unknown, notify: NotifyClient | undefined): void {
+    for (const params of elicitationsRequired(error))
+      this.#elicitations.asked(server, { method: 'elicitation/create', params }, notify);
   }
 
   notify(server: string, notification: JSONRPCRequestLike): void {

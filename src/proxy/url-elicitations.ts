@@ -1,9 +1,9 @@
 // URL-mode elicitation (MCP 2025-11-25): a child asks a client to send its user to a URL, and
 // may later say that the interaction there ended (notifications/elicitation/complete, naming
 // the elicitationId of its request). That notice must go only to the client that was asked,
-// so mcpmux remembers, by server and id, whom it relayed each such request to. A notice it
-// cannot match (the -32042 error of a call names elicitations without asking) goes to the
-// only client mcpmux has served, when there has been only one: on stdio, always.
+// so mcpmux remembers, by server and id, whom it relayed each such request to, and whose
+// call a -32042 error answered (it names elicitations without asking). A notice it cannot
+// match goes to the only client mcpmux has served, when there has been only one.
 import type { JSONRPCRequestLike } from '../child/child-types.js';
 
 /** Tells one client a notification outside any request. */
@@ -43,3 +43,16 @@ export class UrlElicitations {
 }
 
 const keyOf = (server: string, id: string) => `${server}\u0000${id}`;
+
+/** MCP's error for a call that needs the user to visit URLs first (URLElicitationRequiredError). */
+export const URL_ELICITATION_REQUIRED = -32042;
+
+/** The URL elicitations a call's error names (its data's `elicitations`), as elicitation/create params. */
+export function elicitationsRequired(error: unknown): Record<string, unknown>[] {
+  if (typeof error !== 'object' || error === null) return [];
+  const { code, data } = error as { code?: unknown; data?: { elicitations?: unknown } };
+  if (code !== URL_ELICITATION_REQUIRED || !Array.isArray(data?.elicitations)) return [];
+  return data.elicitations.filter(
+    (e): e is Record<string, unknown> => typeof e === 'object' && e !== null && !Array.isArray(e),
+  );
+}

@@ -49,41 +49,54 @@ t.test('the client that was asked hears that the interaction ended', async (t) =
   await h.close();
 });
 
-t.test('over HTTP, only the session whose call the child asked in hears it ended', async (t) => {
-  const served = await startMcpmuxHttp(['--', 'asker', process.execPath, fixturePath('asks-client')]);
-  t.ok(await waitFor(() => served.stderr().includes("server 'asker' is running"), 15_000), 'started');
-  const connect = async (name: string) => {
-    const client = new Client({ name, version: '1' }, { capabilities: URL_CAPABLE });
-    const seen = urlClient(client);
-    await client.connect(new StreamableHTTPClientTransport(new URL(served.url)));
-    return { client, seen };
-  };
-  const a = await connect('a');
-  const b = await connect('b');
-  const call = (c: Client, tool: string, id: string) =>
-    c.callTool({ name: `asker__${tool}`, arguments: { id } }) as Promise<{ content: { text: string }[] }>;
+t.test(
+  'over HTTP, only the session whose call the child asked in, or whose call its error answered, hears it ended',
+  async (t) => {
+    const served = await startMcpmuxHttp(['--', 'asker', process.execPath, fixturePath('asks-client')]);
+    t.ok(await waitFor(() => served.stderr().includes("server 'asker' is running"), 15_000), 'started');
+    const connect = async (name: string) => {
+      const client = new Client({ name, version: '1' }, { capabilities: URL_CAPABLE });
+      const seen = urlClient(client);
+      await client.connect(new StreamableHTTPClientTransport(new URL(served.url)));
+      return { client, seen };
+    };
+    const a = await connect('a');
+    const b = await connect('b');
+    const call = (c: Client, tool: string, id: string) =>
+      c.callTool({ name: `asker__${tool}`, arguments: { id } }) as Promise<{ content: { text: string }[] }>;
 
-  t.match((await call(a.client, 'open_url', 'for-a')).content[0]?.text, /accept/);
-  t.match((await call(b.client, 'open_url', 'for-b')).content[0]?.text, /accept/);
-  t.ok(await waitFor(() => a.seen.completed.length > 0 && b.seen.completed.length > 0), 'both told');
-  t.same(
-    a.seen.asked.map((p) => p['elicitationId']),
-    ['for-a'],
-    'a was asked its own',
-  );
-  t.same(a.seen.completed, ['for-a'], 'a hears only its own');
-  t.same(b.seen.completed, ['for-b'], 'b hears only its own');
+    t.match((await call(a.client, 'open_url', 'for-a')).content[0]?.text, /accept/);
+    t.match((await call(b.client, 'open_url', 'for-b')).content[0]?.text, /accept/);
+    t.ok(await waitFor(() => a.seen.completed.length > 0 && b.seen.completed.length > 0), 'both told');
+    t.same(
+      a.seen.asked.map((p) => p['elicitationId']),
+      ['for-a'],
+      'a was asked its own',
+    );
+    t.same(a.seen.completed, ['for-a'], 'a hears only its own');
+    t.same(b.seen.completed, ['for-b'], 'b hears only its own');
 
-  // With two clients served, an end nobody is known to have been asked about goes to neither.
-  await t.rejects(call(a.client, 'needs_url', 'unasked'), { code: -32042 });
-  await new Promise((resolve) => setTimeout(resolve, 500));
-  t.same([...a.seen.completed, ...b.seen.completed], ['for-a', 'for-b'], 'no one hears of it');
+    // A call's -32042 error names elicitations without asking: their end goes to that call's
+    // client, whether the call took the fast path or the SDK's (call_tool).
+    await t.rejects(call(a.client, 'needs_url', 'named-to-a'), { code: -32042 });
+    await t.rejects(
+      b.client.callTool({
+        name: 'call_tool',
+        arguments: { name: 'asker__needs_url', arguments: { id: 'named-to-b' } },
+      }),
+      { code: -32042 },
+    );
+    t.ok(await waitFor(() => a.seen.completed.length > 1 && b.seen.completed.length > 1), 'both told');
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    t.same(a.seen.completed, ['for-a', 'named-to-a'], 'a hears the end its call met');
+    t.same(b.seen.completed, ['for-b', 'named-to-b'], 'b hears the end its call_tool met');
 
-  await a.client.close();
-  await b.client.close();
-  await served.stop();
-  await assertNoLeaks(t);
-});
+    await a.client.close();
+    await b.client.close();
+    await served.stop();
+    await assertNoLeaks(t);
+  },
+);
 
 t.test(
   'on stdio, a client that probed with server/discover before its initialize hears the -32042 one ended',
