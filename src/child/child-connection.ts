@@ -196,23 +196,26 @@ export class ChildConnection {
     } finally {
       gen.requests--;
     }
-    if (!this.#renewal.ended(gen, failure)) {
-      this.#options.upstream?.elicitationsRequired?.(
-        this.name,
-        failure,
-        options.origin?.notify?.bind(options.origin),
-      );
-      throw httpRefusal(this.name, failure);
-    }
+    if (!this.#renewal.ended(gen, failure)) throw this.#failed(failure, options);
     // The server ran nothing under a session it no longer knows: once more, under the new one.
     await this.#reloadHold.passed();
     await gen.ended;
     const next = this.#running();
     return forwardRequest(next, method, params, options, this.#requestContext(next)).catch(
       (error: unknown) => {
-        throw httpRefusal(this.name, error);
+        throw this.#failed(error, options);
       },
     );
+  }
+
+  /** A request's failure as its caller gets it: a -32042 error's elicitations noted as the caller's, an HTTP refusal in words. */
+  #failed(error: unknown, options: CallOptions): unknown {
+    this.#options.upstream?.elicitationsRequired?.(
+      this.name,
+      error,
+      options.origin?.notify?.bind(options.origin),
+    );
+    return httpRefusal(this.name, error);
   }
 
   /** Subscribes to a resource's updates (they come to the upstream's notify). */
