@@ -11,30 +11,17 @@ export function httpRefusal(name: string, error: unknown): unknown {
   if (!refusal) return error;
   const { status } = refusal;
   const statusText = refusal.statusText || STATUS_CODES[status];
-  const answered = `server '${name}' answered HTTP ${status}${statusText ? ` ${statusText}` : ''}`;
   const said = refusalText(refusal.body);
-  const detail = said ? `: ${said}` : '';
-  if (status === 401 || status === 403)
-    return new MuxError(
-      'AUTH_FAILED',
-      `${answered}${detail}; it did not accept mcpmux's credentials: check the server's headers (a token may have expired or lack a permission), then call reload_server`,
-      { cause: error },
-    );
-  if (status === 429)
-    return new MuxError(
-      'CHILD_ERROR',
-      `${answered}${detail}; it is limiting how often it is called: try again later`,
-      {
-        cause: error,
-      },
-    );
-  if (status >= 500)
-    return new MuxError(
-      'CHILD_ERROR',
-      `${answered}${detail}; the server (or a proxy in front of it) failed: try again, and reload_server if it persists`,
-      { cause: error },
-    );
-  return new MuxError('CHILD_ERROR', `${answered}${detail}`, { cause: error });
+  const answered = `server '${name}' answered HTTP ${status}${statusText ? ` ${statusText}` : ''}${said ? `: ${said}` : ''}`;
+  const credentials = status === 401 || status === 403;
+  const advice = credentials
+    ? "; it did not accept mcpmux's credentials: check the server's headers (a token may have expired or lack a permission), then call reload_server"
+    : status === 429
+      ? '; it is limiting how often it is called: try again later'
+      : status >= 500
+        ? '; the server (or a proxy in front of it) failed: try again, and reload_server if it persists'
+        : '';
+  return new MuxError(credentials ? 'AUTH_FAILED' : 'CHILD_ERROR', answered + advice, { cause: error });
 }
 
 /**
