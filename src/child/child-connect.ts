@@ -384,28 +384,17 @@ export function armStartupDeadline(
   };
 }
 
-/**
- * Liveness pings of a generation that runs (none with --ping-interval 0); a remote one is
- * also pinged as soon as its transport reports an error.
- */
+/** Liveness pings of a generation that runs (none with --ping-interval 0; a remote one's also on its errors). */
 export function pingGeneration(host: ConnectHost, gen: Generation): Pinging | undefined {
-  const client = gen.client;
-  if (!client) return undefined;
-  const pinging = startPinging({
+  if (!gen.client) return undefined;
+  return startPinging({
     name: host.name,
-    client,
+    client: gen.client,
     intervalMs: host.options.pingIntervalMs ?? 30_000,
     timeoutMs: host.options.pingTimeoutMs ?? 10_000,
     logger: host.log,
     running: () => host.runs(gen),
     lost: (error) => host.lostRemote(gen, error),
+    remote: host.spec.transport === 'http',
   });
-  if (pinging && host.spec.transport === 'http') {
-    const logError = client.onerror;
-    client.onerror = (error) => {
-      logError?.(error);
-      pinging.soon();
-    };
-  }
-  return pinging;
 }

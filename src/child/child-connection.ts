@@ -18,10 +18,11 @@ import { EMPTY_CATALOG, type CapabilityRow, type Catalog } from '../router/capab
 import type { ChildLane } from '../forwarding/child-lane.js';
 import { DevLoop } from './child-build.js';
 import {
-  forwardRequest,
+  newRequestHost,
+  requestRunning,
   subscribeResource,
   unsubscribeResource,
-  type RequestContext,
+  type RequestHost,
 } from './child-requests.js';
 import {
   armStartupDeadline,
@@ -43,8 +44,6 @@ import type { CallOptions, ChildConnectionOptions, StopReason } from './child-ty
 import { listingOptions, relistRows, relistWhenQuiet } from './catalog-listing.js';
 import { endCalls, judgeEnd, newGeneration, releaseGeneration, type Generation } from './generation.js';
 import { ReloadHold } from './reload-hold.js';
-import { SessionRenewal } from './session-renewal.js';
-import { httpRefusal } from './http-refusal.js';
 import { describeStartFailure, lostConnection } from './start-failure.js';
 
 export class ChildConnection {
@@ -64,7 +63,7 @@ export class ChildConnection {
   /** What connecting a generation (child-connect.ts) reads and tells of this connection. */
   readonly #host: ConnectHost;
   readonly #reloadHold = new ReloadHold();
-  readonly #renewal: SessionRenewal;
+  readonly #requests: RequestHost; // what a request on the SDK's path needs of it (child-requests.ts)
 
   constructor(options: ChildConnectionOptions) {
     this.name = options.name;
@@ -82,19 +81,18 @@ export class ChildConnection {
       relistWhenQuiet: (gen, rows) => relistWhenQuiet(gen, rows, (all) => this.#refresh(gen, all)),
       runs: (gen) => this.#gen === gen && this.#state.kind === 'running',
       // A ping is how an idle connection finds its session ended.
-      lostRemote: (gen, error) => this.#lostRemote(gen, error) || this.#renewal.ended(gen, error),
+      lostRemote: (gen, error) => this.#lostRemote(gen, error) || this.#requests.renewal.ended(gen, error),
     };
-    this.#renewal = new SessionRenewal({
+    this.#requests = newRequestHost({
       name: this.name,
-      url: this.spec.transport === 'http' ? this.spec.url : '',
-      log: this.#log,
+      spec: this.spec,
+      options,
+      hold: this.#reloadHold,
       current: (gen) => this.#gen === gen,
-      hold: (renewal) => this.#reloadHold.during(renewal),
-      renew: () => options.renewSession?.() ?? Promise.resolve(),
-      lose: (gen, why) => {
-        gen.lostBecause ??= why;
-        this.#noticeEnd(gen);
-      },
+      running: () => this.#running(),
+      notRunning: () => notRunningError(this.name, this.#state),
+      lostRemote: (gen, error) => this.#lostRemote(gen, error),
+      lose: (gen, why) => this.#lose(gen, why),
     });
     if (this.spec.transport === 'http' && this.spec.oauth)
       this.#memory.signIn = newSignIn(this.name, this.spec.url, this.spec.oauth, this.#log, options.upstream);
@@ -176,58 +174,27 @@ export class ChildConnection {
   }
 
   /**
-   * Forwards one request to the running generation with the caller's cancellation and
-   * progress, and returns the child's result unchecked (the client checks it). Errors say
-   * what happened to the child: removed, reloaded, crashed, timed out.
+   * Forwards one request to the running generation with the caller's cancellation and progress,
+   * and returns the child's result unchecked (the client checks it). Errors say what happened.
    */
   async request(
     method: string,
     params: Record<string, unknown> | undefined,
     options: CallOptions = {},
   ): Promise<Record<string, unknown>> {
-    if (this.#state.kind !== 'running') await this.#reloadHold.passed();
-    const gen = this.#running();
-    let failure: unknown;
-    gen.requests++;
-    try {
-      return await forwardRequest(gen, method, params, options, this.#requestContext(gen));
-    } catch (error) {
-      failure = error;
-    } finally {
-      gen.requests--;
-    }
-    if (!this.#renewal.ended(gen, failure)) throw this.#failed(failure, options);
-    // The server ran nothing under a session it no longer knows: once more, under the new one.
-    await this.#reloadHold.passed();
-    await gen.ended;
-    const next = this.#running();
-    return forwardRequest(next, method, params, options, this.#requestContext(next)).catch(
-      (error: unknown) => {
-        throw this.#failed(error, options);
-      },
-    );
-  }
-
-  /** A request's failure as its caller gets it: a -32042 error's elicitations noted as the caller's, an HTTP refusal in words. */
-  #failed(error: unknown, options: CallOptions): unknown {
-    this.#options.upstream?.elicitationsRequired?.(
-      this.name,
-      error,
-      options.origin?.notify?.bind(options.origin),
-    );
-    return httpRefusal(this.name, error);
+    return requestRunning(this.#requests, method, params, options);
   }
 
   /** Subscribes to a resource's updates (they come to the upstream's notify). */
   async subscribeResource(uri: string, signal?: AbortSignal): Promise<void> {
     const gen = this.#running();
-    await subscribeResource(gen, uri, signal, this.#requestContext(gen));
+    await subscribeResource(gen, uri, signal, this.#requests.context(gen));
   }
 
   async unsubscribeResource(uri: string, signal?: AbortSignal): Promise<void> {
     if (this.#state.kind !== 'running') return; // a new process starts without it
     const gen = this.#running();
-    await unsubscribeResource(gen, uri, signal, this.#requestContext(gen));
+    await unsubscribeResource(gen, uri, signal, this.#requests.context(gen));
   }
 
   /** Sets the level of log messages the child sends (a 2026-07-28 one is told on each request). */
@@ -294,15 +261,6 @@ export class ChildConnection {
     const gen = this.#gen;
     if (this.#state.kind !== 'running' || !gen?.client) throw notRunningError(this.name, this.#state);
     return gen as Generation & { client: Client };
-  }
-
-  #requestContext(gen: Generation): RequestContext {
-    return {
-      name: this.name,
-      callTimeoutMs: this.#options.callTimeoutMs ?? 300_000,
-      notRunning: () => notRunningError(this.name, this.#state),
-      lostRemote: (error) => this.#lostRemote(gen, error),
-    };
   }
 
   #setState(next: ChildState): void {
@@ -425,7 +383,11 @@ export class ChildConnection {
   /** A remote server that nothing answers for any more has dropped (its crash); see lostConnection. */
   #lostRemote(gen: Generation, error: unknown): boolean {
     const why = lostConnection(this.spec, error);
-    if (!why) return false;
+    return why !== undefined && this.#lose(gen, why);
+  }
+
+  /** The connection is lost for `why` (its crash) where no exit says so. */
+  #lose(gen: Generation, why: string): true {
     gen.lostBecause ??= why;
     this.#noticeEnd(gen);
     return true;

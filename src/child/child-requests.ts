@@ -1,7 +1,9 @@
 // What mcpmux asks of a running generation on a client's behalf, on the SDK's path (the
 // fast path is forwarding/fast-path.ts): the caller's cancellation, progress and origin go
 // with the request, a 2026-07-28 server is told per request what the caller can do, and a
-// failure says what happened to the child (removed, reloaded, crashed, timed out).
+// failure says what happened to the child (removed, reloaded, crashed, timed out, refused
+// over HTTP); a request that met the end of a remote server's session goes again under the
+// new one (session-renewal.ts).
 import { SdkError, SdkErrorCode } from '@modelcontextprotocol/server';
 import type { Client } from '@modelcontextprotocol/client';
 import { MuxError } from '../errors.js';
@@ -9,9 +11,13 @@ import { callTimeoutError } from '../forwarding/child-lane.js';
 import { UncheckedResult } from '../relay.js';
 import { StreamClosedError } from '../transport/json-line-writer.js';
 import { childCapabilities, withEnvelope } from './child-client.js';
-import type { CallOptions } from './child-types.js';
+import type { ServerSpec } from '../server-spec.js';
+import type { CallOptions, ChildConnectionOptions, ChildUpstream } from './child-types.js';
 import { DRAIN_AFTER_EXIT_MS, originDuring, type Generation } from './generation.js';
+import { httpRefusal } from './http-refusal.js';
 import { ResourceListen } from './resource-listen.js';
+import type { ReloadHold } from './reload-hold.js';
+import { SessionRenewal } from './session-renewal.js';
 import { delay } from './start-failure.js';
 
 export interface RequestContext {
@@ -24,6 +30,95 @@ export interface RequestContext {
 }
 
 type Connected = Generation & { client: Client };
+
+/** What a request on the SDK's path needs of its connection (ChildConnection). */
+export interface RequestHost {
+  name: string;
+  upstream: ChildUpstream | undefined;
+  renewal: SessionRenewal;
+  /** A reload under way, which calls wait for. */
+  held(): Promise<void> | undefined;
+  /** The running generation, or the error that says why there is none (after a reload under way). */
+  running(): Promise<Connected>;
+  context(gen: Generation): RequestContext;
+}
+
+/** The parts of a connection a RequestHost is made of. */
+export interface RequestHostParts {
+  name: string;
+  spec: ServerSpec;
+  options: Pick<ChildConnectionOptions, 'upstream' | 'renewSession' | 'callTimeoutMs' | 'logger'>;
+  hold: ReloadHold;
+  current(gen: Generation): boolean;
+  /** The running generation, or the error that says why there is none. */
+  running(): Connected;
+  notRunning(): MuxError;
+  lostRemote(gen: Generation, error: unknown): boolean;
+  lose(gen: Generation, why: string): void;
+}
+
+export function newRequestHost(parts: RequestHostParts): RequestHost {
+  const { name, spec, options, hold } = parts;
+  return {
+    name,
+    upstream: options.upstream,
+    renewal: new SessionRenewal({
+      name,
+      url: spec.transport === 'http' ? spec.url : '',
+      log: options.logger,
+      current: parts.current,
+      hold: (renewal) => hold.during(renewal),
+      renew: () => options.renewSession?.() ?? Promise.resolve(),
+      lose: parts.lose,
+    }),
+    held: () => hold.passed(),
+    running: async () => {
+      await hold.passed();
+      return parts.running();
+    },
+    context: (gen) => ({
+      name,
+      callTimeoutMs: options.callTimeoutMs ?? 300_000,
+      notRunning: parts.notRunning,
+      lostRemote: (error) => parts.lostRemote(gen, error),
+    }),
+  };
+}
+
+/**
+ * One request to the running generation. One that met the end of a remote server's session,
+ * which the server did not run, goes once more under the new session.
+ */
+export async function requestRunning(
+  host: RequestHost,
+  method: string,
+  params: Record<string, unknown> | undefined,
+  options: CallOptions,
+): Promise<Record<string, unknown>> {
+  const gen = await host.running();
+  let failure: unknown;
+  gen.requests++;
+  try {
+    return await forwardRequest(gen, method, params, options, host.context(gen));
+  } catch (error) {
+    failure = error;
+  } finally {
+    gen.requests--;
+  }
+  if (!host.renewal.ended(gen, failure)) throw failed(host, failure, options);
+  await host.held();
+  await gen.ended;
+  const next = await host.running();
+  return forwardRequest(next, method, params, options, host.context(next)).catch((error: unknown) => {
+    throw failed(host, error, options);
+  });
+}
+
+/** A failure as its caller gets it: a -32042 error's elicitations noted as the caller's, an HTTP refusal in words. */
+function failed(host: RequestHost, error: unknown, options: CallOptions): unknown {
+  host.upstream?.elicitationsRequired?.(host.name, error, options.origin?.notify?.bind(options.origin));
+  return httpRefusal(host.name, error);
+}
 
 /** Forwards one request and returns the child's result unchecked (the client checks it). */
 export async function forwardRequest(

@@ -31,6 +31,8 @@ export interface PingOptions {
   running: () => boolean;
   /** A remote server that cannot be reached at all any more: its crash, not a missed ping. */
   lost: (error: unknown) => boolean;
+  /** A remote server: pinged out of turn when its transport reports an error (the client's onerror). */
+  remote?: boolean;
 }
 
 /** Pings the child every interval while it runs; undefined when pings are off (interval 0). */
@@ -69,5 +71,12 @@ export function startPinging(options: PingOptions): Pinging | undefined {
       )
       .finally(() => (ping.inFlight = false));
   };
+  if (options.remote) {
+    const logError = client.onerror;
+    client.onerror = (error) => {
+      logError?.(error);
+      ping.soon();
+    };
+  }
   return ping;
 }

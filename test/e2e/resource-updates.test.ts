@@ -117,7 +117,10 @@ t.test(
       ),
       'the 2025 child is subscribed while the stream is open',
     );
-    t.ok(await touchBoth(t, modern.client, modern.updates, [OLD, NEW]), 'the modern client hears both');
+    t.ok(await touchBoth(t, modern.client, modern.updates, [OLD, NEW]), 'the modern client hears both', {
+      arrived: [...modern.updates],
+      log: served.stderr().split('\n').slice(-30),
+    });
     t.same(legacy.updates, [], 'the 2025 client, subscribed to nothing, hears nothing');
 
     await legacy.client.subscribeResource({ uri: OLD });
