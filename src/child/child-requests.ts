@@ -36,8 +36,6 @@ export interface RequestHost {
   name: string;
   upstream: ChildUpstream | undefined;
   renewal: SessionRenewal;
-  /** A reload under way, which calls wait for. */
-  held(): Promise<void> | undefined;
   /** The running generation, or the error that says why there is none (after a reload under way). */
   running(): Promise<Connected>;
   context(gen: Generation): RequestContext;
@@ -71,7 +69,6 @@ export function newRequestHost(parts: RequestHostParts): RequestHost {
       renew: () => options.renewSession?.() ?? Promise.resolve(),
       lose: parts.lose,
     }),
-    held: () => hold.passed(),
     running: async () => {
       await hold.passed();
       return parts.running();
@@ -106,9 +103,8 @@ export async function requestRunning(
     gen.requests--;
   }
   if (!host.renewal.ended(gen, failure)) throw failed(host, failure, options);
-  await host.held();
-  await gen.ended;
-  const next = await host.running();
+  await gen.ended; // a session that ended again at once: the crash is judged first
+  const next = await host.running(); // after the renewal (a reload) under way
   return forwardRequest(next, method, params, options, host.context(next)).catch((error: unknown) => {
     throw failed(host, error, options);
   });
