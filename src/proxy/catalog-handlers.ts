@@ -7,7 +7,7 @@ import type { ActivationPool } from '../catalog/activation-pool.js';
 import type { Registry } from '../registry/registry.js';
 import type { CatalogItems, CatalogKind } from '../router/capabilities.js';
 import type { CatalogRouter } from '../router/catalog-router.js';
-import { reuseSerialization } from '../transport/json-line-writer.js';
+import { reuseSerialization } from '../transport/json-serialization.js';
 import { forwardingOptions, type Caller } from './forwarding-options.js';
 import { clientRound, type InputRelay, type RelayTarget } from './input-relay.js';
 import type { StartupGate } from '../registry/startup-gate.js';

@@ -35,7 +35,7 @@ import { HttpGuard } from './http-guard.js';
 import { SessionTable } from './http-sessions.js';
 import { LEGACY_MESSAGES_PATH, LEGACY_SSE_PATH, LegacySseTransport } from './legacy-sse.js';
 import { boundRequestStream, boundSessionBacklog, type SessionBacklog } from './session-backlog.js';
-import { wireSession } from './session-wiring.js';
+import { sendOnlyWritableAnswers, wireSession } from './session-wiring.js';
 
 /** One client's session: what the HTTP server needs of an MCP server (MuxServer). */
 export interface HttpSession {
@@ -339,6 +339,7 @@ export class McpHttpServer {
     try {
       await session.connect(transport);
       wireSession(transport, session, this.#options.logger);
+      sendOnlyWritableAnswers(transport);
       await transport.handleRequest(req, res, body);
     } finally {
       // An initialize the SDK refused opened no session: nothing of it may stay behind.

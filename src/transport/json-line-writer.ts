@@ -2,50 +2,7 @@
 // the messages of one tick, or of one chunk of input being read, go out in one system call.
 import type { Writable } from 'node:stream';
 import type { JSONRPCMessage } from '@modelcontextprotocol/server';
-import { INTERNAL_ERROR, unhandledReason } from '../errors.js';
-
-/** Results sent many times unchanged, with their JSON once it has been made. */
-const reusedResults = new WeakMap<object, string | null>();
-
-/**
- * Marks a result that will be sent again unchanged (the aggregated tool list: 5,000 tools
- * are a megabyte of JSON), so it is serialized once. The caller must not mutate it.
- */
-export function reuseSerialization<T extends object>(result: T): T {
-  reusedResults.set(result, null);
-  return result;
-}
-
-/**
- * The message as a line. One JSON cannot hold (nested deeper than JSON.stringify's recursion
- * goes: 5,000 levels, 10 KB; a BigInt): an answer goes out as an error under its id, so its
- * requester is not left waiting; a request or notification is refused with an error that says
- * why, to whoever sends it.
- */
-function serializeMessage(message: JSONRPCMessage): string {
-  try {
-    return serialize(message);
-  } catch (error) {
-    const why = `mcpmux could not write it as JSON: ${unhandledReason(error)}`;
-    if ('method' in message || !('id' in message)) throw new Error(`${describe(message)}: ${why}`);
-    return JSON.stringify({ jsonrpc: '2.0', id: message.id, error: { code: INTERNAL_ERROR, message: why } });
-  }
-}
-
-const describe = (message: JSONRPCMessage) => ('method' in message ? message.method : 'a message');
-
-function serialize(message: JSONRPCMessage): string {
-  const result = (message as { result?: unknown }).result;
-  if (typeof result !== 'object' || result === null || !reusedResults.has(result))
-    return JSON.stringify(message);
-  let json = reusedResults.get(result);
-  if (json == null) {
-    json = JSON.stringify(result);
-    reusedResults.set(result, json);
-  }
-  const { id } = message as { id: string | number };
-  return `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":${json}}`;
-}
+import { serializeMessage } from './json-serialization.js';
 
 interface BatchAccepted {
   promise: Promise<void>;

@@ -8,6 +8,7 @@ import { randomUUID } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
 import type { JSONRPCMessage, Transport, TransportSendOptions } from '@modelcontextprotocol/server';
 import { isJsonRpcMessage } from './json-line-reader.js';
+import { serializeMessage } from './json-serialization.js';
 
 /** Where a legacy client opens its stream, and where it is told to post its messages. */
 export const LEGACY_SSE_PATH = '/sse';
@@ -54,7 +55,7 @@ export class LegacySseTransport implements Transport {
   // relatedRequestId has nowhere else to send it.
   async send(message: JSONRPCMessage, _options?: TransportSendOptions): Promise<void> {
     if (this.#closed) throw new Error('the SSE stream is closed');
-    this.#stream.write(`event: message\ndata: ${JSON.stringify(message)}\n\n`);
+    this.#stream.write(`event: message\ndata: ${serializeMessage(message)}\n\n`);
   }
 
   async close(): Promise<void> {

@@ -4,10 +4,21 @@ import type { JSONRPCMessage, Transport } from '@modelcontextprotocol/server';
 import { messageOf } from '../errors.js';
 import type { Logger } from '../log.js';
 import type { HttpSession } from './http-server.js';
+import { answerThatSerializes } from './json-serialization.js';
 
 export function wireSession(transport: Transport, session: HttpSession, logger: Logger): void {
   if (session.claim) offerToFastPath(transport, session.claim.bind(session), logger);
   session.useWire?.((message) => sendOrLog(transport, logger, message));
+}
+
+/**
+ * The SDK's streamable HTTP transport serializes each message itself, and one it cannot
+ * (a child's result nested too deeply) it reports to onerror and drops, closing the
+ * request's stream answerless: the client would wait for ever. Each answer is checked first.
+ */
+export function sendOnlyWritableAnswers(transport: Transport): void {
+  const send = transport.send.bind(transport);
+  transport.send = (message, options) => send(answerThatSerializes(message), options);
 }
 
 /**

@@ -1,9 +1,13 @@
 // JSON nested deeper than the stack allows (10,000 levels, 20 KB) through the built mcpmux
-// over stdio, from a child and from the client. JSON.parse takes it, JSON.stringify does not:
-// such a message ended mcpmux and every server with it. Now each is answered with an error
-// that says why, and everything else goes on.
+// over stdio and both HTTP transports, from a child and from the client. JSON.parse takes it,
+// JSON.stringify does not: over stdio such a message ended mcpmux and every server with it;
+// over HTTP the answer was dropped and the client waited for ever. Now each is answered with
+// an error that says why, and everything else goes on.
+import { Client, SSEClientTransport, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import type { CallToolResult } from '@modelcontextprotocol/client';
 import t from 'tap';
 import { fixturePath } from '../helpers/fixtures.js';
+import { startMcpmuxHttp } from '../helpers/mcpmux-process.js';
 import { assertNoLeaks, killTaggedProcesses, waitFor } from '../helpers/processes.js';
 import { rawMcpmux } from '../helpers/raw-stdio-client.js';
 
@@ -58,5 +62,34 @@ t.test('a message nested too deeply is answered with an error, and mcpmux goes o
   t.equal(mcpmux.exit, undefined, 'mcpmux is running');
   mcpmux.stdin.end();
   await mcpmux.exited;
+  await assertNoLeaks(t);
+});
+
+t.test('over HTTP, either transport, such an answer comes as an error too', async (t) => {
+  const mcpmux = await startMcpmuxHttp(['--', 'deep', process.execPath, fixturePath('deep-json')]);
+  t.ok(await waitFor(() => /'deep' is running/.test(mcpmux.stderr())), 'the child is running');
+  const transports = {
+    'streamable HTTP': () => new StreamableHTTPClientTransport(new URL(mcpmux.url)),
+    'HTTP+SSE': () => new SSEClientTransport(new URL(mcpmux.url.replace(/\/mcp$/, '/sse'))),
+  };
+  for (const [kind, transport] of Object.entries(transports)) {
+    const client = new Client({ name: 'deep-json-test', version: '1' });
+    await client.connect(transport());
+    // Both ways a call goes: the fast path, and the SDK's dispatch (call_tool).
+    for (const [name, args] of [
+      ['deep__deep', {}],
+      ['call_tool', { name: 'deep__deep', arguments: {} }],
+    ] as const) {
+      await t.rejects(
+        client.callTool({ name, arguments: args }, { timeout: 10_000 }),
+        { code: -32603, message: TOO_DEEP },
+        `${kind}, ${name}: an internal error that says why, not a wait`,
+      );
+    }
+    const ok = (await client.callTool({ name: 'deep__ok', arguments: {} })) as CallToolResult;
+    t.same(ok.content, [{ type: 'text', text: 'ok' }], `${kind}: the session goes on`);
+    await client.close();
+  }
+  await mcpmux.stop();
   await assertNoLeaks(t);
 });

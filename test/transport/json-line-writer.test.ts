@@ -4,7 +4,8 @@
 import { Writable } from 'node:stream';
 import t from 'tap';
 import { JsonLineReader } from '../../src/transport/json-line-reader.js';
-import { JsonLineWriter, reuseSerialization } from '../../src/transport/json-line-writer.js';
+import { JsonLineWriter } from '../../src/transport/json-line-writer.js';
+import { reuseSerialization } from '../../src/transport/json-serialization.js';
 
 const settle = () => new Promise((resolve) => setImmediate(resolve));
 
