@@ -9,6 +9,7 @@ import type { ServerResponse } from 'node:http';
 import type { JSONRPCMessage, Transport, TransportSendOptions } from '@modelcontextprotocol/server';
 import { isJsonRpcMessage } from './json-line-reader.js';
 import { serializeMessage } from './json-serialization.js';
+import { invalidRequestId } from './request-ids.js';
 
 /** Where a legacy client opens its stream, and where it is told to post its messages. */
 export const LEGACY_SSE_PATH = '/sse';
@@ -47,7 +48,11 @@ export class LegacySseTransport implements Transport {
     const messages = Array.isArray(body) ? body : [body];
     if (messages.length === 0 || !messages.every(isJsonRpcMessage))
       return 'the body is not a JSON-RPC 2.0 message (nor a batch of them)';
-    for (const message of messages) this.onmessage?.(message);
+    for (const message of messages) {
+      const refusal = invalidRequestId(message);
+      if (refusal) void this.send(refusal.answer).catch(() => {});
+      else this.onmessage?.(message);
+    }
     return undefined;
   }
 

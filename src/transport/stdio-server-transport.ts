@@ -12,6 +12,7 @@ import {
   oversizeHandlers,
 } from './json-line-reader.js';
 import { JsonLineWriter } from './json-line-writer.js';
+import { invalidRequestId } from './request-ids.js';
 
 export interface StdioServerTransportOptions {
   stdin?: Readable;
@@ -128,29 +129,4 @@ export class StdioServerTransport implements Transport {
     this.#reader.clear();
     this.onclose?.();
   }
-}
-
-/**
- * A request whose id MCP does not allow (it must be a string or an integer, never null): the
- * JSON-RPC "Invalid Request" answer, under the id as sent when it is a number (so the client
- * can match it) and null otherwise, as JSON-RPC says.
- */
-export function invalidRequestId(
-  message: JSONRPCMessage,
-): { answer: JSONRPCMessage; why: string } | undefined {
-  if (!('method' in message) || !('id' in message)) return undefined;
-  const id: unknown = message.id;
-  if (typeof id === 'string' || Number.isInteger(id)) return undefined;
-  const shown = (JSON.stringify(id) ?? String(id)).slice(0, 100);
-  return {
-    answer: {
-      jsonrpc: '2.0',
-      id: (typeof id === 'number' && Number.isFinite(id) ? id : null) as number,
-      error: {
-        code: -32600,
-        message: `Invalid Request: the id of a request must be a string or an integer (MCP), not ${shown}`,
-      },
-    },
-    why: `refused a ${message.method} request from the client: its id ${shown} is not a string or an integer, as MCP requires`,
-  };
 }

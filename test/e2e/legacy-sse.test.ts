@@ -149,6 +149,13 @@ t.test(
         [2, 3],
       );
 
+      // An id MCP does not allow is refused on the stream, not dropped (the SDK drops it).
+      await post(messages, '{"jsonrpc":"2.0","id":1e21,"method":"ping"}');
+      t.ok(
+        await waitFor(() => stream.events().some((e) => /Invalid Request: the id/.test(e.data))),
+        'an id past 2^53 is answered with an Invalid Request error',
+      );
+
       const notRpc = await post(messages, JSON.stringify({ hello: 'world' }));
       t.equal(notRpc.status, 400);
       t.match(JSON.parse(notRpc.text), { error: { message: /not a JSON-RPC 2\.0 message/ } });

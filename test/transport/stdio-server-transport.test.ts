@@ -19,16 +19,16 @@ t.test('a request with an id MCP does not allow is answered Invalid Request; oth
   const handed: JSONRPCMessage[] = [];
   transport.onmessage = (message) => void handed.push(message);
   await transport.start();
-  for (const id of [null, 8.5, { a: 1 }, true, 'ok', 7, -3])
+  for (const id of [null, 8.5, { a: 1 }, true, 1e21, 'ok', 7, -3, Number.MAX_SAFE_INTEGER])
     stdin.write(JSON.stringify({ jsonrpc: '2.0', id, method: 'ping' }) + '\n');
   // A response of the client with a null id is the SDK's to judge.
   stdin.write(
     JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32700, message: 'parse error' } }) + '\n',
   );
-  t.ok(await waitFor(() => written.length === 4 && handed.length === 4), 'four answered, four handed over');
+  t.ok(await waitFor(() => written.length === 5 && handed.length === 5), 'five answered, five handed over');
   t.same(
     written.map((m) => m['id']),
-    [null, 8.5, null, null],
+    [null, 8.5, null, null, 1e21],
     'under the id as sent when it is a number, else null',
   );
   t.ok(
@@ -37,14 +37,15 @@ t.test('a request with an id MCP does not allow is answered Invalid Request; oth
   );
   t.match(
     (written[2]!['error'] as { message: string }).message,
-    /must be a string or an integer \(MCP\), not \{"a":1\}/,
+    /must be a string or an integer \(MCP\) within ±\(2\^53 − 1\), not \{"a":1\}/,
   );
+  t.match((written[4]!['error'] as { message: string }).message, /not 1e\+21/);
   t.same(
     handed.map((m) => ('id' in m ? m.id : undefined)),
-    ['ok', 7, -3, null],
+    ['ok', 7, -3, Number.MAX_SAFE_INTEGER, null],
     'valid requests, and the response, go on',
   );
-  t.equal(dropped.length, 4, 'each refusal is logged');
+  t.equal(dropped.length, 5, 'each refusal is logged');
   t.match(dropped[0], /refused a ping request from the client: its id null/);
   await transport.close();
 });

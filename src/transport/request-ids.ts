@@ -1,0 +1,30 @@
+// What MCP allows as a request's id, checked where a client's messages come in before the
+// SDK's dispatch (stdio, HTTP+SSE): the SDK drops a request with any other id without a word.
+import type { JSONRPCMessage } from '@modelcontextprotocol/server';
+
+/**
+ * A request whose id MCP does not allow (it must be a string or an integer, never null): the
+ * JSON-RPC "Invalid Request" answer, under the id as sent when it is a number (so the client
+ * can match it) and null otherwise, as JSON-RPC says. An integer past 2^53 (1e21, say) is
+ * refused too: no JavaScript peer holds it exactly, and the SDK's dispatch dropped such a
+ * request without a word.
+ */
+export function invalidRequestId(
+  message: JSONRPCMessage,
+): { answer: JSONRPCMessage; why: string } | undefined {
+  if (!('method' in message) || !('id' in message)) return undefined;
+  const id: unknown = message.id;
+  if (typeof id === 'string' || Number.isSafeInteger(id)) return undefined;
+  const shown = (JSON.stringify(id) ?? String(id)).slice(0, 100);
+  return {
+    answer: {
+      jsonrpc: '2.0',
+      id: (typeof id === 'number' && Number.isFinite(id) ? id : null) as number,
+      error: {
+        code: -32600,
+        message: `Invalid Request: the id of a request must be a string or an integer (MCP) within ±(2^53 − 1), not ${shown}`,
+      },
+    },
+    why: `refused a ${message.method} request from the client: its id ${shown} is not a string or an integer, as MCP requires`,
+  };
+}
