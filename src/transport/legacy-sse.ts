@@ -15,17 +15,27 @@ import { invalidRequestId } from './request-ids.js';
 export const LEGACY_SSE_PATH = '/sse';
 export const LEGACY_MESSAGES_PATH = '/messages';
 
+/**
+ * How often a quiet stream gets an SSE comment: a reverse proxy closes a response that has
+ * said nothing for a while (nginx: 60 s), which would end the session. 15 s, as the SDK's
+ * streamable transport does on its streams.
+ */
+const KEEPALIVE_MS = 15_000;
+
 export class LegacySseTransport implements Transport {
   readonly sessionId = randomUUID();
   onmessage?: Transport['onmessage'];
   onclose?: () => void;
   onerror?: (error: Error) => void;
   readonly #stream: ServerResponse;
+  readonly #keepAliveMs: number;
+  #keepAlive: NodeJS.Timeout | undefined;
   #closed = false;
 
   /** `stream` is the response to the client's GET: the session lives as long as it does. */
-  constructor(stream: ServerResponse) {
+  constructor(stream: ServerResponse, { keepAliveMs = KEEPALIVE_MS } = {}) {
     this.#stream = stream;
+    this.#keepAliveMs = keepAliveMs;
   }
 
   async start(): Promise<void> {
@@ -37,6 +47,7 @@ export class LegacySseTransport implements Transport {
     // A path, not a URL: the client resolves it against the stream's, through any reverse proxy.
     this.#stream.write(`event: endpoint\ndata: ${LEGACY_MESSAGES_PATH}?sessionId=${this.sessionId}\n\n`);
     this.#stream.once('close', () => this.#ended());
+    this.#keepAlive = setInterval(() => this.#stream.write(': keepalive\n\n'), this.#keepAliveMs).unref();
   }
 
   /**
@@ -71,6 +82,7 @@ export class LegacySseTransport implements Transport {
   #ended(): void {
     if (this.#closed) return;
     this.#closed = true;
+    clearInterval(this.#keepAlive);
     this.onclose?.();
   }
 }
