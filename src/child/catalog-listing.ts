@@ -206,7 +206,8 @@ export function relistWhenQuiet(
 /**
  * Lists `rows` again and commits them into the catalog as it is when they arrive (another
  * re-list may have replaced the other rows meanwhile); nothing is committed when the
- * generation no longer runs (`current` gives undefined), and a failed listing is logged.
+ * generation no longer runs (`current` gives undefined), and a failed listing is logged (as a
+ * warning only while the generation still runs).
  */
 export async function relistRows(
   client: Client,
@@ -228,9 +229,11 @@ export async function relistRows(
       }) as Catalog,
     );
   } catch (error) {
-    options.logger.warn(
-      `[${options.name}] re-listing ${rows.map((r) => r.kind).join(' and ')} after list_changed failed: ${messageOf(error)}`,
-    );
+    const failed = () =>
+      `[${options.name}] re-listing ${rows.map((r) => r.kind).join(' and ')} after list_changed failed: ${messageOf(error)}`;
+    // A server stopped meanwhile (removed, reloaded, mcpmux ending) has nothing to report.
+    if (current()) options.logger.warn(failed());
+    else options.logger.debug(failed);
   }
 }
 
