@@ -157,6 +157,7 @@ export async function serve({
     results: newResultStore(options.maxResultBytes, 16),
     pool: newActivationPool(options.expose, options.activePoolSize),
     publish: (method) => publisher?.changed(method),
+    flush: async () => publisher?.flush(),
   };
   // Updates of the resources modern HTTP clients listen for go out on their listen streams.
   let updateListeners: ((uri: string) => void) | undefined;

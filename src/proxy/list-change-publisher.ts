@@ -54,6 +54,11 @@ export class ListChangePublisher {
     this.#notify(method);
   }
 
+  /** Sends the changes pending now at once (see ListChangedNotifier.flush). */
+  async flush(): Promise<void> {
+    await Promise.all([...this.#notifiers.values()].map((notifier) => notifier.flush()));
+  }
+
   #notify(method: ListChangedMethod): void {
     this.#notifiers.get(method)?.changed();
   }

@@ -66,6 +66,25 @@ export class ListChangedNotifier {
     if (this.#pending.size === 0) clearTimeout(this.#timer);
   }
 
+  /**
+   * Sends a change pending now at once, not after the quiet time (true when it was sent): a tool that changed a list
+   * answers after this settles, so the client hears of the change before it reads the answer
+   * (Claude Code builds its next model request as a tool's answer arrives; a list_changed 10
+   * ms behind it reached only the turn after).
+   */
+  async flush(): Promise<boolean> {
+    if (!this.#ready || this.#held || this.#pending.size === 0) return false;
+    clearTimeout(this.#timer);
+    this.#pending.clear();
+    try {
+      await this.#options.send();
+      return true;
+    } catch (error) {
+      this.#options.onError?.(error);
+      return false;
+    }
+  }
+
   /** Stops any pending send. */
   close(): void {
     clearTimeout(this.#timer);

@@ -17,10 +17,10 @@ import type { ToolIndex } from '../catalog/tool-index.js';
 import type { SpawnPolicy } from '../policy/spawn-policy.js';
 import type { Registry } from '../registry/registry.js';
 import type { CatalogRouter } from '../router/catalog-router.js';
-import { CAPABILITY_ROWS, CAPABILITY_TABLE, type ListChangedMethod } from '../router/capabilities.js';
+import type { ListChangedMethod } from '../router/capabilities.js';
 import { CatalogHandlers } from './catalog-handlers.js';
 import { ClientSettings } from './client-settings.js';
-import { ListChangedNotifier } from './list-changed-notifier.js';
+import { SessionListChanges } from './session-list-changes.js';
 import type { PersistentConfig } from './management-tools.js';
 import type { CodeMode } from '../code/code-mode.js';
 import { forwardingOptions, sessionCallerOrigin, type Caller } from './forwarding-options.js';
@@ -92,6 +92,8 @@ export interface PerRequestState {
   results: ResultStore;
   pool: ActivationPool | undefined;
   publish: (method: ListChangedMethod) => void;
+  /** Sends the list changes pending now at once. */
+  flush: () => Promise<void>;
 }
 
 const INSTRUCTIONS =
@@ -104,7 +106,7 @@ export class MuxServer {
   readonly server: Server;
   readonly #options: MuxServerOptions;
   readonly #catalogs: CatalogHandlers;
-  readonly #notifiers = new Map<ListChangedMethod, ListChangedNotifier>();
+  readonly #listChanges: SessionListChanges | undefined;
   readonly #unsubscribe: () => void;
   readonly #detach: () => void;
   readonly #pool: ActivationPool | undefined;
@@ -169,22 +171,20 @@ export class MuxServer {
     // agent as an MCP task (2025 clients); absent where the agent tools are off.
     const tasks = options.agents && era === 'legacy' ? new AgentTasks(options.agents.runs) : undefined;
     const perRequest = options.perRequest;
-    for (const { listChanged: method } of perRequest ? [] : CAPABILITY_ROWS) {
-      this.#notifiers.set(
-        method,
-        new ListChangedNotifier({
-          send: () => this.server.notification({ method }),
-          debounceMs: options.listChangedDebounceMs ?? 10,
-          onError: (error) => options.logger.debug(() => `${method} not sent: ${messageOf(error)}`),
-        }),
-      );
-    }
+    // A modern client with no session hears of changes through the shared publisher.
+    this.#listChanges = perRequest
+      ? undefined
+      : new SessionListChanges({
+          send: (method) => this.server.notification({ method }),
+          debounceMs: options.listChangedDebounceMs,
+          logger: options.logger,
+        });
     const starting = options.startup?.wait();
-    if (starting) for (const notifier of this.#notifiers.values()) notifier.holdUntil(starting);
+    if (starting) this.#listChanges?.holdUntil(starting);
     this.#initialized = new Promise((resolve) => {
       const ready = () => {
         this.#ready = true;
-        for (const notifier of this.#notifiers.values()) notifier.ready();
+        this.#listChanges?.ready();
         resolve();
       };
       // A modern connection has no handshake: it is ready from its first message.
@@ -201,7 +201,7 @@ export class MuxServer {
       this.#unsubscribe = options.registry.onChange((change) => {
         for (const kind of change.kinds)
           if (!(ownToolList && kind === 'tools') || this.#catalogs.changedSinceLastList(kind))
-            this.#notifiers.get(CAPABILITY_TABLE[kind].listChanged)?.changed(kind);
+            this.#listChanges?.changed(kind);
       });
       const settings = new ClientSettings({
         registry: options.registry,
@@ -232,7 +232,7 @@ export class MuxServer {
       caller: this.#caller,
       relay: this.#relay,
       ...(options.startup && { startup: options.startup }),
-      onGivenAfterStartup: (kind) => this.#notifiers.get(CAPABILITY_TABLE[kind].listChanged)?.given(kind),
+      onGivenAfterStartup: (kind) => this.#listChanges?.given(kind),
     });
     this.#catalogs.install(this.server);
     this.#calls = new ToolCalls({
@@ -249,6 +249,7 @@ export class MuxServer {
       config: options.config,
       agent,
       listedTools: () => this.#catalogs.list('tools').tools,
+      tellListChanges: () => this.#tellListChanges(),
       ...(mode === 'search' && { activate: (names: readonly string[]) => this.#activate(names) }),
     });
     if (!perRequest)
@@ -264,10 +265,12 @@ export class MuxServer {
         elicitationsRequired: (server, error, notify) =>
           options.upstream.elicitationsRequired(server, error, notify),
       });
-    this.server.setRequestHandler('tools/list', (_request, ctx) => {
+    this.server.setRequestHandler('tools/list', async (_request, ctx) => {
       if (this.#caller.era === 'modern') this.#declared = clientCapabilitiesOf(ctx);
       options.onListed?.();
-      return this.#catalogs.listWhenStarted('tools');
+      const list = await this.#catalogs.listWhenStarted('tools');
+      this.#listChanges?.toolsListed();
+      return list;
     });
     this.server.setNotificationHandler('notifications/roots/list_changed', () => this.#fanOutRootsChanged());
     this.server.fallbackNotificationHandler = async (n) =>
@@ -336,7 +339,7 @@ export class MuxServer {
     for (const stream of [...this.#watches.keys()]) this.unwatchResources(stream);
     this.#unsubscribe();
     this.#detach();
-    for (const notifier of this.#notifiers.values()) notifier.close();
+    this.#listChanges?.close();
     // Shared results (and held calls) outlive one request.
     if (!this.#options.perRequest) await this.#results.close();
     if (!this.#options.inputRelay) this.#relay.close();
@@ -366,12 +369,20 @@ export class MuxServer {
     return this.#initialized;
   }
 
+  /**
+   * Sends this client the list changes pending now, without waiting for the quiet time; when
+   * its tools changed, settles once it has listed them again (or after a short bound).
+   */
+  #tellListChanges(): Promise<void> {
+    return this.#listChanges?.tell() ?? this.#options.perRequest!.flush();
+  }
+
   /** Lists found tools (search mode); the client hears list_changed when the list changed. */
   #activate(names: readonly string[]): { added: string[]; evicted: string[] } {
     const change = this.#pool!.activate(names);
     if (change.added.length > 0 || change.evicted.length > 0) {
       if (this.#options.perRequest) this.#options.perRequest.publish('notifications/tools/list_changed');
-      else this.#notifiers.get('notifications/tools/list_changed')?.changed();
+      else this.#listChanges?.changed('tools');
     }
     return change;
   }

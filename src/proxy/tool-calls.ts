@@ -44,6 +44,11 @@ export interface ToolCallsOptions {
   listedTools: () => readonly Tool[];
   /** Search mode: lists found tools (the client hears list_changed when the list changed). */
   activate?: ((names: readonly string[]) => { added: string[]; evicted: string[] }) | undefined;
+  /**
+   * Sends the client the list changes pending now. Called before one of mcpmux's own tools
+   * answers: a client hears that add_server's tools are listed before it reads the answer.
+   */
+  tellListChanges?: () => Promise<void>;
 }
 
 export class ToolCalls {
@@ -65,7 +70,12 @@ export class ToolCalls {
     const { own, pool, registry, router, startup, relay, results } = this.#options;
     try {
       const management = own.get(params.name);
-      if (management) return await management.handle(params.arguments, this.#context(options, round));
+      if (management)
+        try {
+          return await management.handle(params.arguments, this.#context(options, round));
+        } finally {
+          await this.#options.tellListChanges?.();
+        }
       // A call by a child's own name (an MCP App's) touches the tool by its exposed name.
       if (pool) pool.touch(router.toolRoute(registry.snapshot, params.name)?.exposedKey ?? params.name);
       const starting = startup?.wait();

@@ -396,6 +396,8 @@ export class Registry {
 
   /** Tells listeners which lists the client sees differ between two sets of servers. */
   #notify(before: ReadonlyMap<string, ServerView>, after: ReadonlyMap<string, ServerView>): void {
+    // mcpmux is ending: its clients are told nothing more (Claude Code heard a list_changed as it closed mcpmux).
+    if (this.#closed) return;
     const kinds = CATALOG_KINDS.filter((kind) => listsDiffer(kind, before, after));
     if (kinds.length > 0) for (const listener of this.#listeners) listener({ type: 'catalog', kinds });
   }

@@ -77,3 +77,24 @@ t.test('a start that fails releases the hold too', async (t) => {
   t.equal(sent(), 1, 'the next one is: the hold is over');
   notifier.close();
 });
+
+t.test('flush sends a pending change at once, once, and says whether it sent', async (t) => {
+  const { notifier, sent } = counting();
+  notifier.changed('tools');
+  t.equal(await notifier.flush(), false, 'not before the client is ready');
+  notifier.ready();
+  t.equal(await notifier.flush(), true, 'sent now');
+  t.equal(sent(), 1);
+  await settle();
+  t.equal(sent(), 1, 'and not again after the quiet time');
+  t.equal(await notifier.flush(), false, 'nothing pending: nothing sent');
+  const failing = new ListChangedNotifier({
+    send: () => Promise.reject(new Error('closed')),
+    onError: (error) => t.match(error, /closed/, 'a failed send is reported'),
+  });
+  failing.ready();
+  failing.changed();
+  t.equal(await failing.flush(), false, 'a failed send is not a sent one');
+  notifier.close();
+  failing.close();
+});
