@@ -5,7 +5,8 @@
 import type { CallToolResult, Tool } from '@modelcontextprotocol/server';
 import type { ToolIndex } from '../catalog/tool-index.js';
 import { MuxError } from '../errors.js';
-import type { Registry, RegistrySnapshot } from '../registry/registry.js';
+import type { Registry } from '../registry/registry.js';
+import type { RegistrySnapshot } from '../registry/registry-snapshot.js';
 import type { CatalogRouter } from '../router/catalog-router.js';
 
 /** Past this many tools, the sub-agent searches for them. */

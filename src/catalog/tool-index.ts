@@ -5,7 +5,7 @@
 // to the current version, so a removed, crashed or filtered tool is never returned and a
 // reloaded description is found at once.
 import type { Tool } from '@modelcontextprotocol/server';
-import type { RegistrySnapshot } from '../registry/registry.js';
+import type { RegistrySnapshot } from '../registry/registry-snapshot.js';
 import type { CatalogRouter } from '../router/catalog-router.js';
 
 export interface ToolHit {

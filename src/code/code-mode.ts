@@ -7,7 +7,8 @@ import { AjvJsonSchemaValidator } from '@modelcontextprotocol/server/validators/
 import type { CallToolResult, JsonSchemaType, JsonSchemaValidator, Tool } from '@modelcontextprotocol/server';
 import { MuxError, messageOf } from '../errors.js';
 import type { Logger } from '../log.js';
-import { runningServers, type Registry } from '../registry/registry.js';
+import { type Registry } from '../registry/registry.js';
+import { runningServers } from '../registry/registry-snapshot.js';
 import type { CallOptions } from '../child/child-types.js';
 import type { CatalogRouter } from '../router/catalog-router.js';
 import { ModuleDeclarations } from './module-declarations.js';

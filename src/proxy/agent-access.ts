@@ -5,7 +5,7 @@ import type { ClientCapabilities, Tool } from '@modelcontextprotocol/server';
 import type { AgentRuns } from '../agent/agent-runs.js';
 import type { ModelChoice } from '../agent/model-choice.js';
 import type { CallOptions, InputOrigin } from '../child/child-types.js';
-import type { RegistrySnapshot } from '../registry/registry.js';
+import type { RegistrySnapshot } from '../registry/registry-snapshot.js';
 import { agentDefinition, outputDefinition, type AgentAccess } from './agent-tools.js';
 import type { HeldRounds } from './management-tools.js';
 import { compactDefinition } from './tool-definition.js';

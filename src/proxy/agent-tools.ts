@@ -8,7 +8,7 @@ import type { AgentRuns } from '../agent/agent-runs.js';
 import type { ModelSource } from '../agent/model-source.js';
 import type { CallOptions, InputOrigin } from '../child/child-types.js';
 import { MuxError } from '../errors.js';
-import { runningServers, type RegistrySnapshot } from '../registry/registry.js';
+import { runningServers, type RegistrySnapshot } from '../registry/registry-snapshot.js';
 import { SubAgentToolbox } from '../agent/sub-agent-toolbox.js';
 import type { HeldRounds, ManagementContext, ManagementTool } from './management-tools.js';
 import { SamplingModel } from '../agent/sampling-model.js';

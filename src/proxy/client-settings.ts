@@ -10,7 +10,8 @@ import type { ChildConnection } from '../child/child-connection.js';
 import { messageOf } from '../errors.js';
 import type { Logger } from '../log.js';
 import type { CatalogRouter } from '../router/catalog-router.js';
-import { runningServers, type Registry } from '../registry/registry.js';
+import { type Registry } from '../registry/registry.js';
+import { runningServers } from '../registry/registry-snapshot.js';
 import { toJsonRpcError } from './results.js';
 
 export interface ClientSettingsOptions {

@@ -11,36 +11,10 @@ import type { ChildProcess } from '../child/child-process.js';
 import { MuxError, messageOf } from '../errors.js';
 import type { Logger } from '../log.js';
 import type { RestartPolicy, ServerSpec } from '../server-spec.js';
-import { CATALOG_KINDS, type Catalog, type CatalogKind } from '../router/capabilities.js';
+import { CATALOG_KINDS, type Catalog } from '../router/capabilities.js';
 import { diffTools, listsDiffer, sameItems, type ToolDiff } from './catalog-diff.js';
 import { restartRunAfterCrash, restartUntilRunning, type RestartRun } from './restart-run.js';
-
-/** One server as calls see it: its connection and what it published when the snapshot was taken. */
-export interface ServerView {
-  readonly name: string;
-  readonly connection: ChildConnection;
-  /** The catalog of a running child; empty while it starts, stops or is crashed. */
-  readonly catalog: Catalog;
-  /** `catalog.tools`. */
-  readonly tools: readonly Tool[];
-  /** The prefix its names are exposed under, when its spec names one (else `NAME__`). */
-  readonly prefix?: string;
-}
-
-export interface RegistrySnapshot {
-  /** Grows by one with every published change. */
-  readonly version: number;
-  /** In the order the servers were added. */
-  readonly servers: ReadonlyMap<string, ServerView>;
-}
-
-/** The servers of a snapshot that are running now, in the order they were added. */
-export function runningServers(snapshot: RegistrySnapshot): ServerView[] {
-  return [...snapshot.servers.values()].filter((view) => view.connection.state.kind === 'running');
-}
-
-/** Which lists the client sees have changed (one change may touch several). */
-export type RegistryChange = { type: 'catalog'; kinds: readonly CatalogKind[] };
+import type { RegistryChange, RegistrySnapshot, ServerView } from './registry-snapshot.js';
 
 export interface StartedServer {
   status: ChildStatus;
@@ -232,7 +206,6 @@ export class Registry {
     return { name, tools, ...(prefix !== undefined && { prefix }), ...(exit && { exit }) };
   }
 
-  /** Restarts a server with the same spec as a new process; joins a reload under way. */
   /**
    * Restarts a server with the same spec as a new process; joins a reload under way. With
    * `build`, its build runs first, and a failed build leaves the running process as it is.

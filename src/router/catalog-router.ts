@@ -8,7 +8,7 @@ import type { ChildConnection } from '../child/child-connection.js';
 import type { CallOptions } from '../child/child-types.js';
 import { MuxError } from '../errors.js';
 import type { Logger } from '../log.js';
-import type { RegistrySnapshot, ServerView } from '../registry/registry.js';
+import type { RegistrySnapshot, ServerView } from '../registry/registry-snapshot.js';
 import { CAPABILITY_TABLE, itemKey, type CatalogItems, type CatalogKind } from './capabilities.js';
 import { DEFAULT_MAX_TOOL_NAME, exposedToolName, splitExposedName } from './tool-names.js';
 import { parseRewrittenUri, rewriteUri } from './uri-names.js';

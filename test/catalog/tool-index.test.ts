@@ -6,7 +6,7 @@ import type { ChildConnection } from '../../src/child/child-connection.js';
 import { ToolIndex, nameWords } from '../../src/catalog/tool-index.js';
 import { alternativesOf } from '../../src/catalog/query-expansion.js';
 import { createLogger } from '../../src/log.js';
-import type { RegistrySnapshot } from '../../src/registry/registry.js';
+import type { RegistrySnapshot } from '../../src/registry/registry-snapshot.js';
 import { EMPTY_CATALOG } from '../../src/router/capabilities.js';
 import { CatalogRouter } from '../../src/router/catalog-router.js';
 import { fixture } from '../helpers/fixtures.js';

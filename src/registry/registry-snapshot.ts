@@ -1,0 +1,32 @@
+// What calls read of the registry: an immutable snapshot of the servers, each with its
+// connection and the catalog it published, replaced whole on every change (registry.ts).
+import type { Tool } from '@modelcontextprotocol/server';
+import type { ChildConnection } from '../child/child-connection.js';
+import type { Catalog, CatalogKind } from '../router/capabilities.js';
+
+/** One server as calls see it: its connection and what it published when the snapshot was taken. */
+export interface ServerView {
+  readonly name: string;
+  readonly connection: ChildConnection;
+  /** The catalog of a running child; empty while it starts, stops or is crashed. */
+  readonly catalog: Catalog;
+  /** `catalog.tools`. */
+  readonly tools: readonly Tool[];
+  /** The prefix its names are exposed under, when its spec names one (else `NAME__`). */
+  readonly prefix?: string;
+}
+
+export interface RegistrySnapshot {
+  /** Grows by one with every published change. */
+  readonly version: number;
+  /** In the order the servers were added. */
+  readonly servers: ReadonlyMap<string, ServerView>;
+}
+
+/** The servers of a snapshot that are running now, in the order they were added. */
+export function runningServers(snapshot: RegistrySnapshot): ServerView[] {
+  return [...snapshot.servers.values()].filter((view) => view.connection.state.kind === 'running');
+}
+
+/** Which lists the client sees have changed (one change may touch several). */
+export type RegistryChange = { type: 'catalog'; kinds: readonly CatalogKind[] };
