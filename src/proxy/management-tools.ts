@@ -6,12 +6,10 @@ import type { CallToolResult, ClientCapabilities, Tool } from '@modelcontextprot
 import type { HeldRun } from './held-call.js';
 import { z } from 'zod';
 import type { CallOptions } from '../child/child-types.js';
-import type { ChildStatus } from '../child/child-status.js';
 import type { CodeMode } from '../code/code-mode.js';
 import { MuxError, messageOf } from '../errors.js';
 import type { Registry } from '../registry/registry.js';
 import type { RegistrySnapshot } from '../registry/registry-snapshot.js';
-import type { ToolDiff } from '../registry/catalog-diff.js';
 import type { ToolHit, ToolIndex } from '../catalog/tool-index.js';
 import type { SpawnPolicy } from '../policy/spawn-policy.js';
 import { toolTokens } from '../catalog/token-cost.js';
@@ -34,6 +32,7 @@ import {
   startedOutput,
   statusSchema,
 } from './management-schemas.js';
+import { exposeDiff, exposeStatus, summarize } from './exposed-status.js';
 import { jsonResult } from './results.js';
 import { define, parseArguments as parse } from './tool-definition.js';
 
@@ -360,44 +359,4 @@ async function withDeclaration(
   const declared = await code.declarations.tool(hit.server, route.item);
   const { inputSchema: _schema, ...rest } = hit;
   return { ...rest, declaration: `${declared.types}\n\n${declared.call}` };
-}
-
-function exposeStatus(status: ChildStatus, router: CatalogRouter, snapshot: RegistrySnapshot): ChildStatus {
-  // Two child tools that map to one exposed name are one tool to the client (the first); a
-  // name withheld for another server's (a server with its own prefix) is not this one's.
-  const exposed = (kind: 'tools' | 'prompts', names: string[]) => [
-    ...new Set(
-      names
-        .map((n) => router.exposedName(status.name, n, status.prefix))
-        .filter((n) => !router.heldByOther(snapshot, kind, n, status.name)),
-    ),
-  ];
-  return {
-    ...status,
-    tools: exposed('tools', status.tools),
-    ...(status.prompts && { prompts: exposed('prompts', status.prompts) }),
-  };
-}
-
-/** The tools as the client can call them now: exposed name, description and schemas. */
-function summarize(
-  status: ChildStatus,
-  tools: readonly Tool[],
-  router: CatalogRouter,
-  snapshot: RegistrySnapshot,
-) {
-  const listed = router
-    .exposedItems('tools', status.name, tools, status.prefix)
-    .filter((t) => !router.heldByOther(snapshot, 'tools', t.name, status.name));
-  return listed.map((t) => ({
-    name: t.name,
-    ...(t.description !== undefined && { description: t.description }),
-    inputSchema: t.inputSchema,
-    ...(t.outputSchema !== undefined && { outputSchema: t.outputSchema }),
-  }));
-}
-
-function exposeDiff(status: ChildStatus, diff: ToolDiff, router: CatalogRouter): ToolDiff {
-  const map = (names: string[]) => names.map((n) => router.exposedName(status.name, n, status.prefix));
-  return { added: map(diff.added), removed: map(diff.removed), changed: map(diff.changed) };
 }
