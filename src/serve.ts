@@ -248,6 +248,7 @@ export async function serve({
           (error) => log.error(`server '${name}' failed to start: ${messageOf(error)}`),
         ),
     ),
+    options.waitForServersMs,
   );
   if (options.watchConfig) configSync?.watch();
 }

@@ -82,6 +82,10 @@ export const FLAG_HELP: ReadonlyArray<[flag: string, help: string]> = [
     `Longest exposed tool name (default ${DEFAULT_MAX_TOOL_NAME}); lower it by the prefix your client adds.`,
   ],
   ['--startup-timeout SECONDS', 'Default time a server may take to start (default 60).'],
+  [
+    '--wait-for-servers SECONDS',
+    'How long the first lists and calls wait for the configured servers (default: until each has started or failed); past it they are answered with what runs, and list_changed tells of the rest. 0 answers at once.',
+  ],
   ['--call-timeout SECONDS', 'Time a tool call may go without an answer or progress (default 300).'],
   [
     '--ping-interval SECONDS',

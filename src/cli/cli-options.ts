@@ -30,6 +30,11 @@ export interface CliOptions {
   logLevel: LogLevel;
   maxToolName: number;
   startupTimeoutMs: number;
+  /**
+   * How long the first lists and calls wait for the servers given at start; unset, until each
+   * has started or failed (each bounded by its start-up timeout).
+   */
+  waitForServersMs?: number;
   callTimeoutMs: number;
   /** 0 turns pinging off. */
   pingIntervalMs: number;

@@ -21,6 +21,11 @@ const flagsSchema = z.object({
     .number({ error: '--startup-timeout must be a number of seconds' })
     .positive('--startup-timeout must be positive')
     .max(3600),
+  waitForServers: z.coerce
+    .number({ error: '--wait-for-servers must be a number of seconds' })
+    .min(0, '--wait-for-servers must be 0 or more')
+    .max(3600)
+    .optional(),
   callTimeout: z.coerce
     .number({ error: '--call-timeout must be a number of seconds' })
     .positive('--call-timeout must be positive')
@@ -119,6 +124,7 @@ export function parseCli(
         'log-level': { type: 'string' },
         'max-tool-name': { type: 'string' },
         'startup-timeout': { type: 'string' },
+        'wait-for-servers': { type: 'string' },
         'call-timeout': { type: 'string' },
         'ping-interval': { type: 'string' },
         'allow-command': { type: 'string', multiple: true },
@@ -164,6 +170,7 @@ export function parseCli(
     logLevel: values['log-level'] ?? env['MCPMUX_LOG_LEVEL'] ?? (command === 'serve' ? 'info' : 'warn'),
     maxToolName: values['max-tool-name'] ?? DEFAULT_MAX_TOOL_NAME,
     startupTimeout: values['startup-timeout'] ?? 60,
+    waitForServers: values['wait-for-servers'],
     callTimeout: values['call-timeout'] ?? 300,
     pingInterval: values['ping-interval'] ?? 30,
     expose: values['expose'] ?? 'all',
@@ -180,6 +187,7 @@ export function parseCli(
     logLevel,
     maxToolName,
     startupTimeout,
+    waitForServers,
     callTimeout,
     pingInterval,
     expose,
@@ -208,6 +216,7 @@ export function parseCli(
     logLevel,
     maxToolName,
     startupTimeoutMs: startupTimeout * 1000,
+    ...(waitForServers !== undefined && { waitForServersMs: waitForServers * 1000 }),
     callTimeoutMs: callTimeout * 1000,
     pingIntervalMs: pingInterval * 1000,
     allowCommands: (values['allow-command'] as string[] | undefined) ?? [],

@@ -27,6 +27,9 @@ t.test('flags', async (t) => {
     {},
   );
   t.match(o, { configPath: 'cfg.json', maxToolName: 51, startupTimeoutMs: 90_000, callTimeoutMs: 1500 });
+  t.equal(o.waitForServersMs, undefined, 'the first lists wait for every configured server unless told');
+  t.equal(parseCli(['--wait-for-servers', '0'], {}).waitForServersMs, 0);
+  t.equal(parseCli(['--wait-for-servers', '2.5'], {}).waitForServersMs, 2500);
 });
 
 t.test('spawn policy and ping flags', async (t) => {
@@ -168,6 +171,8 @@ t.test('mistakes', async (t) => {
     [['--max-tool-name', '8'], /at least 16/],
     [['--startup-timeout=-1'], /--startup-timeout must be positive/],
     [['--startup-timeout', '-1'], /argument is ambiguous/],
+    [['--wait-for-servers=-1'], /--wait-for-servers must be 0 or more/],
+    [['--wait-for-servers', 'soon'], /--wait-for-servers must be a number of seconds/],
     [['--'], /needs a name and a command/],
     [['--', 'onlyname'], /needs a name and a command/],
     [['--', 'a__b', 'cmd'], /contains '__'/],

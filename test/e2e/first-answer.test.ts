@@ -1,7 +1,7 @@
 // A client that lists once, at connect, and never listens for list_changed (the MCP
 // Inspector's CLI, one-shot clients) still sees every configured server: the first lists
 // and calls wait until each server given at start has started or failed.
-import { writeFileSync } from 'node:fs';
+import { rmSync, writeFileSync } from 'node:fs';
 import t, { type Test } from 'tap';
 import { resultText } from '../helpers/client-calls.js';
 import { DIST_MAIN, fixturePath } from '../helpers/fixtures.js';
@@ -130,6 +130,45 @@ t.test(
     t.equal(answers.get(3)?.result?.content?.[0]?.text, 'hi');
     mcpmux.stdin.end();
     await mcpmux.exited;
+    await assertNoLeaks(t);
+  },
+);
+
+t.test(
+  '--wait-for-servers bounds the wait: the first list has what runs, and list_changed tells of the rest',
+  async (t) => {
+    const config = tempConfigPath(t, 'mcpmux-wait-bound');
+    const gate = `${config}.gate`;
+    const entry = (name: string, env: Record<string, string> = {}) => ({
+      command: process.execPath,
+      args: [fixturePath(name as never)],
+      env,
+    });
+    writeFileSync(
+      config,
+      JSON.stringify({
+        mcpServers: { slow: entry('slow-start', { SLOW_START_GATE: gate }), echo: entry('echo-v1') },
+      }),
+    );
+    for (const bound of ['0', '0.5']) {
+      const session = await startMcpmux(['--config', config, '--wait-for-servers', bound]);
+      let told = 0;
+      session.client.setNotificationHandler('notifications/tools/list_changed', () => void told++);
+      const first = (await session.client.listTools()).tools.map((x) => x.name);
+      t.ok(first.includes('add_server'), `${bound}: mcpmux's own tools are in the first list`);
+      t.notOk(first.includes('slow__ready'), `${bound}: not the server still starting`, { first });
+      writeFileSync(gate, '');
+      t.ok(await waitFor(() => told > 0, 15_000), `${bound}: list_changed once it runs`);
+      t.ok(
+        await waitFor(async () =>
+          (await session.client.listTools()).tools.some((x) => x.name === 'slow__ready'),
+        ),
+        `${bound}: and the list has it`,
+      );
+      await session.client.close();
+      await session.process.exited;
+      rmSync(gate);
+    }
     await assertNoLeaks(t);
   },
 );
