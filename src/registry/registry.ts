@@ -294,8 +294,9 @@ export class Registry {
       // A late event of a removed server or of an older generation changes nothing.
       if (entry?.connection !== connection || event.generation !== connection.generation) return;
       if (event.type === 'catalog-changed') {
-        if (sameItems(entry.lastTools, event.catalog.tools))
-          this.#log.debug(`server '${event.name}' sent list_changed; its tools did not change`);
+        this.#log.debug(
+          `server '${event.name}' sent list_changed; its tools ${sameItems(entry.lastTools, event.catalog.tools) ? 'did not change' : `changed (${event.catalog.tools.length} now)`}`,
+        );
         entry.lastTools = event.catalog.tools;
       }
       const policy = connection.spec.restart;

@@ -34,14 +34,15 @@ async function connect(args: string[] = []) {
   const counts: Counts = { tools: 0, prompts: 0, resources: 0 };
   for (const list of LISTS)
     client.setNotificationHandler(`notifications/${list}/list_changed`, () => void counts[list]++);
-  await client.connect(
-    new StdioClientTransport({
-      command: process.execPath,
-      args: [DIST_MAIN, '--pass-env', LEAK_TAG_VAR, ...args],
-      env: taggedEnv(),
-      stderr: 'pipe',
-    }),
-  );
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [DIST_MAIN, '--pass-env', LEAK_TAG_VAR, ...args],
+    env: taggedEnv(),
+    stderr: 'pipe',
+  });
+  let stderr = '';
+  transport.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
+  await client.connect(transport);
   /** Runs `operation`, lets late notifications arrive, and returns what each list got meanwhile. */
   const counted = async (operation: () => Promise<unknown>): Promise<Counts> => {
     const before = { ...counts };
@@ -58,7 +59,7 @@ async function connect(args: string[] = []) {
     if (result.isError) throw new Error(`${name}: ${resultText(result)}`);
     return result;
   };
-  return { client, counted, call };
+  return { client, counted, call, stderr: () => stderr };
 }
 
 const memory = { command: process.execPath, args: [npmServerPath('@modelcontextprotocol/server-memory')] };
@@ -123,14 +124,21 @@ t.test(
   },
 );
 
-t.test("a child's own list_changed, ten in 50 ms: one notification", async (t) => {
-  const { client, counted, call } = await connect();
+t.test("a child's own list_changed, ten in 50 ms: one notification per re-list", async (t) => {
+  const { client, counted, call, stderr } = await connect(['--log-level', 'debug']);
   await counted(() => call('add_server', { name: 'lc', ...fixture('list-storm') }));
-  t.same(await counted(() => call('lc__storm', { count: 10, interval_ms: 5 })), {
-    tools: 1,
-    prompts: 0,
-    resources: 0,
-  });
+  const relists = () => stderr().match(/server 'lc' sent list_changed; its tools changed/g)?.length ?? 0;
+  const before = relists();
+  const told = await counted(() => call('lc__storm', { count: 10, interval_ms: 5 }));
+  // The ten are re-listed once they have been quiet for 30 ms: once, unless a loaded machine
+  // holds the child's 5 ms timers back past that (CI saw two re-lists once, each a real change).
+  const relisted = relists() - before;
+  t.ok(relisted >= 1 && relisted <= 3, `the ten coalesced into ${relisted} re-list(s)`);
+  t.same(
+    told,
+    { tools: relisted, prompts: 0, resources: 0 },
+    'one notification per re-list that changed the tools',
+  );
   t.equal(
     (await client.listTools()).tools.filter((x) => x.name.startsWith('lc__storm_')).length,
     10,
