@@ -67,10 +67,10 @@ export class ListChangedNotifier {
   }
 
   /**
-   * Sends a change pending now at once, not after the quiet time (true when it was sent): a tool that changed a list
-   * answers after this settles, so the client hears of the change before it reads the answer
-   * (Claude Code builds its next model request as a tool's answer arrives; a list_changed 10
-   * ms behind it reached only the turn after).
+   * Sends a change pending now at once, not after the quiet time; true when it was sent. A
+   * tool that changed a list answers after this settles, so the client hears of the change
+   * before it reads the answer (Claude Code builds its next model request as a tool's answer
+   * arrives; a list_changed 10 ms behind it reached only the turn after).
    */
   async flush(): Promise<boolean> {
     if (!this.#ready || this.#held || this.#pending.size === 0) return false;
