@@ -2,22 +2,15 @@
 // that negotiates (auto) and one in the 2025 (legacy) era get the same management tools,
 // add a server, hear the change (modern: on its subscriptions/listen stream) and call it.
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import type { CallToolResult } from '@modelcontextprotocol/client';
 import { writeFileSync } from 'node:fs';
 import t from 'tap';
 import { resultText } from '../helpers/client-calls.js';
 import { z } from 'zod';
-import { DIST_MAIN, fixture } from '../helpers/fixtures.js';
+import { fixture } from '../helpers/fixtures.js';
 import { tempConfigPath } from '../helpers/temp-config.js';
-import { startMcpmuxHttp } from '../helpers/mcpmux-process.js';
-import {
-  LEAK_TAG_VAR,
-  assertNoLeaks,
-  killTaggedProcesses,
-  taggedEnv,
-  waitFor,
-} from '../helpers/processes.js';
+import { mcpmuxStdioTransport, startMcpmuxHttp } from '../helpers/mcpmux-process.js';
+import { assertNoLeaks, killTaggedProcesses, waitFor } from '../helpers/processes.js';
 
 t.teardown(() => killTaggedProcesses());
 
@@ -27,18 +20,11 @@ async function connect(mode: Mode, args: string[] = []) {
   const client = new Client({ name: 'era-client', version: '1.0.0' }, { versionNegotiation: { mode } });
   let listChanged = 0;
   client.setNotificationHandler('notifications/tools/list_changed', () => void listChanged++);
-  const transport = new StdioClientTransport({
-    command: process.execPath,
-    args: [DIST_MAIN, '--pass-env', LEAK_TAG_VAR, ...args],
-    env: taggedEnv(),
-    stderr: 'pipe',
-  });
-  let stderr = '';
-  transport.stderr?.on('data', (d) => (stderr += d));
+  const { transport, stderr } = mcpmuxStdioTransport(args);
   await client.connect(transport);
   if (client.getProtocolEra() === 'modern')
     await client.listen({ toolsListChanged: true, promptsListChanged: true });
-  return { client, listChanged: () => listChanged, stderr: () => stderr };
+  return { client, listChanged: () => listChanged, stderr };
 }
 
 for (const [mode, era] of [

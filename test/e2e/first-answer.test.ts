@@ -20,13 +20,15 @@ import { rawMcpmux } from '../helpers/raw-stdio-client.js';
 
 t.teardown(() => killTaggedProcesses());
 
+/** A config entry running fixture `name`. */
+const entry = (name: string, env: Record<string, string> = {}) => ({
+  command: process.execPath,
+  args: [fixturePath(name as never)],
+  env,
+});
+
 function writeConfig(t: Test): string {
   const config = tempConfigPath(t, 'mcpmux-first-answer');
-  const entry = (name: string, env: Record<string, string> = {}) => ({
-    command: process.execPath,
-    args: [fixturePath(name as never)],
-    env,
-  });
   writeFileSync(
     config,
     JSON.stringify({
@@ -139,11 +141,6 @@ t.test(
   async (t) => {
     const config = tempConfigPath(t, 'mcpmux-wait-bound');
     const gate = `${config}.gate`;
-    const entry = (name: string, env: Record<string, string> = {}) => ({
-      command: process.execPath,
-      args: [fixturePath(name as never)],
-      env,
-    });
     writeFileSync(
       config,
       JSON.stringify({

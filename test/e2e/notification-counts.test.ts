@@ -4,22 +4,15 @@
 // the client sees it changed.
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import type { CallToolResult } from '@modelcontextprotocol/client';
-import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
 import { resultText } from '../helpers/client-calls.js';
-import { DIST_MAIN, fixture, fixturePath, npmServerPath } from '../helpers/fixtures.js';
+import { fixture, fixturePath, npmServerPath } from '../helpers/fixtures.js';
 import { tempConfigPath } from '../helpers/temp-config.js';
-import { startMcpmuxHttp } from '../helpers/mcpmux-process.js';
-import {
-  LEAK_TAG_VAR,
-  assertNoLeaks,
-  killTaggedProcesses,
-  taggedEnv,
-  waitFor,
-} from '../helpers/processes.js';
+import { mcpmuxStdioTransport, startMcpmuxHttp } from '../helpers/mcpmux-process.js';
+import { assertNoLeaks, killTaggedProcesses, waitFor } from '../helpers/processes.js';
 
 t.teardown(() => killTaggedProcesses());
 
@@ -34,14 +27,7 @@ async function connect(args: string[] = []) {
   const counts: Counts = { tools: 0, prompts: 0, resources: 0 };
   for (const list of LISTS)
     client.setNotificationHandler(`notifications/${list}/list_changed`, () => void counts[list]++);
-  const transport = new StdioClientTransport({
-    command: process.execPath,
-    args: [DIST_MAIN, '--pass-env', LEAK_TAG_VAR, ...args],
-    env: taggedEnv(),
-    stderr: 'pipe',
-  });
-  let stderr = '';
-  transport.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
+  const { transport, stderr } = mcpmuxStdioTransport(args);
   await client.connect(transport);
   /** Runs `operation`, lets late notifications arrive, and returns what each list got meanwhile. */
   const counted = async (operation: () => Promise<unknown>): Promise<Counts> => {
@@ -59,7 +45,7 @@ async function connect(args: string[] = []) {
     if (result.isError) throw new Error(`${name}: ${resultText(result)}`);
     return result;
   };
-  return { client, counted, call, stderr: () => stderr };
+  return { client, counted, call, stderr };
 }
 
 const memory = { command: process.execPath, args: [npmServerPath('@modelcontextprotocol/server-memory')] };

@@ -2,10 +2,30 @@
 // the SDK client; its stdout lines and stderr are kept for the test to check.
 import { Client } from '@modelcontextprotocol/client';
 import type { CallToolResult, ClientCapabilities } from '@modelcontextprotocol/client';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { ChildProcess } from '../../src/child/child-process.js';
 import { StdioChildTransport } from '../../src/transport/stdio-child-transport.js';
 import { DIST_MAIN } from './fixtures.js';
 import { LEAK_TAG_VAR, taggedEnv, waitFor } from './processes.js';
+
+/**
+ * The SDK's own stdio client transport to the built mcpmux (for a client the test builds
+ * itself: its era, its handlers), the leak tag passed on, and mcpmux's stderr as it grows.
+ */
+export function mcpmuxStdioTransport(args: string[] = []): {
+  transport: StdioClientTransport;
+  stderr: () => string;
+} {
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [DIST_MAIN, '--pass-env', LEAK_TAG_VAR, ...args],
+    env: taggedEnv(),
+    stderr: 'pipe',
+  });
+  let stderr = '';
+  transport.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
+  return { transport, stderr: () => stderr };
+}
 
 export interface Session {
   client: Client;
