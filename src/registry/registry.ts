@@ -294,8 +294,11 @@ export class Registry {
       // A late event of a removed server or of an older generation changes nothing.
       if (entry?.connection !== connection || event.generation !== connection.generation) return;
       if (event.type === 'catalog-changed') {
+        const before = entry.lastTools;
+        // Made only at debug level: a server that re-lists often pays no comparison for it.
         this.#log.debug(
-          `server '${event.name}' sent list_changed; its tools ${sameItems(entry.lastTools, event.catalog.tools) ? 'did not change' : `changed (${event.catalog.tools.length} now)`}`,
+          () =>
+            `server '${event.name}' sent list_changed; its tools ${sameItems(before, event.catalog.tools) ? 'did not change' : `changed (${event.catalog.tools.length} now)`}`,
         );
         entry.lastTools = event.catalog.tools;
       }
