@@ -1,8 +1,7 @@
 // Config files in the formats clients use, with variable expansion and clear errors.
 import t from 'tap';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import {
   ConfigError,
   loadConfigFile,
@@ -12,6 +11,7 @@ import {
 } from '../../src/config/load-config.js';
 import { expandVariables } from '../../src/config/expand-variables.js';
 import { serverNameProblem } from '../../src/router/tool-names.js';
+import { tempConfigPath } from '../helpers/temp-config.js';
 
 const parse = (value: unknown, env: Record<string, string> = {}) =>
   parseConfig(value, 'mcp.json', env, (n) => serverNameProblem(n));
@@ -126,8 +126,7 @@ t.test('files that are not configs say what is expected', async (t) => {
     loadConfigFile('/nonexistent/mcp.json', {}, () => undefined),
     /cannot read config file '\/nonexistent\/mcp.json': no such file/,
   );
-  const dir = mkdtempSync(join(tmpdir(), 'mcpmux-config-'));
-  const file = join(dir, 'mcp.json');
+  const file = tempConfigPath(t, 'mcpmux-config');
   writeFileSync(file, JSON.stringify({ mcpServers: { m: { command: 'node' } } }));
   t.same(await loadConfigFile(file, {}, () => undefined), [
     { name: 'm', spec: { transport: 'stdio', command: 'node', args: [], env: {} } },
@@ -166,7 +165,7 @@ t.test('a tools filter in an entry is kept; a malformed one is named', async (t)
 });
 
 t.test("mcpmux's own settings block", async (t) => {
-  const dir = mkdtempSync(join(tmpdir(), 'mcpmux-settings-'));
+  const dir = dirname(tempConfigPath(t, 'mcpmux-settings'));
   const file = (name: string, value: unknown) => {
     const path = join(dir, name);
     writeFileSync(path, JSON.stringify(value));
@@ -280,8 +279,7 @@ t.test('files as editors and VS Code write them: a byte-order mark, comments, tr
       },
     ],
   );
-  const dir = mkdtempSync(join(tmpdir(), 'mcpmux-config-'));
-  const file = join(dir, 'mcp.json');
+  const file = tempConfigPath(t, 'mcpmux-config');
   writeFileSync(file, vscode);
   t.equal((await loadConfigFile(file, {}, () => undefined))[0]?.name, 'memory', 'read from a file');
   writeFileSync(file, `\uFEFF{ "mcpmux": { "expose": "search" }, // mcpmux's own settings\n "servers": {} }`);
