@@ -1,11 +1,14 @@
 // The one module that spawns and kills processes.
 // Every child leads its own process group, so a stop reaches its whole tree (an `npx`
-// chain, a grandchild it forked), and death is confirmed, not assumed.
+// chain, a grandchild it forked), and death is confirmed, not assumed. What left the group
+// (a daemon in a session of its own) is found by the child's tag and ended after it
+// (process-tags.ts).
 import { spawn } from 'node:child_process';
 import { existsSync, statSync } from 'node:fs';
 import type { Readable, Writable } from 'node:stream';
 import { MuxError } from '../errors.js';
-import { isGroupAlive } from './process-table.js';
+import { isGroupAlive, isProcessAlive } from './process-table.js';
+import { findTagged, findTaggedSync, newProcessTag, withProcessTag } from './process-tags.js';
 
 export interface SpawnSpec {
   command: string;
@@ -23,9 +26,9 @@ export interface ExitInfo {
 export interface StopTimings {
   /** How long a child may take to exit after its stdin closes. Default 1000 ms. */
   stdinGraceMs?: number;
-  /** How long the group may take to exit after SIGTERM. Default 2000 ms. */
+  /** How long the group (then what left it) may take to exit after SIGTERM. Default 2000 ms. */
   termGraceMs?: number;
-  /** How long to wait for the kernel to reap the group after SIGKILL. Default 3000 ms. */
+  /** How long to wait for the kernel to reap the group (then what left it) after SIGKILL. Default 3000 ms. */
   killWaitMs?: number;
 }
 
@@ -34,11 +37,16 @@ const POLL_MS = 15;
 
 /** Groups that may still have members; the exit hook kills these when mcpmux dies. */
 const liveGroups = new Set<number>();
+/** The tags of children not yet confirmed gone with all they started; the exit hook kills these too. */
+const liveTags = new Set<string>();
 
-/** Told of each group as it is created and once it is confirmed dead (the orphan reaper). */
+/**
+ * Told of each child (its group and its tag) as it is spawned, and once it and everything
+ * that carries its tag are confirmed dead (the orphan reaper).
+ */
 export interface ProcessGroupObserver {
-  added(pgid: number): void;
-  removed(pgid: number): void;
+  added(pgid: number, tag: string): void;
+  removed(pgid: number, tag: string): void;
 }
 
 let groupObserver: ProcessGroupObserver | undefined;
@@ -47,18 +55,23 @@ export function setProcessGroupObserver(observer: ProcessGroupObserver | undefin
   groupObserver = observer;
 }
 
-/** SIGKILLs every group we spawned. Synchronous, for `process.on('exit')` and fatal errors. */
+/**
+ * SIGKILLs every group we spawned and every process that carries a live child's tag.
+ * Synchronous, for `process.on('exit')` and fatal errors.
+ */
 export function killAllProcessGroupsSync(): number {
   let killed = 0;
-  for (const pgid of liveGroups) {
+  const targets = [...[...liveGroups].map((pgid) => -pgid), ...findTaggedSync([...liveTags])];
+  for (const target of targets) {
     try {
-      process.kill(-pgid, 'SIGKILL');
+      process.kill(target, 'SIGKILL');
       killed++;
     } catch {
       // already gone
     }
   }
   liveGroups.clear();
+  liveTags.clear();
   return killed;
 }
 
@@ -117,15 +130,21 @@ export class ChildProcess {
   readonly stderr: Readable;
   /** Settles when the direct child exits (never rejects). */
   readonly exited: Promise<ExitInfo>;
+  /** In the environment of the child and of everything it starts (process-tags.ts). */
+  readonly tag: string;
+  /** Processes that had left the child's group and were ended by its stop. */
+  escaped: readonly number[] = [];
   #exit: ExitInfo | undefined;
   #stopping: Promise<ExitInfo> | undefined;
 
   private constructor(
     pid: number,
+    tag: string,
     streams: { stdin: Writable; stdout: Readable; stderr: Readable },
     exited: Promise<ExitInfo>,
   ) {
     this.pid = pid;
+    this.tag = tag;
     this.stdin = streams.stdin;
     this.stdout = streams.stdout;
     this.stderr = streams.stderr;
@@ -140,10 +159,11 @@ export class ChildProcess {
         `cannot start '${spec.command}': cwd '${spec.cwd}' is not an existing directory`,
       );
     }
-    // Node's own spawn: a new process group (detached), pipes, exactly this environment.
+    // Node's own spawn: a new process group (detached), pipes, exactly this environment and the tag.
+    const tag = newProcessTag();
     const subprocess = spawn(spec.command, [...spec.args], {
       detached: true,
-      env: spec.env,
+      env: withProcessTag(spec.env, tag),
       ...(spec.cwd !== undefined && { cwd: spec.cwd }),
       stdio: ['pipe', 'pipe', 'pipe'],
       windowsHide: true,
@@ -157,13 +177,15 @@ export class ChildProcess {
     if (pid === undefined)
       throw new MuxError('SPAWN_FAILED', `cannot start '${spec.command}': no pid was assigned`);
     liveGroups.add(pid);
-    groupObserver?.added(pid);
+    liveTags.add(tag);
+    groupObserver?.added(pid, tag);
     // Settle on 'exit' (not on the stdio streams closing: a grandchild may hold them open).
     const exited = new Promise<ExitInfo>((resolve) => {
       subprocess.once('exit', (code, signal) => resolve({ code, signal }));
     });
     return new ChildProcess(
       pid,
+      tag,
       { stdin: subprocess.stdin, stdout: subprocess.stdout, stderr: subprocess.stderr },
       exited,
     );
@@ -176,7 +198,8 @@ export class ChildProcess {
 
   /**
    * Stops the whole group: close stdin → grace → SIGTERM → grace → SIGKILL, then waits
-   * until no member but zombies is left. Memoized: a second call joins the first.
+   * until no member but zombies is left; then the same for what carries its tag outside the
+   * group. Memoized: a second call joins the first.
    */
   stop(timings: StopTimings = {}): Promise<ExitInfo> {
     this.#stopping ??= this.#stopLadder({ ...DEFAULT_TIMINGS, ...definedOnly(timings) });
@@ -199,14 +222,45 @@ export class ChildProcess {
       await waitUntil(done, t.killWaitMs);
     }
     const exit = await this.exited;
-    if (!isGroupAlive(pgid)) {
-      liveGroups.delete(pgid);
-      groupObserver?.removed(pgid);
-    }
+    const groupGone = !isGroupAlive(pgid);
+    if (groupGone) liveGroups.delete(pgid);
+    const { ended, left } = await endTagged(this.tag, t);
+    this.escaped = ended;
+    if (left.length === 0) liveTags.delete(this.tag);
+    if (groupGone && left.length === 0) groupObserver?.removed(pgid, this.tag);
     this.stdout.destroy();
     this.stderr.destroy();
     return exit;
   }
+}
+
+/**
+ * Ends the processes that carry `tag` (found once its group is gone, so only those that
+ * left it): SIGTERM → grace → SIGKILL, looking again after each step for any they started.
+ */
+async function endTagged(
+  tag: string,
+  t: Required<StopTimings>,
+): Promise<{ ended: number[]; left: number[] }> {
+  const ended = new Set<number>();
+  for (const [signal, waitMs] of [
+    ['SIGTERM', t.termGraceMs],
+    ['SIGKILL', t.killWaitMs],
+  ] as const) {
+    const found = await findTagged(tag);
+    if (found.length === 0) return { ended: [...ended], left: [] };
+    for (const pid of found) {
+      ended.add(pid);
+      try {
+        process.kill(pid, signal);
+      } catch {
+        // gone meanwhile
+      }
+    }
+    await waitUntil(() => !found.some(isProcessAlive), waitMs);
+  }
+  const left = await findTagged(tag);
+  return { ended: [...ended].filter((pid) => !left.includes(pid)), left };
 }
 
 function signalGroup(pgid: number, signal: NodeJS.Signals): void {

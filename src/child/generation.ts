@@ -100,6 +100,11 @@ export async function releaseGeneration(
   const exit = await proc.stop(server.options.stopTimings);
   await gen.client?.close().catch(() => {});
   server.log.debug(() => `[${server.name}] process ${proc.pid} ended (${describeEnd(exit)})`);
+  if (proc.escaped.length > 0)
+    server.log.warn(
+      `server '${server.name}' had started processes outside its process group (pid ${proc.escaped.join(', ')}); ` +
+        'they were ended with it',
+    );
 }
 
 /** An end nobody asked for, once the last messages on stdout have arrived: what it was. */

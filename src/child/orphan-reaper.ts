@@ -1,28 +1,50 @@
 // The last line of defence against leaked children: a tiny `sh` process, in its own session,
-// that learns each child process group as it is created and released. When its stdin
-// closes — mcpmux ended in any way, SIGKILL included, which no exit hook survives — it
-// SIGTERMs the groups still listed, waits a second and SIGKILLs them. A POSIX shell is used
-// instead of a second Node process: it costs about a megabyte, not forty.
+// that learns each child process group and tag as they are created and released. When its
+// stdin closes — mcpmux ended in any way, SIGKILL included, which no exit hook survives — it
+// SIGTERMs the groups still listed and the processes carrying a listed tag (process-tags.ts),
+// waits a second and SIGKILLs them. A POSIX shell is used instead of a second Node process:
+// it costs about a megabyte, not forty.
 import { spawn } from 'node:child_process';
 import type { Writable } from 'node:stream';
 import type { ProcessGroupObserver } from './child-process.js';
 
-/** Reads "+PGID" and "-PGID" lines; at EOF signals the groups left. Ignores anything not a pgid > 1. */
+/**
+ * Reads "+PGID" and "-PGID" (a group listed and released), "tTAG" and "uTAG" (a tag listed and
+ * released); ignores anything else, a pgid that is not > 1 and a tag that is not a UUID's
+ * characters, at least 32 of them. At EOF signals what is left.
+ * A tag's processes are the readable /proc/PID/environ files that contain it.
+ */
 const REAPER_SCRIPT = `
+set -f
 groups=
+tags=
 while IFS= read -r line; do
-  g=\${line#?}
-  case "$g" in ''|*[!0-9]*) continue ;; esac
-  [ "$g" -gt 1 ] || continue
+  arg=\${line#?}
   case "$line" in
-    +*) groups="$groups $g" ;;
-    -*) kept=; for x in $groups; do [ "$x" = "$g" ] || kept="$kept $x"; done; groups=$kept ;;
+    [+-]*) case "$arg" in ''|*[!0-9]*) continue ;; esac; [ "$arg" -gt 1 ] || continue ;;
+    [tu]*) case "$arg" in ''|*[!0-9a-f-]*) continue ;; esac; [ \${#arg} -ge 32 ] || continue ;;
+    *) continue ;;
+  esac
+  case "$line" in
+    +*) groups="$groups $arg" ;;
+    -*) kept=; for x in $groups; do [ "$x" = "$arg" ] || kept="$kept $x"; done; groups=$kept ;;
+    t*) tags="$tags $arg" ;;
+    u*) kept=; for x in $tags; do [ "$x" = "$arg" ] || kept="$kept $x"; done; tags=$kept ;;
   esac
 done
-[ -n "$groups" ] || exit 0
-for g in $groups; do kill -TERM -"$g" 2>/dev/null; done
+[ -n "$groups$tags" ] || exit 0
+tagged() {
+  set +f
+  for t in $tags; do grep -lsF "$t" /proc/[0-9]*/environ; done
+  set -f
+}
+end() {
+  for g in $groups; do kill -"$1" -"$g" 2>/dev/null; done
+  for f in $(tagged); do p=\${f#/proc/}; p=\${p%/environ}; [ "$p" != $$ ] && kill -"$1" "$p" 2>/dev/null; done
+}
+end TERM
 sleep 1
-for g in $groups; do kill -KILL -"$g" 2>/dev/null; done
+end KILL
 exit 0
 `;
 
@@ -54,8 +76,14 @@ export function startOrphanReaper(onError: (error: Error) => void): OrphanReaper
   };
   return {
     pid: reaper.pid,
-    added: (pgid) => send(`+${pgid}`),
-    removed: (pgid) => send(`-${pgid}`),
+    added: (pgid, tag) => {
+      send(`+${pgid}`);
+      send(`t${tag}`);
+    },
+    removed: (pgid, tag) => {
+      send(`-${pgid}`);
+      send(`u${tag}`);
+    },
     close: () => stdin.end(),
   };
 }

@@ -5,9 +5,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
 import { ChildProcess, killAllProcessGroupsSync, liveProcessGroups } from '../../src/child/child-process.js';
-import { isGroupAlive, isProcessAlive } from '../../src/child/process-table.js';
+import { isGroupAlive, isProcessAlive, listProcesses } from '../../src/child/process-table.js';
+import { findTagged } from '../../src/child/process-tags.js';
 import { fixtureSpec } from '../helpers/fixtures.js';
-import { assertNoLeaks, taggedEnv, waitFor } from '../helpers/processes.js';
+import { assertNoLeaks, spawnDaemonizing, taggedEnv, waitFor } from '../helpers/processes.js';
 
 const spawnFixture = (name: Parameters<typeof fixtureSpec>[0]) => {
   const spec = fixtureSpec(name);
@@ -43,6 +44,26 @@ t.test('killAllProcessGroupsSync kills every tracked group at once', async (t) =
   t.ok(killAllProcessGroupsSync() >= 2);
   t.same(await a.exited, { code: null, signal: 'SIGKILL' });
   t.same(await b.exited, { code: null, signal: 'SIGKILL' });
+  await assertNoLeaks(t);
+});
+
+t.test('what a child started outside its group is found by its tag and ended with it', async (t) => {
+  const { child, daemon } = await spawnDaemonizing(t);
+  t.not(listProcesses().find((p) => p.pid === daemon)?.pgid, child.pid, 'the daemon has left the group');
+  const exit = await child.stop({ stdinGraceMs: 1000, termGraceMs: 300 });
+  t.same(exit, { code: 0, signal: null }, 'the child itself exited at stdin EOF');
+  t.notOk(isProcessAlive(daemon), 'the daemon, which ignores SIGTERM, is dead when stop() resolves');
+  t.equal(child.escaped.length, 2, 'the daemon and its own child are reported as ended');
+  t.ok(child.escaped.includes(daemon));
+  t.same(await findTagged(child.tag), [], 'nothing carries the tag any more');
+  await assertNoLeaks(t);
+});
+
+t.test('killAllProcessGroupsSync also kills what left the groups', async (t) => {
+  const { child, daemon } = await spawnDaemonizing(t);
+  killAllProcessGroupsSync();
+  t.same(await child.exited, { code: null, signal: 'SIGKILL' });
+  t.ok(await waitFor(() => !isProcessAlive(daemon)), 'the daemon is killed too');
   await assertNoLeaks(t);
 });
 

@@ -6,7 +6,7 @@ import { ChildProcess } from '../../src/child/child-process.js';
 import { startOrphanReaper } from '../../src/child/orphan-reaper.js';
 import { isGroupAlive, isProcessAlive } from '../../src/child/process-table.js';
 import { fixtureSpec } from '../helpers/fixtures.js';
-import { assertNoLeaks, taggedEnv, waitFor } from '../helpers/processes.js';
+import { assertNoLeaks, spawnDaemonizing, taggedEnv, waitFor } from '../helpers/processes.js';
 
 const spawnFixture = (name: Parameters<typeof fixtureSpec>[0]) => {
   const spec = fixtureSpec(name);
@@ -21,13 +21,15 @@ t.test(
     if (!reaper) throw new Error('the reaper did not start');
     const stubborn = await spawnFixture('hang-on-shutdown'); // ignores EOF and SIGTERM: only SIGKILL ends it
     const released = await spawnFixture('echo-v1');
-    reaper.added(stubborn.pid);
-    reaper.added(released.pid);
-    reaper.removed(released.pid);
-    // Not process group ids: must be ignored (a -0 would be the reaper's own group).
-    reaper.added(0);
-    reaper.added(Number.NaN);
-    reaper.added(-5);
+    reaper.added(stubborn.pid, stubborn.tag);
+    reaper.added(released.pid, released.tag);
+    reaper.removed(released.pid, released.tag);
+    // Not process group ids, nor tags: must be ignored (a -0 would be the reaper's own group,
+    // and a tag that matched anything would end every process it can read).
+    reaper.added(0, '');
+    reaper.added(Number.NaN, '*');
+    reaper.added(-5, 'x y');
+    reaper.added(-6, 'a'); // hex, but short enough to be in many an environment
     reaper.close();
     t.ok(await waitFor(() => !isGroupAlive(stubborn.pid), 10_000), 'the listed group is killed');
     t.ok(await waitFor(() => !isProcessAlive(reaper.pid), 5_000), 'the reaper exits');
@@ -43,10 +45,22 @@ t.test('with nothing left to kill, the reaper just exits', async (t) => {
   const reaper = startOrphanReaper((error) => t.fail(error.message));
   if (!reaper) throw new Error('the reaper did not start');
   const child = await spawnFixture('echo-v1');
-  reaper.added(child.pid);
+  reaper.added(child.pid, child.tag);
   await child.stop();
-  reaper.removed(child.pid);
+  reaper.removed(child.pid, child.tag);
   reaper.close();
   t.ok(await waitFor(() => !isProcessAlive(reaper.pid), 2_000), 'the reaper exits');
+  await assertNoLeaks(t);
+});
+
+t.test('the reaper also ends what a listed child started outside its group', async (t) => {
+  const reaper = startOrphanReaper((error) => t.fail(error.message));
+  if (!reaper) throw new Error('the reaper did not start');
+  const { child, daemon } = await spawnDaemonizing(t);
+  reaper.added(child.pid, child.tag);
+  reaper.close();
+  t.ok(await waitFor(() => !isProcessAlive(daemon), 10_000), 'the daemon, which ignores SIGTERM, is killed');
+  t.ok(await waitFor(() => !isGroupAlive(child.pid), 10_000), 'and the child');
+  await child.stop({ stdinGraceMs: 10, termGraceMs: 10 });
   await assertNoLeaks(t);
 });

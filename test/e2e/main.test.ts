@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import t from 'tap';
-import { DIST_MAIN, fixture, npmServerPath } from '../helpers/fixtures.js';
+import { DIST_MAIN, fixture, fixturePath, npmServerPath } from '../helpers/fixtures.js';
 import { serverStatus, startMcpmux, text } from '../helpers/mcpmux-process.js';
 import { assertNoLeaks, isAlive, killTaggedProcesses, taggedEnv, waitFor } from '../helpers/processes.js';
 
@@ -307,19 +307,36 @@ t.test('SIGTERM to mcpmux kills every child group, grandchildren included', asyn
   await assertNoLeaks(t);
 });
 
-t.test('SIGKILL of mcpmux: the orphan reaper still ends every child group', async (t) => {
+t.test('SIGKILL of mcpmux: the orphan reaper still ends every child group, and their daemons', async (t) => {
   const s = await startMcpmux([]);
   await s.json('add_server', { name: 'tree', ...fixture('grandchild') });
   await s.json('add_server', { name: 'stubborn', ...fixture('hang-on-shutdown') });
+  await s.json('add_server', {
+    name: 'd',
+    command: process.execPath,
+    args: [fixturePath('grandchild'), '--detached'],
+  });
   const grandchild = Number(text(await s.call('tree__grandchild_pid')));
+  const daemon = Number(text(await s.call('d__grandchild_pid')));
   const children = [(await serverStatus(s, 'tree')).pid, (await serverStatus(s, 'stubborn')).pid];
   process.kill(s.process.pid, 'SIGKILL');
   await s.process.exited;
-  // No exit hook runs on SIGKILL: only the reaper can end these (the stubborn one ignores EOF and SIGTERM).
+  // No exit hook runs on SIGKILL: only the reaper can end these (the stubborn one ignores EOF
+  // and SIGTERM; the daemon ignores SIGTERM and has left its server's process group).
   t.ok(
-    await waitFor(() => [...children, grandchild].every((pid) => !isAlive(pid)), 10_000),
-    'children and grandchild dead',
+    await waitFor(() => [...children, grandchild, daemon].every((pid) => !isAlive(pid)), 10_000),
+    'children, grandchild and daemon dead',
   );
+  await assertNoLeaks(t);
+});
+
+t.test('SIGTERM to mcpmux also ends a daemon a child started outside its group', async (t) => {
+  const s = await startMcpmux(['--', 'd', process.execPath, fixturePath('grandchild'), '--detached']);
+  t.ok(await waitFor(async () => (await serverStatus(s, 'd'))?.status === 'running'));
+  const daemon = Number(text(await s.call('d__grandchild_pid')));
+  process.kill(s.process.pid, 'SIGTERM');
+  await s.process.exited;
+  t.notOk(isAlive(daemon), 'the daemon is dead once mcpmux has exited');
   await assertNoLeaks(t);
 });
 

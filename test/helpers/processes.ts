@@ -4,6 +4,8 @@
 import { randomUUID } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import type { Test } from 'tap';
+import { ChildProcess } from '../../src/child/child-process.js';
+import { findTagged } from '../../src/child/process-tags.js';
 
 export const LEAK_TAG_VAR = 'MCPMUX_TEST_LEAK_TAG';
 /** Unique per test process. */
@@ -89,3 +91,35 @@ export function killTaggedProcesses(): void {
 /** A process's resident memory in MB, from /proc. */
 export const rssMb = (pid: number): number =>
   Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]) / 1024;
+
+// A child that starts a daemon in a session of its own (out of its process group), which
+// ignores SIGTERM and starts one more process of its own, and prints the daemon's pid.
+const DAEMONIZING_CHILD = `
+const { spawn } = require('node:child_process');
+const daemon = spawn(process.execPath, ['-e', \`
+  process.on('SIGTERM', () => {});
+  require('node:child_process').spawn(process.execPath, ['-e', 'setInterval(() => {}, 1 << 30)'], { stdio: 'ignore' });
+  setInterval(() => {}, 1 << 30);
+\`], { detached: true, stdio: 'ignore' });
+daemon.unref();
+process.stdout.write(daemon.pid + '\\n');
+process.stdin.resume();
+process.stdin.on('end', () => process.exit(0));
+`;
+
+/** Spawns that child; resolves once the three processes carry its tag. */
+export const spawnDaemonizing = async (t: Test): Promise<{ child: ChildProcess; daemon: number }> => {
+  const child = await ChildProcess.spawn({
+    command: process.execPath,
+    args: ['-e', DAEMONIZING_CHILD],
+    env: taggedEnv(),
+  });
+  const daemon = await new Promise<number>((resolve) =>
+    child.stdout.once('data', (d) => resolve(Number(String(d)))),
+  );
+  t.ok(
+    await waitFor(async () => (await findTagged(child.tag)).length === 3),
+    'the child, its daemon and its grandchild carry its tag',
+  );
+  return { child, daemon };
+};

@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
-import { fixture } from '../helpers/fixtures.js';
+import { fixture, fixturePath } from '../helpers/fixtures.js';
 import { startHarness, textOf } from '../helpers/mux-harness.js';
 import { isAlive, waitFor } from '../helpers/processes.js';
 
@@ -146,6 +146,20 @@ t.test("the child's own children die with it", async (t) => {
   const pid2 = Number(textOf(await h.call('tree__grandchild_pid')));
   await h.callJson('reload_server', { name: 'tree' });
   t.notOk(isAlive(pid2), 'grandchild of the old generation dead after reload');
+  await h.close();
+});
+
+t.test('a daemon the child started outside its process group dies with it', async (t) => {
+  const h = await startHarness(t);
+  const daemonized = { command: process.execPath, args: [fixturePath('grandchild'), '--detached'] };
+  await h.callJson('add_server', { name: 'd', ...daemonized });
+  const pid = Number(textOf(await h.call('d__grandchild_pid')));
+  t.ok(isAlive(pid), 'daemon running');
+  await h.callJson('reload_server', { name: 'd' });
+  t.notOk(isAlive(pid), "the old generation's daemon (it ignores SIGTERM) dead after reload");
+  const pid2 = Number(textOf(await h.call('d__grandchild_pid')));
+  await h.callJson('remove_server', { name: 'd' });
+  t.notOk(isAlive(pid2), 'daemon dead when remove_server returns');
   await h.close();
 });
 
