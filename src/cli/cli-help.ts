@@ -28,7 +28,7 @@ export const FLAG_HELP: ReadonlyArray<[flag: string, help: string]> = [
   ],
   [
     '--max-sessions N',
-    'With --http: how many sessions may be open at once (default 100); past it a new one gets 503.',
+    'With --http: how many sessions may be open at once (default 100); past it a new one takes the place of the one idle longest (a minute at least), else gets 503.',
   ],
   [
     '--max-message-bytes N',

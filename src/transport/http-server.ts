@@ -132,6 +132,13 @@ export class McpHttpServer {
         );
         void this.#sessions.get(id)?.transport.close();
       },
+      evict: (id, { transport }, idleMs) => {
+        options.logger.info(
+          `HTTP session ${id} closed to make room for a new one (--max-sessions ${this.#maxSessions} reached); ` +
+            `it had had no request for ${Math.round(idleMs / 1000)} s (${this.#sessions.size} open)`,
+        );
+        void transport.close();
+      },
     });
   }
 
@@ -351,7 +358,7 @@ export class McpHttpServer {
   }
 
   #refuseSession(req: IncomingMessage, res: ServerResponse): void {
-    const message = `mcpmux has ${this.#maxSessions} HTTP sessions open, its limit (--max-sessions); end one (DELETE) or wait until an idle one expires`;
+    const message = `mcpmux has ${this.#maxSessions} HTTP sessions open, its limit (--max-sessions), and none has been idle for a minute to make room; end one (DELETE) or try again later`;
     this.#options.logger.warn(`refused a new HTTP session from ${req.socket.remoteAddress}: ${message}`);
     res.setHeader('Retry-After', '60');
     reply(res, 503, message);
