@@ -12,6 +12,7 @@ export type FixtureName =
   | 'echo-v1'
   | 'echo-v2'
   | 'crash-on-call'
+  | 'closes-stdout'
   | 'hang-on-shutdown'
   | 'slow-start'
   | 'noisy-stdout'

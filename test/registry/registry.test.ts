@@ -135,6 +135,23 @@ t.test('a child that ignores EOF and SIGTERM is still removed, and dead when rem
   await h.close();
 });
 
+t.test(
+  'a server that closes its stdout and lives on: crashed, its call failed, its process ended',
+  async (t) => {
+    const h = await startHarness(t);
+    const { server } = await h.callJson('add_server', { name: 'mute', ...fixture('closes-stdout') });
+    const call = await h.call('mute__close');
+    t.ok(call.isError);
+    t.match(textOf(call), /server 'mute' crashed \(closed its connection unexpectedly\); call reload_server/);
+    t.ok(await waitFor(async () => (await statusOf(h, 'mute'))?.status === 'crashed'), 'marked crashed');
+    t.ok(
+      await waitFor(() => !isAlive(server.pid)),
+      'the process, which ignores stdin EOF and SIGTERM, is ended all the same',
+    );
+    await h.close();
+  },
+);
+
 t.test("the child's own children die with it", async (t) => {
   const h = await startHarness(t);
   await h.callJson('add_server', { name: 'tree', ...fixture('grandchild') });

@@ -1,0 +1,34 @@
+// @ts-check
+// Simulates: a server that closes its stdout and lives on (a server whose output pipe was
+// handed to something else, or closed by a bug): tool `close` closes it without answering.
+// It ignores stdin EOF and SIGTERM, so only a SIGKILL to its group ends it. Written by hand,
+// not with the SDK, whose transport would throw writing to the closed descriptor.
+import { closeSync, writeSync } from 'node:fs';
+import { createInterface } from 'node:readline';
+
+const send = (message) => writeSync(1, JSON.stringify({ jsonrpc: '2.0', ...message }) + '\n');
+createInterface({ input: process.stdin }).on('line', (line) => {
+  const { id, method, params } = JSON.parse(line);
+  if (method === 'initialize')
+    send({
+      id,
+      result: {
+        protocolVersion: params.protocolVersion,
+        capabilities: { tools: {} },
+        serverInfo: { name: 'closes-stdout', version: '1.0.0' },
+      },
+    });
+  else if (method === 'tools/list')
+    send({
+      id,
+      result: {
+        tools: [
+          { name: 'close', description: 'Close stdout, answer nothing', inputSchema: { type: 'object' } },
+        ],
+      },
+    });
+  else if (method === 'tools/call') closeSync(1);
+  else if (id !== undefined) send({ id, result: {} });
+});
+process.on('SIGTERM', () => {});
+setInterval(() => {}, 1 << 30);
