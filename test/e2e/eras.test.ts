@@ -5,7 +5,7 @@ import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/cli
 import type { CallToolResult } from '@modelcontextprotocol/client';
 import { writeFileSync } from 'node:fs';
 import t from 'tap';
-import { resultText } from '../helpers/client-calls.js';
+import { recordWireProgress, resultText } from '../helpers/client-calls.js';
 import { z } from 'zod';
 import { fixture } from '../helpers/fixtures.js';
 import { tempConfigPath } from '../helpers/temp-config.js';
@@ -163,6 +163,7 @@ t.test(
     });
 
     const progress: number[] = [];
+    const wire = recordWireProgress(modern.client);
     const done = await modern.client.callTool(
       { name: 'slow__wait', arguments: { steps: 3, interval_ms: 20 } },
       {
@@ -170,7 +171,12 @@ t.test(
       },
     );
     t.equal(resultText(done), 'waited 3 steps');
-    t.same(progress, [1, 2, 3], "the child's progress reached the client's request");
+    t.same(
+      wire,
+      { values: [1, 2, 3], late: 0 },
+      "the child's progress reached the client's request, before its answer",
+    );
+    t.same(progress, [1, 2, 3].slice(0, progress.length), 'what the SDK handed on (see recordWireProgress)');
 
     // On 2026-07-28 HTTP a cancel is an aborted request: the child hears notifications/cancelled.
     const abort = new AbortController();

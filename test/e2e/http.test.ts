@@ -6,6 +6,7 @@ import type { CallToolResult } from '@modelcontextprotocol/client';
 import t from 'tap';
 import { ChildProcess } from '../../src/child/child-process.js';
 import { writeFileSync } from 'node:fs';
+import { recordWireProgress } from '../helpers/client-calls.js';
 import { DIST_MAIN, fixture, npmServerPath } from '../helpers/fixtures.js';
 import { tempConfigPath } from '../helpers/temp-config.js';
 import { startMcpmuxHttp } from '../helpers/mcpmux-process.js';
@@ -67,6 +68,7 @@ t.test(
     );
     // Both clients number their requests alike: the same request id and progress token reach mcpmux twice.
     const progress = { a: [] as number[], b: [] as number[] };
+    const wire = { a: recordWireProgress(a.client), b: recordWireProgress(b.client) };
     const [ra, rb] = await Promise.all(
       (['a', 'b'] as const).map((who) =>
         (who === 'a' ? a : b).client.callTool(
@@ -77,7 +79,16 @@ t.test(
     );
     t.equal(text(ra), 'waited 3 steps');
     t.equal(text(rb), 'waited 5 steps');
-    t.same(progress, { a: [1, 2, 3], b: [1, 2, 3, 4, 5] }, "each session hears its own call's progress");
+    t.same(
+      wire,
+      { a: { values: [1, 2, 3], late: 0 }, b: { values: [1, 2, 3, 4, 5], late: 0 } },
+      "each session hears its own call's progress, before its answer",
+    );
+    t.same(
+      progress,
+      { a: [1, 2, 3].slice(0, progress.a.length), b: [1, 2, 3, 4, 5].slice(0, progress.b.length) },
+      'what the SDK handed on (see recordWireProgress)',
+    );
     await a.client.close();
     await b.client.close();
     process.kill(proc.pid, 'SIGTERM');

@@ -6,6 +6,7 @@ import { request, type IncomingHttpHeaders } from 'node:http';
 import { Client, SSEClientTransport } from '@modelcontextprotocol/client';
 import type { CallToolResult } from '@modelcontextprotocol/client';
 import t from 'tap';
+import { recordWireProgress } from '../helpers/client-calls.js';
 import { fixture, fixturePath } from '../helpers/fixtures.js';
 import { startMcpmuxHttp } from '../helpers/mcpmux-process.js';
 import { assertNoLeaks, killTaggedProcesses, waitFor } from '../helpers/processes.js';
@@ -96,12 +97,14 @@ t.test("the SDK's HTTP+SSE client: tools, a server added at runtime, list_change
   t.ok(await waitFor(() => listChanged > 0), 'list_changed reaches the stream');
   t.ok((await client.listTools()).tools.some((tool) => tool.name === 'slow__wait'));
   const progress: number[] = [];
+  const wire = recordWireProgress(client);
   const waited = await client.callTool(
     { name: 'slow__wait', arguments: { steps: 3, interval_ms: 20 } },
     { onprogress: (p) => void progress.push(p.progress) },
   );
   t.equal(text(waited), 'waited 3 steps', 'a call through the fast path is answered on the stream');
-  t.same(progress, [1, 2, 3], 'with its progress');
+  t.same(wire, { values: [1, 2, 3], late: 0 }, 'with its progress, all of it before the answer');
+  t.same(progress, [1, 2, 3].slice(0, progress.length), 'what the SDK handed on (see recordWireProgress)');
 
   await client.close();
   t.ok(

@@ -17,3 +17,28 @@ export async function addFixtures(client: Client, servers: Record<string, Fixtur
     if (added.isError) throw new Error(`add_server ${name}: ${resultText(added)}`);
   }
 }
+
+/**
+ * The progress a connected client is sent, read off its transport before the SDK dispatches
+ * it. The SDK answers a response at once but hands a notification to its handler a microtask
+ * late, so progress that arrives in one chunk with its request's answer never reaches
+ * `onprogress` (typescript-sdk#2580: "a race servers cannot avoid"); on a loaded machine that
+ * happens to the last steps of a short call. `values` are in arrival order; `late` counts
+ * those that came after their request's answer, which mcpmux must never send.
+ */
+export function recordWireProgress(client: Client): { values: number[]; late: number } {
+  const transport = client.transport;
+  if (!transport) throw new Error('recordWireProgress: connect the client first');
+  const record = { values: [] as number[], late: 0 };
+  const answered = new Set<unknown>();
+  const dispatch = transport.onmessage;
+  transport.onmessage = (message, extra) => {
+    if ('method' in message && message.method === 'notifications/progress') {
+      const { progressToken, progress } = message.params as { progressToken: unknown; progress: number };
+      record.values.push(progress);
+      if (answered.has(progressToken)) record.late++;
+    } else if ('id' in message && !('method' in message)) answered.add(message.id);
+    dispatch?.(message, extra);
+  };
+  return record;
+}
