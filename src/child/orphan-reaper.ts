@@ -12,7 +12,7 @@ import type { ProcessGroupObserver } from './child-process.js';
  * Reads "+PGID" and "-PGID" (a group listed and released), "tTAG" and "uTAG" (a tag listed and
  * released); ignores anything else, a pgid that is not > 1 and a tag that is not a UUID's
  * characters, at least 32 of them. At EOF signals what is left.
- * A tag's processes are the readable /proc/PID/environ files that contain it.
+ * A tag's processes are the readable /proc/PID/environ files that contain it (one grep for all tags).
  */
 const REAPER_SCRIPT = `
 set -f
@@ -34,9 +34,10 @@ while IFS= read -r line; do
 done
 [ -n "$groups$tags" ] || exit 0
 tagged() {
+  set --
+  for t in $tags; do set -- "$@" -e "$t"; done
   set +f
-  for t in $tags; do grep -lsF "$t" /proc/[0-9]*/environ; done
-  set -f
+  grep -lsF "$@" /proc/[0-9]*/environ
 }
 end() {
   for g in $groups; do kill -"$1" -"$g" 2>/dev/null; done
