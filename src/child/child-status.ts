@@ -36,6 +36,11 @@ export interface ChildStatus {
   http_transport?: 'streamable-http' | 'sse';
   /** The protocol revision it speaks (2025-11-25 and older: the 2025 era; 2026-07-28: the modern one). */
   protocol_version?: string;
+  /**
+   * How the server says it is to be used (its initialize result's instructions). A client
+   * reads those only from mcpmux's own initialize, so the model gets them here instead.
+   */
+  instructions?: string;
   /** The filter its tools pass through, when it has one. */
   tool_filter?: { allow?: string[]; deny?: string[] };
   /** The prefix its tools and prompts are exposed under, when it is not the default `NAME__`. */
@@ -111,6 +116,8 @@ export function describeStatus(input: StatusInput, now: number): ChildStatus {
     if (gen?.remote) out.http_transport = gen.remote;
     const version = gen?.client?.getNegotiatedProtocolVersion();
     if (version !== undefined) out.protocol_version = version;
+    const instructions = gen?.client?.getInstructions()?.trim();
+    if (instructions) out.instructions = instructions;
     const ping = gen?.ping;
     if (ping) {
       out.last_ping_ok_seconds_ago = Math.round((now - ping.lastOk) / 100) / 10;

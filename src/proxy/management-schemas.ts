@@ -180,6 +180,12 @@ export const statusSchema = z.object({
   resources: z.number().optional().describe('How many resources it lists.'),
   resource_templates: z.number().optional().describe('How many resource templates it lists.'),
   uptime_seconds: z.number().optional(),
+  instructions: z
+    .string()
+    .optional()
+    .describe(
+      'How the server says it is to be used (its own instructions): follow them when using its tools.',
+    ),
   last_ping_ok_seconds_ago: z.number().optional().describe('Seconds since it last answered a ping.'),
   missed_pings: z
     .number()

@@ -100,7 +100,8 @@ const INSTRUCTIONS =
   'mcpmux runs MCP servers behind this one connection. add_server starts a server and returns its tools, named ' +
   '<server>__<tool>; reload_server restarts one (after a rebuild, or when list_servers shows it crashed); ' +
   'remove_server stops one. search_tools finds tools by describing the task. If your tool list has not refreshed ' +
-  'after add_server, call the new tools through call_tool.';
+  "after add_server, call the new tools through call_tool. A server's own instructions, when it gives any, are in " +
+  "add_server's answer and in list_servers.";
 
 export class MuxServer {
   readonly server: Server;

@@ -3,10 +3,12 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Client } from '@modelcontextprotocol/client';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import t from 'tap';
-import { fixture, fixturePath } from '../helpers/fixtures.js';
+import { fixture, fixturePath, npmServerPath } from '../helpers/fixtures.js';
 import { startHarness, textOf } from '../helpers/mux-harness.js';
-import { isAlive, waitFor } from '../helpers/processes.js';
+import { isAlive, taggedEnv, waitFor } from '../helpers/processes.js';
 
 const statusOf = async (h: Awaited<ReturnType<typeof startHarness>>, name: string) =>
   ((await h.callJson('list_servers')).servers as any[]).find((s) => s.name === name);
@@ -148,6 +150,30 @@ t.test(
       await waitFor(() => !isAlive(server.pid)),
       'the process, which ignores stdin EOF and SIGTERM, is ended all the same',
     );
+    await h.close();
+  },
+);
+
+t.test(
+  "a server's own instructions reach the model: in add_server's answer and in list_servers",
+  async (t) => {
+    const everything = {
+      command: process.execPath,
+      args: [npmServerPath('@modelcontextprotocol/server-everything'), 'stdio'],
+    };
+    // What server-everything tells a client that connects to it directly.
+    const direct = new Client({ name: 'direct', version: '1' });
+    await direct.connect(new StdioClientTransport({ ...everything, env: taggedEnv(), stderr: 'ignore' }));
+    const own = direct.getInstructions();
+    await direct.close();
+    t.ok(own && own.length > 100, 'server-everything gives instructions');
+
+    const h = await startHarness(t);
+    const { server } = await h.callJson('add_server', { name: 'ev', ...everything });
+    t.equal(server.instructions, own?.trim(), "add_server's answer carries them");
+    t.equal((await statusOf(h, 'ev')).instructions, own?.trim(), 'and list_servers');
+    await h.callJson('add_server', { name: 'plain', ...fixture('echo-v1') });
+    t.notOk('instructions' in (await statusOf(h, 'plain')), 'a server without any shows none');
     await h.close();
   },
 );
