@@ -106,6 +106,8 @@ interface ServerReport {
   resourceTemplates: CatalogItems['resourceTemplates'][];
   /** What it listed that is not valid MCP, so that no client is shown it: each item and why. */
   skipped?: string[] | undefined;
+  /** Its initialize result's instructions, as the model is given them (list_servers, add_server). */
+  instructions?: string | undefined;
 }
 
 /** What a client would be shown, per running server, under the exposed names. */
@@ -117,7 +119,7 @@ function inspect(registry: Registry, router: CatalogRouter): { servers: ServerRe
       .filter((route) => route.server === server)
       .map((route) => ({ ...route.item, [CAPABILITY_TABLE[kind].key]: route.exposedKey }));
   const servers = runningServers(snapshot).map((view) => {
-    const { pid, skipped } = view.connection.status();
+    const { pid, skipped, instructions } = view.connection.status();
     return {
       name: view.name,
       pid,
@@ -126,6 +128,7 @@ function inspect(registry: Registry, router: CatalogRouter): { servers: ServerRe
       resources: of('resources', view.name),
       resourceTemplates: of('resourceTemplates', view.name),
       ...(skipped && { skipped }),
+      ...(instructions && { instructions }),
     };
   });
   return { servers };
@@ -163,6 +166,7 @@ function formatInspect(report: { servers: ServerReport[] }): string {
     );
     section(lines, 'resource templates', s.resourceTemplates, (r) => `${r.uriTemplate}${summary(r.name)}`);
     section(lines, 'not valid MCP, so not shown to clients', s.skipped ?? [], (why) => why);
+    section(lines, 'instructions', s.instructions?.split('\n') ?? [], (line) => line);
   }
   return lines.join('\n');
 }
@@ -170,7 +174,7 @@ function formatInspect(report: { servers: ServerReport[] }): string {
 function section<T>(lines: string[], title: string, items: readonly T[], line: (item: T) => string): void {
   if (items.length === 0) return;
   lines.push(`  ${title}`);
-  for (const item of items) lines.push(`    ${line(item)}`);
+  for (const item of items) lines.push(`    ${line(item)}`.trimEnd());
 }
 
 /** `a: string, b?: number` from a JSON Schema object. */

@@ -5,7 +5,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
-import { DIST_MAIN, fixture, fixturePath } from '../helpers/fixtures.js';
+import { DIST_MAIN, fixture, fixturePath, npmServerPath } from '../helpers/fixtures.js';
 import { LEAK_TAG_VAR, assertNoLeaks, taggedEnv } from '../helpers/processes.js';
 
 interface Run {
@@ -50,6 +50,30 @@ t.test('inspect prints what a client would see, as text or JSON, and exits 0', a
     ['dev__echo', 'dev__add', 'dev__reverse'],
   );
   t.match(json.stderr, /mcpmux audit: spawn server=dev /, 'the spawn is audited on stderr, not stdout');
+  await assertNoLeaks(t);
+});
+
+t.test("inspect shows a server's instructions as the model is given them, in text and JSON", async (t) => {
+  const everything = [
+    '--',
+    'ev',
+    process.execPath,
+    npmServerPath('@modelcontextprotocol/server-everything'),
+    'stdio',
+  ];
+  const text = await mcpmux(['inspect', ...everything]);
+  t.equal(text.code, 0);
+  t.match(
+    text.stdout,
+    /\n  instructions\n    # Everything Server – Server Instructions\n\n    Audience: /,
+    'indented, blank lines kept blank',
+  );
+  const json = JSON.parse((await mcpmux(['inspect', '--json', ...everything])).stdout);
+  t.match(json.servers[0].instructions, /^# Everything Server – Server Instructions\n/);
+  t.notOk(
+    (await mcpmux(['inspect', ...dev])).stdout.includes('instructions'),
+    'a server without any: no section',
+  );
   await assertNoLeaks(t);
 });
 
