@@ -21,6 +21,7 @@ import type { ListChangedMethod } from '../router/capabilities.js';
 import { CatalogHandlers } from './catalog-handlers.js';
 import { ClientSettings } from './client-settings.js';
 import { SessionListChanges } from './session-list-changes.js';
+import { sessionInstructions } from './session-instructions.js';
 import type { PersistentConfig } from './management-tools.js';
 import type { CodeMode } from '../code/code-mode.js';
 import { forwardingOptions, sessionCallerOrigin, type Caller } from './forwarding-options.js';
@@ -96,13 +97,6 @@ export interface PerRequestState {
   flush: () => Promise<void>;
 }
 
-const INSTRUCTIONS =
-  'mcpmux runs MCP servers behind this one connection. add_server starts a server and returns its tools, named ' +
-  '<server>__<tool>; reload_server restarts one (after a rebuild, or when list_servers shows it crashed); ' +
-  'remove_server stops one. search_tools finds tools by describing the task. If your tool list has not refreshed ' +
-  "after add_server, call the new tools through call_tool. A server's own instructions, when it gives any, are in " +
-  "add_server's answer and in list_servers.";
-
 export class MuxServer {
   readonly server: Server;
   readonly #options: MuxServerOptions;
@@ -151,7 +145,7 @@ export class MuxServer {
           // agent runs as a task for a 2025 client (2026-07-28 has no tasks in its core).
           ...(options.agents && options.era !== 'modern' && { tasks: TASKS_CAPABILITY }),
         },
-        instructions: INSTRUCTIONS,
+        instructions: sessionInstructions(options.registry.snapshot),
         // A requestState mcpmux did not issue is refused before any handler runs.
         requestState: { verify: this.#relay.verify },
       },

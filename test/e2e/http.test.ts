@@ -55,6 +55,33 @@ t.test('two clients share the servers; a change made by one reaches both', async
 });
 
 t.test(
+  "a session opened while a configured server runs is given that server's instructions in its initialize",
+  async (t) => {
+    const everything = npmServerPath('@modelcontextprotocol/server-everything');
+    const { proc, url } = await serveHttp(['--', 'ev', process.execPath, everything, 'stdio']);
+    const first = await connect(url);
+    // The first session may come before the server has started: its lists wait for it, its instructions could not.
+    t.ok(
+      (await first.client.listTools()).tools.some((tool) => tool.name === 'ev__echo'),
+      'ev runs',
+    );
+    const second = await connect(url);
+    const instructions = second.client.getInstructions() ?? '';
+    t.match(instructions, /^mcpmux runs MCP servers behind this one connection\./, "mcpmux's own first");
+    t.match(
+      instructions,
+      /\n\nInstructions of server 'ev' \(its tools are named ev__…\):\n# Everything Server – Server Instructions\n/,
+      "then server-everything's own, under its name",
+    );
+    await first.client.close();
+    await second.client.close();
+    process.kill(proc.pid, 'SIGTERM');
+    await proc.exited;
+    await assertNoLeaks(t);
+  },
+);
+
+t.test(
   "a session's calls take the fast path; two sessions' calls under the same id and token each get their own progress",
   async (t) => {
     const { proc, url } = await serveHttp([]);
