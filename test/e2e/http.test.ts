@@ -3,7 +3,7 @@
 import { execFile } from 'node:child_process';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import type { CallToolResult } from '@modelcontextprotocol/client';
-import t from 'tap';
+import t, { type Test } from 'tap';
 import { ChildProcess } from '../../src/child/child-process.js';
 import { writeFileSync } from 'node:fs';
 import { recordWireProgress } from '../helpers/client-calls.js';
@@ -25,6 +25,14 @@ async function connect(url: string, headers: Record<string, string> = {}) {
   client.setNotificationHandler('notifications/tools/list_changed', () => void listChanged++);
   await client.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers } }));
   return { client, listChanged: () => listChanged };
+}
+
+/** Closes the clients, then mcpmux with SIGTERM, and checks that nothing it started is left. */
+async function endAll(t: Test, proc: ChildProcess, clients: { close: () => Promise<void> }[]): Promise<void> {
+  for (const client of clients) await client.close();
+  process.kill(proc.pid, 'SIGTERM');
+  await proc.exited;
+  await assertNoLeaks(t);
 }
 
 const text = (r: unknown) =>
@@ -73,11 +81,7 @@ t.test(
       /\n\nInstructions of server 'ev' \(its tools are named ev__…\):\n# Everything Server – Server Instructions\n/,
       "then server-everything's own, under its name",
     );
-    await first.client.close();
-    await second.client.close();
-    process.kill(proc.pid, 'SIGTERM');
-    await proc.exited;
-    await assertNoLeaks(t);
+    await endAll(t, proc, [first.client, second.client]);
   },
 );
 
@@ -116,11 +120,7 @@ t.test(
       { a: [1, 2, 3].slice(0, progress.a.length), b: [1, 2, 3, 4, 5].slice(0, progress.b.length) },
       'what the SDK handed on (see recordWireProgress)',
     );
-    await a.client.close();
-    await b.client.close();
-    process.kill(proc.pid, 'SIGTERM');
-    await proc.exited;
-    await assertNoLeaks(t);
+    await endAll(t, proc, [a.client, b.client]);
   },
 );
 
@@ -134,10 +134,7 @@ t.test('the bearer token is required when set', async (t) => {
   );
   const ok = await connect(url, { Authorization: 'Bearer s3cret-token' });
   t.ok((await ok.client.listTools()).tools.some((x) => x.name === 'add_server'));
-  await ok.client.close();
-  process.kill(proc.pid, 'SIGTERM');
-  await proc.exited;
-  await assertNoLeaks(t);
+  await endAll(t, proc, [ok.client]);
 });
 
 t.test('binding beyond loopback without a token is refused', async (t) => {
@@ -195,10 +192,6 @@ t.test(
       arguments: { prompt: 'six times seven?' },
     })) as CallToolResult;
     t.match(text(sampled), /sampled answer 42/, "the capable client's answer reached the child");
-    await plain.client.close();
-    await capable.close();
-    process.kill(proc.pid, 'SIGTERM');
-    await proc.exited;
-    await assertNoLeaks(t);
+    await endAll(t, proc, [plain.client, capable]);
   },
 );
