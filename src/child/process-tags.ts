@@ -30,20 +30,26 @@ export function environCarries(environ: string, tag: string): boolean {
   return false;
 }
 
+/** Files read at once: a machine may run more processes than mcpmux may hold files open. */
+const READS_AT_ONCE = 64;
+
 /** Living processes (zombies have an empty environment) that carry `tag`, this one excepted. */
 export async function findTagged(tag: string): Promise<number[]> {
   if (!hasProc) return [];
   const pids = (await readdir('/proc')).map(Number).filter(isOtherProcess);
-  const found = await Promise.all(
-    pids.map(async (pid) => {
-      try {
-        return environCarries(await readFile(`/proc/${pid}/environ`, 'latin1'), tag) ? pid : undefined;
-      } catch {
-        return undefined; // gone meanwhile, or another user's
-      }
-    }),
-  );
-  return found.filter((pid) => pid !== undefined);
+  const found: number[] = [];
+  for (let at = 0; at < pids.length; at += READS_AT_ONCE) {
+    await Promise.all(
+      pids.slice(at, at + READS_AT_ONCE).map(async (pid) => {
+        try {
+          if (environCarries(await readFile(`/proc/${pid}/environ`, 'latin1'), tag)) found.push(pid);
+        } catch {
+          // gone meanwhile, or another user's
+        }
+      }),
+    );
+  }
+  return found;
 }
 
 /** findTagged for several tags at once, synchronously: for the exit hook. */
