@@ -197,7 +197,7 @@ export class ChildProcess {
   }
 
   /**
-   * Stops the whole group: close stdin → grace → SIGTERM → grace → SIGKILL, then waits
+   * Stops the whole group: close stdin → grace → SIGTERM and SIGCONT → grace → SIGKILL, then waits
    * until no member but zombies is left; then the same for what carries its tag outside the
    * group. Memoized: a second call joins the first.
    */
@@ -214,7 +214,7 @@ export class ChildProcess {
       await waitUntil(() => this.#exit !== undefined, t.stdinGraceMs);
     }
     if (!done()) {
-      signalGroup(pgid, 'SIGTERM');
+      terminateGroup(pgid);
       await waitUntil(done, t.termGraceMs);
     }
     if (!done()) {
@@ -253,6 +253,7 @@ async function endTagged(
       ended.add(pid);
       try {
         process.kill(pid, signal);
+        if (signal === 'SIGTERM') process.kill(pid, 'SIGCONT');
       } catch {
         // gone meanwhile
       }
@@ -261,6 +262,16 @@ async function endTagged(
   }
   const left = await findTagged(tag);
   return { ended: [...ended].filter((pid) => !left.includes(pid)), left };
+}
+
+/**
+ * SIGTERM, then SIGCONT: a stopped process (SIGSTOP, a shell's Ctrl-Z, a debugger) holds
+ * SIGTERM until it runs again, and would otherwise wait out the grace for SIGKILL. systemd
+ * ends a unit the same way.
+ */
+function terminateGroup(pgid: number): void {
+  signalGroup(pgid, 'SIGTERM');
+  signalGroup(pgid, 'SIGCONT');
 }
 
 function signalGroup(pgid: number, signal: NodeJS.Signals): void {

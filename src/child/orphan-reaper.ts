@@ -2,8 +2,9 @@
 // that learns each child process group and tag as they are created and released. When its
 // stdin closes — mcpmux ended in any way, SIGKILL included, which no exit hook survives — it
 // SIGTERMs the groups still listed and the processes carrying a listed tag (process-tags.ts),
-// waits a second and SIGKILLs them. A POSIX shell is used instead of a second Node process:
-// it costs about a megabyte, not forty.
+// SIGCONTs them (a stopped process acts on SIGTERM only once it runs), waits a second and
+// SIGKILLs them. A POSIX shell is used instead of a second Node process: it costs about a
+// megabyte, not forty.
 import { spawn } from 'node:child_process';
 import type { Writable } from 'node:stream';
 import type { ProcessGroupObserver } from './child-process.js';
@@ -44,6 +45,7 @@ end() {
   for f in $(tagged); do p=\${f#/proc/}; p=\${p%/environ}; [ "$p" != $$ ] && kill -"$1" "$p" 2>/dev/null; done
 }
 end TERM
+end CONT
 sleep 1
 end KILL
 exit 0

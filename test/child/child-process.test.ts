@@ -38,6 +38,16 @@ t.test('a child that ignores stdin EOF and SIGTERM is SIGKILLed within the grace
   await assertNoLeaks(t);
 });
 
+t.test('a stopped child (SIGSTOP) ends at SIGTERM, not only at SIGKILL', async (t) => {
+  // Stopped, it reads no EOF and holds SIGTERM: the SIGCONT sent with it lets it act on it.
+  const child = await spawnFixture('echo-v1');
+  process.kill(child.pid, 'SIGSTOP');
+  const exit = await child.stop({ stdinGraceMs: 100, termGraceMs: 5000 });
+  t.same(exit, { code: null, signal: 'SIGTERM' });
+  t.notOk(isGroupAlive(child.pid));
+  await assertNoLeaks(t);
+});
+
 t.test('killAllProcessGroupsSync kills every tracked group at once', async (t) => {
   const a = await spawnFixture('hang-on-shutdown');
   const b = await spawnFixture('echo-v1');

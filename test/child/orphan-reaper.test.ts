@@ -41,6 +41,19 @@ t.test(
   },
 );
 
+t.test('the reaper ends a stopped child with SIGTERM, continuing it so that it can act on it', async (t) => {
+  const reaper = startOrphanReaper((error) => t.fail(error.message));
+  if (!reaper) throw new Error('the reaper did not start');
+  const stopped = await spawnFixture('echo-v1');
+  process.kill(stopped.pid, 'SIGSTOP');
+  reaper.added(stopped.pid, stopped.tag);
+  reaper.close();
+  t.same(await stopped.exited, { code: null, signal: 'SIGTERM' });
+  t.ok(await waitFor(() => !isProcessAlive(reaper.pid), 5_000), 'the reaper exits');
+  await stopped.stop();
+  await assertNoLeaks(t);
+});
+
 t.test('with nothing left to kill, the reaper just exits', async (t) => {
   const reaper = startOrphanReaper((error) => t.fail(error.message));
   if (!reaper) throw new Error('the reaper did not start');
