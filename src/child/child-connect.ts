@@ -6,7 +6,6 @@
 import { SdkError, SdkErrorCode, SdkHttpError } from '@modelcontextprotocol/server';
 import type { Client, PriorDiscovery } from '@modelcontextprotocol/client';
 import { MuxError, messageOf } from '../errors.js';
-import { ChildLane } from '../forwarding/child-lane.js';
 import type { Logger } from '../log.js';
 import {
   CAPABILITY_ROWS,
@@ -19,14 +18,13 @@ import type { OAuthSettings, RemoteServerSpec, ServerSpec, StdioServerSpec } fro
 import { ServerSignIn } from '../oauth/server-sign-in.js';
 import { randomUUID } from 'node:crypto';
 import { sendToSignIn } from '../oauth/send-to-sign-in.js';
-import { StdioChildTransport } from '../transport/stdio-child-transport.js';
 import { listCatalog, listingOptions } from './catalog-listing.js';
-import { relayedLogMessage } from './log-relay.js';
 import { newChildClient } from './child-client.js';
 import { clientSdk, warmSchemasWhileWaiting, type ClientSdk } from './client-sdk.js';
 import type { ChildProcess } from './child-process.js';
 import type { ChildConnectionOptions, ChildUpstream } from './child-types.js';
-import { DRAIN_AFTER_EXIT_MS, originDuring, type Generation } from './generation.js';
+import { DRAIN_AFTER_EXIT_MS, type Generation } from './generation.js';
+import { stdioLink } from './stdio-link.js';
 import { bridgeMissingResultType } from './result-type-bridge.js';
 import { startPinging, type Pinging } from './liveness.js';
 import { closedByServer, delay, handshakeVerdict } from './start-failure.js';
@@ -201,34 +199,7 @@ async function spawnAndConnect(
   // Spawned; spoken to once the client has said what it can do (or at once if it exits meanwhile).
   if (handshakeAfter) await Promise.race([handshakeAfter, proc.exited]);
   if (signal.aborted) throw signal.reason;
-  const transport = new StdioChildTransport(proc, {
-    onSkippedLine: (line) =>
-      host.log.warn(`[${host.name}] skipped a non-JSON line on stdout: ${line.slice(0, 200)}`),
-    onDropped: (why) => host.log.warn(`[${host.name}] ${why}`),
-    onErrorWithoutId: (error) =>
-      host.log.warn(
-        `[${host.name}] answered with an error to a message it could not read: ${String(error.message)} (${String(error.code)})`,
-      ),
-    ...(host.options.maxMessageBytes !== undefined && { maxMessageBytes: host.options.maxMessageBytes }),
-  });
-  const lane = new ChildLane({
-    server: host.name,
-    send: (message) => transport.post(message),
-    sendLine: (line) => transport.postLine(line),
-    callTimeoutMs: host.options.callTimeoutMs ?? 300_000,
-    peer: {
-      modern: () => gen.client?.getProtocolEra() === 'modern',
-      mayAsk: () => Boolean(gen.declared?.sampling || gen.declared?.elicitation || gen.declared?.roots),
-      callFor: (origin) => originDuring(gen, origin),
-      logLevel: () => gen.logLevel,
-    },
-  });
-  const upstream = host.options.upstream;
-  transport.divert = (message, bytes) =>
-    lane.divert(message, bytes) ||
-    (upstream !== undefined && relayedLogMessage(host.name, message, upstream));
-  transport.takeBytes = (bytes, start, end) => lane.takeBytes(bytes, start, end);
-  gen.lane = lane;
+  const transport = stdioLink(host, gen, proc);
   const loaded = await sdk;
   const client = newClient(host, gen, loaded);
   void proc.exited.then(() => host.noticeEnd(gen));

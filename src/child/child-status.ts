@@ -9,6 +9,7 @@ import { MuxError } from '../errors.js';
 import type { ChildState } from './child-state.js';
 import type { StopReason } from './child-types.js';
 import type { Generation } from './generation.js';
+import { inputStatus } from './input-backlog.js';
 import { describeEnd } from './start-failure.js';
 
 /** The status of a child as list_servers shows it (secrets are never included). */
@@ -55,6 +56,9 @@ export interface ChildStatus {
   /** Seconds since the child last answered a ping, and how many pings in a row it has missed since. */
   last_ping_ok_seconds_ago?: number;
   missed_pings?: number;
+  /** While its stdin is full: the bytes waiting for it, and for how long it has read none (input-backlog.ts). */
+  unread_input_bytes?: number;
+  input_full_seconds?: number;
   exit?: ExitInfo;
   stderr_tail?: string[];
   last_error?: string;
@@ -123,6 +127,7 @@ export function describeStatus(input: StatusInput, now: number): ChildStatus {
       out.last_ping_ok_seconds_ago = Math.round((now - ping.lastOk) / 100) / 10;
       out.missed_pings = ping.missed;
     }
+    Object.assign(out, inputStatus(gen?.input, now));
   }
   if (s.kind === 'crashed' || s.kind === 'restarting') {
     if (s.exit) out.exit = s.exit;

@@ -8,6 +8,7 @@ import type { ChildLane } from '../forwarding/child-lane.js';
 import type { CapabilityRow, CatalogKind } from '../router/capabilities.js';
 import type { ChildProcess, ExitInfo, StopTimings } from './child-process.js';
 import type { InputOrigin } from './child-types.js';
+import type { ChildInput } from './input-backlog.js';
 import type { Pinging } from './liveness.js';
 import type { ResourceListen } from './resource-listen.js';
 import { StderrTail } from './stderr-tail.js';
@@ -51,6 +52,8 @@ export interface Generation {
   declared?: ClientCapabilities;
   /** The forwarding fast path's calls to this generation (a stdio child). */
   lane?: ChildLane;
+  /** What waits to be written to a stdio child (input-backlog.ts). */
+  input?: ChildInput;
   /** What its lists held that is not valid MCP, and so is not exposed: by list, each item with why. */
   skipped?: Partial<Record<CatalogKind, readonly string[]>>;
   /** The lists a burst of the child's list_changed asks to re-list, once it is quiet. */

@@ -72,6 +72,8 @@ export interface ChildLaneOptions {
   send: (message: JSONRPCMessage) => void;
   /** The same for a line already serialized (a tools/call spliced from the client's line). */
   sendLine: (line: string) => void;
+  /** Why a call may not be sent now (the child's unread input is past its bound), or undefined. */
+  refusal?: () => MuxError | undefined;
   /** --call-timeout: how long a call may go without an answer or progress. */
   callTimeoutMs: number;
   /** What the fast path must know of the child to choose (and shape) a call. */
@@ -120,6 +122,7 @@ export class ChildLane {
 
   /** Sends a call to the child under an id of this lane (never a number, so never one the SDK's client uses). */
   start(call: ForwardedCall, method: string, params: Params): void {
+    if (this.#refused(call)) return;
     const childId = this.#take(call);
     if (call.progressToken !== undefined)
       params = { ...params, _meta: { ...(params['_meta'] as Params | undefined), progressToken: childId } };
@@ -134,7 +137,17 @@ export class ChildLane {
 
   /** The same for a tools/call whose arguments go on as the client wrote them (call-line.ts). */
   startCallLine(call: ForwardedCall, name: string, argumentsText: string): void {
+    if (this.#refused(call)) return;
     this.#options.sendLine(childCallLine(this.#take(call), name, argumentsText));
+  }
+
+  /** Answers a call the child cannot be sent now (input-backlog.ts) with why; true if it did. */
+  #refused(call: ForwardedCall): boolean {
+    const refusal = this.#options.refusal?.();
+    if (!refusal) return false;
+    call.done();
+    call.answer(call.shaping.failure(refusal));
+    return true;
   }
 
   /** Makes the call this lane's: its child id, and its deadline. */

@@ -191,6 +191,11 @@ export const statusSchema = z.object({
     .number()
     .optional()
     .describe('Pings missed in a row since then (a hung server keeps missing them).'),
+  unread_input_bytes: z
+    .number()
+    .optional()
+    .describe('While it is not reading its input: the bytes of requests waiting for it.'),
+  input_full_seconds: z.number().optional().describe('And for how long it has read none of them.'),
   exit: exitSchema.optional(),
   stderr_tail: z.array(z.string()).optional(),
   last_error: z.string().optional(),

@@ -55,6 +55,10 @@ export class JsonLineWriter {
   #batchAccepted: BatchAccepted | undefined;
   /** Set while the stream is backed up: the next batch waits for 'drain'. */
   #drained: Promise<void> | undefined;
+  /** The batch's size (text counted by its length), for the backlog. */
+  #batchLength = 0;
+  /** When the stream backed up (Date.now()), while it is. */
+  #backedUpAt: number | undefined;
 
   /** Told when the stream stops taking writes, and when it drains or closes after that. */
   readonly #flow: WriterFlow | undefined;
@@ -62,6 +66,19 @@ export class JsonLineWriter {
   constructor(stream: Writable, flow?: WriterFlow) {
     this.#stream = stream;
     this.#flow = flow;
+  }
+
+  /**
+   * What waits to reach the reader, in bytes (text counted by its length): the stream's own
+   * buffer and the batch not yet handed to it. Grows without end while the reader reads nothing.
+   */
+  get backlog(): number {
+    return this.#stream.writableLength + this.#batchLength;
+  }
+
+  /** Since when (Date.now()) the stream has been backed up; undefined while it takes writes. */
+  get backedUpSince(): number | undefined {
+    return this.#backedUpAt;
   }
 
   /** Resolves once the stream accepted the line (at once unless it is backed up); rejects for one that cannot be written. */
@@ -97,6 +114,7 @@ export class JsonLineWriter {
   }
 
   postLine(json: string): void {
+    this.#batchLength += json.length + 1;
     if (this.#batch.push(json + '\n') === 1) this.#scheduleFlush();
   }
 
@@ -106,8 +124,12 @@ export class JsonLineWriter {
    */
   postPieces(pieces: readonly (string | Buffer)[]): void {
     if (this.#batch.length === 0) this.#scheduleFlush();
-    for (const piece of pieces) this.#batch.push(piece);
+    for (const piece of pieces) {
+      this.#batch.push(piece);
+      this.#batchLength += piece.length;
+    }
     this.#batch.push('\n');
+    this.#batchLength++;
     this.#batchHasBytes = true;
   }
 
@@ -141,6 +163,7 @@ export class JsonLineWriter {
     const hasBytes = this.#batchHasBytes;
     const accepted = this.#batchAccepted;
     this.#batch = [];
+    this.#batchLength = 0;
     this.#batchHasBytes = false;
     this.#batchAccepted = undefined;
     let written: boolean;
@@ -156,6 +179,7 @@ export class JsonLineWriter {
       accepted?.settle();
       return;
     }
+    this.#backedUpAt ??= Date.now();
     this.#flow?.backedUp();
     const drained = (this.#drained = this.#waitForDrain());
     if (accepted) drained.then(() => accepted.settle(), accepted.settle);
@@ -169,6 +193,7 @@ export class JsonLineWriter {
         stream.off('drain', onDrain);
         stream.off('close', onClose);
         this.#drained = undefined;
+        this.#backedUpAt = undefined;
         this.#flow?.drained();
         if (error) reject(error);
         else resolve();

@@ -24,6 +24,11 @@ export interface StdioChildTransportOptions {
   onErrorWithoutId?: (error: { code?: unknown; message?: unknown }) => void;
   /** Largest message accepted, in bytes. Default 16 MiB. */
   maxMessageBytes?: number;
+  /**
+   * Why a request may not be written now (the child's unread input is past its bound:
+   * input-backlog.ts); send() rejects with it. Other messages always go.
+   */
+  refuseRequest?: () => Error | undefined;
 }
 
 export class StdioChildTransport implements Transport {
@@ -82,6 +87,16 @@ export class StdioChildTransport implements Transport {
     return this.#process.stderr;
   }
 
+  /** What waits to reach the child's stdin, in bytes (json-line-writer.ts). */
+  get backlog(): number {
+    return this.#writer.backlog;
+  }
+
+  /** Since when the child's stdin has been full, while it is. */
+  get backedUpSince(): number | undefined {
+    return this.#writer.backedUpSince;
+  }
+
   async start(): Promise<void> {
     const { stdout, stdin } = this.#process;
     stdout.on('data', (chunk: Buffer) => this.#reader.push(chunk));
@@ -95,6 +110,10 @@ export class StdioChildTransport implements Transport {
 
   send(message: JSONRPCMessage): Promise<void> {
     if (this.#closed) return Promise.reject(new Error('transport closed'));
+    if ('method' in message && 'id' in message) {
+      const refused = this.#options.refuseRequest?.();
+      if (refused) return Promise.reject(refused);
+    }
     return this.#writer.write(message);
   }
 

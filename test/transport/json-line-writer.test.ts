@@ -196,3 +196,28 @@ t.test(
     ]);
   },
 );
+
+t.test(
+  'the backlog counts the batch and the stream buffer, and says since when the stream is full',
+  async (t) => {
+    const { stream, holdWrites, releaseWrites } = recordingStream(16);
+    const writer = new JsonLineWriter(stream);
+    holdWrites();
+    writer.postLine('"a"');
+    t.equal(writer.backlog, 4, 'a line posted and not yet written counts, with its newline');
+    t.equal(writer.backedUpSince, undefined);
+    await settle();
+    const before = Date.now();
+    writer.postLine('"' + 'x'.repeat(98) + '"');
+    await settle();
+    t.equal(writer.backlog, 4 + 101, 'the stream holds both: the first write was never finished');
+    t.ok((writer.backedUpSince ?? 0) >= before - 1000, 'the stream is full since the second write');
+    writer.postLine('"b"');
+    await settle();
+    t.equal(writer.backlog, 4 + 101 + 4, 'what waits for the drain counts too');
+    releaseWrites();
+    await settle();
+    t.equal(writer.backedUpSince, undefined, 'drained');
+    t.equal(writer.backlog, 0, 'all written');
+  },
+);

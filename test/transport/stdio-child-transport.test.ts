@@ -3,6 +3,7 @@
 // anyone listens, and the client must not wait for an answer that cannot come.
 import t from 'tap';
 import { ChildProcess } from '../../src/child/child-process.js';
+import { inputRefusal } from '../../src/child/input-backlog.js';
 import { StdioChildTransport } from '../../src/transport/stdio-child-transport.js';
 
 t.test('a child that is gone before start() is reported closed at once', async (t) => {
@@ -49,3 +50,43 @@ t.test('an error answer with a null id is reported, not handed to the client as 
   t.same(handed, [{ jsonrpc: '2.0', id: 7, result: {} }], 'the next answer is handed over as before');
   await proc.stop();
 });
+
+t.test(
+  'a child that reads nothing: past the bound, requests are refused; notifications still go',
+  async (t) => {
+    // Node never reads its stdin unless asked: this child takes what the pipe holds and no more.
+    const proc = await ChildProcess.spawn({
+      command: process.execPath,
+      args: ['-e', 'setInterval(() => {}, 1000)'],
+      env: { PATH: process.env['PATH'] ?? '' },
+    });
+    const bound = 256 * 1024;
+    const transport: StdioChildTransport = new StdioChildTransport(proc, {
+      refuseRequest: () => inputRefusal('stuck', transport, bound, Date.now()),
+    });
+    await transport.start();
+    // A request of any size is taken while less than the bound waits; the kernel takes a few
+    // hundred KB of it (the pipe is a socket pair), the rest waits in mcpmux.
+    const big = {
+      jsonrpc: '2.0' as const,
+      id: 1,
+      method: 'tools/call',
+      params: { pad: 'x'.repeat(800_000) },
+    };
+    void transport.send(big).catch(() => {});
+    await new Promise((resolve) => setImmediate(resolve));
+    t.ok(transport.backlog >= bound, `${transport.backlog} bytes wait`);
+    t.type(transport.backedUpSince, 'number', 'its stdin is full');
+    await t.rejects(transport.send({ jsonrpc: '2.0', id: 3, method: 'ping' }), {
+      code: 'SERVER_BUSY',
+      message:
+        /^server 'stuck' is not reading its input: 0\.\d MB of requests wait for it, past the bound of 0\.3 MB/,
+    });
+    const waiting = transport.backlog;
+    void transport
+      .send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 1 } })
+      .catch(() => {});
+    t.ok(transport.backlog > waiting, 'a notification is still written');
+    await proc.stop({ stdinGraceMs: 0, termGraceMs: 1000 });
+  },
+);

@@ -1,0 +1,49 @@
+// The pipes to a spawned child as a generation uses them: the transport over its stdin and
+// stdout, the forwarding fast path's lane of calls (which sees every message first), the
+// child's log messages relayed straight to the client, and the bound on its unread input.
+import type { MuxError } from '../errors.js';
+import { ChildLane } from '../forwarding/child-lane.js';
+import { DEFAULT_MAX_MESSAGE_BYTES } from '../transport/json-line-reader.js';
+import { StdioChildTransport } from '../transport/stdio-child-transport.js';
+import type { ConnectHost } from './child-connect.js';
+import type { ChildProcess } from './child-process.js';
+import { originDuring, type Generation } from './generation.js';
+import { inputRefusal } from './input-backlog.js';
+import { relayedLogMessage } from './log-relay.js';
+
+/** The transport to `proc`, with the generation's lane and input set on `gen`. */
+export function stdioLink(host: ConnectHost, gen: Generation, proc: ChildProcess): StdioChildTransport {
+  const { name, options, log } = host;
+  const inputBound = options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
+  const refusal = (): MuxError | undefined => inputRefusal(name, transport, inputBound, Date.now());
+  const transport: StdioChildTransport = new StdioChildTransport(proc, {
+    onSkippedLine: (line) => log.warn(`[${name}] skipped a non-JSON line on stdout: ${line.slice(0, 200)}`),
+    onDropped: (why) => log.warn(`[${name}] ${why}`),
+    onErrorWithoutId: (error) =>
+      log.warn(
+        `[${name}] answered with an error to a message it could not read: ${String(error.message)} (${String(error.code)})`,
+      ),
+    maxMessageBytes: inputBound,
+    refuseRequest: refusal,
+  });
+  const lane = new ChildLane({
+    server: name,
+    send: (message) => transport.post(message),
+    sendLine: (line) => transport.postLine(line),
+    refusal,
+    callTimeoutMs: options.callTimeoutMs ?? 300_000,
+    peer: {
+      modern: () => gen.client?.getProtocolEra() === 'modern',
+      mayAsk: () => Boolean(gen.declared?.sampling || gen.declared?.elicitation || gen.declared?.roots),
+      callFor: (origin) => originDuring(gen, origin),
+      logLevel: () => gen.logLevel,
+    },
+  });
+  const upstream = options.upstream;
+  transport.divert = (message, bytes) =>
+    lane.divert(message, bytes) || (upstream !== undefined && relayedLogMessage(name, message, upstream));
+  transport.takeBytes = (bytes, start, end) => lane.takeBytes(bytes, start, end);
+  gen.lane = lane;
+  gen.input = transport;
+  return transport;
+}
