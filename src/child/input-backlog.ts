@@ -17,19 +17,15 @@ export interface ChildInput {
 /**
  * Why a request to the child may not be written now, or undefined. The bound is the
  * largest message (--max-message-bytes): a request of any size allowed is taken while
- * less than that waits, so a healthy server's bursts pass and the memory held for a
- * hung one stays under two of the largest messages.
+ * less than that waits (a server that reads keeps far below it: the kernel's buffer holds
+ * a few hundred KB), and what is held for a hung one stays under two of the largest.
  */
-export function inputRefusal(
-  name: string,
-  input: ChildInput,
-  bound: number,
-  now: number,
-): MuxError | undefined {
+export function inputRefusal(name: string, input: ChildInput, bound: number): MuxError | undefined {
   const waiting = input.backlog;
   if (waiting < bound) return undefined;
   const since = input.backedUpSince;
-  const full = since === undefined ? '' : `, and its input has been full for ${seconds(now - since)} s`;
+  const full =
+    since === undefined ? '' : `, and its input has been full for ${seconds(Date.now() - since)} s`;
   return new MuxError(
     'SERVER_BUSY',
     `server '${name}' is not reading its input: ${megabytes(waiting)} of requests wait for it, ` +

@@ -15,7 +15,7 @@ import { relayedLogMessage } from './log-relay.js';
 export function stdioLink(host: ConnectHost, gen: Generation, proc: ChildProcess): StdioChildTransport {
   const { name, options, log } = host;
   const inputBound = options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
-  const refusal = (): MuxError | undefined => inputRefusal(name, transport, inputBound, Date.now());
+  const refusal = (): MuxError | undefined => inputRefusal(name, transport, inputBound);
   const transport: StdioChildTransport = new StdioChildTransport(proc, {
     onSkippedLine: (line) => log.warn(`[${name}] skipped a non-JSON line on stdout: ${line.slice(0, 200)}`),
     onDropped: (why) => log.warn(`[${name}] ${why}`),

@@ -62,7 +62,7 @@ t.test(
     });
     const bound = 256 * 1024;
     const transport: StdioChildTransport = new StdioChildTransport(proc, {
-      refuseRequest: () => inputRefusal('stuck', transport, bound, Date.now()),
+      refuseRequest: () => inputRefusal('stuck', transport, bound),
     });
     await transport.start();
     // A request of any size is taken while less than the bound waits; the kernel takes a few
