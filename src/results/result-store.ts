@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { CallToolResult } from '@modelcontextprotocol/server';
 import { MuxError, messageOf } from '../errors.js';
+import { processKeptBudget, type KeptBudget } from './kept-budget.js';
 
 export interface ResultStoreOptions {
   /** Text bytes a result may have before it is cut. */
@@ -21,6 +22,8 @@ export interface ResultStoreOptions {
    * it must not be guessable: 16.
    */
   handleBytes?: number;
+  /** What all kept results may take together (default: the process's, 256 MiB). */
+  budget?: KeptBudget;
 }
 
 export interface StoredResult {
@@ -42,10 +45,14 @@ export const approxTokens = (bytes: number): number => Math.ceil(bytes / 4);
 export class ResultStore {
   readonly #options: ResultStoreOptions;
   readonly #results = new Map<string, StoredResult & { path: string; timer: NodeJS.Timeout }>();
+  /** Handles dropped to keep within the budget, so that reading one says so. */
+  readonly #dropped = new Set<string>();
+  readonly #budget: KeptBudget;
   #dir: string | undefined;
 
   constructor(options: ResultStoreOptions) {
     this.#options = options;
+    this.#budget = options.budget ?? processKeptBudget;
   }
 
   get maxBytes(): number {
@@ -68,16 +75,19 @@ export class ResultStore {
     const shown = `above are its first ${formatBytes(Buffer.byteLength(head))}`;
     let notice: string;
     try {
-      const stored = await this.#keep(text);
+      const stored = await this.#keep(text, bytes);
       notice =
         `[mcpmux: ${size}, ${stored.lines.toLocaleString('en')} lines); ${shown}. The whole result is kept as handle "${stored.handle}": ` +
         `read_result {"handle": "${stored.handle}", "mode": "grep", "pattern": "…"} finds lines; modes are head, tail, slice, grep, stat and json.]`;
     } catch (error) {
-      // No place to keep it (a read-only or missing temporary directory, a full disk): the call
-      // itself succeeded, so its head still goes out, saying what was lost and how to avoid it.
-      notice =
-        `[mcpmux: ${size}); ${shown}. The rest could not be kept for read_result: ${messageOf(error)}. ` +
-        'Point TMPDIR at a writable directory, or pass results whole with --max-result-bytes 0.]';
+      // No place to keep it (a read-only or missing temporary directory, a full disk, more
+      // than the budget): the call itself succeeded, so its head still goes out, saying what
+      // was lost and how to avoid it.
+      const advice =
+        error instanceof TooLargeToKeep
+          ? 'Ask the tool for less, or pass results whole with --max-result-bytes 0.'
+          : 'Point TMPDIR at a writable directory, or pass results whole with --max-result-bytes 0.';
+      notice = `[mcpmux: ${size}); ${shown}. The rest could not be kept for read_result: ${messageOf(error)}. ${advice}]`;
     }
     const others = result.content.filter((block) => block.type !== 'text');
     return { ...result, content: [{ type: 'text', text: head }, { type: 'text', text: notice }, ...others] };
@@ -86,6 +96,12 @@ export class ResultStore {
   /** The whole text of a kept result. */
   async read(handle: string): Promise<{ text: string; stored: StoredResult }> {
     const entry = this.#results.get(handle);
+    if (!entry && this.#dropped.has(handle)) {
+      throw new MuxError(
+        'RESULT_NOT_FOUND',
+        `result '${handle}' was dropped to keep the results kept under ${formatBytes(this.#budget.maxBytes)} (the oldest go first); call the tool again to get it anew`,
+      );
+    }
     if (!entry) {
       throw new MuxError(
         'RESULT_NOT_FOUND',
@@ -98,8 +114,12 @@ export class ResultStore {
 
   /** Removes every kept result (the session ended). */
   async close(): Promise<void> {
-    for (const entry of this.#results.values()) clearTimeout(entry.timer);
+    for (const entry of this.#results.values()) {
+      clearTimeout(entry.timer);
+      this.#budget.remove(entry.path);
+    }
     this.#results.clear();
+    this.#dropped.clear();
     if (this.#dir) {
       liveDirectories.delete(this.#dir);
       await rm(this.#dir, { recursive: true, force: true });
@@ -107,24 +127,49 @@ export class ResultStore {
     }
   }
 
-  async #keep(text: string): Promise<StoredResult> {
+  async #keep(text: string, bytes: number): Promise<StoredResult> {
+    if (bytes > this.#budget.maxBytes) throw new TooLargeToKeep(this.#budget.maxBytes);
     this.#dir ??= this.#makeDirectory();
     const handle = `r-${randomBytes(this.#options.handleBytes ?? 4).toString('hex')}`;
     const path = join(this.#dir, handle);
-    await writeFile(path, text, { mode: 0o600 });
-    const stored = { handle, bytes: Buffer.byteLength(text), lines: countLines(text), createdAt: Date.now() };
-    const timer = setTimeout(() => {
-      this.#results.delete(handle);
+    try {
+      await writeFile(path, text, { mode: 0o600 });
+    } catch (error) {
+      // A full disk leaves part of the file: nothing may read it, and it takes room.
       void rm(path, { force: true });
-    }, this.#options.ttlMs ?? 3_600_000).unref();
+      throw error;
+    }
+    const stored = { handle, bytes, lines: countLines(text), createdAt: Date.now() };
+    const timer = setTimeout(() => this.#forget(handle), this.#options.ttlMs ?? 3_600_000).unref();
     this.#results.set(handle, { ...stored, path, timer });
+    this.#budget.add(path, bytes, () => {
+      this.#forget(handle);
+      this.#dropped.add(handle);
+    });
     return stored;
+  }
+
+  /** A kept result's time is up, or the budget needs its room: its file goes. */
+  #forget(handle: string): void {
+    const entry = this.#results.get(handle);
+    if (!entry) return;
+    clearTimeout(entry.timer);
+    this.#results.delete(handle);
+    this.#budget.remove(entry.path);
+    void rm(entry.path, { force: true });
   }
 
   #makeDirectory(): string {
     const dir = mkdtempSync(join(tmpdir(), 'mcpmux-results-')); // mkdtemp makes it 0700
     liveDirectories.add(dir);
     return dir;
+  }
+}
+
+/** A result larger than all kept results may take together. */
+class TooLargeToKeep extends Error {
+  constructor(maxBytes: number) {
+    super(`it is more than the ${formatBytes(maxBytes)} that kept results may take together`);
   }
 }
 
