@@ -92,7 +92,10 @@ export const searchInput = z
   })
   .strict()
   .refine((input) => (input.query === undefined) !== (input.queries === undefined), {
-    error: 'give either query (one search) or queries (several), not both',
+    error: (issue) =>
+      (issue.input as { query?: unknown }).query === undefined
+        ? 'give query (one search) or queries (several)'
+        : 'give either query (one search) or queries (several), not both',
   });
 const foundTools = z.array(
   z.object({

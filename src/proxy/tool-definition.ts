@@ -53,9 +53,32 @@ export function parseArguments<T extends z.ZodType>(tool: string, schema: T, raw
   const problems = result.error.issues.map((issue) => {
     const path = issue.path.join('.') || '(arguments)';
     if (issue.code === 'unrecognized_keys') {
-      return `unknown field(s) ${issue.keys.map((k) => `'${k}'`).join(', ')}`;
+      const known = fieldsAt(schema, issue.path);
+      const unknown = issue.keys.map((key) => {
+        const near =
+          key.length >= 3
+            ? known.find((k) => k.startsWith(key) || key.startsWith(k) || k.includes(key))
+            : undefined;
+        return near ? `'${key}' (did you mean '${near}'?)` : `'${key}'`;
+      });
+      const at = issue.path.length > 0 ? ` in ${path}` : '';
+      return `unknown field(s)${at} ${unknown.join(', ')}${known.length > 0 ? `; the fields are ${known.join(', ')}` : ''}`;
     }
     return `${path}: ${issue.message}`;
   });
   throw new MuxError('INVALID_ARGUMENTS', `invalid arguments for ${tool}: ${problems.join('; ')}`);
+}
+
+/** The field names of the object schema at `path` of `schema` (none when it is not an object there). */
+function fieldsAt(schema: z.ZodType, path: readonly PropertyKey[]): string[] {
+  let at: unknown = schema;
+  for (const key of path) {
+    const shape = (at as { shape?: Record<string, unknown> }).shape;
+    at = shape?.[String(key)];
+    // An optional or defaulted field wraps its schema.
+    while (at && typeof at === 'object' && 'unwrap' in at && typeof at.unwrap === 'function')
+      at = (at as { unwrap: () => unknown }).unwrap();
+  }
+  const shape = (at as { shape?: Record<string, unknown> } | undefined)?.shape;
+  return shape ? Object.keys(shape) : [];
 }

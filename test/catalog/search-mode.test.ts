@@ -107,9 +107,10 @@ t.test('several queries at once: one list each, in order; activation takes them 
   t.same([...found.activated].sort(), ['e__add', 'e__reverse']);
   const both = await h.call('search_tools', { query: 'echo', queries: ['echo'] });
   t.ok(both.isError, 'query and queries together are refused');
-  t.match(textOf(both), /either query .* or queries/);
+  t.match(textOf(both), /give either query \(one search\) or queries \(several\), not both/);
   const neither = await h.call('search_tools', {});
   t.ok(neither.isError, 'so is neither');
+  t.match(textOf(neither), /give query \(one search\) or queries \(several\) \[INVALID_ARGUMENTS\]/);
   const task = `I need to turn some text around, reverse a string for me. ${'Some more context about the task. '.repeat(200)}`;
   t.ok(task.length > 1000 && task.length <= 10_000);
   t.match(

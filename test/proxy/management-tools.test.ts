@@ -105,7 +105,16 @@ t.test('bad input gets a clear error and leaves nothing registered or running', 
     ['duplicate name', { name: 'echo', ...fixture('echo-v1') }, /already exists/],
     ['missing command', { name: 'x' }, /command is required \(or url, for a remote server\)/],
     ['args of the wrong type', { name: 'x', command: 'node', args: 'not-a-list' }, /args: .*expected array/i],
-    ['unknown field', { name: 'x', command: 'node', colour: 'red' }, /unknown field.*'colour'/],
+    [
+      'unknown field',
+      { name: 'x', command: 'node', colour: 'red' },
+      /unknown field\(s\) 'colour'; the fields are name, command, args, .*url/,
+    ],
+    [
+      'a field named nearly right',
+      { name: 'x', command: 'node', startup_timeout: 5 },
+      /unknown field\(s\) 'startup_timeout' \(did you mean 'startup_timeout_seconds'\?\)/,
+    ],
     [
       'command and url',
       { name: 'x', command: 'node', url: 'http://127.0.0.1:1/mcp' },
