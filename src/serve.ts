@@ -24,6 +24,7 @@ import { serverNameProblem } from './router/tool-names.js';
 import { StartupGate } from './registry/startup-gate.js';
 import { CatalogRouter } from './router/catalog-router.js';
 import { serveMuxOverStdio } from './transport/stdio-serving.js';
+import { sessionInstructions } from './proxy/session-instructions.js';
 import { AgentRuns } from './agent/agent-runs.js';
 import { ModelChoice } from './agent/model-choice.js';
 import { defaultAgentDir } from './agent/transcript.js';
@@ -166,7 +167,15 @@ export async function serve({
   // One client on stdio (in the era it opens with), or a session per client over HTTP.
   const stdio = options.http
     ? undefined
-    : serveMuxOverStdio({ newSession, logger: log, maxMessageBytes: options.maxMessageBytes });
+    : serveMuxOverStdio({
+        newSession,
+        logger: log,
+        maxMessageBytes: options.maxMessageBytes,
+        opening: {
+          wait: () => startup?.wait(),
+          instructions: () => sessionInstructions(registry.snapshot),
+        },
+      });
   const http = options.http
     ? // Loaded only when serving HTTP: the HTTP adapter and its framework cost a stdio session memory for nothing.
       await (
@@ -229,12 +238,13 @@ export async function serve({
       `mcpmux ${version} serving MCP over HTTP at ${http!.url}${options.http!.authToken ? ' (bearer token required)' : ''}`,
     );
   }
-  const clientInitialized = stdio?.ready;
+  const clientInitialized = stdio?.declared;
   // Configured servers are registered and spawned now, in the background (an npx download
-  // overlaps the client's handshake). On stdio each is spoken to once the client has opened
-  // (after initialize, it is told what the client can do); over HTTP, clients come and go, so
-  // at once. The opening is answered at once; the first lists wait for the servers (the
-  // startup gate); one server that fails is reported (log, list_servers) without stopping others.
+  // overlaps the client's handshake). On stdio each is spoken to once the client has said what
+  // it can do (in initialize, whose answer waits for them a few seconds, so that it carries
+  // their instructions); over HTTP, clients come and go, so at once. The first lists wait for
+  // the servers (the startup gate); one server that fails is reported (log, list_servers)
+  // without stopping others.
   startup = new StartupGate(
     servers.map(({ name, spec }) =>
       registry

@@ -59,6 +59,8 @@ export class JsonLineWriter {
   #batchLength = 0;
   /** When the stream backed up (Date.now()), while it is. */
   #backedUpAt: number | undefined;
+  /** Set while nothing may be written (hold()): the batch waits for it. */
+  #held: Promise<void> | undefined;
 
   /** Told when the stream stops taking writes, and when it drains or closes after that. */
   readonly #flow: WriterFlow | undefined;
@@ -140,9 +142,30 @@ export class JsonLineWriter {
   }
 
   /** Writes the batch at once, or once the stream has drained when it is backed up. */
+  /**
+   * Writes nothing until the returned release is called with the line to write first (an
+   * answer that must lead: mcpmux's initialize answer, held while the configured servers
+   * start); what was posted meanwhile follows it, in order.
+   */
+  hold(): (first: JSONRPCMessage) => void {
+    let open!: () => void;
+    const held = (this.#held = new Promise<void>((resolve) => (open = resolve)));
+    return (first) => {
+      if (this.#held !== held) return;
+      const line = serializeMessage(first) + '\n';
+      this.#batch.unshift(line);
+      this.#batchLength += line.length;
+      this.#held = undefined;
+      // A batch posted during the hold has its flush waiting on it; else this line needs one.
+      if (this.#batch.length === 1) this.#scheduleFlush();
+      open();
+    };
+  }
+
   #flush(): void {
-    if (this.#drained) void this.#flushWhenDrained(this.#drained);
-    else this.#write();
+    if (this.#held) void this.#flushWhenDrained(this.#held);
+    else if (this.#drained) void this.#flushWhenDrained(this.#drained);
+    else if (this.#batch.length > 0) this.#write();
   }
 
   async #flushWhenDrained(drained: Promise<void>): Promise<void> {

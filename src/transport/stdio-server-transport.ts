@@ -50,6 +50,9 @@ export class StdioServerTransport implements Transport {
   #closed = false;
   /** Settles when the messages held back so far have been handed over. */
   #holding: Promise<void> | undefined;
+  /** An answer to hold back when the SDK sends it (holdAnswer). */
+  #heldAnswer:
+    { id: string | number; until: (answer: JSONRPCMessage) => Promise<JSONRPCMessage> } | undefined;
   readonly #onData = (chunk: Buffer) => this.#reader.push(chunk);
   readonly #onError = (error: Error) => this.onerror?.(error);
 
@@ -104,7 +107,22 @@ export class StdioServerTransport implements Transport {
 
   send(message: JSONRPCMessage): Promise<void> {
     if (this.#closed) return Promise.reject(new Error('transport closed'));
+    const held = this.#heldAnswer;
+    if (held && !('method' in message) && 'id' in message && message.id === held.id) {
+      this.#heldAnswer = undefined;
+      const release = this.#writer.hold();
+      held.until(message).then(release, () => release(message));
+      return Promise.resolve();
+    }
     return this.#writer.write(message);
+  }
+
+  /**
+   * The answer to request `id` goes out once `until` gives it (it may change it), and nothing
+   * is written to the client before it. Used for mcpmux's initialize answer (stdio-serving.ts).
+   */
+  holdAnswer(id: string | number, until: (answer: JSONRPCMessage) => Promise<JSONRPCMessage>): void {
+    this.#heldAnswer = { id, until };
   }
 
   /**

@@ -34,6 +34,12 @@ export interface StdioServingOptions {
   logger: Logger;
   /** Largest message taken from the client. Default 16 MiB. */
   maxMessageBytes?: number;
+  /**
+   * A 2025 client's initialize answer waits for `wait` (the configured servers' start) and
+   * then carries `instructions()`: a client reads instructions only there, so the servers'
+   * own reach it only if they have started by then.
+   */
+  opening?: { wait: () => Promise<unknown> | undefined; instructions: () => string };
 }
 
 export interface StdioServing {
@@ -45,14 +51,37 @@ export interface StdioServing {
    * away never settles it, so it never starts the configured servers.
    */
   readonly ready: Promise<void>;
+  /**
+   * Settles once the client has said what it can do, which is what the configured servers
+   * are told: its initialize processed (its answer waits for them), or `ready`.
+   */
+  readonly declared: Promise<void>;
   close(): Promise<void>;
 }
+
+/** Longest the initialize answer waits for the configured servers: a client may time out its opening. */
+const OPENING_WAIT_MS = 5000;
 
 export function serveMuxOverStdio(options: StdioServingOptions): StdioServing {
   const { logger } = options;
   let current: { session: StdioSession; era: 'legacy' | 'modern' } | undefined;
   let markReady: () => void = () => {};
   const ready = new Promise<void>((resolve) => (markReady = resolve));
+  let markDeclared: () => void = () => {};
+  const declared = Promise.race([ready, new Promise<void>((resolve) => (markDeclared = resolve))]);
+  // The initialize answer: once the SDK has made it the client's capabilities are known, and
+  // the configured servers are spoken to; it goes out when they have started (or failed), or
+  // after OPENING_WAIT_MS, with their instructions.
+  const holdOpening = (id: string | number) =>
+    transport.holdAnswer(id, async (answer) => {
+      const opening = options.opening;
+      if (!opening || !('result' in answer)) return answer;
+      markDeclared();
+      const waiting = opening.wait();
+      if (waiting)
+        await Promise.race([waiting, new Promise((resolve) => setTimeout(resolve, OPENING_WAIT_MS).unref())]);
+      return { ...answer, result: { ...answer.result, instructions: opening.instructions() } };
+    });
   const transport = new StdioServerTransport({
     onSkippedLine: (line) =>
       logger.warn(`skipped a line from the client that is not JSON-RPC: ${line.slice(0, 200)}`),
@@ -63,6 +92,7 @@ export function serveMuxOverStdio(options: StdioServingOptions): StdioServing {
     onIncoming: (message) => {
       const method = (message as { method?: unknown }).method;
       if (typeof method !== 'string') return;
+      if (method === 'initialize' && 'id' in message) holdOpening(message.id as string | number);
       // A pinned 2026-07-28 client may open with its first real request: no session exists yet
       // while this runs (the SDK makes it next), and that request must not wait for an
       // initialize that never comes.
@@ -104,6 +134,7 @@ export function serveMuxOverStdio(options: StdioServingOptions): StdioServing {
   );
   return {
     ready,
+    declared,
     async close() {
       await handle.close();
       await current?.session.close();

@@ -4,7 +4,7 @@
 import { rmSync, writeFileSync } from 'node:fs';
 import t, { type Test } from 'tap';
 import { resultText } from '../helpers/client-calls.js';
-import { DIST_MAIN, fixturePath } from '../helpers/fixtures.js';
+import { DIST_MAIN, fixturePath, npmServerPath } from '../helpers/fixtures.js';
 import { tempConfigPath } from '../helpers/temp-config.js';
 import { startMcpmux, startMcpmuxHttp } from '../helpers/mcpmux-process.js';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
@@ -46,8 +46,9 @@ function writeConfig(t: Test): string {
 t.test(
   'over stdio, the first tools/list holds every configured server, even one that takes 3 s',
   async (t) => {
-    const session = await startMcpmux(['--config', writeConfig(t)]);
     const started = Date.now();
+    // The initialize answer waits for them (up to 5 s), so that it carries their instructions.
+    const session = await startMcpmux(['--config', writeConfig(t)]);
     const tools = (await session.client.listTools()).tools.map((x) => x.name);
     t.ok(tools.includes('slow__ready') && tools.includes('echo__echo'), 'the first answer has them all', {
       tools,
@@ -62,6 +63,44 @@ t.test(
       (await session.client.listPrompts()).prompts.map((p) => p.name),
       ['lc__hello'],
       'prompts too',
+    );
+    await session.client.close();
+    await session.process.exited;
+    await assertNoLeaks(t);
+  },
+);
+
+t.test(
+  'over stdio, the initialize answer carries the instructions of the configured servers, once they have started',
+  async (t) => {
+    const everything = npmServerPath('@modelcontextprotocol/server-everything');
+    const config = tempConfigPath(t, 'mcpmux-first-answer');
+    writeFileSync(
+      config,
+      JSON.stringify({
+        mcpServers: {
+          ev: { command: process.execPath, args: [everything, 'stdio'] },
+          echo: entry('echo-v1'),
+          broken: entry('exit-on-start'),
+        },
+      }),
+    );
+    const session = await startMcpmux(['--config', config]);
+    const instructions = session.client.getInstructions() ?? '';
+    t.match(instructions, /^mcpmux runs MCP servers behind this one connection\./, "mcpmux's own first");
+    t.match(
+      instructions,
+      /\n\nInstructions of server 'ev' \(its tools are named ev__…\):\n# Everything Server – Server Instructions\n/,
+      "then server-everything's own, under its name",
+    );
+    t.equal(
+      instructions.match(/Instructions of server/g)?.length,
+      1,
+      'a server that gives none adds nothing',
+    );
+    t.ok(
+      (await session.client.listTools()).tools.some((tool) => tool.name === 'ev__echo'),
+      'its tools are listed',
     );
     await session.client.close();
     await session.process.exited;

@@ -221,3 +221,31 @@ t.test(
     t.equal(writer.backlog, 0, 'all written');
   },
 );
+
+t.test(
+  'a hold writes nothing until released; the released line leads what was posted meanwhile',
+  async (t) => {
+    const { stream, writes } = recordingStream();
+    const writer = new JsonLineWriter(stream);
+    const release = writer.hold();
+    writer.post({ jsonrpc: '2.0', method: 'notifications/message', params: { level: 'info', data: 'x' } });
+    const later = writer.write({ jsonrpc: '2.0', id: 9, result: {} });
+    await settle();
+    t.same(writes, [], 'nothing written while held');
+    release({ jsonrpc: '2.0', id: 1, result: { instructions: 'all of them' } });
+    await later;
+    t.same(
+      writes
+        .join('')
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l).id ?? JSON.parse(l).method),
+      [1, 'notifications/message', 9],
+      'the held answer first, then the rest in order',
+    );
+    const again = writer.hold();
+    again({ jsonrpc: '2.0', id: 2, result: {} });
+    await settle();
+    t.equal(JSON.parse(writes.at(-1)!).id, 2, 'released with nothing waiting, it goes out alone');
+  },
+);
