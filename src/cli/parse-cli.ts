@@ -2,6 +2,7 @@
 // inline after `--` (inline-servers.ts). Every problem is a CliError, which main.ts reports
 // on stderr with exit status 2 before anything is spawned.
 import { parseArgs } from 'node:util';
+import { OPTIONS, nearestOption } from './cli-flags.js';
 import { z } from 'zod';
 import { DEFAULT_ANTHROPIC_MODEL } from '../agent/anthropic-model.js';
 import { LOG_LEVELS } from '../log.js';
@@ -119,51 +120,16 @@ export function parseCli(
       args: flagArgs,
       strict: true,
       allowPositionals: command === 'call' || command === 'auth',
-      options: {
-        config: { type: 'string', short: 'c' },
-        'log-level': { type: 'string' },
-        'max-tool-name': { type: 'string' },
-        'startup-timeout': { type: 'string' },
-        'wait-for-servers': { type: 'string' },
-        'call-timeout': { type: 'string' },
-        'ping-interval': { type: 'string' },
-        'allow-command': { type: 'string', multiple: true },
-        'no-runtime-add': { type: 'boolean' },
-        'inherit-env': { type: 'boolean' },
-        'pass-env': { type: 'string', multiple: true },
-        root: { type: 'string' },
-        json: { type: 'boolean' },
-        logout: { type: 'boolean' },
-        'watch-config': { type: 'boolean' },
-        expose: { type: 'string' },
-        'active-pool': { type: 'string' },
-        'search-ranker': { type: 'string' },
-        'max-result-bytes': { type: 'string' },
-        'code-memory': { type: 'string' },
-        'code-max-calls': { type: 'string' },
-        http: { type: 'string' },
-        host: { type: 'string' },
-        'auth-token': { type: 'string' },
-        'allowed-host': { type: 'string', multiple: true },
-        'allowed-origin': { type: 'string', multiple: true },
-        'session-idle-timeout': { type: 'string' },
-        'max-sessions': { type: 'string' },
-        'max-message-bytes': { type: 'string' },
-        'agent-provider': { type: 'string' },
-        'agent-model': { type: 'string' },
-        'agent-base-url': { type: 'string' },
-        'agent-dir': { type: 'string' },
-        'agent-max-tool-calls': { type: 'string' },
-        'agent-timeout': { type: 'string' },
-        'agent-concurrency': { type: 'string' },
-        help: { type: 'boolean', short: 'h' },
-        version: { type: 'boolean', short: 'V' },
-      },
+      options: OPTIONS,
     }));
   } catch (error) {
-    throw new CliError(
-      (error as Error).message.replace(/\. To specify a positional argument starting with a '-'.*$/s, ''),
+    const message = (error as Error).message.replace(
+      /\. To specify a positional argument starting with a '-'.*$/s,
+      '',
     );
+    const unknown = /^Unknown option '--([^']+)'/.exec(message)?.[1];
+    const near = unknown === undefined ? undefined : nearestOption(unknown);
+    throw new CliError(near ? `${message}; did you mean '--${near}'?` : message);
   }
   const flags = flagsSchema.safeParse({
     // One-shot commands print their result on stdout; only problems belong on stderr.

@@ -164,7 +164,10 @@ t.test(
 
 t.test('mistakes', async (t) => {
   const cases: Array<[string[], RegExp]> = [
-    [['--nope'], /Unknown option '--nope'/],
+    [['--nope'], /^Unknown option '--nope'$/],
+    [['--call-timout', '5'], /^Unknown option '--call-timout'; did you mean '--call-timeout'\?$/],
+    [['--max-session', '5'], /did you mean '--max-sessions'\?$/],
+    [['--confg', 'x.json'], /did you mean '--config'\?$/],
     [['stray'], /Unexpected argument 'stray'/],
     [['--log-level', 'loud'], /--log-level must be one of error, warn, info, debug/],
     [['--max-tool-name', 'ten'], /--max-tool-name must be a whole number/],
