@@ -172,7 +172,7 @@ export async function serve({
         logger: log,
         maxMessageBytes: options.maxMessageBytes,
         opening: {
-          wait: () => startup?.wait(),
+          wait: () => startup?.openingWait(),
           instructions: () => sessionInstructions(registry.snapshot),
         },
       });
@@ -184,6 +184,8 @@ export async function serve({
         ...options.http,
         maxBodyBytes: options.maxMessageBytes,
         createSession: () => newSession(),
+        // A session opened while the configured servers start is given their instructions too.
+        beforeSession: () => startup?.openingWait(),
         // A wave of sessions that ended leaves their garbage in a heap at its burst size.
         onSessionEnd: () => idleCollection.activity(),
         createRequestServer: () => new MuxServer({ ...sessionOptions('modern'), perRequest }).server,

@@ -4,6 +4,9 @@
 // that will not wait (Claude Code's headless mode sends its first model request about a second
 // after it starts, with the tools it has by then) is better served by a bound (--wait-for-servers):
 // past it the lists are answered with what runs, and list_changed tells of the rest.
+/** Longest a client's initialize answer waits for the servers given at start. */
+export const OPENING_WAIT_MS = 5000;
+
 export class StartupGate {
   #open = false;
   readonly #opened: Promise<void>;
@@ -24,5 +27,17 @@ export class StartupGate {
   /** Undefined once every start has settled (the common case costs nothing), else when they have. */
   wait(): Promise<void> | undefined {
     return this.#open ? undefined : this.#opened;
+  }
+
+  /**
+   * What a client's opening (its initialize answer, which carries the servers' instructions)
+   * waits for: the same, but at most OPENING_WAIT_MS, since a client may time out its opening.
+   */
+  openingWait(): Promise<void> | undefined {
+    if (this.#open) return undefined;
+    return Promise.race([
+      this.#opened,
+      new Promise<void>((resolve) => setTimeout(resolve, OPENING_WAIT_MS).unref()),
+    ]);
   }
 }

@@ -63,6 +63,8 @@ export interface HttpServeOptions {
   /** Sessions open at once. Default 100. */
   maxSessions?: number;
   createSession: () => HttpSession;
+  /** What a new 2025 session waits for before it is made (the configured servers' start, bounded). */
+  beforeSession?: () => Promise<void> | undefined;
   /** A session ended (expired, deleted or dropped): what it held is garbage now. */
   onSessionEnd?: () => void;
   /**
@@ -328,6 +330,8 @@ export class McpHttpServer {
 
   async #newSession(req: IncomingMessage, res: ServerResponse, body: unknown): Promise<void> {
     if (!this.#sessions.reserve()) return this.#refuseSession(req, res);
+    // Made once the wait is over: its initialize answer carries the instructions of what runs then.
+    await this.#options.beforeSession?.();
     const session = this.#options.createSession();
     let opened = false;
     const transport: NodeStreamableHTTPServerTransport = new NodeStreamableHTTPServerTransport({

@@ -35,7 +35,7 @@ export interface StdioServingOptions {
   /** Largest message taken from the client. Default 16 MiB. */
   maxMessageBytes?: number;
   /**
-   * A 2025 client's initialize answer waits for `wait` (the configured servers' start) and
+   * A 2025 client's initialize answer waits for `wait` (the configured servers' start, bounded) and
    * then carries `instructions()`: a client reads instructions only there, so the servers'
    * own reach it only if they have started by then.
    */
@@ -59,9 +59,6 @@ export interface StdioServing {
   close(): Promise<void>;
 }
 
-/** Longest the initialize answer waits for the configured servers: a client may time out its opening. */
-const OPENING_WAIT_MS = 5000;
-
 export function serveMuxOverStdio(options: StdioServingOptions): StdioServing {
   const { logger } = options;
   let current: { session: StdioSession; era: 'legacy' | 'modern' } | undefined;
@@ -71,15 +68,13 @@ export function serveMuxOverStdio(options: StdioServingOptions): StdioServing {
   const declared = Promise.race([ready, new Promise<void>((resolve) => (markDeclared = resolve))]);
   // The initialize answer: once the SDK has made it the client's capabilities are known, and
   // the configured servers are spoken to; it goes out when they have started (or failed), or
-  // after OPENING_WAIT_MS, with their instructions.
+  // after a few seconds (StartupGate.openingWait), with their instructions.
   const holdOpening = (id: string | number) =>
     transport.holdAnswer(id, async (answer) => {
       const opening = options.opening;
       if (!opening || !('result' in answer)) return answer;
       markDeclared();
-      const waiting = opening.wait();
-      if (waiting)
-        await Promise.race([waiting, new Promise((resolve) => setTimeout(resolve, OPENING_WAIT_MS).unref())]);
+      await opening.wait();
       return { ...answer, result: { ...answer.result, instructions: opening.instructions() } };
     });
   const transport = new StdioServerTransport({
