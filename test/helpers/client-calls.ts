@@ -1,6 +1,8 @@
 // What tests of the built mcpmux do with an SDK client again and again: read a tool result's
-// text, and add fixture servers through add_server (failing loudly if one does not start).
+// text, add fixture servers through add_server (failing loudly if one does not start), check
+// the instructions an initialize gave.
 import type { CallToolResult, Client } from '@modelcontextprotocol/client';
+import type { Test } from 'tap';
 import { fixture, type FixtureName } from './fixtures.js';
 
 /** The text blocks of a tool result, joined. */
@@ -41,4 +43,14 @@ export function recordWireProgress(client: Client): { values: number[]; late: nu
     dispatch?.(message, extra);
   };
   return record;
+}
+
+/** Checks an initialize's instructions: mcpmux's own first, then server-everything's under its name `ev`. */
+export function assertEverythingInstructions(t: Test, instructions: string | undefined): void {
+  t.match(instructions, /^mcpmux runs MCP servers behind this one connection\./, "mcpmux's own first");
+  t.match(
+    instructions,
+    /\n\nInstructions of server 'ev' \(its tools are named ev__…\):\n# Everything Server – Server Instructions\n/,
+    "then server-everything's own, under its name",
+  );
 }
