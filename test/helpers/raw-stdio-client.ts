@@ -64,6 +64,9 @@ export async function rawMcpmux(
     },
   });
   if (!initialized) return { mcpmux, stderr: () => stderr, send };
+  // As a client does: initialized only once initialize is answered (the answer waits for the
+  // configured servers, so it may come after they log that they run).
+  if (!(await waitFor(() => answered.has(1)))) throw new Error(`initialize was not answered: ${stderr}`);
   send({ method: 'notifications/initialized' });
   if (!(await waitFor(() => stderr.includes(`server '${server}' is running`))))
     throw new Error(`server '${server}' did not start: ${stderr}`);
