@@ -7,6 +7,11 @@
 // `forget_always` also forgets each new session 300 ms after it opened (sessions that end at
 // once). `fail_next {status, body, count}` answers the next `count` requests (default 1) with
 // that HTTP status and body, as an expired token (401), a rate limit (429) or a gateway (502) would.
+// `big {bytes}` answers with a text of that many bytes; `big_notice {bytes}` sends a log message
+// of that size on the call's stream, then answers "done". `flood_next {bytes, as}` answers the
+// next request with that many bytes of no JSON at all, as one SSE event (`as: "sse"`) or as an
+// application/json body, written as the socket takes them. A session opened at `/mcp?json`
+// answers with JSON bodies rather than SSE streams.
 import { randomUUID } from 'node:crypto';
 import { createServer } from 'node:http';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
@@ -19,6 +24,8 @@ let opened = 0;
 let forgetAlways = false;
 /** @type {{ status: number, body: string, count: number } | undefined} */
 let failing;
+/** @type {{ bytes: number, as: 'sse' | 'json' } | undefined} */
+let flooding;
 
 const forgetAll = (afterMs = 20) =>
   setTimeout(() => {
@@ -27,7 +34,7 @@ const forgetAll = (afterMs = 20) =>
   }, afterMs);
 
 function build(number) {
-  const server = new McpServer({ name: 'http-faults', version: '1.0.0' });
+  const server = new McpServer({ name: 'http-faults', version: '1.0.0' }, { capabilities: { logging: {} } });
   server.registerTool('echo', { inputSchema: { message: z.string() } }, async ({ message }) => ({
     content: [{ type: 'text', text: `${message} (session ${number})` }],
   }));
@@ -41,6 +48,28 @@ function build(number) {
     async ({ status, body, count }) => {
       failing = { status, body, count: count ?? 1 };
       return { content: [{ type: 'text', text: `the next ${failing.count} request(s) get HTTP ${status}` }] };
+    },
+  );
+  server.registerTool('big', { inputSchema: { bytes: z.number().int() } }, async ({ bytes }) => ({
+    content: [{ type: 'text', text: 'x'.repeat(bytes) }],
+  }));
+  server.registerTool(
+    'big_notice',
+    { inputSchema: { bytes: z.number().int() } },
+    async ({ bytes }, extra) => {
+      await extra.sendNotification({
+        method: 'notifications/message',
+        params: { level: 'info', data: 'x'.repeat(bytes) },
+      });
+      return { content: [{ type: 'text', text: 'done' }] };
+    },
+  );
+  server.registerTool(
+    'flood_next',
+    { inputSchema: { bytes: z.number().int(), as: z.enum(['sse', 'json']) } },
+    async ({ bytes, as }) => {
+      flooding = { bytes, as };
+      return { content: [{ type: 'text', text: `the next request gets ${bytes} bytes as ${as}` }] };
     },
   );
   server.registerTool('forget_always', { inputSchema: {} }, async () => {
@@ -61,6 +90,11 @@ const http = createServer(async (req, res) => {
     res.writeHead(failing.status, { 'content-type': 'text/plain' });
     return res.end(failing.body);
   }
+  if (flooding && body?.method && body.id !== undefined) {
+    const { bytes, as } = flooding;
+    flooding = undefined;
+    return flood(res, bytes, as);
+  }
   if (typeof id === 'string') {
     const transport = sessions.get(id);
     if (transport) return transport.handleRequest(req, res, body);
@@ -73,6 +107,7 @@ const http = createServer(async (req, res) => {
     const number = ++opened;
     const transport = new StreamableHTTPServerTransport({
       sessionIdGenerator: randomUUID,
+      enableJsonResponse: new URL(req.url ?? '/', 'http://x').searchParams.has('json'),
       onsessioninitialized: (sessionId) => {
         sessions.set(sessionId, transport);
         process.stderr.write(`session ${number} opened\n`);
@@ -86,6 +121,16 @@ const http = createServer(async (req, res) => {
   res.writeHead(400, { 'content-type': 'application/json' });
   res.end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32000, message: 'no session' }, id: null }));
 });
+/** Writes `bytes` of no JSON, as the socket takes them: a server answering with far too much. */
+async function flood(res, bytes, as) {
+  res.writeHead(200, { 'content-type': as === 'sse' ? 'text/event-stream' : 'application/json' });
+  if (as === 'sse') res.write('event: message\ndata: ');
+  const block = Buffer.alloc(64 * 1024, 'x');
+  for (let sent = 0; sent < bytes && !res.destroyed; sent += block.length)
+    if (!res.write(block)) await new Promise((resolve) => res.once('drain', resolve).once('close', resolve));
+  res.end(as === 'sse' ? '\n\n' : '');
+}
+
 http.listen(0, '127.0.0.1', () => {
   const address = /** @type {import('node:net').AddressInfo} */ (http.address());
   process.stderr.write(`listening on http://127.0.0.1:${address.port}/mcp\n`);

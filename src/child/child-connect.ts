@@ -26,6 +26,8 @@ import type { ChildConnectionOptions, ChildUpstream } from './child-types.js';
 import { DRAIN_AFTER_EXIT_MS, type Generation } from './generation.js';
 import { stdioLink } from './stdio-link.js';
 import { bridgeMissingResultType } from './result-type-bridge.js';
+import { boundedFetch } from './bounded-fetch.js';
+import { DEFAULT_MAX_MESSAGE_BYTES } from '../transport/json-line-reader.js';
 import { startPinging, type Pinging } from './liveness.js';
 import { closedByServer, delay, handshakeVerdict } from './start-failure.js';
 
@@ -91,11 +93,14 @@ async function connectRemote(
   const url = new URL(spec.url);
   const requestInit: RequestInit = { headers: { ...spec.headers } };
   const signIn = host.memory.signIn;
-  const authorized = signIn && { fetch: signIn.fetch };
+  const bounded = boundedFetch(signIn?.fetch ?? fetch, {
+    limit: host.options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES,
+    onDropped: (why) => host.log.warn(`[${host.name}] ${why}`),
+  });
   const streamable = newClient(host, gen, sdk);
   try {
     await streamable.connect(
-      new sdk.StreamableHTTPClientTransport(url, { requestInit, ...authorized }),
+      new sdk.StreamableHTTPClientTransport(url, { requestInit, fetch: bounded }),
       connectOptions(host, options),
     );
     gen.remote = 'streamable-http';
@@ -117,10 +122,10 @@ async function connectRemote(
   await sse.connect(
     new sdk.SSEClientTransport(url, {
       requestInit,
-      ...authorized,
+      fetch: bounded,
       eventSourceInit: {
         fetch: (input, init) =>
-          (signIn?.fetch ?? fetch)(input, {
+          bounded(input, {
             ...init,
             headers: { ...Object.fromEntries(new Headers(init?.headers)), ...headers },
           }),

@@ -32,7 +32,7 @@ export const FLAG_HELP: ReadonlyArray<[flag: string, help: string]> = [
   ],
   [
     '--max-message-bytes N',
-    'Largest JSON-RPC message taken from the client or a server, and largest HTTP body (default 16777216).',
+    'Largest JSON-RPC message taken from the client or a server (stdio or remote), and largest HTTP body (default 16777216).',
   ],
   [
     '--expose all|search|code|agent',

@@ -1,5 +1,5 @@
-// What a JSON-RPC message too large to parse says about itself in its first bytes: its
-// top-level `id` and whether it has a `method` (a request) or not (a response). That is
+// What a JSON-RPC message too large to parse says about itself in its first bytes (and its
+// last): its top-level `id` and whether it has a `method` (a request) or not (a response). That is
 // enough to answer the sender with an error, or to fail our own pending request, instead
 // of leaving either side waiting. A scan, not a parse: nested objects and strings are
 // skipped by depth, so an `"id"` inside the params is never taken for the message's.
@@ -68,4 +68,38 @@ function parseString(literal: string): string | undefined {
   } catch {
     return undefined;
   }
+}
+
+/**
+ * A top-level "id" written last, as the SDK writes responses (`…,"jsonrpc":"2.0","id":7}`).
+ * Only one closing brace may follow it, so an id at the end of a nested object never matches.
+ */
+export function trailingId(tail: string): string | number | undefined {
+  const match = /"id"\s*:\s*(-?\d+|"(?:[^"\\]|\\.)*")\s*\}\s*$/.exec(tail);
+  if (!match) return undefined;
+  return JSON.parse(match[1]!) as string | number;
+}
+
+/** The first `count` bytes of a message that came in `parts`. */
+export function firstBytes(parts: readonly Uint8Array[], count: number): Buffer {
+  const taken: Uint8Array[] = [];
+  let size = 0;
+  for (const part of parts) {
+    if (size >= count) break;
+    taken.push(part.subarray(0, count - size));
+    size += taken.at(-1)!.byteLength;
+  }
+  return Buffer.concat(taken);
+}
+
+/** Its last `count` bytes. */
+export function lastBytes(parts: readonly Uint8Array[], count: number): Buffer {
+  const taken: Uint8Array[] = [];
+  let size = 0;
+  for (let i = parts.length - 1; i >= 0 && size < count; i--) {
+    const part = parts[i]!;
+    taken.unshift(part.subarray(Math.max(0, part.byteLength - (count - size))));
+    size += taken[0]!.byteLength;
+  }
+  return Buffer.concat(taken);
 }

@@ -5,7 +5,7 @@
 // over in order. Writing is json-line-writer.ts.
 import type { JSONRPCMessage } from '@modelcontextprotocol/server';
 import { INTERNAL_ERROR, unhandledReason } from '../errors.js';
-import { peekEnvelope, type EnvelopeHead } from './envelope-peek.js';
+import { firstBytes, lastBytes, peekEnvelope, trailingId, type EnvelopeHead } from './envelope-peek.js';
 import { chunkReadEnds, chunkReadStarts } from './json-line-writer.js';
 
 export interface JsonLineReaderOptions {
@@ -216,40 +216,13 @@ export class JsonLineReader {
   }
 }
 
-function firstBytes(parts: readonly Buffer[], count: number): Buffer {
-  const taken: Buffer[] = [];
-  let size = 0;
-  for (const part of parts) {
-    if (size >= count) break;
-    taken.push(part.subarray(0, count - size));
-    size += taken.at(-1)!.length;
-  }
-  return Buffer.concat(taken);
-}
-
-function lastBytes(parts: readonly Buffer[], count: number): Buffer {
-  const taken: Buffer[] = [];
-  let size = 0;
-  for (let i = parts.length - 1; i >= 0 && size < count; i--) {
-    const part = parts[i]!;
-    taken.unshift(part.subarray(Math.max(0, part.length - (count - size))));
-    size += taken[0]!.length;
-  }
-  return Buffer.concat(taken);
-}
-
-/**
- * A top-level "id" written last, as the SDK writes responses (`…,"jsonrpc":"2.0","id":7}`).
- * Only one closing brace may follow it, so an id at the end of a nested object never matches.
- */
-function trailingId(tail: string): string | number | undefined {
-  const match = /"id"\s*:\s*(-?\d+|"(?:[^"\\]|\\.)*")\s*\}\s*$/.exec(tail);
-  if (!match) return undefined;
-  return JSON.parse(match[1]!) as string | number;
-}
-
 /** JSON-RPC's code for a message that could not be parsed. */
-const PARSE_ERROR = -32700;
+export const PARSE_ERROR = -32700;
+
+/** What is said of a message dropped for its size, to the log and to whoever waited for it. */
+export function oversizeReason(limit: number, sender: string): string {
+  return `a message of more than ${limit} bytes from ${sender} was dropped (the limit is --max-message-bytes)`;
+}
 
 export interface OversizeHandling {
   limit: number;
@@ -270,7 +243,7 @@ export interface OversizeHandling {
 export function oversizeHandlers(
   handling: OversizeHandling,
 ): Pick<JsonLineReaderOptions, 'onOversize' | 'onOversizeId' | 'maxMessageBytes'> {
-  const why = `a message of more than ${handling.limit} bytes from ${handling.sender} was dropped (the limit is --max-message-bytes)`;
+  const why = oversizeReason(handling.limit, handling.sender);
   return {
     maxMessageBytes: handling.limit,
     onOversize: () => handling.log?.(why),

@@ -2,7 +2,7 @@
 // to init included): every child gets a tag in its environment, which its own children
 // inherit. `assertNoLeaks` fails the test while any tagged process is still alive.
 import { randomUUID } from 'node:crypto';
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import type { Test } from 'tap';
 import { ChildProcess } from '../../src/child/child-process.js';
 import { findTagged } from '../../src/child/process-tags.js';
@@ -91,6 +91,13 @@ export function killTaggedProcesses(): void {
 /** A process's resident memory in MB, from /proc. */
 export const rssMb = (pid: number): number =>
   Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]) / 1024;
+
+/** The largest RSS the process has had (the kernel's high-water mark), in MB: since it started, or since resetPeakRss. */
+export const peakRssMb = (pid: number): number =>
+  Number(/VmHWM:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]) / 1024;
+
+/** Sets the process's high-water mark to its RSS now (Linux: 5 written to clear_refs). */
+export const resetPeakRss = (pid: number): void => writeFileSync(`/proc/${pid}/clear_refs`, '5');
 
 // A child that starts a daemon in a session of its own (out of its process group), which
 // ignores SIGTERM and starts one more process of its own, and prints the daemon's pid.

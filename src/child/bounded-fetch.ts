@@ -1,0 +1,217 @@
+// The bound on one message from a remote (HTTP) server, as --max-message-bytes bounds a
+// stdio child's lines. The SDK reads a JSON answer whole, and an SSE event whole, before it
+// looks at either: a server answering with gigabytes (a bug, or a hostile server) would take
+// mcpmux's memory, and every other server with it. The fetch given to the SDK's transports
+// counts instead:
+// - a body that is not an event stream (a JSON answer, an error page) fails past the bound,
+//   and the call it answers fails at once with the reason;
+// - an event stream is passed on event by event; an event past the bound is skipped to its
+//   end, and when it was an answer, an error answer with its id takes its place. Failing the
+//   stream instead would leave the call waiting for its timeout: the SDK resumes a cut
+//   stream (which sends the event again) or gives it up without failing the call.
+import type { FetchLike } from '@modelcontextprotocol/client';
+import { WireError } from '../errors.js';
+import {
+  firstBytes,
+  lastBytes,
+  peekEnvelope,
+  trailingId,
+  type EnvelopeHead,
+} from '../transport/envelope-peek.js';
+import { PARSE_ERROR, oversizeReason } from '../transport/json-line-reader.js';
+
+export interface MessageBound {
+  /** Largest message taken, in bytes. */
+  limit: number;
+  /** Told once for each message dropped, with the reason. */
+  onDropped: (why: string) => void;
+}
+
+/** `inner` with every response body held to the bound. */
+export function boundedFetch(inner: FetchLike, bound: MessageBound): FetchLike {
+  return async (input, init) => {
+    const response = await inner(input, init);
+    // A redirect keeps its own response: the SDK reads where it points from it (url, type).
+    if (!response.body || (response.status >= 300 && response.status < 400)) return response;
+    const why = oversizeReason(bound.limit, 'the server');
+    const body =
+      mediaType(response.headers.get('content-type')) === 'text/event-stream'
+        ? response.body.pipeThrough(eventStreamBound(bound, why, () => requestIds(init?.body)))
+        : response.body.pipeThrough(wholeBodyBound(bound, why));
+    const bounded = new Response(body, {
+      status: response.status,
+      statusText: response.statusText,
+      headers: response.headers,
+    });
+    Object.defineProperties(bounded, {
+      url: { value: response.url },
+      redirected: { value: response.redirected },
+    });
+    return bounded;
+  };
+}
+
+function wholeBodyBound(bound: MessageBound, why: string): TransformStream<Uint8Array, Uint8Array> {
+  let bytes = 0;
+  return new TransformStream({
+    transform(chunk, controller) {
+      bytes += chunk.byteLength;
+      if (bytes <= bound.limit) return controller.enqueue(chunk);
+      bound.onDropped(why);
+      // The SDK's send rejects with it, and so does the call that waited for this answer.
+      controller.error(new WireError(PARSE_ERROR, why));
+    },
+  });
+}
+
+const LF = 0x0a;
+const CR = 0x0d;
+/** How much of a dropped event's beginning is read for its type, id and method. */
+const HEAD_BYTES = 64 * 1024;
+/** How much of its end is kept: the SDK writes a response's id after its result. */
+const TAIL_BYTES = 1024;
+
+/** Where the stream is within its line: mid-line, at a line's start, or right after a CR (an LF would end no line). */
+type LinePosition = 'mid' | 'start' | 'cr';
+
+interface Drop {
+  head: EventHead;
+  tail: Uint8Array;
+  /** The waiting call was given its error answer. */
+  answered: boolean;
+}
+
+/**
+ * An SSE stream passed on whole events at a time (an event ends at a blank line, with LF,
+ * CRLF or CR line ends): an event is held until it ends, and one that grows past the bound
+ * is dropped. The bytes of the events passed on are not changed.
+ */
+function eventStreamBound(
+  bound: MessageBound,
+  why: string,
+  postedRequests: () => (string | number)[],
+): TransformStream<Uint8Array, Uint8Array> {
+  let held: Uint8Array[] = [];
+  let heldBytes = 0;
+  let line: LinePosition = 'start';
+  let drop: Drop | undefined;
+  const encoder = new TextEncoder();
+
+  const answer = (controller: TransformStreamDefaultController<Uint8Array>, id: string | number) => {
+    const error = { jsonrpc: '2.0', id, error: { code: PARSE_ERROR, message: why } };
+    controller.enqueue(encoder.encode(`event: message\ndata: ${JSON.stringify(error)}\n\n`));
+  };
+  const startDrop = (parts: Uint8Array[], controller: TransformStreamDefaultController<Uint8Array>) => {
+    const head = eventHead(new TextDecoder().decode(firstBytes(parts, HEAD_BYTES)));
+    drop = { head, tail: lastBytes(parts, TAIL_BYTES), answered: false };
+    held = [];
+    heldBytes = 0;
+    bound.onDropped(why);
+    if (head.answer && head.envelope.id !== undefined) {
+      answer(controller, head.envelope.id);
+      drop.answered = true;
+    }
+  };
+  const finishDrop = (controller: TransformStreamDefaultController<Uint8Array>) => {
+    const { head, tail, answered } = drop!;
+    drop = undefined;
+    if (answered || !head.answer) return;
+    const posted = postedRequests();
+    // Its id at its end, or the one request of the POST this stream answers.
+    const id = trailingId(new TextDecoder().decode(tail)) ?? (posted.length === 1 ? posted[0] : undefined);
+    if (id !== undefined) answer(controller, id);
+  };
+  /** One event's last bytes (through its blank line): passed on with what was held, or dropped. */
+  const eventEnds = (part: Uint8Array, controller: TransformStreamDefaultController<Uint8Array>) => {
+    if (drop) {
+      drop.tail = lastBytes([drop.tail, part], TAIL_BYTES);
+      return finishDrop(controller);
+    }
+    if (heldBytes + part.byteLength > bound.limit) {
+      startDrop([...held, part], controller);
+      return finishDrop(controller);
+    }
+    for (const each of held) controller.enqueue(each);
+    controller.enqueue(part);
+    held = [];
+    heldBytes = 0;
+  };
+  /** An event's bytes that do not end it yet. */
+  const hold = (part: Uint8Array, controller: TransformStreamDefaultController<Uint8Array>) => {
+    if (drop) {
+      drop.tail = lastBytes([drop.tail, part], TAIL_BYTES);
+      return;
+    }
+    held.push(part);
+    heldBytes += part.byteLength;
+    if (heldBytes > bound.limit) startDrop(held, controller);
+  };
+  /** Moves the line position past `byte` (a CR or an LF); true when it ends an event (a blank line). */
+  const endsEvent = (byte: number): boolean => {
+    if (byte === LF && line === 'cr') {
+      line = 'start'; // the LF of a CRLF: no line ends here
+      return false;
+    }
+    const blankLine = line !== 'mid';
+    line = byte === CR ? 'cr' : 'start';
+    return blankLine;
+  };
+
+  return new TransformStream({
+    transform(chunk, controller) {
+      let start = 0;
+      let at = 0;
+      let nextLf = chunk.indexOf(LF);
+      let nextCr = chunk.indexOf(CR);
+      for (;;) {
+        if (nextLf !== -1 && nextLf < at) nextLf = chunk.indexOf(LF, at);
+        if (nextCr !== -1 && nextCr < at) nextCr = chunk.indexOf(CR, at);
+        const end = nextLf === -1 ? nextCr : nextCr === -1 ? nextLf : Math.min(nextLf, nextCr);
+        if (end === -1) break;
+        if (end > at) line = 'mid';
+        if (endsEvent(chunk[end]!)) {
+          eventEnds(chunk.subarray(start, end + 1), controller);
+          start = end + 1;
+        }
+        at = end + 1;
+      }
+      if (at < chunk.byteLength) line = 'mid';
+      if (start < chunk.byteLength) hold(chunk.subarray(start), controller);
+    },
+  });
+}
+
+interface EventHead {
+  /** It is a message event whose JSON-RPC message has no method: an answer, which a call waits for. */
+  answer: boolean;
+  envelope: EnvelopeHead;
+}
+
+/** What an event's first bytes say: its type, and its message's id and method. */
+function eventHead(text: string): EventHead {
+  const type = /(?:^|[\r\n])event: ?([^\r\n]*)/.exec(text)?.[1];
+  const data = /(?:^|[\r\n])data: ?/.exec(text);
+  const envelope = data ? peekEnvelope(text.slice(data.index + data[0].length)) : { hasMethod: false };
+  const message = type === undefined || type === '' || type === 'message';
+  return { answer: message && data !== null && !envelope.hasMethod, envelope };
+}
+
+/** The ids of the requests in a POST's body (JSON-RPC, one message or a batch). */
+function requestIds(body: RequestInit['body'] | undefined): (string | number)[] {
+  if (typeof body !== 'string') return [];
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(body);
+  } catch {
+    return [];
+  }
+  return (Array.isArray(parsed) ? parsed : [parsed]).flatMap((message: unknown) => {
+    if (typeof message !== 'object' || message === null || !('method' in message)) return [];
+    const id = (message as { id?: unknown }).id;
+    return typeof id === 'string' || typeof id === 'number' ? [id] : [];
+  });
+}
+
+function mediaType(contentType: string | null): string {
+  return (contentType ?? '').split(';')[0]!.trim().toLowerCase();
+}

@@ -1,0 +1,122 @@
+// The bound on a remote server's messages, on response bodies made here: events within it
+// pass unchanged whatever their line ends and however the bytes are cut; an event past it is
+// dropped, and an answer among them is replaced by an error answer with its id.
+import t from 'tap';
+import { boundedFetch } from '../../src/child/bounded-fetch.js';
+
+const LIMIT = 100;
+const reason = `a message of more than ${LIMIT} bytes from the server was dropped (the limit is --max-message-bytes)`;
+
+/** A fetch whose response has `contentType` and a body of `chunks`, through the bound. */
+function bounded(chunks: string[], contentType = 'text/event-stream', status = 200) {
+  const dropped: string[] = [];
+  const inner = async () => {
+    const body = new ReadableStream<Uint8Array>({
+      start(controller) {
+        for (const chunk of chunks) controller.enqueue(new TextEncoder().encode(chunk));
+        controller.close();
+      },
+    });
+    return new Response(status === 204 ? null : body, {
+      status,
+      headers: { 'content-type': contentType, location: 'http://elsewhere.test/' },
+    });
+  };
+  const fetch = boundedFetch(inner, { limit: LIMIT, onDropped: (why) => dropped.push(why) });
+  return { fetch, dropped };
+}
+
+const post = (id: number | string) => ({
+  method: 'POST',
+  body: JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'x' } }),
+});
+
+const errorEvent = (id: number | string) =>
+  `event: message\ndata: ${JSON.stringify({ jsonrpc: '2.0', id, error: { code: -32700, message: reason } })}\n\n`;
+
+t.test('events within the bound pass unchanged, with any line ends, cut anywhere', async (t) => {
+  const stream =
+    'event: message\nid: 1\ndata: {"jsonrpc":"2.0","method":"a"}\n\n' +
+    'data: {"jsonrpc":"2.0","method":"b"}\r\n\r\n' +
+    'data: {"jsonrpc":"2.0","method":"c"}\r\r' +
+    ': a comment\n\ndata: {"jsonrpc":"2.0","id":1,"result":{}}\n\n';
+  for (const size of [1, 2, 3, 7, 50, stream.length]) {
+    const chunks = stream.match(new RegExp(`[\\s\\S]{1,${size}}`, 'g'))!;
+    const { fetch, dropped } = bounded(chunks);
+    t.equal(await (await fetch('http://x.test/', post(1))).text(), stream, `in chunks of ${size}`);
+    t.same(dropped, []);
+  }
+});
+
+t.test('an answer past the bound becomes an error answer with its id', async (t) => {
+  const big = 'x'.repeat(300);
+  const before = 'data: {"jsonrpc":"2.0","method":"notifications/progress"}\n\n';
+  const after = 'data: {"jsonrpc":"2.0","method":"notifications/message"}\n\n';
+  const cases: [string, string, number | string][] = [
+    // The id at the start (found at once), at the end (the SDK writes it last), or neither (the POST's).
+    ['its id at its start', `data: {"jsonrpc":"2.0","id":"s-1","result":{"text":"${big}"}}\n\n`, 's-1'],
+    ['its id at its end', `data: {"result":{"text":"${big}"},"jsonrpc":"2.0","id":7}\n\n`, 7],
+    ['no id it says', `event: message\ndata: ${big}\r\n\r\n`, 42],
+  ];
+  for (const [what, event, id] of cases)
+    for (const size of [5, 64, 1000]) {
+      const chunks = (before + event + after).match(new RegExp(`[\\s\\S]{1,${size}}`, 'g'))!;
+      const { fetch, dropped } = bounded(chunks);
+      const text = await (await fetch('http://x.test/', post(42))).text();
+      // A CRLF blank line is known to end the event at its CR: its LF stays, an empty line (no event).
+      const left = event.endsWith('\r\n\r\n') ? '\n' : '';
+      t.equal(text, before + errorEvent(id) + left + after, `${what}, in chunks of ${size}`);
+      t.same(dropped, [reason], 'told once');
+    }
+});
+
+t.test('a request or notification past the bound is dropped; nothing answers for it', async (t) => {
+  const big = 'y'.repeat(300);
+  const answer = 'data: {"jsonrpc":"2.0","id":1,"result":{}}\n\n';
+  for (const event of [
+    `data: {"jsonrpc":"2.0","method":"notifications/message","params":{"data":"${big}"}}\n\n`,
+    `data: {"jsonrpc":"2.0","id":9,"method":"sampling/createMessage","params":{"x":"${big}"}}\n\n`,
+    `event: endpoint\ndata: ${big}\n\n`,
+  ]) {
+    const { fetch, dropped } = bounded([event.slice(0, 150), event.slice(150), answer]);
+    t.equal(await (await fetch('http://x.test/', post(1))).text(), answer);
+    t.same(dropped, [reason]);
+  }
+});
+
+t.test('a body that is not an event stream fails past the bound, with the reason', async (t) => {
+  const { fetch, dropped } = bounded(
+    ['{"jsonrpc":"2.0","id":1,', `"result":{"t":"${'z'.repeat(200)}"}}`],
+    'application/json',
+  );
+  const response = await fetch('http://x.test/', post(1));
+  await t.rejects(response.json(), { code: -32700, message: reason });
+  t.same(dropped, [reason]);
+  const small = bounded(['{"jsonrpc":"2.0","id":1,"result":{}}'], 'application/json');
+  t.same(await (await small.fetch('http://x.test/', post(1))).json(), { jsonrpc: '2.0', id: 1, result: {} });
+});
+
+t.test('a redirect and a response without a body are handed back as they came', async (t) => {
+  const redirect = bounded(['moved'], 'text/plain', 307);
+  const response = await redirect.fetch('http://x.test/', post(1));
+  t.equal(response.status, 307);
+  t.equal(response.headers.get('location'), 'http://elsewhere.test/');
+  t.equal(await response.text(), 'moved');
+  const empty = await bounded([], 'text/plain', 204).fetch('http://x.test/', post(1));
+  t.equal(empty.status, 204);
+  t.equal(empty.body, null);
+});
+
+t.test('a bounded response keeps its status, headers and url', async (t) => {
+  const inner = async () => {
+    const response = new Response('{}', { status: 201, statusText: 'Made', headers: { 'x-a': 'b' } });
+    Object.defineProperty(response, 'url', { value: 'http://final.test/mcp' });
+    return response;
+  };
+  const response = await boundedFetch(inner, { limit: LIMIT, onDropped: () => {} })('http://x.test/');
+  t.equal(response.status, 201);
+  t.equal(response.statusText, 'Made');
+  t.equal(response.headers.get('x-a'), 'b');
+  t.equal(response.url, 'http://final.test/mcp');
+  t.equal(await response.text(), '{}');
+});

@@ -1,0 +1,87 @@
+// --max-message-bytes for a remote (HTTP) server, through the built mcpmux: an answer over the
+// bound fails that one call at once (not at its timeout), as an SSE event or a JSON body; a
+// notification over it is dropped and the call goes on; a flood of bytes costs mcpmux no more
+// than the bound; and the server is called as before after each.
+import t, { type Test } from 'tap';
+import { startMcpmux, text, type Session } from '../helpers/mcpmux-process.js';
+import {
+  assertNoLeaks,
+  killTaggedProcesses,
+  peakRssMb,
+  resetPeakRss,
+  rssMb,
+  waitFor,
+} from '../helpers/processes.js';
+import { startRemoteFixture, type RemoteFixture } from '../helpers/remote-fixtures.js';
+
+t.teardown(() => killTaggedProcesses());
+
+const BOUND = 65_536;
+const dropped = (bound: number) =>
+  new RegExp(
+    `a message of more than ${bound} bytes from the server was dropped \\(the limit is --max-message-bytes\\)`,
+  );
+
+async function withRemote(
+  t: Test,
+  query: string,
+  args: string[],
+  body: (s: Session, remote: RemoteFixture) => Promise<void>,
+): Promise<void> {
+  const remote = await startRemoteFixture('http-faults');
+  const s = await startMcpmux([...args, '--call-timeout', '60']);
+  try {
+    await s.json('add_server', { name: 'far', url: remote.url + query });
+    await body(s, remote);
+  } finally {
+    s.process.stdin.end();
+    await s.process.exited;
+    await remote.stop();
+  }
+  await assertNoLeaks(t);
+}
+
+for (const [answers, query] of [
+  ['an SSE stream', ''],
+  ['a JSON body', '?json'],
+] as const) {
+  t.test(`an answer over the bound, as ${answers}: that call fails at once, the server goes on`, (t) =>
+    withRemote(t, query, ['--max-message-bytes', String(BOUND)], async (s) => {
+      const started = Date.now();
+      await t.rejects(s.call('far__big', { bytes: 200_000 }), { code: -32700, message: dropped(BOUND) });
+      t.ok(Date.now() - started < 30_000, 'long before the call timeout');
+      t.equal(text(await s.call('far__big', { bytes: 1000 })), 'x'.repeat(1000), 'a call within the bound');
+      t.ok(
+        await waitFor(() => new RegExp(`\\[far\\] ${dropped(BOUND).source}`).test(s.stderr())),
+        'logged with the server name',
+      );
+    }),
+  );
+}
+
+t.test('a notification over the bound, on the stream of a call: dropped, and the call answered', (t) =>
+  withRemote(t, '', ['--max-message-bytes', String(BOUND)], async (s) => {
+    t.equal(text(await s.call('far__big_notice', { bytes: 200_000 })), 'done');
+    t.equal(s.stderr().match(new RegExp(dropped(BOUND).source, 'g'))?.length, 1, 'logged once');
+  }),
+);
+
+for (const as of ['sse', 'json'] as const) {
+  t.test(
+    `64 MB of no JSON as ${as === 'sse' ? 'one SSE event' : 'a JSON body'}: bounded, and the call fails`,
+    (t) =>
+      withRemote(t, '', ['--max-message-bytes', '1048576'], async (s) => {
+        await s.call('far__flood_next', { bytes: 64 * 1024 * 1024, as });
+        resetPeakRss(s.process.pid);
+        const before = rssMb(s.process.pid);
+        await t.rejects(s.call('far__big', { bytes: 10 }), { code: -32700, message: dropped(1_048_576) });
+        const peak = peakRssMb(s.process.pid);
+        // Unbounded, the SDK reads all 64 MB (and its string) before it looks at them: 165-231 MB seen.
+        t.ok(
+          peak - before < 80,
+          `RSS peaked ${(peak - before).toFixed(0)} MB above its start for 64 MB (the bound is 1 MB)`,
+        );
+        t.equal(text(await s.call('far__big', { bytes: 10 })), 'x'.repeat(10), 'called as before');
+      }),
+  );
+}
