@@ -3,7 +3,7 @@
 // removed, changed ones are replaced, new ones are added; an unchanged server is not
 // touched (same process). A broken edit is reported and the running set is kept. Servers
 // added at run time with add_server are not the file's and are left alone.
-import { watch, type FSWatcher } from 'node:fs';
+import { existsSync, statSync, watch, type FSWatcher } from 'node:fs';
 import { basename, dirname } from 'node:path';
 import { isMuxError, messageOf } from '../errors.js';
 import type { Logger } from '../log.js';
@@ -33,6 +33,19 @@ export interface SyncSummary {
   failed: { name: string; error: string }[];
 }
 
+/** How often a removed config directory is looked for. */
+const DIRECTORY_POLL_MS = 1000;
+
+/** What tells one version of a file from another (through links), or undefined when there is none. */
+function fileIdentity(path: string): string | undefined {
+  try {
+    const stat = statSync(path);
+    return `${stat.dev}:${stat.ino}:${stat.size}:${stat.mtimeMs}`;
+  } catch {
+    return undefined; // gone, a dangling link, a directory in its path replaced by a file
+  }
+}
+
 export class ConfigSync {
   readonly #options: ConfigSyncOptions;
   /** What the file said when it was last applied: name → spec. */
@@ -42,6 +55,8 @@ export class ConfigSync {
   #watcher: FSWatcher | undefined;
   readonly #writer: ConfigWriter;
   #timer: NodeJS.Timeout | undefined;
+  /** Polls for the file's directory while it is gone. */
+  #waitingForDirectory: NodeJS.Timeout | undefined;
 
   constructor(options: ConfigSyncOptions) {
     this.#options = options;
@@ -75,19 +90,48 @@ export class ConfigSync {
     return this.#running;
   }
 
-  /** Watches the file's directory (editors replace files by renaming) and syncs after each change. */
+  /**
+   * Watches the file's directory (editors replace files by renaming) and syncs after each
+   * change of the file. An event of another name counts when the file (through its links)
+   * changed with it: a Kubernetes ConfigMap's file is a link through `..data`, a link that
+   * is swapped. A directory removed is waited for, and read again when it is back.
+   */
   watch(): void {
-    const file = basename(this.#options.path);
-    this.#watcher = watch(dirname(this.#options.path), (_event, name) => {
-      if (name !== null && name !== file) return;
+    const { path, logger } = this.#options;
+    const directory = dirname(path);
+    const file = basename(path);
+    let seen = fileIdentity(path);
+    const lost = () => {
+      if (this.#watcher === undefined) return; // told twice (an event and an error)
+      this.#watcher.close();
+      this.#watcher = undefined;
+      logger.warn(
+        `config directory ${directory} is gone: the running servers are kept, and ${file} is read again once it is back`,
+      );
+      this.#waitingForDirectory = setInterval(() => {
+        if (!existsSync(directory)) return;
+        clearInterval(this.#waitingForDirectory);
+        this.watch();
+        void this.sync();
+      }, DIRECTORY_POLL_MS);
+      this.#waitingForDirectory.unref();
+    };
+    this.#watcher = watch(directory, (_event, name) => {
+      // Once its directory is removed, a watch hears nothing more.
+      if (!existsSync(directory)) return lost();
+      const now = fileIdentity(path);
+      if (name !== file && now === seen) return;
+      seen = now;
       clearTimeout(this.#timer);
       this.#timer = setTimeout(() => void this.sync(), this.#options.debounceMs ?? 200);
     });
+    this.#watcher.on('error', lost);
     this.#watcher.unref();
   }
 
   close(): void {
     clearTimeout(this.#timer);
+    clearInterval(this.#waitingForDirectory);
     this.#watcher?.close();
   }
 

@@ -1,7 +1,7 @@
 // Live config: edits of the config file are applied by difference while the client stays
 // connected (with --watch-config, or on SIGHUP); an unchanged server keeps its process, a
 // broken edit keeps the running set, and servers added at run time are left alone.
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
@@ -98,3 +98,48 @@ t.test('SIGHUP re-reads the config; without a config it ends mcpmux', async (t) 
   t.same(await plain.process.exited, { code: 129, signal: null }, 'exit 128 + SIGHUP');
   await assertNoLeaks(t);
 });
+
+t.test(
+  '--watch-config follows a file swapped through a link (a Kubernetes ConfigMap) and a directory removed and made again',
+  async (t) => {
+    // A ConfigMap's volume: config.json -> ..data/config.json, ..data -> a directory of the
+    // version; an update writes a new version and renames a new link over ..data.
+    const volume = join(scratch, 'configmap');
+    const version = (n: number, servers: Record<string, unknown>) => {
+      mkdirSync(join(volume, `v${n}`), { recursive: true });
+      writeConfig(join(volume, `v${n}`, 'config.json'), servers);
+      symlinkSync(`v${n}`, join(volume, '..data_tmp'));
+      renameSync(join(volume, '..data_tmp'), join(volume, '..data'));
+    };
+    version(1, { one: fixture('echo-v1') });
+    symlinkSync(join('..data', 'config.json'), join(volume, 'config.json'));
+    const config = join(volume, 'config.json');
+    const s = await startMcpmux(['--config', config, '--watch-config']);
+    t.ok(await waitFor(async () => (await runningPid(s, 'one')) !== undefined, 15_000));
+    version(2, { one: fixture('echo-v1'), two: fixture('echo-v2') });
+    t.ok(
+      await waitFor(async () => (await runningPid(s, 'two')) !== undefined, 15_000),
+      'the swapped version is applied',
+    );
+
+    rmSync(volume, { recursive: true });
+    t.ok(
+      await waitFor(() =>
+        /config directory .*configmap is gone: the running servers are kept/.test(s.stderr()),
+      ),
+      'a removed directory is reported',
+    );
+    t.same(await names(s), ['one', 'two'], 'and changes nothing');
+    mkdirSync(volume);
+    writeConfig(config, { three: fixture('echo-v2') });
+    t.ok(
+      await waitFor(async () => (await names(s)).join() === 'three', 15_000),
+      'the directory made again is read, and watched',
+    );
+    writeConfig(config, { three: fixture('echo-v2'), four: fixture('echo-v1') });
+    t.ok(await waitFor(async () => (await names(s)).join() === 'four,three', 15_000), 'an edit after it');
+    await s.client.close();
+    await s.process.exited;
+    await assertNoLeaks(t);
+  },
+);
