@@ -297,6 +297,10 @@ export class McpHttpServer {
   /** An HTTP+SSE session: it lives as long as its GET stream, which counts as activity all along. */
   async #newLegacySession(req: IncomingMessage, res: ServerResponse): Promise<void> {
     if (!this.#sessions.reserve()) return this.#refuseSession(req, res);
+    // Made once the wait is over, as a streamable session is: its stream's first event (where
+    // to post) comes then, and its initialize answer carries the instructions of what runs.
+    await this.#options.beforeSession?.();
+    if (res.destroyed) return this.#sessions.unreserve(); // the client left while it waited
     const transport = new LegacySseTransport(res);
     const session = this.#options.createSession();
     const backlog = boundSessionBacklog(transport, this.#options.logger);

@@ -6,8 +6,8 @@ import { request, type IncomingHttpHeaders } from 'node:http';
 import { Client, SSEClientTransport } from '@modelcontextprotocol/client';
 import type { CallToolResult } from '@modelcontextprotocol/client';
 import t from 'tap';
-import { recordWireProgress } from '../helpers/client-calls.js';
-import { fixture, fixturePath } from '../helpers/fixtures.js';
+import { assertEverythingInstructions, recordWireProgress } from '../helpers/client-calls.js';
+import { fixture, fixturePath, npmServerPath } from '../helpers/fixtures.js';
 import { startMcpmuxHttp } from '../helpers/mcpmux-process.js';
 import { assertNoLeaks, killTaggedProcesses, waitFor } from '../helpers/processes.js';
 
@@ -181,6 +181,22 @@ t.test(
     await assertNoLeaks(t);
   },
 );
+
+t.test("a session opened as mcpmux starts is given the configured server's instructions", async (t) => {
+  const everything = npmServerPath('@modelcontextprotocol/server-everything');
+  const served = await startMcpmuxHttp(['--', 'ev', process.execPath, everything, 'stdio']);
+  // Its stream opens (the endpoint event) once the server has started, up to 5 s.
+  const client = new Client({ name: 'legacy', version: '1.0.0' });
+  await client.connect(new SSEClientTransport(new URL(`${base(served.url)}/sse`)));
+  assertEverythingInstructions(t, client.getInstructions());
+  t.ok(
+    (await client.listTools()).tools.some((tool) => tool.name === 'ev__echo'),
+    'ev runs',
+  );
+  await client.close();
+  await served.stop();
+  await assertNoLeaks(t);
+});
 
 t.test('the same front door: Host and Origin, the token, the session cap', async (t) => {
   const served = await startMcpmuxHttp(['--auth-token', 'sesame', '--max-sessions', '1']);
