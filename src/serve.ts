@@ -175,6 +175,7 @@ export async function serve({
           wait: () => startup?.openingWait(),
           instructions: () => sessionInstructions(registry.snapshot),
         },
+        onRequestCapabilities: (capabilities) => upstream.declaredInRequest(capabilities),
       });
   const http = options.http
     ? // Loaded only when serving HTTP: the HTTP adapter and its framework cost a stdio session memory for nothing.

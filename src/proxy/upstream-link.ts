@@ -57,6 +57,11 @@ export class UpstreamLink implements ChildUpstream {
    * initialize replaces it, hears no such notice.)
    */
   #sessionsServed = 0;
+  /**
+   * What a 2026-07-28 client on stdio declared in its requests so far (their union): it
+   * says what it can do on each request, and a 2025 child must be told once, at its start.
+   */
+  #declaredPerRequest: ClientCapabilities | undefined;
 
   /**
    * `declareRelayable`: tell every child that the client side can sample, elicit and list
@@ -97,11 +102,24 @@ export class UpstreamLink implements ChildUpstream {
    * can do: a request goes to one that declared it.
    */
   clientCapabilities(): ClientCapabilities {
-    // A 2026-07-28 client's capabilities are known only per request: each request is checked then.
-    if (this.#declareRelayable || this.#attached.some((a) => a.era === 'modern')) return RELAYABLE;
-    const merged: ClientCapabilities = {};
-    for (const { server } of this.#attached) Object.assign(merged, server?.getClientCapabilities() ?? {});
+    if (this.#declareRelayable) return RELAYABLE;
+    const modern = this.#attached.some((a) => a.era === 'modern');
+    // A 2026-07-28 client that has not said yet what it can do: each of its requests is checked then.
+    if (modern && this.#declaredPerRequest === undefined) return RELAYABLE;
+    const merged: ClientCapabilities = { ...(modern && this.#declaredPerRequest) };
+    for (const { server, era } of this.#attached)
+      if (era === 'legacy') Object.assign(merged, server?.getClientCapabilities() ?? {});
     return merged;
+  }
+
+  /**
+   * A 2026-07-28 stdio client's request declared `capabilities` (seen as it arrives, before
+   * it is handled, so that the servers it starts are told): children started from now on are
+   * told what it declared, as a 2025 client's are, rather than all mcpmux can relay, and so
+   * list the same tools as they would to it directly.
+   */
+  declaredInRequest(capabilities: ClientCapabilities): void {
+    this.#declaredPerRequest = { ...this.#declaredPerRequest, ...capabilities };
   }
 
   async request(

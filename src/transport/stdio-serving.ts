@@ -5,7 +5,8 @@
 // opening that was then abandoned (an auto-negotiating client's discover, answered, then
 // followed by initialize) is closed when the next one replaces it.
 import { serveStdio, type StdioServerHandle } from '@modelcontextprotocol/server/stdio';
-import type { JSONRPCMessage, Server } from '@modelcontextprotocol/server';
+import { CLIENT_CAPABILITIES_META_KEY } from '@modelcontextprotocol/server';
+import type { ClientCapabilities, JSONRPCMessage, Server } from '@modelcontextprotocol/server';
 import type { Logger } from '../log.js';
 import { messageOf } from '../errors.js';
 import { StdioServerTransport } from './stdio-server-transport.js';
@@ -40,6 +41,8 @@ export interface StdioServingOptions {
    * own reach it only if they have started by then.
    */
   opening?: { wait: () => Promise<unknown> | undefined; instructions: () => string };
+  /** A 2026-07-28 request's client capabilities (its `_meta` envelope), as it arrives. */
+  onRequestCapabilities?: (capabilities: ClientCapabilities) => void;
 }
 
 export interface StdioServing {
@@ -96,6 +99,8 @@ export function serveMuxOverStdio(options: StdioServingOptions): StdioServing {
         if (current && 'id' in message && method !== 'initialize' && method !== 'ping') markReady();
         return;
       }
+      const declared = envelopeCapabilities(message);
+      if (declared) options.onRequestCapabilities?.(declared);
       if ('id' in message && method !== 'server/discover') markReady();
       if (!current) return;
       // The SDK serves listen streams itself; the resources they name are subscribed at the children here.
@@ -135,4 +140,11 @@ export function serveMuxOverStdio(options: StdioServingOptions): StdioServing {
       await current?.session.close();
     },
   };
+}
+
+/** The client capabilities a 2026-07-28 request carries in its `_meta`, if any. */
+function envelopeCapabilities(message: JSONRPCMessage): ClientCapabilities | undefined {
+  const meta = (message as { params?: { _meta?: Record<string, unknown> } }).params?._meta;
+  const declared = meta?.[CLIENT_CAPABILITIES_META_KEY];
+  return typeof declared === 'object' && declared !== null ? (declared as ClientCapabilities) : undefined;
 }

@@ -2,12 +2,13 @@
 // that negotiates (auto) and one in the 2025 (legacy) era get the same management tools,
 // add a server, hear the change (modern: on its subscriptions/listen stream) and call it.
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import type { CallToolResult } from '@modelcontextprotocol/client';
 import { writeFileSync } from 'node:fs';
 import t from 'tap';
 import { recordWireProgress, resultText } from '../helpers/client-calls.js';
 import { z } from 'zod';
-import { fixture } from '../helpers/fixtures.js';
+import { fixture, npmServerPath } from '../helpers/fixtures.js';
 import { tempConfigPath } from '../helpers/temp-config.js';
 import { mcpmuxStdioTransport, startMcpmuxHttp } from '../helpers/mcpmux-process.js';
 import { assertNoLeaks, killTaggedProcesses, waitFor } from '../helpers/processes.js';
@@ -86,6 +87,37 @@ t.test(
       await client.close();
       await assertNoLeaks(t);
     }
+  },
+);
+
+t.test(
+  'a 2026-07-28 client on stdio: a 2025 server is told what the client declared, and lists the tools it would list to it directly',
+  async (t) => {
+    // server-everything lists its sampling, elicitation and roots tools only to a client that declared them.
+    const everything = npmServerPath('@modelcontextprotocol/server-everything');
+    const asking = (names: string[]) =>
+      names.filter((name) => /sampling|elicitation|roots/.test(name)).sort();
+    for (const capabilities of [{}, { sampling: {} }]) {
+      const direct = new Client({ name: 'direct', version: '1.0.0' }, { capabilities });
+      await direct.connect(
+        new StdioClientTransport({ command: process.execPath, args: [everything, 'stdio'] }),
+      );
+      const expected = asking((await direct.listTools()).tools.map((x) => x.name));
+      await direct.close();
+      const client = new Client(
+        { name: 'modern', version: '1.0.0' },
+        { capabilities, versionNegotiation: { mode: { pin: '2026-07-28' } } },
+      );
+      await client.connect(
+        mcpmuxStdioTransport(['--', 'ev', process.execPath, everything, 'stdio']).transport,
+      );
+      const listed = asking((await client.listTools()).tools.map((x) => x.name)).map((x) =>
+        x.slice('ev__'.length),
+      );
+      t.same(listed, expected, `declaring ${JSON.stringify(capabilities)}: ${expected.join(', ') || 'none'}`);
+      await client.close();
+    }
+    await assertNoLeaks(t);
   },
 );
 

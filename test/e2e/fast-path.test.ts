@@ -190,9 +190,8 @@ t.test('a 2026-07-28 client takes it to a 2026-07-28 child, rounds and all', asy
 t.test(
   'a 2026-07-28 client that declares nothing it can be asked takes a 2025 child on the fast path too',
   async (t) => {
-    // mcpmux tells a 2025 child that its client side can be asked (a 2026-07-28 client declares
-    // per request); what the child asks during a request that declared none of it is refused
-    // in that request's name, as on the SDK's path.
+    // mcpmux tells a 2025 child what the 2026-07-28 client declared in its requests (here
+    // nothing), as it would tell it a 2025 client's: what the child asks is refused, saying why.
     const client = new Client(
       { name: 'modern', version: '1.0.0' },
       { versionNegotiation: { mode: { pin: '2026-07-28' } } },
@@ -209,8 +208,8 @@ t.test(
     });
     t.match(
       resultText(asked),
-      /^error: .*the client calling server 'asks' did not declare the 'sampling' capability/,
-      "the child's question is refused, saying what the caller did not declare",
+      /^error: .*the client connected to mcpmux did not declare the 'sampling' capability/,
+      "the child's question is refused, saying what the client did not declare",
     );
     const during = client.callTool({ name: 'slow__wait', arguments: { steps: 3, interval_ms: 20 } });
     const roots = await client.callTool({ name: 'asks__ask', arguments: { method: 'roots/list' } });
