@@ -164,6 +164,9 @@ export function forModernClient(
       : {
           ...result,
           resultType: 'complete',
+          // A 2026-07-28 read result must say how long it may be cached; a 2025 server says
+          // nothing, so: not at all, and for this client only (the SDK's own defaults).
+          ...(method === 'resources/read' && { ttlMs: 0, cacheScope: 'private' }),
           _meta: { [SERVER_INFO_META_KEY]: serverInfo, ...(result['_meta'] as Params | undefined) },
         };
   const base = target.shaping;

@@ -91,7 +91,7 @@ t.test(
 );
 
 t.test(
-  'a 2026-07-28 client on stdio: a 2025 server is told what the client declared, and lists the tools it would list to it directly',
+  'a 2026-07-28 client on stdio: a 2025 server is told what the client declared, lists the tools it would list to it directly, and its resources read',
   async (t) => {
     // server-everything lists its sampling, elicitation and roots tools only to a client that declared them.
     const everything = npmServerPath('@modelcontextprotocol/server-everything');
@@ -103,6 +103,8 @@ t.test(
         new StdioClientTransport({ command: process.execPath, args: [everything, 'stdio'] }),
       );
       const expected = asking((await direct.listTools()).tools.map((x) => x.name));
+      const uri = (await direct.listResources()).resources[0]!.uri;
+      const contents = (await direct.readResource({ uri })).contents;
       await direct.close();
       const client = new Client(
         { name: 'modern', version: '1.0.0' },
@@ -115,6 +117,8 @@ t.test(
         x.slice('ev__'.length),
       );
       t.same(listed, expected, `declaring ${JSON.stringify(capabilities)}: ${expected.join(', ') || 'none'}`);
+      // The 2025 server's read result gets the cache fields a 2026-07-28 result must have.
+      t.same((await client.readResource({ uri })).contents, contents, `${uri} reads as directly`);
       await client.close();
     }
     await assertNoLeaks(t);
