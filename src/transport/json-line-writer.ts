@@ -36,6 +36,8 @@ export function chunkReadEnds(): void {
 export interface WriterFlow {
   backedUp(): void;
   drained(): void;
+  /** A batch was taken at once (a pipe often takes a large one whole): the backlog shrank with no drain. */
+  wrote?(): void;
 }
 
 /**
@@ -141,7 +143,6 @@ export class JsonLineWriter {
     else process.nextTick(this.#flushBatch);
   }
 
-  /** Writes the batch at once, or once the stream has drained when it is backed up. */
   /**
    * Writes nothing until the returned release is called with the line to write first (an
    * answer that must lead: mcpmux's initialize answer, held while the configured servers
@@ -162,6 +163,7 @@ export class JsonLineWriter {
     };
   }
 
+  /** Writes the batch at once, or once the stream has drained when it is backed up. */
   #flush(): void {
     if (this.#held) void this.#flushWhenDrained(this.#held);
     else if (this.#drained) void this.#flushWhenDrained(this.#drained);
@@ -200,6 +202,7 @@ export class JsonLineWriter {
     }
     if (written) {
       accepted?.settle();
+      this.#flow?.wrote?.();
       return;
     }
     this.#backedUpAt ??= Date.now();

@@ -36,6 +36,8 @@ export interface StdioServerTransportOptions {
   claim?: (message: JSONRPCMessage) => boolean;
   /** The same for a line before it is parsed: a line it takes is neither parsed nor handed over. */
   claimLine?: (line: string) => boolean;
+  /** Told when the client's input stops being read because it does not read its answers, and when it is read again. */
+  onInputPaused?: (why: string | undefined) => void;
 }
 
 export class StdioServerTransport implements Transport {
@@ -55,12 +57,26 @@ export class StdioServerTransport implements Transport {
     { id: string | number; until: (answer: JSONRPCMessage) => Promise<JSONRPCMessage> } | undefined;
   readonly #onData = (chunk: Buffer) => this.#reader.push(chunk);
   readonly #onError = (error: Error) => this.onerror?.(error);
+  /** Answers waiting for the client past which its requests are not read: the largest message. */
+  readonly #unreadBound: number;
+  /** The client's input is paused: its answers wait past the bound. */
+  #inputPaused = false;
+  readonly #onInputPaused: ((why: string | undefined) => void) | undefined;
 
   constructor(options: StdioServerTransportOptions = {}) {
     this.#stdin = options.stdin ?? process.stdin;
     this.#stdout = options.stdout ?? process.stdout;
+    this.#unreadBound = options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
+    this.#onInputPaused = options.onInputPaused;
     // While the client reads slower than children write, children are not read (client-backpressure.ts).
-    this.#writer = new JsonLineWriter(this.#stdout, { backedUp: clientBackedUp, drained: clientDrained });
+    this.#writer = new JsonLineWriter(this.#stdout, {
+      backedUp: clientBackedUp,
+      drained: () => {
+        clientDrained();
+        this.#resumeInputIfRead();
+      },
+      wrote: () => this.#resumeInputIfRead(),
+    });
     this.#reader = new JsonLineReader({
       onMessage: (message) => {
         const refusal = invalidRequestId(message);
@@ -114,7 +130,35 @@ export class StdioServerTransport implements Transport {
       held.until(message).then(release, () => release(message));
       return Promise.resolve();
     }
-    return this.#writer.write(message);
+    const written = this.#writer.write(message);
+    this.#pauseInputIfUnread();
+    return written;
+  }
+
+  /**
+   * A client that writes requests and never reads its answers (a bug, or a hostile client)
+   * would have them pile up in mcpmux's memory: 20,000 tools/list of server-everything took
+   * it from 72 to 213 MB. Past the largest message of answers waiting, its requests are not
+   * read (its writes wait, as they would for any server that answers in turn) until it has
+   * read them. Children are already not read while it is backed up (client-backpressure.ts).
+   * A client that reads as it writes (every MCP client) never comes near it.
+   */
+  #pauseInputIfUnread(): void {
+    if (this.#inputPaused || this.#writer.backlog <= this.#unreadBound) return;
+    this.#inputPaused = true;
+    this.#stdin.pause();
+    const mb = (bytes: number) => (bytes / 1_048_576).toFixed(1);
+    this.#onInputPaused?.(
+      `the client is not reading its answers: ${mb(this.#writer.backlog)} MB wait for it, past the bound of ${mb(this.#unreadBound)} MB (--max-message-bytes); its requests are not read until it reads them`,
+    );
+  }
+
+  /** After a drain, or a batch the pipe took at once (a large one often is: then no drain comes). */
+  #resumeInputIfRead(): void {
+    if (!this.#inputPaused || this.#closed || this.#writer.backlog > this.#unreadBound) return;
+    this.#inputPaused = false;
+    this.#stdin.resume();
+    this.#onInputPaused?.(undefined);
   }
 
   /**
@@ -130,12 +174,16 @@ export class StdioServerTransport implements Transport {
    * already serialized (passed through). After close they are dropped, as the client is gone.
    */
   post(message: JSONRPCMessage): void {
-    if (!this.#closed) this.#writer.post(message);
+    if (this.#closed) return;
+    this.#writer.post(message);
+    this.#pauseInputIfUnread();
   }
 
   /** The same for a line in pieces of text and bytes (a child's answer with the client's id spliced in). */
   postPieces(pieces: readonly (string | Buffer)[]): void {
-    if (!this.#closed) this.#writer.postPieces(pieces);
+    if (this.#closed) return;
+    this.#writer.postPieces(pieces);
+    this.#pauseInputIfUnread();
   }
 
   async close(): Promise<void> {

@@ -72,6 +72,7 @@ export function serveMuxOverStdio(options: StdioServingOptions): StdioServing {
   // The initialize answer: once the SDK has made it the client's capabilities are known, and
   // the configured servers are spoken to; it goes out when they have started (or failed), or
   // after a few seconds (StartupGate.openingWait), with their instructions.
+  let inputPauseWarned = 0;
   const holdOpening = (id: string | number) =>
     transport.holdAnswer(id, async (answer) => {
       const opening = options.opening;
@@ -84,6 +85,13 @@ export function serveMuxOverStdio(options: StdioServingOptions): StdioServing {
     onSkippedLine: (line) =>
       logger.warn(`skipped a line from the client that is not JSON-RPC: ${line.slice(0, 200)}`),
     onDropped: (why) => logger.warn(why),
+    onInputPaused: (why) => {
+      // A client that reads slowly while it writes fast may pass the bound again and again: a warning a minute.
+      if (why !== undefined && Date.now() - inputPauseWarned >= 60_000) {
+        inputPauseWarned = Date.now();
+        logger.warn(why);
+      } else logger.debug(() => why ?? 'the client reads its answers again, and its requests are read again');
+    },
     ...(options.maxMessageBytes !== undefined && { maxMessageBytes: options.maxMessageBytes }),
     claim: (message) => current?.session.claim?.(message, reply) ?? false,
     claimLine: (line) => current?.session.claimLine?.(line, reply) ?? false,

@@ -1,6 +1,9 @@
 // A child that writes faster than the client reads, through the built mcpmux: while the
 // client's stream is backed up mcpmux stops reading the child (whose writes then wait), so
-// its memory stays where it was; once the client reads again, every message arrives.
+// its memory stays where it was; once the client reads again, every message arrives. And a
+// client that writes requests without reading its answers: past the bound, its requests wait.
+import { once } from 'node:events';
+import { setTimeout as delay } from 'node:timers/promises';
 import t from 'tap';
 import { fixturePath } from '../helpers/fixtures.js';
 import { assertNoLeaks, killTaggedProcesses, rssMb, waitFor } from '../helpers/processes.js';
@@ -58,3 +61,61 @@ t.test('a log flood to a client that stops reading: the server waits, mcpmux doe
   await mcpmux.exited;
   await assertNoLeaks(t);
 });
+
+t.test(
+  'a client that writes requests and reads no answers: past the bound they are not read, then every one is answered in turn',
+  async (t) => {
+    const COUNT = 2000; // tools/list answers of ~6 KB: 12 MB, past a bound of 64 KB
+    const answered: number[] = [];
+    const { mcpmux, stderr } = await rawMcpmux(
+      ['--max-message-bytes', '65536', '--', 'echo', process.execPath, fixturePath('echo-v1')],
+      'echo',
+      (message) => {
+        if (typeof message.id === 'number' && message.id >= 100) answered.push(message.id);
+      },
+    );
+    mcpmux.stdout.pause();
+    let written = 0;
+    // Requests of ~2 KB, so that the pipes between hold few of them.
+    const pad = 'x'.repeat(2000);
+    const writing = (async () => {
+      for (let i = 0; i < COUNT; i++) {
+        const line = JSON.stringify({
+          jsonrpc: '2.0',
+          id: 100 + i,
+          method: 'tools/list',
+          params: { _meta: { pad } },
+        });
+        written++;
+        if (!mcpmux.stdin.write(line + '\n')) await once(mcpmux.stdin, 'drain');
+      }
+    })();
+    t.ok(
+      await waitFor(
+        () =>
+          /the client is not reading its answers: [\d.]+ MB wait for it, past the bound of 0\.1 MB \(--max-message-bytes\); its requests are not read until it reads them/.test(
+            stderr(),
+          ),
+        15_000,
+      ),
+      'told on stderr',
+    );
+    await delay(500);
+    const stalled = written;
+    await delay(1000);
+    t.equal(written, stalled, 'its writes wait');
+    t.ok(written < COUNT / 2, `${written} of ${COUNT} written before they did`);
+    mcpmux.stdout.resume();
+    await writing;
+    t.ok(await waitFor(() => answered.length === COUNT, 60_000), 'every request is answered once it reads');
+    t.same(
+      answered,
+      Array.from({ length: COUNT }, (_, i) => 100 + i),
+      'each once, in turn',
+    );
+    t.equal(stderr().match(/the client is not reading its answers/g)?.length, 1, 'warned once');
+    mcpmux.stdin.end();
+    await mcpmux.exited;
+    await assertNoLeaks(t);
+  },
+);
