@@ -101,6 +101,19 @@ export class ConfigSync {
     const directory = dirname(path);
     const file = basename(path);
     let seen = fileIdentity(path);
+    const waitForDirectory = () => {
+      this.#waitingForDirectory = setInterval(() => {
+        if (!existsSync(directory)) return;
+        clearInterval(this.#waitingForDirectory);
+        try {
+          this.watch();
+        } catch {
+          return waitForDirectory(); // gone again before it could be watched
+        }
+        void this.sync();
+      }, DIRECTORY_POLL_MS);
+      this.#waitingForDirectory.unref();
+    };
     const lost = () => {
       if (this.#watcher === undefined) return; // told twice (an event and an error)
       this.#watcher.close();
@@ -108,13 +121,7 @@ export class ConfigSync {
       logger.warn(
         `config directory ${directory} is gone: the running servers are kept, and ${file} is read again once it is back`,
       );
-      this.#waitingForDirectory = setInterval(() => {
-        if (!existsSync(directory)) return;
-        clearInterval(this.#waitingForDirectory);
-        this.watch();
-        void this.sync();
-      }, DIRECTORY_POLL_MS);
-      this.#waitingForDirectory.unref();
+      waitForDirectory();
     };
     this.#watcher = watch(directory, (_event, name) => {
       // Once its directory is removed, a watch hears nothing more.

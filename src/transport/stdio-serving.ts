@@ -69,10 +69,11 @@ export function serveMuxOverStdio(options: StdioServingOptions): StdioServing {
   const ready = new Promise<void>((resolve) => (markReady = resolve));
   let markDeclared: () => void = () => {};
   const declared = Promise.race([ready, new Promise<void>((resolve) => (markDeclared = resolve))]);
+  /** When the client was last warned of for not reading its answers (Date.now()). */
+  let inputPauseWarned = 0;
   // The initialize answer: once the SDK has made it the client's capabilities are known, and
   // the configured servers are spoken to; it goes out when they have started (or failed), or
   // after a few seconds (StartupGate.openingWait), with their instructions.
-  let inputPauseWarned = 0;
   const holdOpening = (id: string | number) =>
     transport.holdAnswer(id, async (answer) => {
       const opening = options.opening;
