@@ -102,8 +102,9 @@ export function serveMuxOverStdio(options: StdioServingOptions): StdioServing {
       if (method === 'initialize' && 'id' in message) holdOpening(message.id as string | number);
       // A pinned 2026-07-28 client may open with its first real request: no session exists yet
       // while this runs (the SDK makes it next), and that request must not wait for an
-      // initialize that never comes.
-      const modern = current ? current.era === 'modern' : method !== 'initialize';
+      // initialize that never comes. An initialize opens a 2025 session, even after a discover
+      // probe's 2026-07-28 one (which it replaces): the servers wait for what it declares.
+      const modern = method !== 'initialize' && (current ? current.era === 'modern' : true);
       if (!modern) {
         if (current && 'id' in message && method !== 'initialize' && method !== 'ping') markReady();
         return;
