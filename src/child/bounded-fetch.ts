@@ -29,11 +29,11 @@ export interface MessageBound {
 
 /** `inner` with every response body held to the bound. */
 export function boundedFetch(inner: FetchLike, bound: MessageBound): FetchLike {
+  const why = oversizeReason(bound.limit, 'the server');
   return async (input, init) => {
     const response = await inner(input, init);
     // A redirect keeps its own response: the SDK reads where it points from it (url, type).
     if (!response.body || (response.status >= 300 && response.status < 400)) return response;
-    const why = oversizeReason(bound.limit, 'the server');
     const body =
       mediaType(response.headers.get('content-type')) === 'text/event-stream'
         ? response.body.pipeThrough(eventStreamBound(bound, why, () => requestIds(init?.body)))
