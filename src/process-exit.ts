@@ -7,12 +7,28 @@ import type { Logger } from './log.js';
 export const EXIT_USAGE = 2;
 /** Longest a graceful shutdown may take before the remaining groups are SIGKILLed. */
 const SHUTDOWN_DEADLINE_MS = 10_000;
+/**
+ * Longest the requests a stdio client made before it closed its input wait for their answers.
+ * A script piped into mcpmux gets them (as from a server built on an MCP SDK, which all finish
+ * what they read); a client that closes its input while a long call runs and then leaves
+ * without a signal does not keep mcpmux and its servers running much longer for it.
+ */
+const ANSWER_GRACE_MS = 10_000;
 
 /** However mcpmux ends (stdin EOF when serving, a signal, a fatal error, exit), its children end first. */
 export function installExitHandlers(
   log: Logger,
   close: () => Promise<void>,
-  { watchStdin = true, onHangup }: { watchStdin?: boolean; onHangup?: () => void } = {},
+  {
+    watchStdin = true,
+    onHangup,
+    finishAnswering,
+  }: {
+    watchStdin?: boolean;
+    onHangup?: () => void;
+    /** Once stdin has ended: settles when what the client asked before is answered, or after `graceMs`. */
+    finishAnswering?: (graceMs: number) => Promise<void>;
+  } = {},
 ): void {
   let shuttingDown = false;
   const shutdown = (why: string, code: number) => {
@@ -37,9 +53,18 @@ export function installExitHandlers(
       });
   };
   if (watchStdin) {
-    // The client closing our stdin is the normal end of a stdio session.
-    process.stdin.once('end', () => shutdown('stdin closed', 0));
-    process.stdin.once('close', () => shutdown('stdin closed', 0));
+    // The client closing our stdin is the normal end of a stdio session, once what it asked is answered.
+    let ended = false;
+    const stdinEnded = () => {
+      if (ended) return;
+      ended = true;
+      void (finishAnswering?.(ANSWER_GRACE_MS) ?? Promise.resolve())
+        .catch((error: unknown) => log.error(`error while answering the last requests: ${messageOf(error)}`))
+        .then(() => shuttingDown || shutdown('stdin closed', 0));
+    };
+    process.stdin.once('end', stdinEnded);
+    process.stdin.once('close', stdinEnded);
+    if (process.stdin.readableEnded) stdinEnded();
   }
   process.stdout.on('error', () => shutdown('stdout closed', 0));
   for (const [signal, number] of [

@@ -230,7 +230,19 @@ export async function serve({
       await index.close();
     },
     // Over HTTP, stdin means nothing: mcpmux runs until a signal.
-    { watchStdin: stdio !== undefined, ...(onHangup && { onHangup }) },
+    {
+      watchStdin: stdio !== undefined,
+      ...(onHangup && { onHangup }),
+      ...(stdio && {
+        finishAnswering: async (graceMs: number) => {
+          const left = await stdio.finishAnswering(graceMs);
+          if (left > 0)
+            log.warn(
+              `stdin closed; ${left} request(s) still unanswered after ${graceMs / 1000} s are dropped`,
+            );
+        },
+      }),
+    },
   );
   if (stdio) {
     log.info(

@@ -260,6 +260,11 @@ export class FastPath {
     return call;
   }
 
+  /** Requests taken and not answered yet (counted when asked: only at the end of a session). */
+  get open(): number {
+    return this.#inFlight.values().length;
+  }
+
   /** The client went away: the children stop working on its calls. */
   close(): void {
     for (const call of this.#inFlight.values()) call.lane!.cancel(call, 'the client went away');

@@ -306,6 +306,11 @@ export class MuxServer {
     return this.#ready && this.#fastPath !== undefined && this.#fastPath.claimLine(line, reply);
   }
 
+  /** The client's requests the fast path has taken and not answered yet (the SDK's are the transport's to count). */
+  openRequests(): number {
+    return this.#fastPath?.open ?? 0;
+  }
+
   connect(transport: Transport): Promise<void> {
     return this.server.connect(transport);
   }

@@ -12,6 +12,7 @@ import {
   oversizeHandlers,
 } from './json-line-reader.js';
 import { JsonLineWriter } from './json-line-writer.js';
+import { OpenExchanges } from './open-exchanges.js';
 import { invalidRequestId } from './request-ids.js';
 
 export interface StdioServerTransportOptions {
@@ -57,6 +58,10 @@ export class StdioServerTransport implements Transport {
     { id: string | number; until: (answer: JSONRPCMessage) => Promise<JSONRPCMessage> } | undefined;
   readonly #onData = (chunk: Buffer) => this.#reader.push(chunk);
   readonly #onError = (error: Error) => this.onerror?.(error);
+  readonly #exchanges = new OpenExchanges();
+  readonly #onEnd = () => {
+    for (const failure of this.#exchanges.inputEnded()) this.onmessage?.(failure);
+  };
   /** Answers waiting for the client past which its requests are not read: the largest message. */
   readonly #unreadBound: number;
   /** The client's input is paused: its answers wait past the bound. */
@@ -87,6 +92,7 @@ export class StdioServerTransport implements Transport {
           return true;
         }
         if (!this.#holding && options.claim?.(message)) return true;
+        this.#exchanges.read(message);
         const hold = options.onIncoming?.(message);
         if (!hold && !this.#holding) return this.onmessage?.(message);
         const deliver = () => this.onmessage?.(message);
@@ -104,7 +110,10 @@ export class StdioServerTransport implements Transport {
         limit: options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES,
         sender: 'the client',
         reply: (message) => this.post(message),
-        deliver: (message) => this.onmessage?.(message),
+        deliver: (message) => {
+          this.#exchanges.read(message);
+          this.onmessage?.(message);
+        },
         log: options.onDropped,
       }),
       ...failedMessageHandler({
@@ -118,6 +127,7 @@ export class StdioServerTransport implements Transport {
   async start(): Promise<void> {
     this.#stdin.on('data', this.#onData);
     this.#stdin.on('error', this.#onError);
+    this.#stdin.once('end', this.#onEnd);
     this.#stdout.on('error', this.#onError);
   }
 
@@ -127,7 +137,18 @@ export class StdioServerTransport implements Transport {
     if (held && !('method' in message) && 'id' in message && message.id === held.id) {
       this.#heldAnswer = undefined;
       const release = this.#writer.hold();
-      held.until(message).then(release, () => release(message));
+      // Still owed to the client until it goes out.
+      const write = (answer: JSONRPCMessage) => {
+        release(answer);
+        this.#exchanges.sent(answer);
+      };
+      held.until(message).then(write, () => write(message));
+      return Promise.resolve();
+    }
+    const failure = this.#exchanges.sent(message);
+    if (failure) {
+      // A request the client can no longer answer (its input ended) fails now, not at its timeout.
+      queueMicrotask(() => this.onmessage?.(failure));
       return Promise.resolve();
     }
     const written = this.#writer.write(message);
@@ -161,6 +182,16 @@ export class StdioServerTransport implements Transport {
     this.#onInputPaused?.(undefined);
   }
 
+  /** Requests read from the client and handed to the SDK, not yet answered (the fast path counts its own). */
+  get unanswered(): number {
+    return this.#exchanges.owed;
+  }
+
+  /** Nothing waits to be written to the client. */
+  get flushed(): boolean {
+    return this.#writer.backlog === 0;
+  }
+
   /**
    * The answer to request `id` goes out once `until` gives it (it may change it), and nothing
    * is written to the client before it. Used for mcpmux's initialize answer (stdio-serving.ts).
@@ -191,6 +222,7 @@ export class StdioServerTransport implements Transport {
     this.#closed = true;
     this.#stdin.off('data', this.#onData);
     this.#stdin.off('error', this.#onError);
+    this.#stdin.off('end', this.#onEnd);
     this.#stdout.off('error', this.#onError);
     this.#reader.clear();
     this.onclose?.();

@@ -28,6 +28,8 @@ export interface StdioSession {
   claim?(message: JSONRPCMessage, reply: Reply): boolean;
   /** The same for a line before it is parsed (a plain tools/call, whose arguments are never parsed). */
   claimLine?(line: string, reply: Reply): boolean;
+  /** Requests it took on the fast path and has not answered yet. */
+  openRequests?(): number;
 }
 
 export interface StdioServingOptions {
@@ -59,6 +61,11 @@ export interface StdioServing {
    * are told: its initialize processed (its answer waits for them), or `ready`.
    */
   readonly declared: Promise<void>;
+  /**
+   * Once the client has closed its input: settles when every request read from it has been
+   * answered and written, or after `graceMs`, with the number still open.
+   */
+  finishAnswering(graceMs: number): Promise<number>;
   close(): Promise<void>;
 }
 
@@ -142,9 +149,17 @@ export function serveMuxOverStdio(options: StdioServingOptions): StdioServing {
     },
     { transport, onerror: (error) => logger.debug(() => `stdio: ${messageOf(error)}`) },
   );
+  const open = () => (current?.session.openRequests?.() ?? 0) + transport.unanswered;
   return {
     ready,
     declared,
+    async finishAnswering(graceMs) {
+      // Polled: this runs once, at the end, and the answers come from several places.
+      const until = Date.now() + graceMs;
+      while ((open() > 0 || !transport.flushed) && Date.now() < until)
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      return open();
+    },
     async close() {
       await handle.close();
       await current?.session.close();

@@ -49,3 +49,51 @@ t.test('a request with an id MCP does not allow is answered Invalid Request; oth
   t.match(dropped[0], /refused a ping request from the client: its id null/);
   await transport.close();
 });
+
+t.test('what is open when the client closes its input', async (t) => {
+  const stdin = new PassThrough();
+  const stdout = new PassThrough();
+  const written: Record<string, unknown>[] = [];
+  stdout.on('data', (chunk: Buffer) => {
+    for (const line of chunk.toString('utf8').split('\n')) if (line) written.push(JSON.parse(line));
+  });
+  const transport = new StdioServerTransport({ stdin, stdout });
+  const handed: JSONRPCMessage[] = [];
+  transport.onmessage = (message) => void handed.push(message);
+  await transport.start();
+  const line = (message: object) => stdin.write(JSON.stringify({ jsonrpc: '2.0', ...message }) + '\n');
+  line({ id: 1, method: 'tools/list' });
+  line({ id: 2, method: 'tools/call', params: { name: 'slow' } });
+  line({ id: 3, method: 'subscriptions/listen', params: {} }); // answered only when it ends
+  line({ id: 4, method: 'ping' });
+  line({ method: 'notifications/cancelled', params: { requestId: 4 } }); // gets no answer
+  t.ok(await waitFor(() => handed.length === 5));
+  t.equal(transport.unanswered, 2, 'the list and the call are owed');
+  await transport.send({ jsonrpc: '2.0', id: 1, result: { tools: [] } });
+  t.equal(transport.unanswered, 1, 'an answer settles its request');
+  // mcpmux asks the client (a child's sampling, say): it answers the first, not the second.
+  await transport.send({ jsonrpc: '2.0', id: 'ask-1', method: 'sampling/createMessage', params: {} });
+  await transport.send({ jsonrpc: '2.0', id: 'ask-2', method: 'roots/list' });
+  line({ id: 'ask-1', result: { role: 'assistant', content: { type: 'text', text: 'hi' } } });
+  t.ok(await waitFor(() => handed.length === 6), 'its answer is handed over');
+  stdin.end();
+  t.ok(await waitFor(() => handed.length === 7), 'at the end of its input…');
+  t.match(
+    handed[6],
+    { id: 'ask-2', error: { code: -32000, message: /closed its input/ } },
+    '…the open question fails',
+  );
+  await transport.send({ jsonrpc: '2.0', id: 'ask-3', method: 'roots/list' });
+  t.ok(await waitFor(() => handed.length === 8), 'and a later one at once');
+  t.match(handed[7], { id: 'ask-3', error: { message: /closed its input/ } });
+  t.notOk(
+    written.some((m) => m['id'] === 'ask-3'),
+    'without being written',
+  );
+  t.equal(transport.unanswered, 1, 'the call is still owed');
+  await transport.send({ jsonrpc: '2.0', id: 2, result: { content: [] } });
+  t.equal(transport.unanswered, 0);
+  t.ok(await waitFor(() => transport.flushed), 'and written');
+  t.match(written.at(-1), { id: 2 }, 'its answer went out after the end of the input');
+  await transport.close();
+});
