@@ -14,7 +14,9 @@ type Id = string | number;
 export const INPUT_CLOSED_CODE = -32000;
 
 export class OpenExchanges {
-  readonly #owed = new Set<Id>();
+  /** By id, how many times (a client may reuse an id once its request is answered, even before the answer is written). */
+  readonly #owed = new Map<Id, number>();
+  #owedCount = 0;
   readonly #asked = new Set<Id>();
   #inputEnded = false;
 
@@ -23,11 +25,11 @@ export class OpenExchanges {
     if ('method' in message) {
       if ('id' in message) {
         // A listen stream is answered only when it ends, which the client's leaving is.
-        if (message.method !== 'subscriptions/listen') this.#owed.add(message.id);
+        if (message.method !== 'subscriptions/listen') this.#owe(message.id);
       } else if (message.method === 'notifications/cancelled') {
         // A cancelled request gets no answer (the SDK drops it).
         const id = (message.params as { requestId?: unknown } | undefined)?.requestId;
-        if (typeof id === 'string' || typeof id === 'number') this.#owed.delete(id);
+        if (typeof id === 'string' || typeof id === 'number') this.#settle(id);
       }
     } else if ('id' in message) this.#asked.delete(message.id as Id);
   }
@@ -36,7 +38,7 @@ export class OpenExchanges {
   sent(message: JSONRPCMessage): JSONRPCMessage | undefined {
     if (!('id' in message)) return undefined;
     if (!('method' in message)) {
-      this.#owed.delete(message.id as Id);
+      this.#settle(message.id as Id);
       return undefined;
     }
     if (this.#inputEnded) return inputClosedAnswer(message.id);
@@ -54,7 +56,20 @@ export class OpenExchanges {
 
   /** Requests of the client's that the SDK has not answered yet. */
   get owed(): number {
-    return this.#owed.size;
+    return this.#owedCount;
+  }
+
+  #owe(id: Id): void {
+    this.#owed.set(id, (this.#owed.get(id) ?? 0) + 1);
+    this.#owedCount++;
+  }
+
+  #settle(id: Id): void {
+    const times = this.#owed.get(id);
+    if (times === undefined) return;
+    if (times > 1) this.#owed.set(id, times - 1);
+    else this.#owed.delete(id);
+    this.#owedCount--;
   }
 }
 
