@@ -1,24 +1,34 @@
 // The client's side on stdio: a request whose id MCP does not allow (null, a fraction, an
 // object) is answered with JSON-RPC's Invalid Request at once, where the SDK would have
 // dropped it and left the client waiting; a request with a string or integer id goes on.
+// When the client closes its input, what it asked is still owed, and what it was asked fails.
 import { PassThrough } from 'node:stream';
 import type { JSONRPCMessage } from '@modelcontextprotocol/server';
 import t from 'tap';
-import { StdioServerTransport } from '../../src/transport/stdio-server-transport.js';
+import {
+  StdioServerTransport,
+  type StdioServerTransportOptions,
+} from '../../src/transport/stdio-server-transport.js';
 import { waitFor } from '../helpers/processes.js';
 
-t.test('a request with an id MCP does not allow is answered Invalid Request; others go on', async (t) => {
+/** A started transport on two pipes: what it wrote to the client, and what it handed over. */
+async function piped(options: StdioServerTransportOptions = {}) {
   const stdin = new PassThrough();
   const stdout = new PassThrough();
   const written: Record<string, unknown>[] = [];
   stdout.on('data', (chunk: Buffer) => {
     for (const line of chunk.toString('utf8').split('\n')) if (line) written.push(JSON.parse(line));
   });
-  const dropped: string[] = [];
-  const transport = new StdioServerTransport({ stdin, stdout, onDropped: (why) => dropped.push(why) });
+  const transport = new StdioServerTransport({ stdin, stdout, ...options });
   const handed: JSONRPCMessage[] = [];
   transport.onmessage = (message) => void handed.push(message);
   await transport.start();
+  return { stdin, transport, written, handed };
+}
+
+t.test('a request with an id MCP does not allow is answered Invalid Request; others go on', async (t) => {
+  const dropped: string[] = [];
+  const { stdin, transport, written, handed } = await piped({ onDropped: (why) => dropped.push(why) });
   for (const id of [null, 8.5, { a: 1 }, true, 1e21, 'ok', 7, -3, Number.MAX_SAFE_INTEGER])
     stdin.write(JSON.stringify({ jsonrpc: '2.0', id, method: 'ping' }) + '\n');
   // A response of the client with a null id is the SDK's to judge.
@@ -51,16 +61,7 @@ t.test('a request with an id MCP does not allow is answered Invalid Request; oth
 });
 
 t.test('what is open when the client closes its input', async (t) => {
-  const stdin = new PassThrough();
-  const stdout = new PassThrough();
-  const written: Record<string, unknown>[] = [];
-  stdout.on('data', (chunk: Buffer) => {
-    for (const line of chunk.toString('utf8').split('\n')) if (line) written.push(JSON.parse(line));
-  });
-  const transport = new StdioServerTransport({ stdin, stdout });
-  const handed: JSONRPCMessage[] = [];
-  transport.onmessage = (message) => void handed.push(message);
-  await transport.start();
+  const { stdin, transport, written, handed } = await piped();
   const line = (message: object) => stdin.write(JSON.stringify({ jsonrpc: '2.0', ...message }) + '\n');
   line({ id: 1, method: 'tools/list' });
   line({ id: 2, method: 'tools/call', params: { name: 'slow' } });
