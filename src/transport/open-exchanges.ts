@@ -36,7 +36,14 @@ export class OpenExchanges {
 
   /** A message of mcpmux's, as it is sent. A request sent after the input ended: its failure, to hand back. */
   sent(message: JSONRPCMessage): JSONRPCMessage | undefined {
-    if (!('id' in message)) return undefined;
+    if (!('id' in message)) {
+      // A question the SDK gave up on (its timeout) is cancelled, and no longer waits.
+      if ('method' in message && message.method === 'notifications/cancelled') {
+        const id = (message.params as { requestId?: unknown } | undefined)?.requestId;
+        if (typeof id === 'string' || typeof id === 'number') this.#asked.delete(id);
+      }
+      return undefined;
+    }
     if (!('method' in message)) {
       this.#settle(message.id as Id);
       return undefined;

@@ -127,7 +127,9 @@ export class StdioServerTransport implements Transport {
   async start(): Promise<void> {
     this.#stdin.on('data', this.#onData);
     this.#stdin.on('error', this.#onError);
+    // 'close' alone when the input fails rather than ends.
     this.#stdin.once('end', this.#onEnd);
+    this.#stdin.once('close', this.#onEnd);
     this.#stdout.on('error', this.#onError);
   }
 
@@ -223,6 +225,7 @@ export class StdioServerTransport implements Transport {
     this.#stdin.off('data', this.#onData);
     this.#stdin.off('error', this.#onError);
     this.#stdin.off('end', this.#onEnd);
+    this.#stdin.off('close', this.#onEnd);
     this.#stdout.off('error', this.#onError);
     this.#reader.clear();
     this.onclose?.();
