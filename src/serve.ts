@@ -238,7 +238,7 @@ export async function serve({
           const left = await stdio.finishAnswering(graceMs);
           if (left > 0)
             log.warn(
-              `stdin closed; ${left} request(s) still unanswered after ${graceMs / 1000} s are dropped`,
+              `stdin closed; ${left} request(s) still unanswered after ${graceMs / 1000} s end with the shutdown`,
             );
         },
       }),
