@@ -11,7 +11,8 @@ const SHUTDOWN_DEADLINE_MS = 10_000;
  * Longest the requests a stdio client made before it closed its input wait for their answers.
  * A script piped into mcpmux gets them (as from a server built on an MCP SDK, which all finish
  * what they read); a client that closes its input while a long call runs and then leaves
- * without a signal does not keep mcpmux and its servers running much longer for it.
+ * without a signal does not keep mcpmux and its servers running much longer for it, and not
+ * at all once it is seen to be gone (mcpmux's parent process ended: it was reparented).
  */
 const ANSWER_GRACE_MS = 10_000;
 
@@ -26,11 +27,16 @@ export function installExitHandlers(
   }: {
     watchStdin?: boolean;
     onHangup?: () => void;
-    /** Once stdin has ended: settles when what the client asked before is answered, or after `graceMs`. */
-    finishAnswering?: (graceMs: number) => Promise<void>;
+    /**
+     * Once stdin has ended: settles when what the client asked before is answered, or once
+     * `stopWaiting` says so, with the number of requests still open.
+     */
+    finishAnswering?: (stopWaiting: () => boolean) => Promise<number>;
   } = {},
 ): void {
   let shuttingDown = false;
+  // The process that started mcpmux: most often the client (or an npx it ran, which waits for mcpmux).
+  const parent = process.ppid;
   const shutdown = (why: string, code: number) => {
     if (shuttingDown) {
       // A second signal while shutting down: stop waiting.
@@ -58,7 +64,15 @@ export function installExitHandlers(
     const stdinEnded = () => {
       if (ended) return;
       ended = true;
-      void (finishAnswering?.(ANSWER_GRACE_MS) ?? Promise.resolve())
+      const deadline = Date.now() + ANSWER_GRACE_MS;
+      const clientGone = () => process.ppid !== parent;
+      void (finishAnswering?.(() => clientGone() || Date.now() >= deadline) ?? Promise.resolve(0))
+        .then((left) => {
+          if (left > 0)
+            log.warn(
+              `stdin closed; ${left} request(s) still unanswered ${clientGone() ? 'when the client was gone' : `after ${ANSWER_GRACE_MS / 1000} s`} end with the shutdown`,
+            );
+        })
         .catch((error: unknown) => log.error(`error while answering the last requests: ${messageOf(error)}`))
         .then(() => shuttingDown || shutdown('stdin closed', 0));
     };

@@ -233,15 +233,7 @@ export async function serve({
     {
       watchStdin: stdio !== undefined,
       ...(onHangup && { onHangup }),
-      ...(stdio && {
-        finishAnswering: async (graceMs: number) => {
-          const left = await stdio.finishAnswering(graceMs);
-          if (left > 0)
-            log.warn(
-              `stdin closed; ${left} request(s) still unanswered after ${graceMs / 1000} s end with the shutdown`,
-            );
-        },
-      }),
+      ...(stdio && { finishAnswering: (stopWaiting: () => boolean) => stdio.finishAnswering(stopWaiting) }),
     },
   );
   if (stdio) {

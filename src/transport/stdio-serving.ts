@@ -63,9 +63,9 @@ export interface StdioServing {
   readonly declared: Promise<void>;
   /**
    * Once the client has closed its input: settles when every request read from it has been
-   * answered and written, or after `graceMs`, with the number still open.
+   * answered and written, or once `stopWaiting` says so, with the number still open.
    */
-  finishAnswering(graceMs: number): Promise<number>;
+  finishAnswering(stopWaiting: () => boolean): Promise<number>;
   close(): Promise<void>;
 }
 
@@ -153,10 +153,9 @@ export function serveMuxOverStdio(options: StdioServingOptions): StdioServing {
   return {
     ready,
     declared,
-    async finishAnswering(graceMs) {
+    async finishAnswering(stopWaiting) {
       // Polled: this runs once, at the end, and the answers come from several places.
-      const until = Date.now() + graceMs;
-      while ((open() > 0 || !transport.flushed) && Date.now() < until)
+      while ((open() > 0 || !transport.flushed) && !stopWaiting())
         await new Promise((resolve) => setTimeout(resolve, 10));
       return open();
     },

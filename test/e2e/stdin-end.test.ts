@@ -3,11 +3,19 @@
 // server built on an MCP SDK: mcpmux had stopped at the end of its input and answered
 // nothing, not even initialize. What it asks such a client can never be answered, so it
 // fails at once rather than at its timeout.
-import { writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
 import t from 'tap';
 import { ChildProcess } from '../../src/child/child-process.js';
 import { DIST_MAIN, fixturePath, npmServerPath } from '../helpers/fixtures.js';
-import { LEAK_TAG_VAR, assertNoLeaks, killTaggedProcesses, taggedEnv } from '../helpers/processes.js';
+import {
+  LEAK_TAG_VAR,
+  assertNoLeaks,
+  killTaggedProcesses,
+  taggedEnv,
+  waitFor,
+} from '../helpers/processes.js';
 import { tempConfigPath } from '../helpers/temp-config.js';
 
 t.teardown(() => killTaggedProcesses());
@@ -99,3 +107,39 @@ t.test('a client that closes its input with nothing asked: mcpmux stops at once'
   t.notMatch(stderr, /unanswered/, 'nothing was left open');
   await assertNoLeaks(t);
 });
+
+t.test(
+  'a client that closes its input and is gone: mcpmux does not wait for the calls it left',
+  async (t) => {
+    const log = join(mkdtempSync(join(tmpdir(), 'stdin-end-')), 'mcpmux.log');
+    t.teardown(() => rmSync(dirname(log), { recursive: true, force: true }));
+    // The client: starts mcpmux, asks for a 30 s call, closes mcpmux's stdin and exits at once.
+    const client = `
+    const { spawn } = require('node:child_process');
+    const { openSync } = require('node:fs');
+    const mcpmux = spawn(process.execPath, ${JSON.stringify([DIST_MAIN, '--pass-env', LEAK_TAG_VAR, '--', 'slow', process.execPath, fixturePath('slow-call')])},
+      { stdio: ['pipe', 'ignore', openSync(${JSON.stringify(log)}, 'w')], detached: true });
+    const lines = ${JSON.stringify(
+      [...opening({}), call(2, 'slow__wait', { steps: 300, interval_ms: 100 })].map((m) =>
+        JSON.stringify({ jsonrpc: '2.0', ...m }),
+      ),
+    )};
+    mcpmux.stdin.end(lines.join('\\n') + '\\n', () => setTimeout(() => process.exit(0), 1500));
+  `;
+    const parent = await ChildProcess.spawn({
+      command: process.execPath,
+      args: ['-e', client],
+      env: taggedEnv(),
+    });
+    await parent.exited;
+    t.ok(
+      await waitFor(() => /shutting down \(stdin closed\)/.test(readFileSync(log, 'utf8')), 20_000),
+      'mcpmux shuts down',
+    );
+    t.match(
+      readFileSync(log, 'utf8'),
+      /request\(s\) still unanswered when the client was gone end with the shutdown/,
+    );
+    await assertNoLeaks(t);
+  },
+);
