@@ -5,6 +5,7 @@ import { readFile } from 'node:fs/promises';
 import type { ParseError } from 'jsonc-parser';
 import { z } from 'zod';
 import { specFromWire, wireServerFields, type ServerSpec } from '../server-spec.js';
+import { readEnvFile } from './env-file.js';
 import { expandVariables } from './expand-variables.js';
 
 export interface ConfiguredServer {
@@ -16,12 +17,25 @@ export class ConfigError extends Error {
   override readonly name = 'ConfigError';
 }
 
-// Entries written for other clients carry fields of their own (autoApprove, timeout, …): they are ignored.
+// Entries written for other clients carry fields of their own (autoApprove, timeout, …): they are
+// ignored, but for those that say where a server is or what it needs: Windsurf's serverUrl and
+// Gemini CLI's httpUrl are a url, VS Code's and Cursor's envFile adds to env.
 const entrySchema = z.looseObject({
   ...wireServerFields,
   type: z.enum(['stdio', 'http', 'sse', 'streamable-http', 'streamableHttp']).optional(),
   disabled: z.boolean().optional(),
+  serverUrl: z.string().min(1, 'serverUrl must not be empty').optional(),
+  httpUrl: z.string().min(1, 'httpUrl must not be empty').optional(),
+  envFile: z.string().min(1, 'envFile must not be empty').optional(),
 });
+
+/** The url an entry gives, under whichever client's name; more than one that differ is a problem. */
+function entryUrl(entry: Entry, where: string, problems: string[]): string | undefined {
+  const given = (['url', 'serverUrl', 'httpUrl'] as const).filter((field) => entry[field] !== undefined);
+  if (new Set(given.map((field) => entry[field])).size > 1)
+    problems.push(`${where}: ${given.join(' and ')} name different servers; give one url`);
+  return given.length === 0 ? undefined : entry[given[0]!];
+}
 
 const fileSchema = z.looseObject({
   mcpServers: z.record(z.string(), z.unknown()).optional(),
@@ -167,12 +181,13 @@ function expandEntry(
   };
   const expandRecord = (record: Record<string, string> | undefined, field: string) =>
     record && Object.fromEntries(Object.entries(record).map(([k, v]) => [k, expand(v, `${field}.${k}`)]));
+  const url = entryUrl(entry, where, problems);
   return {
     command: entry.command === undefined ? undefined : expand(entry.command, 'command'),
     args: entry.args?.map((a, i) => expand(a, `args[${i}]`)),
-    env: expandRecord(entry.env, 'env'),
+    env: withEnvFile(expandRecord(entry.env, 'env'), entry, where, problems, expand),
     cwd: entry.cwd === undefined ? undefined : expand(entry.cwd, 'cwd'),
-    url: entry.url === undefined ? undefined : expand(entry.url, 'url'),
+    url: url === undefined ? undefined : expand(url, 'url'),
     headers: expandRecord(entry.headers, 'headers'),
     oauth: entry.oauth && {
       ...entry.oauth,
@@ -189,4 +204,25 @@ function expandEntry(
     era: entry.era,
     restart: entry.restart,
   };
+}
+
+/** An entry's env with its envFile's variables under it (env wins, as in VS Code). */
+function withEnvFile(
+  env: Record<string, string> | undefined,
+  entry: Entry,
+  where: string,
+  problems: string[],
+  expand: (value: string, field: string) => string,
+): Record<string, string> | undefined {
+  if (entry.envFile === undefined) return env;
+  if (entry.command === undefined) {
+    problems.push(`${where}: envFile applies to a command, not to a url`);
+    return env;
+  }
+  const read = readEnvFile(expand(entry.envFile, 'envFile'));
+  if (typeof read === 'string') {
+    problems.push(`${where}: ${read}`);
+    return env;
+  }
+  return { ...read, ...env };
 }

@@ -285,3 +285,55 @@ t.test('files as editors and VS Code write them: a byte-order mark, comments, tr
   writeFileSync(file, `\uFEFF{ "mcpmux": { "expose": "search" }, // mcpmux's own settings\n "servers": {} }`);
   t.same(await loadConfigSettings(file), { expose: 'search' }, "and mcpmux's settings from such a file");
 });
+
+t.test("other clients' names for a url: Windsurf's serverUrl, Gemini CLI's httpUrl", async (t) => {
+  const servers = parse({
+    mcpServers: {
+      windsurf: { serverUrl: 'http://127.0.0.1:3000/mcp' },
+      gemini: { httpUrl: 'http://127.0.0.1:3001/mcp', headers: { A: 'b' } },
+      same: { url: 'http://127.0.0.1:3002/mcp', serverUrl: 'http://127.0.0.1:3002/mcp' },
+    },
+  });
+  t.same(
+    servers.map(({ name, spec }) => [name, spec.transport === 'http' ? spec.url : undefined]),
+    [
+      ['windsurf', 'http://127.0.0.1:3000/mcp'],
+      ['gemini', 'http://127.0.0.1:3001/mcp'],
+      ['same', 'http://127.0.0.1:3002/mcp'],
+    ],
+  );
+  t.throws(
+    () =>
+      parse({ mcpServers: { two: { url: 'http://127.0.0.1:1/mcp', httpUrl: 'http://127.0.0.1:2/mcp' } } }),
+    { message: /mcpServers\.two: url and httpUrl name different servers; give one url/ },
+  );
+});
+
+t.test("VS Code's and Cursor's envFile: its variables under the entry's env", async (t) => {
+  const config = tempConfigPath(t, 'env-file');
+  const envFile = join(dirname(config), '.env');
+  writeFileSync(envFile, '# secrets\nTOKEN=from-file\nQUOTED="a b"\nSHARED=file\n');
+  const servers = parse(
+    {
+      servers: {
+        local: { command: 'x', envFile: '${DIR}/.env', env: { SHARED: 'entry' } },
+      },
+    },
+    { DIR: dirname(config) },
+  );
+  t.same(servers[0]?.spec, {
+    transport: 'stdio',
+    command: 'x',
+    args: [],
+    env: { TOKEN: 'from-file', QUOTED: 'a b', SHARED: 'entry' },
+  });
+  t.throws(
+    () => parse({ servers: { local: { command: 'x', envFile: join(dirname(config), 'none.env') } } }),
+    {
+      message: /servers\.local: envFile '.*none\.env' cannot be read: no such file/,
+    },
+  );
+  t.throws(() => parse({ servers: { web: { url: 'http://127.0.0.1:1/mcp', envFile: envFile } } }), {
+    message: /servers\.web: envFile applies to a command, not to a url/,
+  });
+});
