@@ -233,7 +233,7 @@ export async function serve({
     {
       watchStdin: stdio !== undefined,
       ...(onHangup && { onHangup }),
-      ...(stdio && { finishAnswering: (stopWaiting: () => boolean) => stdio.finishAnswering(stopWaiting) }),
+      ...(stdio && { finishAnswering: stdio.finishAnswering }),
     },
   );
   if (stdio) {

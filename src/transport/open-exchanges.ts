@@ -7,6 +7,7 @@
 // The fast path's requests are counted by the fast path itself (FastPath.open), which keeps
 // them in a table built for the hot path; this one sees only what goes through the SDK.
 import type { JSONRPCMessage } from '@modelcontextprotocol/server';
+import { cancelledRequestId } from './request-ids.js';
 
 type Id = string | number;
 
@@ -26,10 +27,10 @@ export class OpenExchanges {
       if ('id' in message) {
         // A listen stream is answered only when it ends, which the client's leaving is.
         if (message.method !== 'subscriptions/listen') this.#owe(message.id);
-      } else if (message.method === 'notifications/cancelled') {
+      } else {
         // A cancelled request gets no answer (the SDK drops it).
-        const id = (message.params as { requestId?: unknown } | undefined)?.requestId;
-        if (typeof id === 'string' || typeof id === 'number') this.#settle(id);
+        const cancelled = cancelledRequestId(message);
+        if (cancelled !== undefined) this.#settle(cancelled);
       }
     } else if ('id' in message) this.#asked.delete(message.id as Id);
   }
@@ -38,10 +39,8 @@ export class OpenExchanges {
   sent(message: JSONRPCMessage): JSONRPCMessage | undefined {
     if (!('id' in message)) {
       // A question the SDK gave up on (its timeout) is cancelled, and no longer waits.
-      if ('method' in message && message.method === 'notifications/cancelled') {
-        const id = (message.params as { requestId?: unknown } | undefined)?.requestId;
-        if (typeof id === 'string' || typeof id === 'number') this.#asked.delete(id);
-      }
+      const cancelled = cancelledRequestId(message);
+      if (cancelled !== undefined) this.#asked.delete(cancelled);
       return undefined;
     }
     if (!('method' in message)) {

@@ -28,3 +28,11 @@ export function invalidRequestId(
     why: `refused a ${message.method} request from the client: its id ${shown} is not a string or an integer, as MCP requires`,
   };
 }
+
+/** The id of the request a `notifications/cancelled` names, when it is one (else undefined). */
+export function cancelledRequestId(message: JSONRPCMessage): string | number | undefined {
+  if (!('method' in message) || message.method !== 'notifications/cancelled' || 'id' in message)
+    return undefined;
+  const id = (message.params as { requestId?: unknown } | undefined)?.requestId;
+  return typeof id === 'string' || typeof id === 'number' ? id : undefined;
+}

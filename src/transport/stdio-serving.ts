@@ -9,6 +9,7 @@ import { CLIENT_CAPABILITIES_META_KEY } from '@modelcontextprotocol/server';
 import type { ClientCapabilities, JSONRPCMessage, Server } from '@modelcontextprotocol/server';
 import type { Logger } from '../log.js';
 import { messageOf } from '../errors.js';
+import { cancelledRequestId } from './request-ids.js';
 import { StdioServerTransport } from './stdio-server-transport.js';
 import { listenedResources } from '../proxy/resource-watch.js';
 import type { Reply } from '../forwarding/child-lane.js';
@@ -111,7 +112,7 @@ export function serveMuxOverStdio(options: StdioServingOptions): StdioServing {
       // while this runs (the SDK makes it next), and that request must not wait for an
       // initialize that never comes. An initialize opens a 2025 session, even after a discover
       // probe's 2026-07-28 one (which it replaces): the servers wait for what it declares.
-      const modern = method !== 'initialize' && (current ? current.era === 'modern' : true);
+      const modern = method !== 'initialize' && current?.era !== 'legacy';
       if (!modern) {
         if (current && 'id' in message && method !== 'initialize' && method !== 'ping') markReady();
         return;
@@ -123,11 +124,8 @@ export function serveMuxOverStdio(options: StdioServingOptions): StdioServing {
       // The SDK serves listen streams itself; the resources they name are subscribed at the children here.
       if (method === 'subscriptions/listen' && 'id' in message)
         current.session.watchResources?.(message.id as string | number, listenedResources(message));
-      if (method === 'notifications/cancelled') {
-        const stream = (message as { params?: { requestId?: unknown } }).params?.requestId;
-        if (typeof stream === 'string' || typeof stream === 'number')
-          current.session.unwatchResources?.(stream);
-      }
+      const cancelled = cancelledRequestId(message);
+      if (cancelled !== undefined) current.session.unwatchResources?.(cancelled);
     },
   });
   const reply: Reply = Object.assign((message: JSONRPCMessage) => transport.post(message), {
