@@ -15,6 +15,13 @@ const SHUTDOWN_DEADLINE_MS = 10_000;
  * at all once it is seen to be gone (mcpmux's parent process ended: it was reparented).
  */
 const ANSWER_GRACE_MS = 10_000;
+/**
+ * The process that started mcpmux: most often the client (or an npx it ran, which waits for
+ * mcpmux). Read as this module loads, at start: read once serving had begun, after the SDK has
+ * loaded, it could already be the process mcpmux was handed to, and the client would never be
+ * seen to be gone.
+ */
+const startedBy = process.ppid;
 
 /** However mcpmux ends (stdin EOF when serving, a signal, a fatal error, exit), its children end first. */
 export function installExitHandlers(
@@ -35,8 +42,6 @@ export function installExitHandlers(
   } = {},
 ): void {
   let shuttingDown = false;
-  // The process that started mcpmux: most often the client (or an npx it ran, which waits for mcpmux).
-  const parent = process.ppid;
   const shutdown = (why: string, code: number) => {
     if (shuttingDown) {
       // A second signal while shutting down: stop waiting.
@@ -65,7 +70,7 @@ export function installExitHandlers(
       if (ended) return;
       ended = true;
       const deadline = Date.now() + ANSWER_GRACE_MS;
-      const clientGone = () => process.ppid !== parent;
+      const clientGone = () => process.ppid !== startedBy;
       void (finishAnswering?.(() => clientGone() || Date.now() >= deadline) ?? Promise.resolve(0))
         .then((left) => {
           if (left > 0)
