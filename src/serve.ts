@@ -191,6 +191,7 @@ export async function serve({
         onSessionEnd: () => idleCollection.activity(),
         createRequestServer: () => new MuxServer({ ...sessionOptions('modern'), perRequest }).server,
         onListen: (uris) => watchResources({ registry, router, upstream, logger: log }, uris, deliverUpdate),
+        toolInputSchema: (name) => router.toolRoute(registry.snapshot, name)?.item.inputSchema,
         logger: log,
       }).catch((error: unknown) =>
         exitWith(

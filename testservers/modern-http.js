@@ -4,10 +4,18 @@
 // listen streams), and stateless 2025 for older clients. It listens on 127.0.0.1 (port from
 // PORT, or any) and prints `listening on <url>` to stderr. `echo` echoes; `add_tool {name}`
 // registers a tool for every later request and says so on the listen streams; `confirm
-// {action}` asks the client through input_required; `touch` says memo://remote changed.
+// {action}` asks the client through input_required; `touch` says memo://remote changed;
+// `route {region, query}` marks region for an Mcp-Param-Region header (SEP-2243), which the
+// SDK's handler requires on every call that gives a region.
 // REQUIRE_HEADER="Name: value" makes it refuse (401) a request without that header.
 import { createServer } from 'node:http';
-import { McpServer, acceptedContent, createMcpHandler, inputRequired } from '@modelcontextprotocol/server';
+import {
+  McpServer,
+  acceptedContent,
+  createMcpHandler,
+  fromJsonSchema,
+  inputRequired,
+} from '@modelcontextprotocol/server';
 import { toNodeHandler } from '@modelcontextprotocol/node';
 import { z } from 'zod';
 
@@ -48,6 +56,19 @@ function build() {
         });
       return { content: [{ type: 'text', text: `${action}: accept ${JSON.stringify(answer)}` }] };
     },
+  );
+  server.registerTool(
+    'route',
+    {
+      description: 'Route a query to a region',
+      inputSchema: fromJsonSchema({
+        type: 'object',
+        properties: { region: { type: 'string', 'x-mcp-header': 'Region' }, query: { type: 'string' } },
+      }),
+    },
+    (/** @type {{region?: string, query?: string}} */ { region, query }) => ({
+      content: [{ type: 'text', text: `routed to ${region ?? 'anywhere'}: ${query ?? ''}` }],
+    }),
   );
   server.registerResource('memo', 'memo://remote', { description: 'A remote memo' }, (uri) => ({
     contents: [{ uri: uri.href, text: 'a remote memo' }],

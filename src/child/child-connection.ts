@@ -90,6 +90,7 @@ export class ChildConnection {
       hold: this.#reloadHold,
       current: (gen) => this.#gen === gen,
       running: () => this.#running(),
+      tools: () => this.catalog.tools,
       notRunning: () => notRunningError(this.name, this.#state),
       lostRemote: (gen, error) => this.#lostRemote(gen, error),
       lose: (gen, why) => this.#lose(gen, why),
@@ -301,8 +302,7 @@ export class ChildConnection {
       return catalog.tools;
     } catch (error) {
       const failure = await describeStartFailure(this.name, this.spec, gen, error);
-      // The SDK may still be mid-handshake (a probe answered by an exit, then initialize):
-      // the abort ends what it has pending, timers included.
+      // The SDK may be mid-handshake (a probe answered by an exit): the abort ends its pending timers too.
       gen.startup.abort(failure);
       if (this.#gen === gen && this.#state.kind === 'starting') {
         this.#setState({

@@ -3,13 +3,15 @@
 // with the request, a 2026-07-28 server is told per request what the caller can do, and a
 // failure says what happened to the child (removed, reloaded, crashed, timed out, refused
 // over HTTP); a request that met the end of a remote server's session goes again under the
-// new one (session-renewal.ts).
+// new one (session-renewal.ts). A call of a 2026-07-28 server over HTTP repeats the arguments
+// its tool marks in Mcp-Param-* headers (param-headers.ts).
 import { SdkError, SdkErrorCode } from '@modelcontextprotocol/server';
-import type { Client } from '@modelcontextprotocol/client';
+import type { Client, Tool } from '@modelcontextprotocol/client';
 import { MuxError } from '../errors.js';
 import { callTimeoutError } from '../forwarding/child-lane.js';
 import { UncheckedResult } from '../relay.js';
 import { StreamClosedError } from '../transport/json-line-writer.js';
+import { paramHeaderValues, paramHeadersOf } from '../transport/param-headers.js';
 import { childCapabilities, withEnvelope } from './child-client.js';
 import type { ServerSpec } from '../server-spec.js';
 import type { CallOptions, ChildConnectionOptions, ChildUpstream } from './child-types.js';
@@ -27,6 +29,8 @@ export interface RequestContext {
   notRunning(): MuxError;
   /** A remote server that cannot be reached at all any more: judged lost (its crash). */
   lostRemote(error: unknown): boolean;
+  /** The running server's tools (by its own names). */
+  tools(): readonly Tool[];
 }
 
 type Connected = Generation & { client: Client };
@@ -50,6 +54,8 @@ export interface RequestHostParts {
   current(gen: Generation): boolean;
   /** The running generation, or the error that says why there is none. */
   running(): Connected;
+  /** The running generation's tools. */
+  tools(): readonly Tool[];
   notRunning(): MuxError;
   lostRemote(gen: Generation, error: unknown): boolean;
   lose(gen: Generation, why: string): void;
@@ -78,6 +84,7 @@ export function newRequestHost(parts: RequestHostParts): RequestHost {
       callTimeoutMs: options.callTimeoutMs ?? 300_000,
       notRunning: parts.notRunning,
       lostRemote: (error) => parts.lostRemote(gen, error),
+      tools: parts.tools,
     }),
   };
 }
@@ -116,6 +123,20 @@ function failed(host: RequestHost, error: unknown, options: CallOptions): unknow
   return httpRefusal(host.name, error);
 }
 
+/** The Mcp-Param-* headers of a call, from the called tool's x-mcp-header declarations. */
+function callHeaders(
+  params: Record<string, unknown> | undefined,
+  ctx: RequestContext,
+): Record<string, string> {
+  const name = params?.['name'];
+  const tool = ctx.tools().find((t) => t.name === name);
+  if (!tool) return {};
+  return paramHeaderValues(
+    paramHeadersOf(tool.inputSchema),
+    params?.['arguments'] as Record<string, unknown> | undefined,
+  );
+}
+
 /** Forwards one request and returns the child's result unchecked (the client checks it). */
 export async function forwardRequest(
   gen: Connected,
@@ -128,14 +149,18 @@ export async function forwardRequest(
   const release = origin && originDuring(gen, origin);
   // A 2026-07-28 server reads from each request what the client can do (the caller's, not
   // all of them) and how much it wants to hear.
-  if (gen.client.getProtocolEra() === 'modern')
+  const modern = gen.client.getProtocolEra() === 'modern';
+  if (modern)
     params = withEnvelope(
       params,
       origin?.capabilities && childCapabilities(origin.capabilities),
       gen.logLevel,
     );
+  const headers =
+    modern && gen.remote === 'streamable-http' && method === 'tools/call' ? callHeaders(params, ctx) : {};
   try {
     return await gen.client.request({ method, ...(params !== undefined && { params }) }, UncheckedResult, {
+      ...(Object.keys(headers).length > 0 && { headers }),
       ...(options.signal && { signal: options.signal }),
       timeout: ctx.callTimeoutMs,
       resetTimeoutOnProgress: true,

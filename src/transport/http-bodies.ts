@@ -38,6 +38,17 @@ export function reply(
   message: string,
   headers: Record<string, string> = {},
 ): void {
+  replyError(res, status, { code: -32000, message }, null, headers);
+}
+
+/** A JSON-RPC error answering the request `id` (null when it is not known). */
+export function replyError(
+  res: ServerResponse,
+  status: number,
+  error: { code: number; message: string; data?: unknown },
+  id: string | number | null,
+  headers: Record<string, string> = {},
+): void {
   res.writeHead(status, { ...headers, 'content-type': 'application/json' });
-  res.end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32000, message }, id: null }));
+  res.end(JSON.stringify({ jsonrpc: '2.0', error, id }));
 }

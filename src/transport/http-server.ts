@@ -30,10 +30,11 @@ import { messageOf } from '../errors.js';
 import { listenedResources } from '../proxy/resource-watch.js';
 import type { Logger } from '../log.js';
 import type { ListChangedMethod } from '../router/capabilities.js';
-import { BodyError, readJson, reply } from './http-bodies.js';
+import { BodyError, readJson, reply, replyError } from './http-bodies.js';
 import { HttpGuard } from './http-guard.js';
 import { SessionTable } from './http-sessions.js';
 import { LEGACY_MESSAGES_PATH, LEGACY_SSE_PATH, LegacySseTransport } from './legacy-sse.js';
+import { callHeaderMismatch } from './param-headers.js';
 import { boundRequestStream, boundSessionBacklog, type SessionBacklog } from './session-backlog.js';
 import { sendOnlyWritableAnswers, wireSession } from './session-wiring.js';
 
@@ -77,6 +78,8 @@ export interface HttpServeOptions {
    * acknowledged once `ready` settles, and `end` is called when it closes.
    */
   onListen?: (resourceUris: string[]) => { ready: Promise<void>; end: () => void };
+  /** An exposed tool's input schema, whose x-mcp-header arguments a modern client's call repeats in headers. */
+  toolInputSchema?: (name: string) => unknown;
   logger: Logger;
   /** Largest request body, in bytes. Default 16 MiB. */
   maxBodyBytes?: number;
@@ -230,6 +233,9 @@ export class McpHttpServer {
             res.once('close', watch.end);
             await watch.ready;
           }
+          const schemaOf = (name: string) => this.#options.toolInputSchema?.(name);
+          const mismatch = callHeaderMismatch(body, req.headers, schemaOf);
+          if (mismatch) return replyError(res, 400, mismatch.error, mismatch.id);
           boundRequestStream(res, this.#options.logger);
           return await this.#modern.serve(nodeReq, res, body);
         }

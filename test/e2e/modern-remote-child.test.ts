@@ -95,3 +95,87 @@ t.test(
     await assertNoLeaks(t);
   },
 );
+
+t.test(
+  "a tool's x-mcp-header arguments travel in Mcp-Param-* headers, to the child and from the client",
+  async (t) => {
+    const remote = await startRemoteFixture('modern-http');
+    const served = await startMcpmuxHttp([]);
+    const modern = newClient({ pin: '2026-07-28' });
+    const legacy = newClient('legacy');
+    await modern.client.connect(new StreamableHTTPClientTransport(new URL(served.url)));
+    await legacy.client.connect(new StreamableHTTPClientTransport(new URL(served.url)));
+    await legacy.client.callTool({ name: 'add_server', arguments: { name: 'remote', url: remote.url } });
+    // The child refuses a call that gives a region without its header: mcpmux adds it, for a
+    // client of either era (the 2026-07-28 client's own header reaches mcpmux, not the child).
+    for (const [label, { client }] of [
+      ['2026-07-28', modern],
+      ['2025', legacy],
+    ] as const) {
+      t.equal(
+        resultText(
+          await client.callTool({ name: 'remote__route', arguments: { region: 'Zürich', query: label } }),
+        ),
+        `routed to Zürich: ${label}`,
+        `${label}: the child got the header (Base64, for a value that is not ASCII)`,
+      );
+    }
+    t.equal(
+      resultText(
+        await modern.client.callTool({
+          name: 'call_tool',
+          arguments: { name: 'remote__route', arguments: { region: 'eu' } },
+        }),
+      ),
+      'routed to eu: ',
+      'through call_tool too',
+    );
+
+    // mcpmux checks a 2026-07-28 client's headers as the SDK's server would.
+    const post = (headers: Record<string, string>) =>
+      fetch(served.url, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          'mcp-protocol-version': '2026-07-28',
+          'mcp-method': 'tools/call',
+          'mcp-name': 'remote__route',
+          ...headers,
+        },
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id: 9,
+          method: 'tools/call',
+          params: {
+            name: 'remote__route',
+            arguments: { region: 'eu' },
+            _meta: {
+              'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+              'io.modelcontextprotocol/clientInfo': { name: 'raw', version: '1' },
+              'io.modelcontextprotocol/clientCapabilities': {},
+            },
+          },
+        }),
+      });
+    for (const [label, headers] of [
+      ['missing', {}],
+      ['different', { 'mcp-param-region': 'us' }],
+      ['bad Base64', { 'mcp-param-region': '=?base64?ZXU?=' }],
+    ] as const) {
+      const response = await post(headers);
+      const body = (await response.json()) as { id: number; error?: { code: number; message: string } };
+      t.equal(response.status, 400, `${label}: HTTP 400`);
+      t.equal(body.error?.code, -32020, `${label}: HeaderMismatch`);
+      t.equal(body.id, 9);
+    }
+    const accepted = await post({ 'mcp-param-region': 'eu' });
+    t.equal(accepted.status, 200, 'a matching header is served');
+
+    await modern.client.close();
+    await legacy.client.close();
+    await served.stop();
+    await remote.stop();
+    await assertNoLeaks(t);
+  },
+);
