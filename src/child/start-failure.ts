@@ -37,11 +37,14 @@ export async function describeStartFailure(
     const commandLine = [spec.command, ...spec.args].join(' ');
     why = `server '${name}' exited (${describeEnd(proc.exit)}) before it finished the MCP handshake; is '${commandLine}' an MCP server speaking JSON-RPC on stdio?`;
   } else why = `server '${name}' failed during start-up: ${messageOf(error)}`;
+  // A remote server has no stderr of ours to show.
   const tail = gen.tail.lines(20);
   const message =
     tail.length > 0
       ? `${why}\nlast stderr lines:\n${tail.join('\n')}`
-      : `${why} (it wrote nothing on stderr)`;
+      : spec.transport === 'http'
+        ? why
+        : `${why} (it wrote nothing on stderr)`;
   return new MuxError(signal.reason instanceof MuxError ? signal.reason.code : 'STARTUP_FAILED', message, {
     cause: error,
   });

@@ -99,6 +99,7 @@ t.test('a URL where nothing listens fails add_server with the reason, and regist
     textOf(result),
     new RegExp(`server 'gone' could not be reached at http://127.0.0.1:${port}/mcp: ECONNREFUSED`),
   );
+  t.notMatch(textOf(result), /stderr/, 'a remote server has no stderr to speak of');
   t.same((await h.callJson('list_servers')).servers, []);
   await h.close();
 });
