@@ -20,12 +20,17 @@ const scenario = process.env['MCP_CONFORMANCE_SCENARIO'] ?? '';
 const context = JSON.parse(process.env['MCP_CONFORMANCE_CONTEXT'] ?? '{}');
 
 const scratch = mkdtempSync(join(tmpdir(), 'mcpmux-conformance-client-'));
+const machine = scenario.startsWith('auth/client-credentials-');
 const oauth = scenario.startsWith('auth/')
   ? {
+      // A machine client (SEP-1046) gets its tokens itself, with its secret or its private key.
+      ...(machine && { grant_type: 'client_credentials' }),
       ...(context.client_id && { client_id: context.client_id }),
       ...(context.client_secret && { client_secret: context.client_secret }),
+      ...(context.private_key_pem && { private_key: context.private_key_pem }),
+      ...(context.signing_algorithm && { signing_algorithm: context.signing_algorithm }),
       // The suite's client ID metadata document (used where the server supports them).
-      client_metadata_url: 'https://conformance-test.local/client-metadata.json',
+      ...(!machine && { client_metadata_url: 'https://conformance-test.local/client-metadata.json' }),
     }
   : undefined;
 const config = join(scratch, 'servers.json');

@@ -1,5 +1,6 @@
 // What it takes to start one child server, as given by add_server, a config file or
 // the command line. Validated once, at those edges; everything inside trusts the type.
+import { createPrivateKey } from 'node:crypto';
 import { z } from 'zod';
 import type { ToolFilter } from './router/tool-filter.js';
 
@@ -46,12 +47,22 @@ export interface RemoteServerSpec {
   readonly url: string;
   /** Header values are secrets: never echoed. */
   readonly headers: Readonly<Record<string, string>>;
-  /** Sign in with OAuth 2.1 (authorization code with PKCE) when the server asks for it. */
+  /** Sign in with OAuth 2.1 (authorization code with PKCE, or client credentials) when the server asks for it. */
   readonly oauth?: OAuthSettings;
 }
 
 /** A remote server's OAuth client settings; all optional (dynamic registration by default). */
 export interface OAuthSettings {
+  /**
+   * client_credentials: the client is a machine and gets its tokens itself, with its id and
+   * its secret or private key (SEP-1046), with no person and no browser; absent: a person
+   * signs in (authorization code).
+   */
+  readonly grantType?: 'client_credentials';
+  /** A PEM private key that signs the client's assertions (private_key_jwt; a secret: never echoed). */
+  readonly privateKey?: string;
+  /** Its JWS algorithm (RS256, ES256, EdDSA…); absent: the key type's usual one. */
+  readonly signingAlgorithm?: string;
   /** A client registered beforehand with the authorization server (no dynamic registration). */
   readonly clientId?: string;
   /** Its secret, for a confidential client (a secret: never echoed). */
@@ -66,6 +77,12 @@ export interface OAuthSettings {
 
 export const oauthField = z
   .object({
+    grant_type: z
+      .enum(['authorization_code', 'client_credentials'])
+      .optional()
+      .describe(
+        'client_credentials: a machine client, no browser (needs client_id, and client_secret or private_key).',
+      ),
     client_id: z
       .string()
       .min(1)
@@ -76,6 +93,16 @@ export const oauthField = z
       .min(1)
       .optional()
       .describe('Its secret, for a confidential client; ${VAR} works.'),
+    private_key: z
+      .string()
+      .min(1)
+      .optional()
+      .describe('PEM private key signing the client assertion (private_key_jwt).'),
+    signing_algorithm: z
+      .string()
+      .min(1)
+      .optional()
+      .describe("private_key's JWS algorithm. Default: from the key type."),
     client_metadata_url: z
       .url({ protocol: /^https?$/, error: 'client_metadata_url must be an http(s) URL' })
       .optional()
@@ -220,6 +247,8 @@ export function specFromWire(fields: WireServerFields): ServerSpec | string {
       return 'args, env, cwd and watch apply to a command, not to a url';
     if (!/^https?:\/\//.test(fields.url) || !URL.canParse(fields.url))
       return `url '${fields.url}' is not an absolute http(s) URL`;
+    const oauthProblem = fields.oauth && oauthMismatch(fields.oauth);
+    if (oauthProblem) return oauthProblem;
     return {
       transport: 'http',
       url: fields.url,
@@ -248,8 +277,34 @@ export function specFromWire(fields: WireServerFields): ServerSpec | string {
   };
 }
 
+/** What does not fit together in an oauth block: a machine client needs its credentials, a person's none of a key. */
+function oauthMismatch(wire: z.infer<typeof oauthField>): string | undefined {
+  if (wire.grant_type !== 'client_credentials') {
+    return wire.private_key !== undefined || wire.signing_algorithm !== undefined
+      ? 'oauth.private_key and oauth.signing_algorithm apply to "grant_type": "client_credentials"'
+      : undefined;
+  }
+  if (wire.client_id === undefined)
+    return 'oauth with "grant_type": "client_credentials" needs the client_id the authorization server gave this client';
+  if ((wire.client_secret === undefined) === (wire.private_key === undefined))
+    return 'oauth with "grant_type": "client_credentials" needs one of client_secret and private_key';
+  if (wire.signing_algorithm !== undefined && wire.private_key === undefined)
+    return 'oauth.signing_algorithm applies to a private_key';
+  if (wire.private_key !== undefined) {
+    try {
+      createPrivateKey(wire.private_key);
+    } catch (error) {
+      return `oauth.private_key is not a private key in PEM ("-----BEGIN PRIVATE KEY-----…"): ${(error as Error).message}`;
+    }
+  }
+  return undefined;
+}
+
 function oauthSettings(wire: z.infer<typeof oauthField>): OAuthSettings {
   return {
+    ...(wire.grant_type === 'client_credentials' && { grantType: 'client_credentials' }),
+    ...(wire.private_key !== undefined && { privateKey: wire.private_key }),
+    ...(wire.signing_algorithm !== undefined && { signingAlgorithm: wire.signing_algorithm }),
     ...(wire.client_id !== undefined && { clientId: wire.client_id }),
     ...(wire.client_secret !== undefined && { clientSecret: wire.client_secret }),
     ...(wire.client_metadata_url !== undefined && { clientMetadataUrl: wire.client_metadata_url }),

@@ -3,17 +3,21 @@
 // same origin (as GitHub's or Linear's are to their clients): protected-resource metadata,
 // authorization-server metadata, dynamic registration, an authorization endpoint that
 // approves at once (the browser's part is a GET that follows redirects), PKCE (S256) at the
-// token endpoint, refresh tokens, and a pre-registered confidential client. MCP itself is a
+// token endpoint, refresh tokens, a pre-registered confidential client, and the
+// client_credentials grant (SEP-1046) for it, by its secret or by an assertion signed with
+// its private key (private_key_jwt, checked against PRE_CLIENT_PUBLIC_KEY). MCP itself is a
 // stateless JSON-over-POST endpoint with one tool, `whoami`.
 // Env: TOKEN_TTL_SECONDS (access token lifetime, default 3600), PRE_CLIENT_ID and
-// PRE_CLIENT_SECRET (a client registered beforehand). Test hooks: POST /admin/revoke (every
-// refresh token and access token stops working), GET /admin/stats.
-import { createHash, randomBytes } from 'node:crypto';
+// PRE_CLIENT_SECRET (a client registered beforehand), PRE_CLIENT_PUBLIC_KEY (its public key,
+// PEM). Test hooks: POST /admin/revoke (every refresh token and access token stops working),
+// GET /admin/stats.
+import { createHash, createPublicKey, randomBytes, verify } from 'node:crypto';
 import { createServer } from 'node:http';
 
 const ttl = Number(process.env['TOKEN_TTL_SECONDS'] ?? 3600);
 const preClient = process.env['PRE_CLIENT_ID'];
 const preSecret = process.env['PRE_CLIENT_SECRET'];
+const prePublicKey = process.env['PRE_CLIENT_PUBLIC_KEY'];
 /** @type {Map<string, {challenge: string, client: string, redirect: string, scope: string}>} */
 const codes = new Map();
 /** @type {Map<string, {expires: number, scope: string}>} */
@@ -26,6 +30,7 @@ const stats = {
   code_grants: 0,
   refresh_grants: 0,
   refused_refreshes: 0,
+  client_credentials_grants: 0,
 };
 let base = '';
 const id = (prefix) => `${prefix}-${randomBytes(8).toString('hex')}`;
@@ -41,22 +46,45 @@ function json(response, status, value, headers = {}) {
   response.writeHead(status, { 'content-type': 'application/json', ...headers }).end(JSON.stringify(value));
 }
 
-function issue(response, scope) {
+/** A new access token, and a refresh token unless the client is a machine (it asks again). */
+function issue(response, scope, refreshable = true) {
   const token = id('at');
-  const renew = id('rt');
+  const renew = refreshable ? id('rt') : undefined;
   access.set(token, { expires: Date.now() + ttl * 1000, scope });
-  refresh.set(renew, scope);
+  if (renew) refresh.set(renew, scope);
   json(response, 200, {
     access_token: token,
     token_type: 'Bearer',
     expires_in: ttl,
-    refresh_token: renew,
+    ...(renew && { refresh_token: renew }),
     scope,
   });
 }
 
+const JWT_BEARER = 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer';
+
+/** A client assertion (RFC 7523) signed by the pre-registered client's key, for this server, not expired. */
+function assertedClient(form) {
+  const [head, claims, signature] = (form.get('client_assertion') ?? '').split('.');
+  if (!prePublicKey || form.get('client_assertion_type') !== JWT_BEARER || !signature) return undefined;
+  const header = JSON.parse(Buffer.from(head ?? '', 'base64url').toString());
+  const payload = JSON.parse(Buffer.from(claims ?? '', 'base64url').toString());
+  const key = createPublicKey(prePublicKey);
+  const digest = { RS256: 'sha256', ES256: 'sha256', ES384: 'sha384', EdDSA: null }[header.alg];
+  if (digest === undefined) return undefined;
+  const signed = Buffer.from(`${head}.${claims}`);
+  const ok = verify(digest, signed, { key, dsaEncoding: 'ieee-p1363' }, Buffer.from(signature, 'base64url'));
+  const audience = [base, `${base}/token`];
+  const fresh = typeof payload.exp === 'number' && payload.exp * 1000 > Date.now();
+  const forUs = [payload.aud].flat().some((aud) => audience.includes(aud));
+  return ok && fresh && forUs && payload.iss === preClient && payload.sub === preClient
+    ? preClient
+    : undefined;
+}
+
 /** The client a token request authenticates as, or undefined when it fails to. */
 function clientOf(request, form) {
+  if (form.has('client_assertion')) return assertedClient(form);
   const basic = request.headers.authorization?.match(/^Basic (.+)$/)?.[1];
   if (basic) {
     const [client, secret] = Buffer.from(basic, 'base64').toString().split(':').map(decodeURIComponent);
@@ -97,9 +125,10 @@ const server = createServer(async (request, response) => {
       token_endpoint: `${base}/token`,
       registration_endpoint: `${base}/register`,
       response_types_supported: ['code'],
-      grant_types_supported: ['authorization_code', 'refresh_token'],
+      grant_types_supported: ['authorization_code', 'refresh_token', 'client_credentials'],
       code_challenge_methods_supported: ['S256'],
-      token_endpoint_auth_methods_supported: ['none', 'client_secret_basic'],
+      token_endpoint_auth_methods_supported: ['none', 'client_secret_basic', 'private_key_jwt'],
+      token_endpoint_auth_signing_alg_values_supported: ['RS256', 'ES256', 'ES384', 'EdDSA'],
     });
   if (request.method === 'POST' && path === '/register') {
     stats.registrations++;
@@ -148,6 +177,10 @@ const server = createServer(async (request, response) => {
       refresh.delete(form.get('refresh_token') ?? '');
       stats.refresh_grants++;
       return issue(response, scope);
+    }
+    if (form.get('grant_type') === 'client_credentials' && client === preClient) {
+      stats.client_credentials_grants++;
+      return issue(response, form.get('scope') ?? 'mcp', false);
     }
     return json(response, 400, { error: 'unsupported_grant_type' });
   }

@@ -197,6 +197,9 @@ function expandEntry(
       ...(entry.oauth.client_secret !== undefined && {
         client_secret: expand(entry.oauth.client_secret, 'oauth.client_secret'),
       }),
+      ...(entry.oauth.private_key !== undefined && {
+        private_key: expand(entry.oauth.private_key, 'oauth.private_key'),
+      }),
     },
     tools: entry.tools,
     watch: entry.watch,

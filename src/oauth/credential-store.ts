@@ -23,6 +23,11 @@ export interface StoredCredentials {
   savedAt?: number;
   /** Registered clients by the issuer of their authorization server. */
   clients?: Record<string, StoredOAuthClientInformation>;
+  /**
+   * The issuer each client given in the config was first used with (by its client ID): its
+   * secret goes to no other authorization server (SEP-2352), even if the server names one.
+   */
+  configuredClientIssuers?: Record<string, string>;
   discovery?: OAuthDiscoveryState;
   /** The loopback port of the last redirect URI, used again so that its registration stays valid. */
   redirectPort?: number;

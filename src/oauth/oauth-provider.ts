@@ -36,15 +36,19 @@ export class MuxOAuthProvider implements OAuthClientProvider {
       this.clientMetadataUrl = options.settings.clientMetadataUrl;
   }
 
-  get redirectUrl(): string {
+  get redirectUrl(): string | undefined {
     return this.#options.redirectUrl();
+  }
+
+  protected get settings(): OAuthSettings {
+    return this.#options.settings;
   }
 
   get clientMetadata(): OAuthClientMetadata {
     const { scopes, clientSecret } = this.#options.settings;
     return {
       client_name: 'mcpmux',
-      redirect_uris: [this.redirectUrl],
+      redirect_uris: [this.#options.redirectUrl()],
       grant_types: ['authorization_code', 'refresh_token'],
       response_types: ['code'],
       token_endpoint_auth_method: clientSecret !== undefined ? 'client_secret_basic' : 'none',
@@ -66,22 +70,47 @@ export class MuxOAuthProvider implements OAuthClientProvider {
 
   clientInformation(ctx?: OAuthClientInformationContext): StoredOAuthClientInformation | undefined {
     const { clientId, clientSecret } = this.#options.settings;
-    // A client registered beforehand is the client, with every authorization server.
-    if (clientId !== undefined)
-      return { client_id: clientId, ...(clientSecret !== undefined && { client_secret: clientSecret }) };
+    // A client registered beforehand is the client, bound to the authorization server it
+    // was first used with (the SDK then refuses to send it to another, SEP-2352).
+    if (clientId !== undefined) {
+      let issuer = this.#options.store.read().configuredClientIssuers?.[clientId];
+      if (issuer === undefined && ctx) {
+        issuer = ctx.issuer;
+        this.#bindConfiguredClient(clientId, issuer);
+      }
+      return {
+        client_id: clientId,
+        ...(clientSecret !== undefined && { client_secret: clientSecret }),
+        ...(issuer !== undefined && { issuer }),
+      };
+    }
     if (!ctx) return undefined;
     const stored = this.#options.store.read().clients?.[ctx.issuer];
     // Registered for another redirect URI (another port): register again.
     const uris = (stored as { redirect_uris?: string[] } | undefined)?.redirect_uris;
-    if (stored && uris && !uris.includes(this.redirectUrl)) return undefined;
+    if (stored && uris && !uris.includes(this.#options.redirectUrl())) return undefined;
     return stored;
   }
 
   saveClientInformation(info: StoredOAuthClientInformation, ctx?: OAuthClientInformationContext): void {
-    if (!ctx || this.#options.settings.clientId !== undefined) return;
+    const { clientId } = this.#options.settings;
+    if (clientId !== undefined) {
+      // The SDK stamps a configured client with the issuer of its first use: only that is kept (never its secret).
+      if (info.client_id === clientId && info.issuer !== undefined)
+        this.#bindConfiguredClient(clientId, info.issuer);
+      return;
+    }
+    if (!ctx) return;
     this.#options.store.update((stored) => ({
       ...stored,
       clients: { ...stored.clients, [ctx.issuer]: info },
+    }));
+  }
+
+  #bindConfiguredClient(clientId: string, issuer: string): void {
+    this.#options.store.update((stored) => ({
+      ...stored,
+      configuredClientIssuers: { ...stored.configuredClientIssuers, [clientId]: issuer },
     }));
   }
 
@@ -143,6 +172,7 @@ export class MuxOAuthProvider implements OAuthClientProvider {
         delete next.tokensIssuer;
       }
       if (scope === 'all' || scope === 'client') delete next.clients;
+      if (scope === 'all') delete next.configuredClientIssuers;
       if (scope === 'all' || scope === 'discovery') delete next.discovery;
       return next;
     });

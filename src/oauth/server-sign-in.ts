@@ -3,7 +3,9 @@
 // sign-in (the SDK's auth(): discovery, registration, PKCE, the token exchange), the person
 // is sent to the authorization URL, mcpmux waits on its loopback redirect for the code,
 // and the request is sent again with the new token. A token about to expire is refreshed
-// first. The rest of mcpmux sees a server that answers, or an AUTH_* error that says why.
+// first. A machine client (client credentials) gets its tokens itself, with no person
+// (machine-client.ts). The rest of mcpmux sees a server that answers, or an AUTH_* error
+// that says why.
 import type { AuthOptions, AuthResult, FetchLike, IssuerMismatchError } from '@modelcontextprotocol/client';
 import { clientSdk, type ClientSdk } from '../child/client-sdk.js';
 import { MuxError, messageOf } from '../errors.js';
@@ -11,6 +13,7 @@ import type { Logger } from '../log.js';
 import type { OAuthSettings } from '../server-spec.js';
 import { CredentialStore, oauthStateDir } from './credential-store.js';
 import { LoopbackRedirect } from './loopback-redirect.js';
+import { MachineOAuthProvider } from './machine-client.js';
 import { MuxOAuthProvider } from './oauth-provider.js';
 
 /** How long mcpmux waits for the person to finish signing in. */
@@ -48,7 +51,8 @@ export class ServerSignIn {
   constructor(options: ServerSignInOptions) {
     this.#options = options;
     this.#store = new CredentialStore(options.serverUrl, options.stateDir ?? oauthStateDir());
-    this.#provider = new MuxOAuthProvider({
+    const machine = options.settings.grantType === 'client_credentials';
+    this.#provider = new (machine ? MachineOAuthProvider : MuxOAuthProvider)({
       settings: options.settings,
       store: this.#store,
       redirectUrl: () => {
@@ -178,7 +182,8 @@ export class ServerSignIn {
     if (!life) return;
     const margin = Math.min(REFRESH_MARGIN_MS, (life.expiresAt - life.savedAt) / 2);
     if (life.expiresAt - Date.now() > margin) return;
-    if (!this.#provider.tokens()?.refresh_token) return;
+    // A machine client asks for a new token; a person's needs a refresh token.
+    if (!this.#provider.tokens()?.refresh_token && !(this.#provider instanceof MachineOAuthProvider)) return;
     this.#why = 'the kept sign-in could not be renewed (its refresh was refused)';
     this.#signingIn ??= this.#authorize({}, signal).finally(() => (this.#signingIn = undefined));
     await this.#signingIn;
@@ -212,7 +217,9 @@ export class ServerSignIn {
     signal: AbortSignal | undefined,
   ): Promise<void> {
     const { serverUrl, serverName, log } = this.#options;
-    this.#redirect ??= await this.#listen();
+    // A person comes back through the loopback redirect; a machine client needs none.
+    const redirect =
+      this.#provider instanceof MachineOAuthProvider ? undefined : (this.#redirect ??= await this.#listen());
     const base = {
       serverUrl,
       ...(resourceMetadataUrl && { resourceMetadataUrl }),
@@ -222,9 +229,9 @@ export class ServerSignIn {
     let result: AuthResult;
     try {
       result = await this.#auth(base);
-      if (result === 'REDIRECT') {
+      if (result === 'REDIRECT' && redirect) {
         log.info(`[${serverName}] waiting for the sign-in at ${this.#pendingUrl}`);
-        const query = await this.#redirect.next(signal, this.#options.waitMs ?? SIGN_IN_WAIT_MS);
+        const query = await redirect.next(signal, this.#options.waitMs ?? SIGN_IN_WAIT_MS);
         const error = query.get('error');
         // The authorization server's description is its own words: the code alone is reported.
         if (error) throw new MuxError('AUTH_FAILED', `sign-in refused by the authorization server: ${error}`);
@@ -237,9 +244,13 @@ export class ServerSignIn {
       }
     } catch (error) {
       if (error instanceof MuxError) throw error;
-      throw new MuxError('AUTH_FAILED', `signing in to ${serverUrl} failed: ${messageOf(error)}`, {
-        cause: error,
-      });
+      throw new MuxError(
+        'AUTH_FAILED',
+        `signing in to ${serverUrl} failed: ${messageOf(error)}${await hintFor(error)}`,
+        {
+          cause: error,
+        },
+      );
     } finally {
       this.#pendingUrl = undefined;
     }
@@ -256,6 +267,14 @@ export function isSameOriginIssuerMismatch(sdk: ClientSdk, error: unknown, serve
   const originOf = (issuer: string | undefined) =>
     issuer && URL.canParse(issuer) ? new URL(issuer).origin : '';
   return originOf(error.expected) === origin && originOf(error.received) === origin;
+}
+
+/** What to check when the authorization server refused the client itself. */
+async function hintFor(error: unknown): Promise<string> {
+  const { OAuthError } = await clientSdk();
+  return error instanceof OAuthError && error.code === 'invalid_client'
+    ? ' (the authorization server does not accept this client: check oauth.client_id, and its client_secret or private_key)'
+    : '';
 }
 
 /** 401, or 403 asking for more scope: the server wants (another) sign-in. */

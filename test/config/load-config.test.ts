@@ -1,7 +1,8 @@
 // Config files in the formats clients use, with variable expansion and clear errors.
-import t from 'tap';
+import { generateKeyPairSync } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import t from 'tap';
 import {
   ConfigError,
   loadConfigFile,
@@ -243,6 +244,53 @@ t.test('oauth settings of a remote server, with ${VAR} in its client id and secr
   t.throws(
     () => parse({ mcpServers: { a: { url: 'https://a.example/mcp', oauth: { client_secret: '${NOPE}' } } } }),
     /oauth\.client_secret: \$\{NOPE\} is not set/,
+  );
+});
+
+t.test('a machine client (client_credentials) gives its id and one secret or key', async (t) => {
+  const { privateKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+  const pem = privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
+  const url = 'https://api.example.com/mcp';
+  const machine = (oauth: Record<string, unknown>, env = {}) =>
+    parse({ mcpServers: { m: { url, oauth: { grant_type: 'client_credentials', ...oauth } } } }, env);
+  t.match(machine({ client_id: 'c', private_key: '${KEY}' }, { KEY: pem }), [
+    { spec: { oauth: { grantType: 'client_credentials', clientId: 'c', privateKey: pem } } },
+  ]);
+  t.match(machine({ client_id: 'c', client_secret: 's', scopes: ['read'] }), [
+    {
+      spec: {
+        oauth: { grantType: 'client_credentials', clientId: 'c', clientSecret: 's', scopes: ['read'] },
+      },
+    },
+  ]);
+  t.throws(
+    () => machine({ client_secret: 's' }),
+    /needs the client_id the authorization server gave this client/,
+  );
+  t.throws(() => machine({ client_id: 'c' }), /needs one of client_secret and private_key/);
+  t.throws(
+    () => machine({ client_id: 'c', client_secret: 's', private_key: pem }),
+    /needs one of client_secret and private_key/,
+  );
+  t.throws(
+    () => machine({ client_id: 'c', private_key: 'not a key' }),
+    /oauth.private_key is not a private key in PEM/,
+  );
+  t.throws(
+    () => machine({ client_id: 'c', client_secret: 's', signing_algorithm: 'ES256' }),
+    /signing_algorithm applies to a private_key/,
+  );
+  t.throws(
+    () => parse({ mcpServers: { m: { url, oauth: { private_key: pem } } } }),
+    /apply to "grant_type": "client_credentials"/,
+  );
+  t.throws(
+    () => machine({ client_id: 'c', private_key: '${NOKEY}' }),
+    /oauth\.private_key: \$\{NOKEY\} is not set/,
+  );
+  t.throws(
+    () => parse({ mcpServers: { m: { url, oauth: { grant_type: 'password' } } } }),
+    /oauth\.grant_type: Invalid option/,
   );
 });
 

@@ -3,6 +3,7 @@
 // (testservers/oauth-server.js), with $BROWSER a script that follows the authorization
 // redirects as a person's browser would. Credentials go to a temporary XDG_STATE_HOME.
 import { execFile } from 'node:child_process';
+import { generateKeyPairSync } from 'node:crypto';
 import { mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -138,6 +139,63 @@ t.test(
     t.notMatch(shown, /\b(at|rt)-[0-9a-f]{16}\b/, 'nor is any access or refresh token');
     await s.client.close();
     await s.process.exited;
+    await remote.server.stop();
+    await assertNoLeaks(t);
+  },
+);
+
+t.test(
+  'a machine client (client_credentials) gets its tokens itself, by its secret or its private key, with nobody to sign in',
+  async (t) => {
+    const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+    const key = privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
+    // Tokens live 2 s: a machine client asks for a new one with less than half its life left.
+    const remote = await startOAuthServer({
+      PRE_CLIENT_ID: 'machine',
+      PRE_CLIENT_SECRET: SECRET,
+      PRE_CLIENT_PUBLIC_KEY: publicKey.export({ type: 'spki', format: 'pem' }).toString(),
+      TOKEN_TTL_SECONDS: '2',
+    });
+    const machine = (name: string, credential: Record<string, string>) =>
+      config(name, {
+        url: remote.url,
+        oauth: { grant_type: 'client_credentials', client_id: 'machine', ...credential },
+      });
+    // No browser: a sign-in would fail the run (the command does not exist). Each its own store.
+    const call = (file: string, tool: string, own: string) =>
+      mcpmuxCall(file, tool, {
+        BROWSER: '/nonexistent/browser',
+        XDG_STATE_HOME: join(scratch, own),
+        CC_KEY: key,
+      });
+
+    const bySecret = await call(machine('cs', { client_secret: SECRET }), 'cs__whoami', 'cs-state');
+    t.match(bySecret.stdout, /hello, signed-in user/, 'by its secret');
+    t.match(await remote.stats(), { client_credentials_grants: 1, authorizations: 0, registrations: 0 });
+
+    const keyed = machine('ck', { private_key: '${CC_KEY}' });
+    t.match((await call(keyed, 'ck__whoami', 'ck-state')).stdout, /hello, signed-in user/, 'by its key');
+    t.match(await remote.stats(), { client_credentials_grants: 2, authorizations: 0 });
+
+    await new Promise((resolve) => setTimeout(resolve, 1200));
+    const renewed = await call(keyed, 'ck__whoami', 'ck-state');
+    t.match(renewed.stdout, /hello, signed-in user/, 'a token near its end is replaced, with nobody asked');
+    t.match(await remote.stats(), { client_credentials_grants: 3, authorizations: 0, refresh_grants: 0 });
+    t.notOk(
+      bySecret.stderr.includes(SECRET) || renewed.stderr.includes('PRIVATE KEY'),
+      'no secret in the log',
+    );
+
+    // A key the authorization server does not know is refused, and the error says so.
+    const stranger = generateKeyPairSync('ec', { namedCurve: 'P-256' })
+      .privateKey.export({ type: 'pkcs8', format: 'pem' })
+      .toString();
+    const refused = await mcpmuxCall(machine('cx', { private_key: stranger }), 'cx__whoami', {
+      BROWSER: '/nonexistent/browser',
+      XDG_STATE_HOME: join(scratch, 'cx-state'),
+    }).catch((error: { stderr: string; code: number }) => error);
+    t.equal((refused as { code?: number }).code, 1, 'the call fails');
+    t.match(refused.stderr, /AUTH_FAILED|invalid_client/, 'saying the sign-in failed');
     await remote.server.stop();
     await assertNoLeaks(t);
   },

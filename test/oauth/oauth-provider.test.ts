@@ -1,6 +1,6 @@
 // The OAuth provider's keeping: tokens bound to the issuer that gave them, clients keyed by
-// issuer and redirect URI, a client given in the config used with every server, and what
-// invalidation forgets. Real files in a temporary folder.
+// issuer and redirect URI, a client given in the config bound to the issuer of its first
+// use, and what invalidation forgets. Real files in a temporary folder.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -47,12 +47,27 @@ t.test('a registered client is kept per issuer, and dropped for another redirect
   t.equal(p.clientInformation(issuerA), undefined);
 });
 
-t.test('a client given in the config is the client everywhere, and never overwritten', async (t) => {
+t.test('a client given in the config is never overwritten, and is bound to its first issuer', async (t) => {
   const { provider: p, store } = provider({ clientId: 'pre', clientSecret: 's' });
-  t.same(p.clientInformation(issuerA), { client_id: 'pre', client_secret: 's' });
-  t.same(p.clientInformation(), { client_id: 'pre', client_secret: 's' });
+  t.same(p.clientInformation(), { client_id: 'pre', client_secret: 's' }, 'not bound before its first use');
+  // Its first use with an authorization server binds it there (SEP-2352): only that is kept.
+  t.same(p.clientInformation(issuerA), { client_id: 'pre', client_secret: 's', issuer: issuerA.issuer });
+  t.same(store.read().configuredClientIssuers, { pre: issuerA.issuer }, 'no secret on disk');
   p.saveClientInformation({ client_id: 'other' }, issuerA);
   t.equal(store.read().clients, undefined, 'a registration is not saved over it');
+  p.saveClientInformation({ client_id: 'pre', client_secret: 's', issuer: issuerB.issuer }, issuerB);
+  t.same(store.read().configuredClientIssuers, { pre: issuerB.issuer }, "the SDK's own stamp is kept too");
+  p.saveClientInformation({ client_id: 'pre', client_secret: 's', issuer: issuerA.issuer }, issuerA);
+  t.same(p.clientInformation(issuerB), { client_id: 'pre', client_secret: 's', issuer: issuerA.issuer });
+  t.same(
+    provider({ clientId: 'renamed', clientSecret: 's' }).provider.clientInformation(issuerB),
+    { client_id: 'renamed', client_secret: 's', issuer: issuerB.issuer },
+    'another configured client is bound at its own first use',
+  );
+  p.invalidateCredentials('client');
+  t.equal(store.read().configuredClientIssuers?.['pre'], issuerA.issuer, 'a refused secret keeps its issuer');
+  p.invalidateCredentials('all');
+  t.equal(store.read().configuredClientIssuers, undefined);
   t.match(p.clientMetadata, {
     token_endpoint_auth_method: 'client_secret_basic',
     application_type: 'native',
