@@ -174,6 +174,9 @@ export class ServerSignIn {
           : 'not signed in yet';
     // A refresh cannot widen the scope: a step-up needs the person again.
     if (refused.status === 403) this.#provider.invalidateCredentials('tokens');
+    // A token refused that was accepted before: the server may have moved to another
+    // authorization server, which only its metadata, read afresh, names (SEP-2352).
+    else if (signedIn) this.#provider.invalidateCredentials('discovery');
     await this.#authorize({ resourceMetadataUrl, scope }, signal);
   }
 
