@@ -1,7 +1,9 @@
 #!/usr/bin/env node
 // @ts-check
 // mcpmux as the conformance suite's client: the suite runs `node conformance-client.js URL`
-// with MCP_CONFORMANCE_SCENARIO (and MCP_CONFORMANCE_CONTEXT: a pre-registered client) set.
+// with MCP_CONFORMANCE_SCENARIO (and MCP_CONFORMANCE_CONTEXT: a pre-registered client, or the
+// tool calls to make) set; MCPMUX_CONFORMANCE_ERA is the era mcpmux speaks to the suite's
+// server (legacy, the default, for the 2025 scenarios; auto for the 2026-07-28 ones).
 // It does what a user of mcpmux would: a config file with the server (and "oauth" for the
 // auth scenarios), then the one-shot commands `mcpmux inspect` and `mcpmux call`, with
 // $BROWSER set to conformance-browser.js, which follows the suite's auto-approving
@@ -19,6 +21,9 @@ if (!url) throw new Error('usage: conformance-client.js SERVER_URL');
 const scenario = process.env['MCP_CONFORMANCE_SCENARIO'] ?? '';
 const context = JSON.parse(process.env['MCP_CONFORMANCE_CONTEXT'] ?? '{}');
 
+const era = process.env['MCPMUX_CONFORMANCE_ERA'] ?? 'legacy';
+/** @type {{name: string, arguments?: Record<string, unknown>}[] | undefined} */
+const toolCalls = Array.isArray(context.toolCalls) ? context.toolCalls : undefined;
 const scratch = mkdtempSync(join(tmpdir(), 'mcpmux-conformance-client-'));
 const machine = scenario.startsWith('auth/client-credentials-');
 const oauth = scenario.startsWith('auth/')
@@ -36,7 +41,7 @@ const oauth = scenario.startsWith('auth/')
 const config = join(scratch, 'servers.json');
 writeFileSync(
   config,
-  JSON.stringify({ mcpServers: { conf: { url, prefix: '', era: 'legacy', ...(oauth && { oauth }) } } }),
+  JSON.stringify({ mcpServers: { conf: { url, prefix: '', era, ...(oauth && { oauth }) } } }),
 );
 const env = {
   ...process.env,
@@ -52,7 +57,23 @@ const mcpmux = (/** @type {string[]} */ ...args) =>
   });
 
 try {
-  if (scenario === 'sse-retry') mcpmux('call', 'test_reconnection', '{}');
+  if (toolCalls) {
+    // Each call as a user would make it; one the server (or mcpmux) refuses does not stop the rest.
+    for (const { name, arguments: args } of toolCalls) {
+      try {
+        mcpmux('call', name, JSON.stringify(args ?? {}));
+      } catch {
+        // the suite judges what reached it
+      }
+    }
+  } else if (scenario === 'json-schema-2020-12-preservation') {
+    // The schema mcpmux shows for one tool, sent back through another: is it as the server wrote it?
+    const listed = JSON.parse(mcpmux('inspect', '--json'));
+    /** @type {{name: string, inputSchema: unknown}[]} */
+    const tools = listed.servers?.[0]?.tools ?? [];
+    const schema = tools.find((tool) => tool.name === 'json_schema_2020_12_tool')?.inputSchema;
+    mcpmux('call', 'json_schema_echo', JSON.stringify({ schema }));
+  } else if (scenario === 'sse-retry') mcpmux('call', 'test_reconnection', '{}');
   else if (scenario.startsWith('auth/')) mcpmux('call', 'test-tool', '{}');
   else {
     const listed = JSON.parse(mcpmux('inspect', '--json'));

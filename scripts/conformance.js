@@ -165,26 +165,67 @@ const CLIENT_SCENARIOS = [
   'auth/client-credentials-jwt',
 ];
 
+/**
+ * The 0.2.0-alpha.12 client scenarios of 2026-07-28 with mcpmux as the client, speaking that
+ * era to the suite's server (`"era": "auto"`): what is new in it (the _meta envelope,
+ * SEP-2243's standard and Mcp-Param-* headers, schemas kept as written, the RFC 9207 and
+ * SEP-2352 issuer checks, an authorization server that moves), and a few of the 2025 auth
+ * scenarios again in this era. Not run: sep-2322-client-request-state (a person answers an
+ * elicitation), DPoP, workload identity, enterprise authorization, the skills extension.
+ */
+const CLIENT_SCENARIOS_2026 = [
+  'tools_call',
+  'request-metadata',
+  'http-standard-headers',
+  'http-custom-headers',
+  'http-invalid-tool-headers',
+  'json-schema-ref-no-deref',
+  'json-schema-2020-12-preservation',
+  'auth/metadata-default',
+  'auth/pre-registration',
+  'auth/scope-step-up',
+  'auth/authorization-server-migration',
+  'auth/iss-supported',
+  'auth/iss-not-advertised',
+  'auth/iss-supported-missing',
+  'auth/iss-wrong-issuer',
+  'auth/iss-unexpected',
+  'auth/iss-normalized',
+  'auth/metadata-issuer-mismatch',
+  'auth/client-credentials-basic',
+];
+
 /** Runs each client scenario against mcpmux as the client; returns the totals of checks. */
-function runClientScenarios(/** @type {{node: string, suite2025: string}} */ tools) {
+function runClientScenarios(
+  /** @type {string} */ node,
+  /** @type {string} */ suite,
+  /** @type {string[]} */ scenarios,
+  /** @type {'legacy' | 'auto'} */ era,
+) {
   let passed = 0;
   let failed = 0;
   /** @type {string[]} */
   const failing = [];
   const cwd = mkdtempSync(join(tmpdir(), 'mcpmux-conformance-client-'));
-  for (const scenario of CLIENT_SCENARIOS) {
+  for (const scenario of scenarios) {
     // The suite reports a client scenario on stderr.
     const run = spawnSync(
-      tools.node,
+      node,
       [
-        tools.suite2025,
+        suite,
         'client',
         '--command',
         `${process.execPath} ${join(ROOT, 'scripts', 'conformance-client.js')}`,
         '--scenario',
         scenario,
       ],
-      { cwd, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024, stdio: ['ignore', 'pipe', 'pipe'] },
+      {
+        cwd,
+        env: { ...process.env, MCPMUX_CONFORMANCE_ERA: era },
+        encoding: 'utf8',
+        maxBuffer: 64 * 1024 * 1024,
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
     );
     const out = `${run.stdout}\n${run.stderr}`;
     const total = /Passed: (\d+)\/(\d+)/.exec(out);
@@ -195,7 +236,7 @@ function runClientScenarios(/** @type {{node: string, suite2025: string}} */ too
     if (!total || ok < all) failing.push(scenario);
   }
   rmSync(cwd, { recursive: true, force: true });
-  return { passed, failed, failing, scenarios: CLIENT_SCENARIOS.length };
+  return { passed, failed, failing, scenarios: scenarios.length };
 }
 
 const PARAM_HEADER_SCENARIO = 'http-custom-header-server-validation';
@@ -295,17 +336,29 @@ async function main() {
     `conformance 2026-07-28 ${PARAM_HEADER_SCENARIO}, through mcpmux to testservers/modern-http.js: ${paramHeaders.passed} of ${paramHeaders.passed + paramHeaders.failed} checks pass`,
   );
   rmSync(dir, { recursive: true, force: true });
-  const client = runClientScenarios(tools);
+  const client = runClientScenarios(tools.node, tools.suite2025, CLIENT_SCENARIOS, 'legacy');
   log(
     `conformance client scenarios (0.1.16: 2025 revisions, drafts, client credentials), mcpmux as the client: ${client.passed} of ${client.passed + client.failed} checks pass in ${client.scenarios - client.failing.length} of ${client.scenarios} scenarios`,
   );
   if (client.failing.length) log(`  failing: ${client.failing.join(', ')}`);
+  const client2026 = runClientScenarios(tools.node, tools.suite2026, CLIENT_SCENARIOS_2026, 'auto');
+  log(
+    `conformance 2026-07-28 client scenarios (0.2.0-alpha.12), mcpmux as the client: ${client2026.passed} of ${client2026.passed + client2026.failed} checks pass in ${client2026.scenarios - client2026.failing.length} of ${client2026.scenarios} scenarios`,
+  );
+  if (client2026.failing.length) log(`  failing: ${client2026.failing.join(', ')}`);
   /** @type {Record<string, number>} */
-  const counts = { client2025: client.passed, paramHeaders2026: paramHeaders.passed };
+  const counts = {
+    client2025: client.passed,
+    client2026: client2026.passed,
+    paramHeaders2026: paramHeaders.passed,
+  };
   writeFileSync(
     join(ROOT, 'bench', 'results', 'conformance.json'),
-    JSON.stringify({ pinned: PINNED, results, paramHeaders2026: paramHeaders, client2025: client }, null, 2) +
-      '\n',
+    JSON.stringify(
+      { pinned: PINNED, results, paramHeaders2026: paramHeaders, client2025: client, client2026 },
+      null,
+      2,
+    ) + '\n',
   );
   if (!check) return;
   const floor = JSON.parse(readFileSync(join(ROOT, 'scripts', 'conformance-floor.json'), 'utf8'));
