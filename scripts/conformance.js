@@ -5,8 +5,9 @@
 // scenarios (2025; mcpmux speaks 2025 to the child) and 0.2.0-alpha.12's
 // `--requirements 2026-07-28` (mcpmux negotiates, and the child speaks 2026-07-28); the
 // 2026-07-28 scenario of Mcp-Param-* headers through an mcpmux whose child has a tool that
-// uses them (the reference server has none); then the client scenarios of 0.1.16 (OAuth
-// among them: 2025's, the drafts', client credentials) with mcpmux as the client. It prints the totals and writes
+// uses them (the reference server has none); then client scenarios with mcpmux as the
+// client: 0.1.16's (OAuth among them: 2025's, the drafts', client credentials) and
+// 0.2.0-alpha.12's of 2026-07-28. It prints the totals and writes
 // bench/results/conformance.json.
 //
 // The suite needs Node 22 (fs.globSync); its toolchain is pinned below and installed on the

@@ -247,13 +247,8 @@ export class ServerSignIn {
       }
     } catch (error) {
       if (error instanceof MuxError) throw error;
-      throw new MuxError(
-        'AUTH_FAILED',
-        `signing in to ${serverUrl} failed: ${messageOf(error)}${await hintFor(error)}`,
-        {
-          cause: error,
-        },
-      );
+      const why = `signing in to ${serverUrl} failed: ${messageOf(error)}${await hintFor(error)}`;
+      throw new MuxError('AUTH_FAILED', why, { cause: error });
     } finally {
       this.#pendingUrl = undefined;
     }
