@@ -18,8 +18,9 @@ export class ConfigError extends Error {
 }
 
 // Entries written for other clients carry fields of their own (autoApprove, timeout, …): they are
-// ignored, but for those that say where a server is or what it needs: Windsurf's serverUrl and
-// Gemini CLI's httpUrl are a url, VS Code's and Cursor's envFile adds to env.
+// ignored, but for those that say where a server is, what it needs or what it may do: Windsurf's
+// serverUrl and Gemini CLI's httpUrl are a url, VS Code's and Cursor's envFile adds to env, and
+// Gemini CLI's includeTools and excludeTools filter tools, its camelCase oauth is read as ours.
 const entrySchema = z.looseObject({
   ...wireServerFields,
   type: z.enum(['stdio', 'http', 'sse', 'streamable-http', 'streamableHttp']).optional(),
@@ -27,7 +28,47 @@ const entrySchema = z.looseObject({
   serverUrl: z.string().min(1, 'serverUrl must not be empty').optional(),
   httpUrl: z.string().min(1, 'httpUrl must not be empty').optional(),
   envFile: z.string().min(1, 'envFile must not be empty').optional(),
+  includeTools: z.array(z.string().min(1)).optional(),
+  excludeTools: z.array(z.string().min(1)).optional(),
 });
+
+/**
+ * Gemini CLI's oauth block ({enabled, clientId, clientSecret, scopes, authorizationUrl, …}) as
+ * ours: its client and scopes are read, `enabled: false` is no OAuth, and the endpoints it
+ * may name are left to discovery (mcpmux reads them from the server's metadata).
+ */
+function withOurOAuth(raw: unknown): unknown {
+  const entry = raw as { oauth?: Record<string, unknown> } | null;
+  const oauth = entry?.oauth;
+  if (typeof oauth !== 'object' || oauth === null || !GEMINI_OAUTH_KEYS.some((key) => key in oauth))
+    return raw;
+  const { enabled, clientId, clientSecret, ...ours } = oauth;
+  for (const key of GEMINI_OAUTH_KEYS) delete ours[key];
+  if (enabled === false) {
+    const { oauth: _dropped, ...rest } = entry as Record<string, unknown>;
+    return rest;
+  }
+  return {
+    ...entry,
+    oauth: {
+      ...(clientId !== undefined && { client_id: clientId }),
+      ...(clientSecret !== undefined && { client_secret: clientSecret }),
+      ...ours,
+    },
+  };
+}
+
+const GEMINI_OAUTH_KEYS = [
+  'enabled',
+  'clientId',
+  'clientSecret',
+  'authorizationUrl',
+  'tokenUrl',
+  'registrationUrl',
+  'audiences',
+  'redirectUri',
+  'tokenParamName',
+];
 
 /** The url an entry gives, under whichever client's name; more than one that differ is a problem. */
 function entryUrl(entry: Entry, where: string, problems: string[]): string | undefined {
@@ -149,7 +190,7 @@ export function parseConfig(
     const where = `${key}.${name}`;
     const nameProblem = validateName(name);
     if (nameProblem) problems.push(`${where}: ${nameProblem}`);
-    const entry = entrySchema.safeParse(raw);
+    const entry = entrySchema.safeParse(withOurOAuth(raw));
     if (!entry.success) {
       for (const issue of entry.error.issues)
         problems.push(`${[where, ...issue.path].join('.')}: ${issue.message}`);
@@ -201,11 +242,25 @@ function expandEntry(
         private_key: expand(entry.oauth.private_key, 'oauth.private_key'),
       }),
     },
-    tools: entry.tools,
+    tools: toolFilter(entry, where, problems),
     watch: entry.watch,
     prefix: entry.prefix,
     era: entry.era,
     restart: entry.restart,
+  };
+}
+
+/** The entry's tool filter: mcpmux's own, or Gemini CLI's includeTools and excludeTools (not both). */
+function toolFilter(entry: Entry, where: string, problems: string[]): Entry['tools'] {
+  const { includeTools, excludeTools } = entry;
+  if (includeTools === undefined && excludeTools === undefined) return entry.tools;
+  if (entry.tools !== undefined) {
+    problems.push(`${where}: give tools or Gemini CLI's includeTools/excludeTools, not both`);
+    return entry.tools;
+  }
+  return {
+    ...(includeTools !== undefined && { allow: includeTools }),
+    ...(excludeTools !== undefined && { deny: excludeTools }),
   };
 }
 

@@ -294,6 +294,54 @@ t.test('a machine client (client_credentials) gives its id and one secret or key
   );
 });
 
+t.test(
+  'a Gemini CLI entry: its includeTools/excludeTools filter tools, its camelCase oauth is ours',
+  async (t) => {
+    const [gemini] = parse(
+      {
+        mcpServers: {
+          g: {
+            httpUrl: 'https://api.example.com/mcp',
+            includeTools: ['read_*', 'search'],
+            excludeTools: ['read_secret'],
+            trust: true,
+            timeout: 30000,
+            oauth: {
+              enabled: true,
+              clientId: 'gem-client',
+              clientSecret: '${GEM_SECRET}',
+              scopes: ['read'],
+              authorizationUrl: 'https://auth.example.com/authorize',
+              tokenUrl: 'https://auth.example.com/token',
+            },
+          },
+        },
+      },
+      { GEM_SECRET: 's3' },
+    );
+    t.same(gemini!.spec, {
+      transport: 'http',
+      url: 'https://api.example.com/mcp',
+      headers: {},
+      oauth: { clientId: 'gem-client', clientSecret: 's3', scopes: ['read'] },
+      toolFilter: { allow: ['read_*', 'search'], deny: ['read_secret'] },
+    });
+    const [off] = parse({
+      mcpServers: { g: { httpUrl: 'https://api.example.com/mcp', oauth: { enabled: false } } },
+    });
+    t.equal(off!.spec.transport === 'http' && off!.spec.oauth, undefined, 'enabled: false is no OAuth');
+    t.throws(
+      () => parse({ mcpServers: { g: { command: 'x', tools: { deny: ['a'] }, excludeTools: ['b'] } } }),
+      /give tools or Gemini CLI's includeTools\/excludeTools, not both/,
+    );
+    t.throws(
+      () => parse({ mcpServers: { g: { command: 'x', includeTools: 'read' } } }),
+      /mcpServers\.g\.includeTools/,
+      'a list is expected',
+    );
+  },
+);
+
 t.test('a restart policy in a config entry is kept', async (t) => {
   const [server] = parse({
     mcpServers: { s: { command: 'x', restart: { on: 'failure', max_attempts: 2, backoff_seconds: [1] } } },
