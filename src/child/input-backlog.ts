@@ -4,6 +4,7 @@
 // that without end: 90 MB of calls to a SIGSTOPped server took mcpmux from 75 to 193 MB of
 // RSS. Past the bound, a request to it is refused at once, saying why, until it reads again;
 // what is already written stays, and notifications and answers to the child still go.
+import { megabytes } from '../byte-sizes.js';
 import { MuxError } from '../errors.js';
 
 /** A child's input as its writer sees it (json-line-writer.ts). */
@@ -45,4 +46,3 @@ export function inputStatus(
 }
 
 const seconds = (ms: number) => Math.round(ms / 100) / 10;
-const megabytes = (bytes: number) => `${(bytes / 1048576).toFixed(1)} MB`;

@@ -2,7 +2,8 @@
 // or selects from it as JSON. Every answer is itself held under the size limit.
 import { z } from 'zod';
 import { MuxError } from '../errors.js';
-import { approxTokens, formatBytes, type ResultStore } from './result-store.js';
+import { formatBytes } from '../byte-sizes.js';
+import { approxTokens, type ResultStore } from './result-store.js';
 
 export const readResultInput = z
   .object({

@@ -8,6 +8,7 @@ import { readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { CallToolResult } from '@modelcontextprotocol/server';
+import { formatBytes } from '../byte-sizes.js';
 import { MuxError, messageOf } from '../errors.js';
 import { processKeptBudget, type KeptBudget } from './kept-budget.js';
 
@@ -184,12 +185,6 @@ function cutAtLine(text: string, maxBytes: number): string {
 }
 
 export const countLines = (text: string): number => (text.length === 0 ? 0 : text.split('\n').length);
-
-export function formatBytes(bytes: number): string {
-  if (bytes < 1024) return `${bytes} B`;
-  if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)} KB`;
-  return `${(bytes / 1024 / 1024).toFixed(1)} MB`;
-}
 
 /** A store for results over `maxResultBytes` (--max-result-bytes; default 16 384, 0: never cut). */
 export function newResultStore(maxResultBytes: number | undefined, handleBytes?: number): ResultStore {

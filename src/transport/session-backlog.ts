@@ -9,6 +9,7 @@
 // progress messages unread took mcpmux from 76 to 283 MB.
 import type { ServerResponse } from 'node:http';
 import type { JSONRPCMessage, Transport } from '@modelcontextprotocol/server';
+import { megabytes } from '../byte-sizes.js';
 import type { Logger } from '../log.js';
 
 /** Bytes that may wait for one session's client before its log messages and progress are dropped. */
@@ -113,7 +114,7 @@ export function boundSessionBacklog(transport: Transport, logger: Logger): Sessi
   const backlog = new SessionBacklog({
     onShedding: (waiting) =>
       logger.warn(
-        `HTTP session ${transport.sessionId}: its client has not read ${megabytes(waiting)} MB; its log messages and progress are dropped until it does`,
+        `HTTP session ${transport.sessionId}: its client has not read ${megabytes(waiting)}; its log messages and progress are dropped until it does`,
       ),
     onCaughtUp: (dropped) => {
       logger.info(`HTTP session ${transport.sessionId}: ${droppedSentence(dropped)}`);
@@ -131,7 +132,7 @@ export function boundRequestStream(res: ServerResponse, logger: Logger): void {
   const backlog = new SessionBacklog({
     onShedding: (waiting) =>
       logger.warn(
-        `HTTP (2026-07-28): a request's client has not read ${megabytes(waiting)} MB of its stream; its log messages and progress are dropped until it does`,
+        `HTTP (2026-07-28): a request's client has not read ${megabytes(waiting)} of its stream; its log messages and progress are dropped until it does`,
       ),
     onCaughtUp: (dropped) => {
       logger.info(`HTTP (2026-07-28): ${droppedSentence(dropped)}`);
@@ -141,7 +142,6 @@ export function boundRequestStream(res: ServerResponse, logger: Logger): void {
   write = backlog.watchFrames(res);
 }
 
-const megabytes = (bytes: number) => (bytes / 1048576).toFixed(1);
 const droppedSentence = (dropped: number) =>
   `${dropped} log and progress message(s) were dropped while this client did not read its stream`;
 

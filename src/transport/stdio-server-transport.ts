@@ -4,6 +4,7 @@
 // one write per message; here a non-JSON line is logged and skipped, not fatal.
 import type { Readable, Writable } from 'node:stream';
 import type { Transport, JSONRPCMessage } from '@modelcontextprotocol/server';
+import { megabytes } from '../byte-sizes.js';
 import { clientBackedUp, clientDrained } from './client-backpressure.js';
 import {
   DEFAULT_MAX_MESSAGE_BYTES,
@@ -170,9 +171,8 @@ export class StdioServerTransport implements Transport {
     if (this.#inputPaused || this.#writer.backlog <= this.#unreadBound) return;
     this.#inputPaused = true;
     this.#stdin.pause();
-    const mb = (bytes: number) => (bytes / 1_048_576).toFixed(1);
     this.#onInputPaused?.(
-      `the client is not reading its answers: ${mb(this.#writer.backlog)} MB wait for it, past the bound of ${mb(this.#unreadBound)} MB (--max-message-bytes); its requests are not read until it reads them`,
+      `the client is not reading its answers: ${megabytes(this.#writer.backlog)} wait for it, past the bound of ${megabytes(this.#unreadBound)} (--max-message-bytes); its requests are not read until it reads them`,
     );
   }
 
