@@ -7,6 +7,7 @@ import { z } from 'zod';
 import { specFromWire, wireServerFields, type ServerSpec } from '../server-spec.js';
 import { readEnvFile } from './env-file.js';
 import { expandVariables } from './expand-variables.js';
+import { meantField } from './field-typos.js';
 
 export interface ConfiguredServer {
   name: string;
@@ -31,6 +32,9 @@ const entrySchema = z.looseObject({
   includeTools: z.array(z.string().min(1)).optional(),
   excludeTools: z.array(z.string().min(1)).optional(),
 });
+
+/** The fields an entry may have that mean something to mcpmux. */
+const ENTRY_FIELDS = Object.keys(entrySchema.shape);
 
 /**
  * Gemini CLI's oauth block ({enabled, clientId, clientSecret, scopes, authorizationUrl, …}) as
@@ -190,6 +194,10 @@ export function parseConfig(
     const where = `${key}.${name}`;
     const nameProblem = validateName(name);
     if (nameProblem) problems.push(`${where}: ${nameProblem}`);
+    for (const key of typeof raw === 'object' && raw !== null ? Object.keys(raw) : []) {
+      const meant = meantField(key, ENTRY_FIELDS);
+      if (meant) problems.push(`${where}.${key}: not a field mcpmux knows; did you mean "${meant}"?`);
+    }
     const entry = entrySchema.safeParse(withOurOAuth(raw));
     if (!entry.success) {
       for (const issue of entry.error.issues)

@@ -342,6 +342,44 @@ t.test(
   },
 );
 
+t.test('a field that is a slip of one mcpmux reads is a problem that names the field meant', async (t) => {
+  const problems = (entry: Record<string, unknown>) => {
+    try {
+      parse({ mcpServers: { s: entry } });
+      return '';
+    } catch (error) {
+      return (error as Error).message;
+    }
+  };
+  t.match(
+    problems({ command: 'x', arg: ['--port'] }),
+    /mcpServers\.s\.arg: not a field mcpmux knows; did you mean "args"\?/,
+  );
+  t.match(problems({ Command: 'x' }), /did you mean "command"/);
+  t.match(problems({ command: 'x', environment: { A: '1' } }), /did you mean "env"/, 'a synonym');
+  t.match(problems({ comand: 'x' }), /did you mean "command"/);
+  t.match(problems({ command: 'x', envfile: '.env' }), /did you mean "envFile"/);
+  t.match(problems({ uri: 'https://a.example/mcp' }), /did you mean "url"/);
+  t.match(problems({ command: 'x', headres: {} }), /did you mean "headers"/, 'two letters swapped');
+  for (const foreign of [
+    { dev: { watch: 'src/**' } },
+    { auth: { CLIENT_ID: 'x' } },
+    { autoApprove: ['a'] },
+    { alwaysAllow: [] },
+    { disabledTools: [] },
+    { transportType: 'stdio' },
+    { timeout: 1000 },
+    { trust: true },
+    { description: 'd' },
+    { name: 'n' },
+  ])
+    t.equal(
+      problems({ command: 'x', ...foreign }),
+      '',
+      `${Object.keys(foreign)[0]} is another client's, and ignored`,
+    );
+});
+
 t.test('a restart policy in a config entry is kept', async (t) => {
   const [server] = parse({
     mcpServers: { s: { command: 'x', restart: { on: 'failure', max_attempts: 2, backoff_seconds: [1] } } },
