@@ -24,13 +24,16 @@ const SYNONYMS: Readonly<Record<string, string>> = {
 export function meantField(key: string, known: readonly string[]): string | undefined {
   if (known.includes(key) || OTHER_CLIENTS.has(key)) return undefined;
   const lower = key.toLowerCase();
-  const synonym = SYNONYMS[lower];
-  if (synonym !== undefined && known.includes(synonym)) return synonym;
+  // Each field by its own name and by its other words ("enviroment" is a slip of "environment").
+  const names = [
+    ...known.map((field) => [field.toLowerCase(), field] as const),
+    ...Object.entries(SYNONYMS).filter(([, field]) => known.includes(field)),
+  ];
   let best: { field: string; distance: number } | undefined;
-  for (const field of known) {
-    const distance = editDistance(lower, field.toLowerCase());
+  for (const [name, field] of names) {
+    const distance = editDistance(lower, name);
     // A short name one edit off, a longer one two: "ur" for url, "comand" for command.
-    if (distance <= (field.length <= 4 ? 1 : 2) && (!best || distance < best.distance))
+    if (distance <= (name.length <= 4 ? 1 : 2) && (!best || distance < best.distance))
       best = { field, distance };
   }
   return best?.field;

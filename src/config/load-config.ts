@@ -194,9 +194,9 @@ export function parseConfig(
     const where = `${key}.${name}`;
     const nameProblem = validateName(name);
     if (nameProblem) problems.push(`${where}: ${nameProblem}`);
-    for (const key of typeof raw === 'object' && raw !== null ? Object.keys(raw) : []) {
-      const meant = meantField(key, ENTRY_FIELDS);
-      if (meant) problems.push(`${where}.${key}: not a field mcpmux knows; did you mean "${meant}"?`);
+    for (const field of typeof raw === 'object' && raw !== null ? Object.keys(raw) : []) {
+      const meant = meantField(field, ENTRY_FIELDS);
+      if (meant) problems.push(`${where}.${field}: not a field mcpmux knows; did you mean "${meant}"?`);
     }
     const entry = entrySchema.safeParse(withOurOAuth(raw));
     if (!entry.success) {

@@ -357,6 +357,7 @@ t.test('a field that is a slip of one mcpmux reads is a problem that names the f
   );
   t.match(problems({ Command: 'x' }), /did you mean "command"/);
   t.match(problems({ command: 'x', environment: { A: '1' } }), /did you mean "env"/, 'a synonym');
+  t.match(problems({ command: 'x', enviroment: { A: '1' } }), /did you mean "env"/, 'a slip of a synonym');
   t.match(problems({ comand: 'x' }), /did you mean "command"/);
   t.match(problems({ command: 'x', envfile: '.env' }), /did you mean "envFile"/);
   t.match(problems({ uri: 'https://a.example/mcp' }), /did you mean "url"/);
