@@ -6,7 +6,9 @@
 // registers a tool for every later request and says so on the listen streams; `confirm
 // {action}` asks the client through input_required; `touch` says memo://remote changed;
 // `route {region, query}` marks region for an Mcp-Param-Region header (SEP-2243), which the
-// SDK's handler requires on every call that gives a region.
+// SDK's handler requires on every call that gives a region; `rename_header {header}` has it
+// declare another header name from the next request on, telling nobody (a server redeployed
+// with a new schema, whose clients' lists are stale until they list again).
 // REQUIRE_HEADER="Name: value" makes it refuse (401) a request without that header.
 import { createServer } from 'node:http';
 import {
@@ -22,6 +24,7 @@ import { z } from 'zod';
 /** @type {string[]} */
 const added = [];
 const confirmation = z.object({ confirm: z.boolean() });
+let regionHeader = 'Region';
 
 /** @returns {McpServer} */
 function build() {
@@ -63,12 +66,23 @@ function build() {
       description: 'Route a query to a region',
       inputSchema: fromJsonSchema({
         type: 'object',
-        properties: { region: { type: 'string', 'x-mcp-header': 'Region' }, query: { type: 'string' } },
+        properties: { region: { type: 'string', 'x-mcp-header': regionHeader }, query: { type: 'string' } },
       }),
     },
     (/** @type {{region?: string, query?: string}} */ { region, query }) => ({
       content: [{ type: 'text', text: `routed to ${region ?? 'anywhere'}: ${query ?? ''}` }],
     }),
+  );
+  server.registerTool(
+    'rename_header',
+    {
+      description: "Rename route's region header, telling nobody",
+      inputSchema: z.object({ header: z.string() }),
+    },
+    ({ header }) => {
+      regionHeader = header;
+      return { content: [{ type: 'text', text: `region goes in Mcp-Param-${header}` }] };
+    },
   );
   server.registerResource('memo', 'memo://remote', { description: 'A remote memo' }, (uri) => ({
     contents: [{ uri: uri.href, text: 'a remote memo' }],

@@ -77,8 +77,8 @@ export class ChildConnection {
       log: this.#log,
       memory: this.#memory,
       noticeEnd: (gen) => this.#noticeEnd(gen),
-      relist: (gen, rows) => this.#refresh(gen, rows),
-      relistWhenQuiet: (gen, rows) => relistWhenQuiet(gen, rows, (all) => this.#refresh(gen, all)),
+      relist: (gen, rows) => void this.#refresh(gen, rows),
+      relistWhenQuiet: (gen, rows) => relistWhenQuiet(gen, rows, (all) => void this.#refresh(gen, all)),
       runs: (gen) => this.#gen === gen && this.#state.kind === 'running',
       // A ping is how an idle connection finds its session ended.
       lostRemote: (gen, error) => this.#lostRemote(gen, error) || this.#requests.renewal.ended(gen, error),
@@ -91,6 +91,7 @@ export class ChildConnection {
       current: (gen) => this.#gen === gen,
       running: () => this.#running(),
       tools: () => this.catalog.tools,
+      relist: (gen, rows) => this.#refresh(gen, rows),
       notRunning: () => notRunningError(this.name, this.#state),
       lostRemote: (gen, error) => this.#lostRemote(gen, error),
       lose: (gen, why) => this.#lose(gen, why),
@@ -174,10 +175,7 @@ export class ChildConnection {
     return this.request('tools/call', params, options) as Promise<CallToolResult>;
   }
 
-  /**
-   * Forwards one request to the running generation with the caller's cancellation and progress,
-   * and returns the child's result unchecked (the client checks it). Errors say what happened.
-   */
+  /** Forwards one request to the running generation; its result unchecked, errors that say what happened. */
   async request(
     method: string,
     params: Record<string, unknown> | undefined,
@@ -320,12 +318,12 @@ export class ChildConnection {
   }
 
   /** Re-lists `rows` of the running generation and publishes the catalog (catalog-changed). */
-  #refresh(gen: Generation, rows: readonly CapabilityRow[]): void {
+  async #refresh(gen: Generation, rows: readonly CapabilityRow[]): Promise<void> {
     const current = () => (this.#gen === gen && this.#state.kind === 'running' ? this.#state : undefined);
     if (!gen.client || !current()) return;
     const timeout = this.#options.callTimeoutMs ?? 300_000;
     const options = listingOptions(this.#host, gen, { signal: gen.startup.signal, timeout });
-    void relistRows(
+    await relistRows(
       gen.client,
       rows,
       () => current()?.catalog,

@@ -4,14 +4,16 @@
 // failure says what happened to the child (removed, reloaded, crashed, timed out, refused
 // over HTTP); a request that met the end of a remote server's session goes again under the
 // new one (session-renewal.ts). A call of a 2026-07-28 server over HTTP repeats the arguments
-// its tool marks in Mcp-Param-* headers (param-headers.ts).
-import { SdkError, SdkErrorCode } from '@modelcontextprotocol/server';
+// its tool marks in Mcp-Param-* headers (param-headers.ts); one the server refuses for its
+// headers goes once more after its tools are listed again (SEP-2243's refresh on a miss).
+import { ProtocolError, SdkError, SdkErrorCode } from '@modelcontextprotocol/server';
 import type { Client, Tool } from '@modelcontextprotocol/client';
 import { MuxError } from '../errors.js';
+import { CAPABILITY_TABLE, type CapabilityRow } from '../router/capabilities.js';
 import { callTimeoutError } from '../forwarding/child-lane.js';
 import { UncheckedResult } from '../relay.js';
 import { StreamClosedError } from '../transport/json-line-writer.js';
-import { paramHeaderValues, paramHeadersOf } from '../transport/param-headers.js';
+import { HEADER_MISMATCH, paramHeaderValues, paramHeadersOf } from '../transport/param-headers.js';
 import { childCapabilities, withEnvelope } from './child-client.js';
 import type { ServerSpec } from '../server-spec.js';
 import type { CallOptions, ChildConnectionOptions, ChildUpstream } from './child-types.js';
@@ -31,6 +33,8 @@ export interface RequestContext {
   lostRemote(error: unknown): boolean;
   /** The running server's tools (by its own names). */
   tools(): readonly Tool[];
+  /** Lists the running server's tools again (one listing for callers that ask at once). */
+  relistTools(): Promise<void>;
 }
 
 type Connected = Generation & { client: Client };
@@ -56,6 +60,8 @@ export interface RequestHostParts {
   running(): Connected;
   /** The running generation's tools. */
   tools(): readonly Tool[];
+  /** Lists `rows` of `gen` again and publishes them (settles when done, failed or not). */
+  relist(gen: Generation, rows: readonly CapabilityRow[]): Promise<void>;
   notRunning(): MuxError;
   lostRemote(gen: Generation, error: unknown): boolean;
   lose(gen: Generation, why: string): void;
@@ -63,6 +69,15 @@ export interface RequestHostParts {
 
 export function newRequestHost(parts: RequestHostParts): RequestHost {
   const { name, spec, options, hold } = parts;
+  const relisting = new WeakMap<Generation, Promise<void>>();
+  const relistTools = (gen: Generation) => {
+    let listed = relisting.get(gen);
+    if (!listed) {
+      listed = parts.relist(gen, [CAPABILITY_TABLE.tools]).finally(() => relisting.delete(gen));
+      relisting.set(gen, listed);
+    }
+    return listed;
+  };
   return {
     name,
     upstream: options.upstream,
@@ -85,6 +100,7 @@ export function newRequestHost(parts: RequestHostParts): RequestHost {
       notRunning: parts.notRunning,
       lostRemote: (error) => parts.lostRemote(gen, error),
       tools: parts.tools,
+      relistTools: () => relistTools(gen),
     }),
   };
 }
@@ -156,10 +172,11 @@ export async function forwardRequest(
       origin?.capabilities && childCapabilities(origin.capabilities),
       gen.logLevel,
     );
-  const headers =
-    modern && gen.remote === 'streamable-http' && method === 'tools/call' ? callHeaders(params, ctx) : {};
-  try {
-    return await gen.client.request({ method, ...(params !== undefined && { params }) }, UncheckedResult, {
+  // Only a 2026-07-28 server over HTTP reads arguments from headers.
+  const mirrored = modern && gen.remote === 'streamable-http' && method === 'tools/call';
+  const send = () => {
+    const headers = mirrored ? callHeaders(params, ctx) : {};
+    return gen.client.request({ method, ...(params !== undefined && { params }) }, UncheckedResult, {
       ...(Object.keys(headers).length > 0 && { headers }),
       ...(options.signal && { signal: options.signal }),
       timeout: ctx.callTimeoutMs,
@@ -167,6 +184,19 @@ export async function forwardRequest(
       ...(options.onprogress && { onprogress: options.onprogress }),
       ...(options.allowInputRequired && { allowInputRequired: true }),
     });
+  };
+  try {
+    try {
+      return await send();
+    } catch (error) {
+      // Refused for its headers: the tool's schema changed without a list_changed reaching
+      // mcpmux (a server redeployed, say). List its tools again and call once more, as the
+      // SDK's own client does; the new list also reaches the client.
+      if (!mirrored || !(error instanceof ProtocolError) || error.code !== HEADER_MISMATCH) throw error;
+      if (options.signal?.aborted) throw error;
+      await ctx.relistTools();
+      return await send();
+    }
   } catch (error) {
     // The generation's calls were ended by us (removed, reloaded, crashed): say why.
     if (gen.callsEnded) throw gen.callsEnded;

@@ -172,6 +172,26 @@ t.test(
     const accepted = await post({ 'mcp-param-region': 'eu' });
     t.equal(accepted.status, 200, 'a matching header is served');
 
+    // The child renames the header without telling anyone: the call it refuses for a missing
+    // Mcp-Param-Zone goes once more after its tools are listed again, and the client hears of
+    // the new schema.
+    await legacy.client.callTool({ name: 'remote__rename_header', arguments: { header: 'Zone' } });
+    const heardBefore = legacy.heard.listChanged;
+    const rerouted = (await legacy.client.callTool({
+      name: 'remote__route',
+      arguments: { region: 'eu', query: 'after' },
+    })) as CallToolResult;
+    t.notOk(rerouted.isError, 'the call went once more, with the renamed header');
+    t.equal(resultText(rerouted), 'routed to eu: after');
+    const route = (await legacy.client.listTools()).tools.find((tool) => tool.name === 'remote__route');
+    t.match(route?.inputSchema, { properties: { region: { 'x-mcp-header': 'Zone' } } }, 'relisted');
+    t.ok(await waitFor(() => legacy.heard.listChanged > heardBefore), 'the client was told the list changed');
+    t.equal(
+      resultText(await modern.client.callTool({ name: 'remote__route', arguments: { region: 'eu' } })),
+      'routed to eu: ',
+      'a 2026-07-28 client calls it with the new header',
+    );
+
     await modern.client.close();
     await legacy.client.close();
     await served.stop();
