@@ -170,9 +170,10 @@ const CLIENT_SCENARIOS = [
  * The 0.2.0-alpha.12 client scenarios of 2026-07-28 with mcpmux as the client, speaking that
  * era to the suite's server (`"era": "auto"`): what is new in it (the _meta envelope,
  * SEP-2243's standard and Mcp-Param-* headers, schemas kept as written, the RFC 9207 and
- * SEP-2352 issuer checks, an authorization server that moves), and a few of the 2025 auth
- * scenarios again in this era. Not run: sep-2322-client-request-state (a person answers an
- * elicitation), DPoP, workload identity, enterprise authorization, the skills extension.
+ * SEP-2352 issuer checks, an authorization server that moves), a few of the 2025 auth
+ * scenarios again in this era, and the DPoP extension (SEP-1932). Not run:
+ * sep-2322-client-request-state (a person answers an elicitation), workload identity,
+ * enterprise authorization, the skills extension.
  */
 const CLIENT_SCENARIOS_2026 = [
   'tools_call',
@@ -194,6 +195,8 @@ const CLIENT_SCENARIOS_2026 = [
   'auth/iss-normalized',
   'auth/metadata-issuer-mismatch',
   'auth/client-credentials-basic',
+  'auth/dpop',
+  'auth/dpop-nonce',
 ];
 
 /** Runs each client scenario against mcpmux as the client; returns the totals of checks. */

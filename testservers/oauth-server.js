@@ -9,21 +9,27 @@
 // stateless JSON-over-POST endpoint with one tool, `whoami`.
 // Env: TOKEN_TTL_SECONDS (access token lifetime, default 3600), PRE_CLIENT_ID and
 // PRE_CLIENT_SECRET (a client registered beforehand), PRE_CLIENT_PUBLIC_KEY (its public key,
-// PEM). Test hooks: POST /admin/revoke (every refresh token and access token stops working),
-// GET /admin/stats.
-import { createHash, createPublicKey, randomBytes, verify } from 'node:crypto';
+// PEM). DPOP=ALG,ALG… advertises DPoP (RFC 9449) with those algorithms: a token request with
+// a valid proof gets tokens bound to its key, which /mcp then takes only with a proof of that
+// key; DPOP_NONCE=1 also asks for a nonce, at both ends. Test hooks: POST /admin/revoke
+// (every refresh token and access token stops working), GET /admin/stats.
+import { constants, createHash, createPublicKey, randomBytes, verify } from 'node:crypto';
 import { createServer } from 'node:http';
 
 const ttl = Number(process.env['TOKEN_TTL_SECONDS'] ?? 3600);
 const preClient = process.env['PRE_CLIENT_ID'];
 const preSecret = process.env['PRE_CLIENT_SECRET'];
 const prePublicKey = process.env['PRE_CLIENT_PUBLIC_KEY'];
+const dpopAlgs = process.env['DPOP']?.split(',');
+const dpopNonce = process.env['DPOP_NONCE'] === '1' ? id('nonce') : undefined;
 /** @type {Map<string, {challenge: string, client: string, redirect: string, scope: string}>} */
 const codes = new Map();
-/** @type {Map<string, {expires: number, scope: string}>} */
+/** @type {Map<string, {expires: number, scope: string, jkt?: string}>} */
 const access = new Map();
-/** @type {Map<string, string>} refresh token → scope */
+/** @type {Map<string, {scope: string, jkt?: string}>} refresh token → its grant */
 const refresh = new Map();
+/** DPoP proofs' jti seen: each may be used once. */
+const seenJti = new Set();
 const stats = {
   registrations: 0,
   authorizations: 0,
@@ -31,9 +37,14 @@ const stats = {
   refresh_grants: 0,
   refused_refreshes: 0,
   client_credentials_grants: 0,
+  dpop_bound_tokens: 0,
+  dpop_requests: 0,
+  dpop_nonce_challenges: 0,
 };
 let base = '';
-const id = (prefix) => `${prefix}-${randomBytes(8).toString('hex')}`;
+function id(prefix) {
+  return `${prefix}-${randomBytes(8).toString('hex')}`;
+}
 
 /** @param {import('node:http').IncomingMessage} request */
 async function body(request) {
@@ -46,15 +57,19 @@ function json(response, status, value, headers = {}) {
   response.writeHead(status, { 'content-type': 'application/json', ...headers }).end(JSON.stringify(value));
 }
 
-/** A new access token, and a refresh token unless the client is a machine (it asks again). */
-function issue(response, scope, refreshable = true) {
+/**
+ * A new access token, and a refresh token unless the client is a machine (it asks again);
+ * with `jkt`, both bound to that DPoP key.
+ */
+function issue(response, scope, refreshable = true, jkt = undefined) {
   const token = id('at');
   const renew = refreshable ? id('rt') : undefined;
-  access.set(token, { expires: Date.now() + ttl * 1000, scope });
-  if (renew) refresh.set(renew, scope);
+  access.set(token, { expires: Date.now() + ttl * 1000, scope, jkt });
+  if (renew) refresh.set(renew, { scope, jkt });
+  if (jkt) stats.dpop_bound_tokens++;
   json(response, 200, {
     access_token: token,
-    token_type: 'Bearer',
+    token_type: jkt ? 'DPoP' : 'Bearer',
     expires_in: ttl,
     ...(renew && { refresh_token: renew }),
     scope,
@@ -80,6 +95,61 @@ function assertedClient(form) {
   return ok && fresh && forUs && payload.iss === preClient && payload.sub === preClient
     ? preClient
     : undefined;
+}
+
+/** RFC 7638's thumbprint of a public JWK. */
+function thumbprint(jwk) {
+  const members =
+    jwk.kty === 'RSA'
+      ? { e: jwk.e, kty: jwk.kty, n: jwk.n }
+      : jwk.kty === 'OKP'
+        ? { crv: jwk.crv, kty: jwk.kty, x: jwk.x }
+        : { crv: jwk.crv, kty: jwk.kty, x: jwk.x, y: jwk.y };
+  return createHash('sha256').update(JSON.stringify(members)).digest('base64url');
+}
+
+/**
+ * Checks a request's DPoP proof (RFC 9449 §4.3) for `htu`, and for `token` when one is
+ * presented: the key's thumbprint, or {error} (use_dpop_nonce when it lacks the nonce).
+ * @returns {{jkt: string} | {error: string}}
+ */
+function checkProof(request, htu, token = undefined) {
+  const proof = request.headers['dpop'];
+  if (typeof proof !== 'string' || proof.includes(',')) return { error: 'invalid_dpop_proof' };
+  const [head = '', claims = '', signature = ''] = proof.split('.');
+  const header = JSON.parse(Buffer.from(head, 'base64url').toString());
+  const payload = JSON.parse(Buffer.from(claims, 'base64url').toString());
+  const digest = /** @type {Record<string, string | null>} */ ({
+    ES256: 'sha256',
+    ES384: 'sha384',
+    RS256: 'sha256',
+    PS256: 'sha256',
+    EdDSA: null,
+  })[header.alg];
+  if (header.typ !== 'dpop+jwt' || !header.jwk || header.jwk.d || digest === undefined)
+    return { error: 'invalid_dpop_proof' };
+  const key = createPublicKey({ key: header.jwk, format: 'jwk' });
+  const options = header.alg === 'PS256' ? { padding: constants.RSA_PKCS1_PSS_PADDING } : {};
+  const signed = Buffer.from(`${head}.${claims}`);
+  if (
+    !verify(
+      digest,
+      signed,
+      { key, dsaEncoding: 'ieee-p1363', ...options },
+      Buffer.from(signature, 'base64url'),
+    )
+  )
+    return { error: 'invalid_dpop_proof' };
+  const fresh = Math.abs(Date.now() / 1000 - payload.iat) < 300 && !seenJti.has(payload.jti);
+  const ath = token && createHash('sha256').update(token).digest('base64url');
+  if (!fresh || payload.htm !== request.method || payload.htu !== htu || (token && payload.ath !== ath))
+    return { error: 'invalid_dpop_proof' };
+  seenJti.add(payload.jti);
+  if (dpopNonce && payload.nonce !== dpopNonce) {
+    stats.dpop_nonce_challenges++;
+    return { error: 'use_dpop_nonce' };
+  }
+  return { jkt: thumbprint(header.jwk) };
 }
 
 /** The client a token request authenticates as, or undefined when it fails to. */
@@ -129,6 +199,7 @@ const server = createServer(async (request, response) => {
       code_challenge_methods_supported: ['S256'],
       token_endpoint_auth_methods_supported: ['none', 'client_secret_basic', 'private_key_jwt'],
       token_endpoint_auth_signing_alg_values_supported: ['RS256', 'ES256', 'ES384', 'EdDSA'],
+      ...(dpopAlgs && { dpop_signing_alg_values_supported: dpopAlgs }),
     });
   if (request.method === 'POST' && path === '/register') {
     stats.registrations++;
@@ -158,6 +229,14 @@ const server = createServer(async (request, response) => {
     const form = new URLSearchParams(await body(request));
     const client = clientOf(request, form);
     if (!client) return json(response, 401, { error: 'invalid_client' });
+    // A request with a DPoP proof gets tokens bound to its key; a bad proof is refused.
+    let jkt;
+    if (dpopAlgs && request.headers['dpop'] !== undefined) {
+      const checked = checkProof(request, `${base}/token`);
+      if ('error' in checked)
+        return json(response, 400, { error: checked.error }, dpopNonce ? { 'dpop-nonce': dpopNonce } : {});
+      jkt = checked.jkt;
+    }
     if (form.get('grant_type') === 'authorization_code') {
       const grant = codes.get(form.get('code') ?? '');
       codes.delete(form.get('code') ?? '');
@@ -166,21 +245,24 @@ const server = createServer(async (request, response) => {
       if (!grant || grant.client !== client || grant.challenge !== challenge)
         return json(response, 400, { error: 'invalid_grant' });
       stats.code_grants++;
-      return issue(response, grant.scope);
+      return issue(response, grant.scope, true, jkt);
     }
     if (form.get('grant_type') === 'refresh_token') {
-      const scope = refresh.get(form.get('refresh_token') ?? '');
-      if (scope === undefined) {
+      const grant = refresh.get(form.get('refresh_token') ?? '');
+      if (grant === undefined) {
         stats.refused_refreshes++;
         return json(response, 400, { error: 'invalid_grant', error_description: 'refresh token revoked' });
       }
+      // A bound refresh token is good only with a proof of its key (RFC 9449 §5).
+      if (grant.jkt !== undefined && grant.jkt !== jkt)
+        return json(response, 400, { error: 'invalid_grant', error_description: 'DPoP key mismatch' });
       refresh.delete(form.get('refresh_token') ?? '');
       stats.refresh_grants++;
-      return issue(response, scope);
+      return issue(response, grant.scope, true, jkt);
     }
     if (form.get('grant_type') === 'client_credentials' && client === preClient) {
       stats.client_credentials_grants++;
-      return issue(response, form.get('scope') ?? 'mcp', false);
+      return issue(response, form.get('scope') ?? 'mcp', false, jkt);
     }
     return json(response, 400, { error: 'unsupported_grant_type' });
   }
@@ -191,17 +273,29 @@ const server = createServer(async (request, response) => {
   }
   if (request.method === 'GET' && path === '/admin/stats') return json(response, 200, stats);
   if (path === '/mcp') {
-    const token = request.headers.authorization?.match(/^Bearer (.+)$/)?.[1];
+    const [, scheme, token] = request.headers.authorization?.match(/^(Bearer|DPoP) (.+)$/) ?? [];
     const granted = token ? access.get(token) : undefined;
-    if (!granted || granted.expires < Date.now())
-      return json(
+    const metadata = `resource_metadata="${base}/.well-known/oauth-protected-resource/mcp"`;
+    const refuse = (error, headers = {}) =>
+      json(
         response,
         401,
-        { error: 'invalid_token' },
+        { error },
         {
-          'www-authenticate': `Bearer resource_metadata="${base}/.well-known/oauth-protected-resource/mcp"`,
+          'www-authenticate': granted?.jkt ? `DPoP error="${error}", ${metadata}` : `Bearer ${metadata}`,
+          ...headers,
         },
       );
+    if (!granted || granted.expires < Date.now()) return refuse('invalid_token');
+    // A bound token goes with the DPoP scheme and a proof of its key, for this request.
+    if (granted.jkt !== undefined || scheme === 'DPoP') {
+      const checked =
+        scheme === 'DPoP' ? checkProof(request, `${base}/mcp`, token) : { error: 'invalid_token' };
+      if ('error' in checked)
+        return refuse(checked.error, checked.error === 'use_dpop_nonce' ? { 'dpop-nonce': dpopNonce } : {});
+      if (checked.jkt !== granted.jkt) return refuse('invalid_token');
+      stats.dpop_requests++;
+    }
     if (request.method !== 'POST') return json(response, 405, { error: 'method not allowed' });
     const answer = mcp(JSON.parse(await body(request)));
     if (!answer) return response.writeHead(202).end();

@@ -8,10 +8,14 @@ import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import type {
+  DpopKeyPair,
   OAuthDiscoveryState,
   StoredOAuthClientInformation,
   StoredOAuthTokens,
 } from '@modelcontextprotocol/client';
+
+/** A JSON Web Key (RFC 7517), as the SDK's DPoP types name it. */
+export type JWK = DpopKeyPair['publicJwk'];
 
 export interface StoredCredentials {
   /** The server these are for (the file name is its hash). */
@@ -29,6 +33,8 @@ export interface StoredCredentials {
    */
   configuredClientIssuers?: Record<string, string>;
   discovery?: OAuthDiscoveryState;
+  /** The private key DPoP-bound tokens are bound to (dpop-key.ts), and the algorithm it signs with. */
+  dpopKey?: { alg: string; jwk: JWK };
   /** The loopback port of the last redirect URI, used again so that its registration stays valid. */
   redirectPort?: number;
 }

@@ -3,6 +3,7 @@
 // it keeps what it learns (credential-store.ts) and how it sends a person to sign in.
 import { randomBytes } from 'node:crypto';
 import type {
+  DpopSession,
   OAuthClientInformationContext,
   OAuthClientMetadata,
   OAuthClientProvider,
@@ -12,6 +13,7 @@ import type {
 } from '@modelcontextprotocol/client';
 import type { OAuthSettings } from '../server-spec.js';
 import type { CredentialStore } from './credential-store.js';
+import { dpopAlgorithm, dpopSessionFor } from './dpop-key.js';
 
 export interface MuxOAuthProviderOptions {
   settings: OAuthSettings;
@@ -26,6 +28,8 @@ export class MuxOAuthProvider implements OAuthClientProvider {
   readonly #options: MuxOAuthProviderOptions;
   #verifier: string | undefined;
   #state: string | undefined;
+  /** One DPoP session for the provider's life: its key, and the nonces servers gave it. */
+  #dpop: { alg: string; session: Promise<DpopSession> } | undefined;
 
   /** A client ID metadata document's URL: the client's ID where the server supports them. */
   readonly clientMetadataUrl?: string;
@@ -159,11 +163,30 @@ export class MuxOAuthProvider implements OAuthClientProvider {
     return this.#options.store.read().discovery;
   }
 
+  /**
+   * DPoP (dpop-key.ts): with an authorization server that advertises it, and while the kept
+   * tokens are bound to the kept key; otherwise none, and tokens are bearer tokens.
+   */
+  dpop(): Promise<DpopSession> | undefined {
+    const { tokens, dpopKey, discovery } = this.#options.store.read();
+    const bound = tokens?.token_type?.toLowerCase() === 'dpop';
+    const metadata = discovery?.authorizationServerMetadata as Record<string, unknown> | undefined;
+    const alg = dpopAlgorithm(bound ? [dpopKey?.alg] : metadata?.['dpop_signing_alg_values_supported']);
+    if (alg === undefined) return undefined;
+    if (this.#dpop?.alg !== alg) {
+      const session = dpopSessionFor(this.#options.store, alg);
+      this.#dpop = { alg, session };
+      session.catch(() => (this.#dpop = undefined)); // tried again on the next request
+    }
+    return this.#dpop.session;
+  }
+
   invalidateCredentials(scope: 'all' | 'client' | 'tokens' | 'verifier' | 'discovery'): void {
     if (scope === 'verifier') {
       this.#verifier = undefined;
       return;
     }
+    if (scope === 'all') this.#dpop = undefined;
     this.#options.store.update((stored) => {
       const next = { ...stored };
       if (scope === 'all' || scope === 'tokens') {
@@ -173,6 +196,7 @@ export class MuxOAuthProvider implements OAuthClientProvider {
       }
       if (scope === 'all' || scope === 'client') delete next.clients;
       if (scope === 'all') delete next.configuredClientIssuers;
+      if (scope === 'all') delete next.dpopKey;
       if (scope === 'all' || scope === 'discovery') delete next.discovery;
       return next;
     });

@@ -4,7 +4,7 @@
 // is sent to the authorization URL, mcpmux waits on its loopback redirect for the code,
 // and the request is sent again with the new token. A token about to expire is refreshed
 // first. A machine client (client credentials) gets its tokens itself, with no person
-// (machine-client.ts). The rest of mcpmux sees a server that answers, or an AUTH_* error
+// (machine-client.ts). Tokens bound to mcpmux's key (DPoP, dpop-key.ts) go with a proof. The rest of mcpmux sees a server that answers, or an AUTH_* error
 // that says why.
 import type { AuthOptions, AuthResult, FetchLike, IssuerMismatchError } from '@modelcontextprotocol/client';
 import { clientSdk, type ClientSdk } from '../child/client-sdk.js';
@@ -47,6 +47,8 @@ export class ServerSignIn {
   readonly #onPending = new Set<(url: string) => void>();
   /** A 2025-03-26 server whose own origin publishes metadata naming another issuer path. */
   #sameOriginIssuer = false;
+  /** fetch that presents DPoP-bound tokens (oauth-provider.ts's dpop()). */
+  #dpopFetch: FetchLike | undefined;
 
   constructor(options: ServerSignInOptions) {
     this.#options = options;
@@ -148,6 +150,11 @@ export class ServerSignIn {
   async #send(input: string | URL, init: RequestInit | undefined): Promise<Response> {
     const headers = new Headers(init?.headers);
     const tokens = this.#provider.tokens();
+    if (tokens?.token_type?.toLowerCase() === 'dpop') {
+      // The SDK's DPoP fetch: the DPoP scheme, a proof for this request, a nonce it is asked for.
+      this.#dpopFetch ??= (await clientSdk()).withDpopFromProvider(this.#provider)(fetch);
+      return this.#dpopFetch(input, { ...init, headers });
+    }
     if (tokens) headers.set('Authorization', `Bearer ${tokens.access_token}`);
     return fetch(input, { ...init, headers });
   }

@@ -4,7 +4,7 @@
 // redirects as a person's browser would. Credentials go to a temporary XDG_STATE_HOME.
 import { execFile } from 'node:child_process';
 import { generateKeyPairSync } from 'node:crypto';
-import { mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -197,6 +197,67 @@ t.test(
     t.equal((refused as { code?: number }).code, 1, 'the call fails');
     t.match(refused.stderr, /AUTH_FAILED|invalid_client/, 'saying the sign-in failed');
     await remote.server.stop();
+    await assertNoLeaks(t);
+  },
+);
+
+t.test(
+  'DPoP: an authorization server that offers it binds the tokens to a key mcpmux keeps, across runs and refreshes, with nonces when asked',
+  async (t) => {
+    const own = join(scratch, 'dpop-state');
+    const kept = () => {
+      const dir = join(own, 'mcpmux', 'oauth');
+      const [file] = readdirSync(dir);
+      t.equal(statSync(join(dir, file!)).mode & 0o777, 0o600, 'the key is kept 0600, with the tokens');
+      return JSON.parse(readFileSync(join(dir, file!), 'utf8')) as {
+        tokens: { token_type: string };
+        dpopKey: { alg: string; jwk: { kty: string; d?: string } };
+      };
+    };
+    // Tokens live 2 s: the second run refreshes, which a bound refresh token allows only with
+    // a proof of the same key (so the key came back from the disk).
+    const remote = await startOAuthServer({ DPOP: 'RS256,ES256', TOKEN_TTL_SECONDS: '2' });
+    const file = config('bound', { url: remote.url, oauth: {} });
+    const first = await mcpmuxCall(file, 'bound__whoami', { XDG_STATE_HOME: own });
+    t.match(first.stdout, /hello, signed-in user/);
+    const stats = await remote.stats();
+    t.match(stats, { code_grants: 1, dpop_bound_tokens: 1 });
+    t.ok(stats['dpop_requests']! >= 3, 'every request to the server went with a proof');
+    t.match(kept(), { tokens: { token_type: 'DPoP' }, dpopKey: { alg: 'ES256', jwk: { kty: 'EC' } } });
+
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    const second = await mcpmuxCall(file, 'bound__whoami', {
+      XDG_STATE_HOME: own,
+      BROWSER: '/nonexistent/browser',
+    });
+    t.match(second.stdout, /hello, signed-in user/, 'the kept tokens and key were used: no new sign-in');
+    t.match(await remote.stats(), { authorizations: 1, refresh_grants: 1, dpop_bound_tokens: 2 });
+    await remote.server.stop();
+
+    // An authorization server and a resource server that each ask for a nonce first.
+    const strict = await startOAuthServer({ DPOP: 'EdDSA', DPOP_NONCE: '1' });
+    const strictFile = config('strict', { url: strict.url, oauth: {} });
+    const own2 = join(scratch, 'dpop-nonce-state');
+    const third = await mcpmuxCall(strictFile, 'strict__whoami', { XDG_STATE_HOME: own2 });
+    t.match(third.stdout, /hello, signed-in user/);
+    // One challenge: the token endpoint's nonce is the server's too (one origin), and reused.
+    t.match(await strict.stats(), { dpop_bound_tokens: 1, dpop_nonce_challenges: 1 });
+    await strict.server.stop();
+
+    // No DPoP offered: bearer tokens, and no key made.
+    const plain = await startOAuthServer({});
+    const own3 = join(scratch, 'bearer-state');
+    await mcpmuxCall(config('plain', { url: plain.url, oauth: {} }), 'plain__whoami', {
+      XDG_STATE_HOME: own3,
+    });
+    const dir = join(own3, 'mcpmux', 'oauth');
+    const bearer = JSON.parse(readFileSync(join(dir, readdirSync(dir)[0]!), 'utf8')) as Record<
+      string,
+      unknown
+    >;
+    t.match(bearer, { tokens: { token_type: 'Bearer' } });
+    t.notOk('dpopKey' in bearer, 'no key');
+    await plain.server.stop();
     await assertNoLeaks(t);
   },
 );
