@@ -25,11 +25,15 @@ const era = process.env['MCPMUX_CONFORMANCE_ERA'] ?? 'legacy';
 /** @type {{name: string, arguments?: Record<string, unknown>}[] | undefined} */
 const toolCalls = Array.isArray(context.toolCalls) ? context.toolCalls : undefined;
 const scratch = mkdtempSync(join(tmpdir(), 'mcpmux-conformance-client-'));
-const machine = scenario.startsWith('auth/client-credentials-');
+// A workload (SEP-1933) trades the token its platform wrote to a file for tokens.
+const workloadToken = typeof context.valid_jwt === 'string' ? join(scratch, 'workload-token') : undefined;
+if (workloadToken) writeFileSync(workloadToken, context.valid_jwt);
+const machine = scenario.startsWith('auth/client-credentials-') || workloadToken !== undefined;
 const oauth = scenario.startsWith('auth/')
   ? {
       // A machine client (SEP-1046) gets its tokens itself, with its secret or its private key.
-      ...(machine && { grant_type: 'client_credentials' }),
+      ...(machine && !workloadToken && { grant_type: 'client_credentials' }),
+      ...(workloadToken && { grant_type: 'jwt_bearer', assertion_file: workloadToken }),
       ...(context.client_id && { client_id: context.client_id }),
       ...(context.client_secret && { client_secret: context.client_secret }),
       ...(context.private_key_pem && { private_key: context.private_key_pem }),

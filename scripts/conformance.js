@@ -171,8 +171,8 @@ const CLIENT_SCENARIOS = [
  * era to the suite's server (`"era": "auto"`): what is new in it (the _meta envelope,
  * SEP-2243's standard and Mcp-Param-* headers, schemas kept as written, the RFC 9207 and
  * SEP-2352 issuer checks, an authorization server that moves), a few of the 2025 auth
- * scenarios again in this era, and the DPoP extension (SEP-1932). Not run:
- * sep-2322-client-request-state (a person answers an elicitation), workload identity,
+ * scenarios again in this era, the DPoP (SEP-1932) and workload identity (SEP-1933)
+ * extensions. Not run: sep-2322-client-request-state (a person answers an elicitation),
  * enterprise authorization, the skills extension.
  */
 const CLIENT_SCENARIOS_2026 = [
@@ -197,6 +197,7 @@ const CLIENT_SCENARIOS_2026 = [
   'auth/client-credentials-basic',
   'auth/dpop',
   'auth/dpop-nonce',
+  'auth/wif-jwt-bearer',
 ];
 
 /** Runs each client scenario against mcpmux as the client; returns the totals of checks. */

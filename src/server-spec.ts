@@ -51,14 +51,21 @@ export interface RemoteServerSpec {
   readonly oauth?: OAuthSettings;
 }
 
+export type MachineGrant = 'client_credentials' | 'jwt_bearer';
+/** RFC 7523's name for jwt_bearer, accepted as written. */
+const JWT_BEARER_URN = 'urn:ietf:params:oauth:grant-type:jwt-bearer';
+
 /** A remote server's OAuth client settings; all optional (dynamic registration by default). */
 export interface OAuthSettings {
   /**
-   * client_credentials: the client is a machine and gets its tokens itself, with its id and
-   * its secret or private key (SEP-1046), with no person and no browser; absent: a person
-   * signs in (authorization code).
+   * A machine client, which gets its tokens itself with no person and no browser:
+   * client_credentials with its id and its secret or private key (SEP-1046), jwt_bearer with a
+   * workload token its platform issues (RFC 7523, SEP-1933). Absent: a person signs in
+   * (authorization code).
    */
-  readonly grantType?: 'client_credentials';
+  readonly grantType?: MachineGrant;
+  /** jwt_bearer: the file holding the workload's token, read again for each token asked for (it rotates). */
+  readonly assertionFile?: string;
   /** A PEM private key that signs the client's assertions (private_key_jwt; a secret: never echoed). */
   readonly privateKey?: string;
   /** Its JWS algorithm (RS256, ES256, EdDSA…); absent: the key type's usual one. */
@@ -78,11 +85,16 @@ export interface OAuthSettings {
 export const oauthField = z
   .object({
     grant_type: z
-      .enum(['authorization_code', 'client_credentials'])
+      .enum(['authorization_code', 'client_credentials', 'jwt_bearer', JWT_BEARER_URN])
       .optional()
       .describe(
-        'client_credentials: a machine client, no browser (needs client_id, and client_secret or private_key).',
+        'Machine clients, no browser: client_credentials (client_id, and client_secret or private_key); jwt_bearer (client_id, assertion_file).',
       ),
+    assertion_file: z
+      .string()
+      .min(1)
+      .optional()
+      .describe("jwt_bearer: file of the workload's token (JWT), read at each token request."),
     client_id: z
       .string()
       .min(1)
@@ -277,16 +289,23 @@ export function specFromWire(fields: WireServerFields): ServerSpec | string {
   };
 }
 
-/** What does not fit together in an oauth block: a machine client needs its credentials, a person's none of a key. */
+/** What does not fit together in an oauth block: a machine client needs its credentials, a person's none of them. */
 function oauthMismatch(wire: z.infer<typeof oauthField>): string | undefined {
-  if (wire.grant_type !== 'client_credentials') {
+  const grant = machineGrant(wire.grant_type);
+  if (wire.assertion_file !== undefined && grant !== 'jwt_bearer')
+    return 'oauth.assertion_file applies to "grant_type": "jwt_bearer"';
+  if (grant === undefined) {
     return wire.private_key !== undefined || wire.signing_algorithm !== undefined
-      ? 'oauth.private_key and oauth.signing_algorithm apply to "grant_type": "client_credentials"'
+      ? 'oauth.private_key and oauth.signing_algorithm apply to a machine client ("grant_type": "client_credentials" or "jwt_bearer")'
       : undefined;
   }
   if (wire.client_id === undefined)
-    return 'oauth with "grant_type": "client_credentials" needs the client_id the authorization server gave this client';
-  if ((wire.client_secret === undefined) === (wire.private_key === undefined))
+    return `oauth with "grant_type": "${grant}" needs the client_id the authorization server knows this client by`;
+  if (grant === 'jwt_bearer' && wire.assertion_file === undefined)
+    return 'oauth with "grant_type": "jwt_bearer" needs assertion_file: the file the platform writes the workload\'s token to (e.g. "${AZURE_FEDERATED_TOKEN_FILE}", a Kubernetes projected token)';
+  if (wire.client_secret !== undefined && wire.private_key !== undefined)
+    return 'oauth: give one of client_secret and private_key, not both';
+  if (grant === 'client_credentials' && wire.client_secret === undefined && wire.private_key === undefined)
     return 'oauth with "grant_type": "client_credentials" needs one of client_secret and private_key';
   if (wire.signing_algorithm !== undefined && wire.private_key === undefined)
     return 'oauth.signing_algorithm applies to a private_key';
@@ -300,9 +319,17 @@ function oauthMismatch(wire: z.infer<typeof oauthField>): string | undefined {
   return undefined;
 }
 
+/** The machine grant an oauth block names, RFC 7523's URN read as jwt_bearer; none for a person's sign-in. */
+function machineGrant(grant: z.infer<typeof oauthField>['grant_type']): MachineGrant | undefined {
+  if (grant === JWT_BEARER_URN) return 'jwt_bearer';
+  return grant === 'authorization_code' ? undefined : grant;
+}
+
 function oauthSettings(wire: z.infer<typeof oauthField>): OAuthSettings {
+  const grantType = machineGrant(wire.grant_type);
   return {
-    ...(wire.grant_type === 'client_credentials' && { grantType: 'client_credentials' }),
+    ...(grantType !== undefined && { grantType }),
+    ...(wire.assertion_file !== undefined && { assertionFile: wire.assertion_file }),
     ...(wire.private_key !== undefined && { privateKey: wire.private_key }),
     ...(wire.signing_algorithm !== undefined && { signingAlgorithm: wire.signing_algorithm }),
     ...(wire.client_id !== undefined && { clientId: wire.client_id }),

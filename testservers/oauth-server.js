@@ -9,7 +9,8 @@
 // stateless JSON-over-POST endpoint with one tool, `whoami`.
 // Env: TOKEN_TTL_SECONDS (access token lifetime, default 3600), PRE_CLIENT_ID and
 // PRE_CLIENT_SECRET (a client registered beforehand), PRE_CLIENT_PUBLIC_KEY (its public key,
-// PEM). DPOP=ALG,ALG… advertises DPoP (RFC 9449) with those algorithms: a token request with
+// PEM), WORKLOAD_PUBLIC_KEY (the key of the issuer of workload tokens it takes as grants,
+// RFC 7523 §2.1, PEM). DPOP=ALG,ALG… advertises DPoP (RFC 9449) with those algorithms: a token request with
 // a valid proof gets tokens bound to its key, which /mcp then takes only with a proof of that
 // key; DPOP_NONCE=1 also asks for a nonce, at both ends. Test hooks: POST /admin/revoke
 // (every refresh token and access token stops working), GET /admin/stats.
@@ -20,6 +21,7 @@ const ttl = Number(process.env['TOKEN_TTL_SECONDS'] ?? 3600);
 const preClient = process.env['PRE_CLIENT_ID'];
 const preSecret = process.env['PRE_CLIENT_SECRET'];
 const prePublicKey = process.env['PRE_CLIENT_PUBLIC_KEY'];
+const workloadPublicKey = process.env['WORKLOAD_PUBLIC_KEY'];
 const dpopAlgs = process.env['DPOP']?.split(',');
 const dpopNonce = process.env['DPOP_NONCE'] === '1' ? id('nonce') : undefined;
 /** @type {Map<string, {challenge: string, client: string, redirect: string, scope: string}>} */
@@ -37,6 +39,10 @@ const stats = {
   refresh_grants: 0,
   refused_refreshes: 0,
   client_credentials_grants: 0,
+  jwt_bearer_grants: 0,
+  refused_workload_tokens: 0,
+  /** The sub of the last workload token granted. */
+  last_workload_subject: '',
   dpop_bound_tokens: 0,
   dpop_requests: 0,
   dpop_nonce_challenges: 0,
@@ -77,14 +83,15 @@ function issue(response, scope, refreshable = true, jkt = undefined) {
 }
 
 const JWT_BEARER = 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer';
+const JWT_BEARER_GRANT = 'urn:ietf:params:oauth:grant-type:jwt-bearer';
 
-/** A client assertion (RFC 7523) signed by the pre-registered client's key, for this server, not expired. */
-function assertedClient(form) {
-  const [head, claims, signature] = (form.get('client_assertion') ?? '').split('.');
-  if (!prePublicKey || form.get('client_assertion_type') !== JWT_BEARER || !signature) return undefined;
+/** A JWT's claims when `publicKey` (PEM) signed it, for this server, and it has not expired. */
+function verifiedJwt(jwt, publicKey) {
+  const [head, claims, signature] = jwt.split('.');
+  if (!publicKey || !signature) return undefined;
   const header = JSON.parse(Buffer.from(head ?? '', 'base64url').toString());
   const payload = JSON.parse(Buffer.from(claims ?? '', 'base64url').toString());
-  const key = createPublicKey(prePublicKey);
+  const key = createPublicKey(publicKey);
   const digest = { RS256: 'sha256', ES256: 'sha256', ES384: 'sha384', EdDSA: null }[header.alg];
   if (digest === undefined) return undefined;
   const signed = Buffer.from(`${head}.${claims}`);
@@ -92,9 +99,14 @@ function assertedClient(form) {
   const audience = [base, `${base}/token`];
   const fresh = typeof payload.exp === 'number' && payload.exp * 1000 > Date.now();
   const forUs = [payload.aud].flat().some((aud) => audience.includes(aud));
-  return ok && fresh && forUs && payload.iss === preClient && payload.sub === preClient
-    ? preClient
-    : undefined;
+  return ok && fresh && forUs ? payload : undefined;
+}
+
+/** A client assertion (RFC 7523) signed by the pre-registered client's key, for this server, not expired. */
+function assertedClient(form) {
+  if (form.get('client_assertion_type') !== JWT_BEARER) return undefined;
+  const payload = verifiedJwt(form.get('client_assertion') ?? '', prePublicKey);
+  return payload?.iss === preClient && payload?.sub === preClient ? preClient : undefined;
 }
 
 /** RFC 7638's thumbprint of a public JWK. */
@@ -195,7 +207,7 @@ const server = createServer(async (request, response) => {
       token_endpoint: `${base}/token`,
       registration_endpoint: `${base}/register`,
       response_types_supported: ['code'],
-      grant_types_supported: ['authorization_code', 'refresh_token', 'client_credentials'],
+      grant_types_supported: ['authorization_code', 'refresh_token', 'client_credentials', JWT_BEARER_GRANT],
       code_challenge_methods_supported: ['S256'],
       token_endpoint_auth_methods_supported: ['none', 'client_secret_basic', 'private_key_jwt'],
       token_endpoint_auth_signing_alg_values_supported: ['RS256', 'ES256', 'ES384', 'EdDSA'],
@@ -259,6 +271,17 @@ const server = createServer(async (request, response) => {
       refresh.delete(form.get('refresh_token') ?? '');
       stats.refresh_grants++;
       return issue(response, grant.scope, true, jkt);
+    }
+    // A workload's token (RFC 7523 §2.1) from the issuer whose key this server trusts.
+    if (form.get('grant_type') === JWT_BEARER_GRANT) {
+      const workload = verifiedJwt(form.get('assertion') ?? '', workloadPublicKey);
+      if (!workload) {
+        stats.refused_workload_tokens++;
+        return json(response, 400, { error: 'invalid_grant', error_description: 'workload token refused' });
+      }
+      stats.jwt_bearer_grants++;
+      stats.last_workload_subject = workload.sub;
+      return issue(response, form.get('scope') ?? 'mcp', false, jkt);
     }
     if (form.get('grant_type') === 'client_credentials' && client === preClient) {
       stats.client_credentials_grants++;

@@ -249,6 +249,9 @@ function expandEntry(
       ...(entry.oauth.private_key !== undefined && {
         private_key: expand(entry.oauth.private_key, 'oauth.private_key'),
       }),
+      ...(entry.oauth.assertion_file !== undefined && {
+        assertion_file: expand(entry.oauth.assertion_file, 'oauth.assertion_file'),
+      }),
     },
     tools: toolFilter(entry, where, problems),
     watch: entry.watch,

@@ -1,14 +1,22 @@
-// The OAuth client of a remote server when that client is a machine ("grant_type":
-// "client_credentials", SEP-1046): it asks the authorization server for tokens itself,
-// proving who it is with its secret (client_secret_basic or client_secret_post, whichever the
-// server takes) or with an assertion its private key signs (private_key_jwt, RFC 7523). No
-// person, browser or loopback redirect: a sandboxed agent or a CI job can use such a server,
-// and a token refused or expired is simply asked for again. Tokens and discovery are kept
-// as for a person's sign-in (credential-store.ts).
+// The OAuth client of a remote server when that client is a machine: it asks the
+// authorization server for tokens itself, with no person, browser or loopback redirect, so a
+// sandboxed agent or a CI job can use such a server, and a token refused or expired is simply
+// asked for again. Two grants:
+// - client_credentials (SEP-1046), proving who it is with its secret (client_secret_basic or
+//   client_secret_post, whichever the server takes) or with an assertion its private key signs
+//   (private_key_jwt, RFC 7523);
+// - jwt_bearer (RFC 7523 §2.1, SEP-1933's workload identity federation): the token its
+//   platform issued the workload (a Kubernetes projected service-account token, a cloud's
+//   federated token file) is the grant; the file is read for each request, as it rotates.
+// Tokens and discovery are kept as for a person's sign-in (credential-store.ts).
 import { createPrivateKey } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import type { AddClientAuthentication, OAuthClientMetadata } from '@modelcontextprotocol/client';
 import { clientSdk } from '../child/client-sdk.js';
+import { MuxError } from '../errors.js';
 import { MuxOAuthProvider } from './oauth-provider.js';
+
+const JWT_BEARER = 'urn:ietf:params:oauth:grant-type:jwt-bearer';
 
 export class MachineOAuthProvider extends MuxOAuthProvider {
   /** No redirect: the SDK's auth() then runs its non-interactive flow (prepareTokenRequest). */
@@ -17,18 +25,27 @@ export class MachineOAuthProvider extends MuxOAuthProvider {
   }
 
   override get clientMetadata(): OAuthClientMetadata {
-    const { scopes, privateKey } = this.settings;
+    const { scopes, privateKey, clientSecret, grantType } = this.settings;
     return {
       client_name: 'mcpmux',
       redirect_uris: [],
-      grant_types: ['client_credentials'],
-      token_endpoint_auth_method: privateKey !== undefined ? 'private_key_jwt' : 'client_secret_basic',
+      grant_types: [grantType === 'jwt_bearer' ? JWT_BEARER : 'client_credentials'],
+      token_endpoint_auth_method:
+        privateKey !== undefined
+          ? 'private_key_jwt'
+          : clientSecret !== undefined
+            ? 'client_secret_basic'
+            : 'none',
       ...(scopes && scopes.length > 0 && { scope: scopes.join(' ') }),
     };
   }
 
   prepareTokenRequest(scope?: string): URLSearchParams {
-    const params = new URLSearchParams({ grant_type: 'client_credentials' });
+    const { grantType, assertionFile } = this.settings;
+    const params =
+      grantType === 'jwt_bearer'
+        ? new URLSearchParams({ grant_type: JWT_BEARER, assertion: workloadToken(assertionFile!) })
+        : new URLSearchParams({ grant_type: 'client_credentials' });
     if (scope) params.set('scope', scope);
     return params;
   }
@@ -64,4 +81,19 @@ export function usualAlgorithm(pem: string): string {
     default:
       return 'EdDSA';
   }
+}
+
+/** The workload's token as its platform last wrote it; an unreadable or empty file says what to fix. */
+function workloadToken(file: string): string {
+  let token: string;
+  try {
+    token = readFileSync(file, 'utf8').trim();
+  } catch (error) {
+    throw new MuxError(
+      'AUTH_FAILED',
+      `cannot read the workload token in oauth.assertion_file ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
+    );
+  }
+  if (token === '') throw new MuxError('AUTH_FAILED', `oauth.assertion_file ${file} is empty`);
+  return token;
 }

@@ -53,7 +53,7 @@ export class ServerSignIn {
   constructor(options: ServerSignInOptions) {
     this.#options = options;
     this.#store = new CredentialStore(options.serverUrl, options.stateDir ?? oauthStateDir());
-    const machine = options.settings.grantType === 'client_credentials';
+    const machine = options.settings.grantType !== undefined;
     this.#provider = new (machine ? MachineOAuthProvider : MuxOAuthProvider)({
       settings: options.settings,
       store: this.#store,
@@ -254,7 +254,7 @@ export class ServerSignIn {
       }
     } catch (error) {
       if (error instanceof MuxError) throw error;
-      const why = `signing in to ${serverUrl} failed: ${messageOf(error)}${await hintFor(error)}`;
+      const why = `signing in to ${serverUrl} failed: ${messageOf(error)}${await hintFor(error, this.#options.settings)}`;
       throw new MuxError('AUTH_FAILED', why, { cause: error });
     } finally {
       this.#pendingUrl = undefined;
@@ -274,12 +274,15 @@ export function isSameOriginIssuerMismatch(sdk: ClientSdk, error: unknown, serve
   return originOf(error.expected) === origin && originOf(error.received) === origin;
 }
 
-/** What to check when the authorization server refused the client itself. */
-async function hintFor(error: unknown): Promise<string> {
+/** What to check when the authorization server refused the client itself, or a workload's token. */
+async function hintFor(error: unknown, settings: OAuthSettings): Promise<string> {
   const { OAuthError } = await clientSdk();
-  return error instanceof OAuthError && error.code === 'invalid_client'
-    ? ' (the authorization server does not accept this client: check oauth.client_id, and its client_secret or private_key)'
-    : '';
+  if (!(error instanceof OAuthError)) return '';
+  if (error.code === 'invalid_client')
+    return ' (the authorization server does not accept this client: check oauth.client_id, and its client_secret or private_key)';
+  if (error.code === 'invalid_grant' && settings.grantType === 'jwt_bearer')
+    return ` (the authorization server refused the workload token in ${settings.assertionFile}: check that it is current, that its audience is this authorization server, and that the server trusts its issuer)`;
+  return '';
 }
 
 /** 401, or 403 asking for more scope: the server wants (another) sign-in. */

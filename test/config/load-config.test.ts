@@ -265,12 +265,12 @@ t.test('a machine client (client_credentials) gives its id and one secret or key
   ]);
   t.throws(
     () => machine({ client_secret: 's' }),
-    /needs the client_id the authorization server gave this client/,
+    /needs the client_id the authorization server knows this client by/,
   );
   t.throws(() => machine({ client_id: 'c' }), /needs one of client_secret and private_key/);
   t.throws(
     () => machine({ client_id: 'c', client_secret: 's', private_key: pem }),
-    /needs one of client_secret and private_key/,
+    /give one of client_secret and private_key, not both/,
   );
   t.throws(
     () => machine({ client_id: 'c', private_key: 'not a key' }),
@@ -282,7 +282,7 @@ t.test('a machine client (client_credentials) gives its id and one secret or key
   );
   t.throws(
     () => parse({ mcpServers: { m: { url, oauth: { private_key: pem } } } }),
-    /apply to "grant_type": "client_credentials"/,
+    /apply to a machine client \("grant_type": "client_credentials" or "jwt_bearer"\)/,
   );
   t.throws(
     () => machine({ client_id: 'c', private_key: '${NOKEY}' }),
@@ -291,6 +291,56 @@ t.test('a machine client (client_credentials) gives its id and one secret or key
   t.throws(
     () => parse({ mcpServers: { m: { url, oauth: { grant_type: 'password' } } } }),
     /oauth\.grant_type: Invalid option/,
+  );
+});
+
+t.test('a workload (jwt_bearer) gives its id and the file its platform writes its token to', async (t) => {
+  const url = 'https://api.example.com/mcp';
+  const workload = (oauth: Record<string, unknown>, env = {}) =>
+    parse({ mcpServers: { w: { url, oauth } } }, env);
+  t.match(
+    workload(
+      { grant_type: 'jwt_bearer', client_id: 'ci', assertion_file: '${TOKEN_FILE}' },
+      { TOKEN_FILE: '/var/run/secrets/tokens/mcp' },
+    ),
+    [
+      {
+        spec: {
+          oauth: { grantType: 'jwt_bearer', clientId: 'ci', assertionFile: '/var/run/secrets/tokens/mcp' },
+        },
+      },
+    ],
+  );
+  t.match(
+    workload({
+      grant_type: 'urn:ietf:params:oauth:grant-type:jwt-bearer',
+      client_id: 'ci',
+      assertion_file: '/t',
+    }),
+    [{ spec: { oauth: { grantType: 'jwt_bearer' } } }],
+    "RFC 7523's name for it",
+  );
+  t.throws(
+    () => workload({ grant_type: 'jwt_bearer', client_id: 'ci' }),
+    /"jwt_bearer" needs assertion_file: the file the platform writes the workload's token to/,
+  );
+  t.throws(
+    () => workload({ grant_type: 'jwt_bearer', assertion_file: '/t' }),
+    /"jwt_bearer" needs the client_id/,
+  );
+  t.throws(
+    () =>
+      workload({
+        grant_type: 'client_credentials',
+        client_id: 'c',
+        client_secret: 's',
+        assertion_file: '/t',
+      }),
+    /oauth.assertion_file applies to "grant_type": "jwt_bearer"/,
+  );
+  t.throws(
+    () => workload({ grant_type: 'jwt_bearer', client_id: 'c', assertion_file: '${NOFILE}' }),
+    /oauth\.assertion_file: \$\{NOFILE\} is not set/,
   );
 });
 

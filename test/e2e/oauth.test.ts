@@ -3,7 +3,7 @@
 // (testservers/oauth-server.js), with $BROWSER a script that follows the authorization
 // redirects as a person's browser would. Credentials go to a temporary XDG_STATE_HOME.
 import { execFile } from 'node:child_process';
-import { generateKeyPairSync } from 'node:crypto';
+import { generateKeyPairSync, sign } from 'node:crypto';
 import { mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -196,6 +196,81 @@ t.test(
     }).catch((error: { stderr: string; code: number }) => error);
     t.equal((refused as { code?: number }).code, 1, 'the call fails');
     t.match(refused.stderr, /AUTH_FAILED|invalid_client/, 'saying the sign-in failed');
+    await remote.server.stop();
+    await assertNoLeaks(t);
+  },
+);
+
+t.test(
+  "a workload (jwt_bearer) trades its platform's token for tokens, reading the file again as it rotates; a refused token says what to check",
+  async (t) => {
+    // The platform (a Kubernetes cluster, a cloud) signs the workload's tokens; the
+    // authorization server trusts its key.
+    const platform = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+    const remote = await startOAuthServer({
+      WORKLOAD_PUBLIC_KEY: platform.publicKey.export({ type: 'spki', format: 'pem' }).toString(),
+      TOKEN_TTL_SECONDS: '2',
+    });
+    const origin = new URL(remote.url).origin;
+    const workloadToken = (sub: string, aud = origin) => {
+      const part = (value: object) => Buffer.from(JSON.stringify(value)).toString('base64url');
+      const now = Math.floor(Date.now() / 1000);
+      const signed = `${part({ alg: 'ES256', typ: 'JWT' })}.${part({ iss: 'https://platform.example', sub, aud, iat: now, exp: now + 600 })}`;
+      const signature = sign('sha256', Buffer.from(signed), {
+        key: platform.privateKey,
+        dsaEncoding: 'ieee-p1363',
+      });
+      return `${signed}.${signature.toString('base64url')}`;
+    };
+    const tokenFile = join(scratch, 'workload-token');
+    writeFileSync(tokenFile, `${workloadToken('agent-1')}\n`);
+    const file = config('wl', {
+      url: remote.url,
+      oauth: { grant_type: 'jwt_bearer', client_id: 'ci-agent', assertion_file: '${TOKEN_FILE}' },
+    });
+    const call = (own: string) =>
+      mcpmuxCall(file, 'wl__whoami', {
+        BROWSER: '/nonexistent/browser',
+        XDG_STATE_HOME: join(scratch, own),
+        TOKEN_FILE: tokenFile,
+      });
+
+    t.match((await call('wl-state')).stdout, /hello, signed-in user/, 'no person, no registration');
+    t.match(await remote.stats(), {
+      jwt_bearer_grants: 1,
+      last_workload_subject: 'agent-1',
+      registrations: 0,
+    });
+
+    // The platform rotates the token; the access token nears its end; the file is read again.
+    writeFileSync(tokenFile, workloadToken('agent-2'));
+    await new Promise((resolve) => setTimeout(resolve, 1200));
+    t.match((await call('wl-state')).stdout, /hello, signed-in user/);
+    t.match(await remote.stats(), {
+      jwt_bearer_grants: 2,
+      last_workload_subject: 'agent-2',
+      refresh_grants: 0,
+    });
+
+    // A token for another audience is refused, and the error says what to check.
+    writeFileSync(tokenFile, workloadToken('agent-3', 'https://elsewhere.example'));
+    const refused = await call('wl-refused').catch((error: { stderr: string; code: number }) => error);
+    t.equal((refused as { code?: number }).code, 1, 'the call fails');
+    t.match(
+      refused.stderr,
+      /refused the workload token in .*workload-token: check that it is current, that its audience is this authorization server/,
+    );
+    // The SDK's auth() asks once more after an invalid_grant (it drops the tokens, as for a
+    // refresh token): the same token again, then no more.
+    t.match(await remote.stats(), { refused_workload_tokens: 2 });
+    t.notOk(refused.stderr.includes('eyJ'), 'no JWT in the log');
+
+    rmSync(tokenFile);
+    const missing = await call('wl-missing').catch((error: { stderr: string }) => error);
+    t.match(
+      missing.stderr,
+      /cannot read the workload token in oauth.assertion_file .*workload-token: ENOENT/,
+    );
     await remote.server.stop();
     await assertNoLeaks(t);
   },
