@@ -24,8 +24,19 @@ const IMPORT_PARAMS: Record<
   PS512: { name: 'RSA-PSS', hash: 'SHA-512' },
   EdDSA: { name: 'Ed25519' },
 };
-/** Preferred first: small keys and fast signatures. */
-const PREFERENCE = Object.keys(IMPORT_PARAMS) as DpopAlg[];
+/** Small keys and fast signatures first (ES256 is what authorization servers most often take). */
+const PREFERENCE: readonly DpopAlg[] = [
+  'ES256',
+  'EdDSA',
+  'ES384',
+  'ES512',
+  'PS256',
+  'PS384',
+  'PS512',
+  'RS256',
+  'RS384',
+  'RS512',
+];
 
 /** The algorithm to sign proofs with, from what an authorization server advertises; none: no DPoP. */
 export function dpopAlgorithm(advertised: unknown): DpopAlg | undefined {

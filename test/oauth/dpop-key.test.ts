@@ -17,8 +17,8 @@ const newStore = () => new CredentialStore(`https://mcp${++stores}.example.com/m
 
 t.test('the algorithm: the first mcpmux prefers of those offered; none offered, no DPoP', async (t) => {
   t.equal(dpopAlgorithm(['RS256', 'ES256']), 'ES256');
-  t.equal(dpopAlgorithm(['PS256', 'EdDSA']), 'PS256');
-  t.equal(dpopAlgorithm(['EdDSA']), 'EdDSA');
+  t.equal(dpopAlgorithm(['RS256', 'EdDSA']), 'EdDSA');
+  t.equal(dpopAlgorithm(['RS256', 'PS256']), 'PS256');
   t.equal(dpopAlgorithm(['HS256', 'none']), undefined, 'symmetric or none: not usable (RFC 9449 §11.6)');
   t.equal(dpopAlgorithm([]), undefined);
   t.equal(dpopAlgorithm(undefined), undefined);
