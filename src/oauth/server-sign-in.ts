@@ -3,9 +3,9 @@
 // sign-in (the SDK's auth(): discovery, registration, PKCE, the token exchange), the person
 // is sent to the authorization URL, mcpmux waits on its loopback redirect for the code,
 // and the request is sent again with the new token. A token about to expire is refreshed
-// first. A machine client (client credentials) gets its tokens itself, with no person
-// (machine-client.ts). Tokens bound to mcpmux's key (DPoP, dpop-key.ts) go with a proof. The rest of mcpmux sees a server that answers, or an AUTH_* error
-// that says why.
+// first. A machine client (client credentials, a workload's token) gets its tokens itself,
+// with no person (machine-client.ts). Tokens bound to mcpmux's key (DPoP, dpop-key.ts) go
+// with a proof. The rest of mcpmux sees a server that answers, or an AUTH_* error that says why.
 import type { AuthOptions, AuthResult, FetchLike, IssuerMismatchError } from '@modelcontextprotocol/client';
 import { clientSdk, type ClientSdk } from '../child/client-sdk.js';
 import { MuxError, messageOf } from '../errors.js';
