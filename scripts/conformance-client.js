@@ -5,7 +5,8 @@
 // tool calls to make) set; MCPMUX_CONFORMANCE_ERA is the era mcpmux speaks to the suite's
 // server (legacy, the default, for the 2025 scenarios; auto for the 2026-07-28 ones).
 // It does what a user of mcpmux would: a config file with the server (and "oauth" for the
-// auth scenarios), then the one-shot commands `mcpmux inspect` and `mcpmux call`, with
+// auth scenarios), then the one-shot commands `mcpmux inspect` and `mcpmux call` (or, where
+// the server asks the client for input, mcpmux serving on stdio to a client that answers), with
 // $BROWSER set to conformance-browser.js, which follows the suite's auto-approving
 // authorization redirects to mcpmux's loopback callback, as a person's browser would.
 import { execFileSync } from 'node:child_process';
@@ -77,6 +78,38 @@ try {
     const tools = listed.servers?.[0]?.tools ?? [];
     const schema = tools.find((tool) => tool.name === 'json_schema_2020_12_tool')?.inputSchema;
     mcpmux('call', 'json_schema_echo', JSON.stringify({ schema }));
+  } else if (scenario === 'sep-2322-client-request-state') {
+    // The server's tools ask for input (input_required): mcpmux asks its own client, which a
+    // person would answer; here a client that confirms, as mcpmux serving on stdio sees it.
+    const { Client } = await import('@modelcontextprotocol/client');
+    const { StdioClientTransport } = await import('@modelcontextprotocol/client/stdio');
+    const client = new Client(
+      { name: 'conformance-person', version: '1.0.0' },
+      { capabilities: { elicitation: { form: {} } } },
+    );
+    client.setRequestHandler('elicitation/create', () => ({
+      action: 'accept',
+      content: { confirmed: true },
+    }));
+    await client.connect(
+      new StdioClientTransport({
+        command: process.execPath,
+        args: [MAIN, '--config', config],
+        env: /** @type {Record<string, string>} */ (env),
+        stderr: 'inherit',
+      }),
+    );
+    try {
+      for (const name of [
+        'test_mrtr_echo_state',
+        'test_mrtr_no_state',
+        'test_mrtr_unrelated',
+        'test_mrtr_no_result_type',
+      ])
+        await client.callTool({ name, arguments: {} }).catch(() => {});
+    } finally {
+      await client.close();
+    }
   } else if (scenario === 'sse-retry') mcpmux('call', 'test_reconnection', '{}');
   else if (scenario.startsWith('auth/')) mcpmux('call', 'test-tool', '{}');
   else {

@@ -172,8 +172,8 @@ const CLIENT_SCENARIOS = [
  * SEP-2243's standard and Mcp-Param-* headers, schemas kept as written, the RFC 9207 and
  * SEP-2352 issuer checks, an authorization server that moves), a few of the 2025 auth
  * scenarios again in this era, the DPoP (SEP-1932) and workload identity (SEP-1933)
- * extensions. Not run: sep-2322-client-request-state (a person answers an elicitation),
- * enterprise authorization, the skills extension.
+ * extensions, and a server's input_required rounds (SEP-2322, answered by a client of mcpmux
+ * serving on stdio that confirms). Not run: enterprise authorization, the skills extension.
  */
 const CLIENT_SCENARIOS_2026 = [
   'tools_call',
@@ -198,6 +198,7 @@ const CLIENT_SCENARIOS_2026 = [
   'auth/dpop',
   'auth/dpop-nonce',
   'auth/wif-jwt-bearer',
+  'sep-2322-client-request-state',
 ];
 
 /** Runs each client scenario against mcpmux as the client; returns the totals of checks. */
