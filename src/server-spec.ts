@@ -80,6 +80,8 @@ export interface OAuthSettings {
   readonly scopes?: readonly string[];
   /** The loopback port the browser is sent back to; absent: any free port. */
   readonly redirectPort?: number;
+  /** false: bearer tokens even where the authorization server offers DPoP (dpop-key.ts). */
+  readonly dpop?: false;
 }
 
 export const oauthField = z
@@ -132,6 +134,10 @@ export const oauthField = z
       .describe(
         'The loopback port of the redirect URI (http://127.0.0.1:PORT/callback). Default: any free port.',
       ),
+    dpop: z
+      .boolean()
+      .optional()
+      .describe('false: bearer tokens even where the authorization server offers DPoP. Default: true.'),
   })
   .strict();
 
@@ -337,6 +343,7 @@ function oauthSettings(wire: z.infer<typeof oauthField>): OAuthSettings {
     ...(wire.client_metadata_url !== undefined && { clientMetadataUrl: wire.client_metadata_url }),
     ...(wire.scopes !== undefined && { scopes: wire.scopes }),
     ...(wire.redirect_port !== undefined && { redirectPort: wire.redirect_port }),
+    ...(wire.dpop === false && { dpop: false }),
   };
 }
 

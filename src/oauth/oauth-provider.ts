@@ -165,9 +165,10 @@ export class MuxOAuthProvider implements OAuthClientProvider {
 
   /**
    * DPoP (dpop-key.ts): with an authorization server that advertises it, and while the kept
-   * tokens are bound to the kept key; otherwise none, and tokens are bearer tokens.
+   * tokens are bound to the kept key; otherwise (or with "dpop": false) none: bearer tokens.
    */
   dpop(): Promise<DpopSession> | undefined {
+    if (this.#options.settings.dpop === false) return undefined;
     const { tokens, dpopKey, discovery } = this.#options.store.read();
     const bound = tokens?.token_type?.toLowerCase() === 'dpop';
     const metadata = discovery?.authorizationServerMetadata as Record<string, unknown> | undefined;

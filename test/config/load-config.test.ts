@@ -294,6 +294,16 @@ t.test('a machine client (client_credentials) gives its id and one secret or key
   );
 });
 
+t.test('"dpop": false asks for bearer tokens; true is the default, so it is not kept', async (t) => {
+  const url = 'https://api.example.com/mcp';
+  t.match(parse({ mcpServers: { a: { url, oauth: { dpop: false } } } }), [
+    { spec: { oauth: { dpop: false } } },
+  ]);
+  const [on] = parse({ mcpServers: { a: { url, oauth: { dpop: true } } } });
+  t.notOk('dpop' in (on!.spec as { oauth: object }).oauth);
+  t.throws(() => parse({ mcpServers: { a: { url, oauth: { dpop: 'no' } } } }), /oauth\.dpop/);
+});
+
 t.test('a workload (jwt_bearer) gives its id and the file its platform writes its token to', async (t) => {
   const url = 'https://api.example.com/mcp';
   const workload = (oauth: Record<string, unknown>, env = {}) =>

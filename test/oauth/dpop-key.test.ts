@@ -108,5 +108,14 @@ t.test(
 
     provider.invalidateCredentials('all');
     t.equal(store.read().dpopKey, undefined, 'forgetting everything forgets the key');
+
+    const off = new MuxOAuthProvider({
+      settings: { dpop: false },
+      store,
+      redirectUrl: () => 'http://127.0.0.1:5000/callback',
+      sendToSignIn: () => {},
+    });
+    discovery(['ES256']);
+    t.equal(off.dpop(), undefined, '"dpop": false: bearer tokens though it is offered');
   },
 );
