@@ -90,13 +90,9 @@ export const oauthField = z
       .enum(['authorization_code', 'client_credentials', 'jwt_bearer', JWT_BEARER_URN])
       .optional()
       .describe(
-        'Machine clients, no browser: client_credentials (client_id, and client_secret or private_key); jwt_bearer (client_id, assertion_file).',
+        'A machine client, no browser: client_credentials (client_secret or private_key) or jwt_bearer (assertion_file).',
       ),
-    assertion_file: z
-      .string()
-      .min(1)
-      .optional()
-      .describe("jwt_bearer: file of the workload's token (JWT), read at each token request."),
+    assertion_file: z.string().min(1).optional().describe("jwt_bearer: the workload token's file."),
     client_id: z
       .string()
       .min(1)
@@ -134,10 +130,7 @@ export const oauthField = z
       .describe(
         'The loopback port of the redirect URI (http://127.0.0.1:PORT/callback). Default: any free port.',
       ),
-    dpop: z
-      .boolean()
-      .optional()
-      .describe('false: bearer tokens even where the authorization server offers DPoP. Default: true.'),
+    dpop: z.boolean().optional().describe('false: no DPoP.'),
   })
   .strict();
 
