@@ -319,6 +319,24 @@ t.test(
     t.match(await strict.stats(), { dpop_bound_tokens: 1, dpop_nonce_challenges: 1 });
     await strict.server.stop();
 
+    // A machine client's tokens are bound the same way.
+    const machine = await startOAuthServer({
+      DPOP: 'ES256',
+      PRE_CLIENT_ID: 'machine',
+      PRE_CLIENT_SECRET: SECRET,
+    });
+    const machineFile = config('mdpop', {
+      url: machine.url,
+      oauth: { grant_type: 'client_credentials', client_id: 'machine', client_secret: SECRET },
+    });
+    const byMachine = await mcpmuxCall(machineFile, 'mdpop__whoami', {
+      XDG_STATE_HOME: join(scratch, 'dpop-machine-state'),
+      BROWSER: '/nonexistent/browser',
+    });
+    t.match(byMachine.stdout, /hello, signed-in user/);
+    t.match(await machine.stats(), { client_credentials_grants: 1, dpop_bound_tokens: 1 });
+    await machine.server.stop();
+
     // No DPoP offered: bearer tokens, and no key made.
     const plain = await startOAuthServer({});
     const own3 = join(scratch, 'bearer-state');
