@@ -5,15 +5,16 @@
 // approves at once (the browser's part is a GET that follows redirects), PKCE (S256) at the
 // token endpoint, refresh tokens, a pre-registered confidential client, and the
 // client_credentials grant (SEP-1046) for it, by its secret or by an assertion signed with
-// its private key (private_key_jwt, checked against PRE_CLIENT_PUBLIC_KEY). MCP itself is a
-// stateless JSON-over-POST endpoint with one tool, `whoami`.
+// its private key (private_key_jwt, checked against PRE_CLIENT_PUBLIC_KEY); the JWT-bearer
+// grant for a workload's token (RFC 7523 §2.1, SEP-1933); and DPoP (RFC 9449). MCP itself is
+// a stateless JSON-over-POST endpoint with one tool, `whoami`.
 // Env: TOKEN_TTL_SECONDS (access token lifetime, default 3600), PRE_CLIENT_ID and
 // PRE_CLIENT_SECRET (a client registered beforehand), PRE_CLIENT_PUBLIC_KEY (its public key,
-// PEM), WORKLOAD_PUBLIC_KEY (the key of the issuer of workload tokens it takes as grants,
-// RFC 7523 §2.1, PEM). DPOP=ALG,ALG… advertises DPoP (RFC 9449) with those algorithms: a token request with
-// a valid proof gets tokens bound to its key, which /mcp then takes only with a proof of that
-// key; DPOP_NONCE=1 also asks for a nonce, at both ends. Test hooks: POST /admin/revoke
-// (every refresh token and access token stops working), GET /admin/stats.
+// PEM), WORKLOAD_PUBLIC_KEY (the PEM key of the issuer whose workload tokens it takes as
+// grants). DPOP=ALG,ALG… advertises DPoP with those algorithms: a token request with a valid
+// proof gets tokens bound to its key, which /mcp then takes only with a proof of that key;
+// DPOP_NONCE=1 also asks for a nonce, at both ends. Test hooks: POST /admin/revoke (every
+// refresh token and access token stops working), GET /admin/stats.
 import { constants, createHash, createPublicKey, randomBytes, verify } from 'node:crypto';
 import { createServer } from 'node:http';
 
