@@ -217,6 +217,9 @@ export function parseConfig(
 
 type Entry = z.infer<typeof entrySchema>;
 
+/** The oauth fields where ${VAR} is read from mcpmux's environment. */
+const OAUTH_EXPANDED = ['client_id', 'client_secret', 'private_key', 'assertion_file'] as const;
+
 function expandEntry(
   entry: Entry,
   env: Readonly<Record<string, string | undefined>>,
@@ -240,18 +243,12 @@ function expandEntry(
     headers: expandRecord(entry.headers, 'headers'),
     oauth: entry.oauth && {
       ...entry.oauth,
-      ...(entry.oauth.client_id !== undefined && {
-        client_id: expand(entry.oauth.client_id, 'oauth.client_id'),
-      }),
-      ...(entry.oauth.client_secret !== undefined && {
-        client_secret: expand(entry.oauth.client_secret, 'oauth.client_secret'),
-      }),
-      ...(entry.oauth.private_key !== undefined && {
-        private_key: expand(entry.oauth.private_key, 'oauth.private_key'),
-      }),
-      ...(entry.oauth.assertion_file !== undefined && {
-        assertion_file: expand(entry.oauth.assertion_file, 'oauth.assertion_file'),
-      }),
+      ...Object.fromEntries(
+        OAUTH_EXPANDED.flatMap((field) => {
+          const value = entry.oauth?.[field];
+          return value === undefined ? [] : [[field, expand(value, `oauth.${field}`)]];
+        }),
+      ),
     },
     tools: toolFilter(entry, where, problems),
     watch: entry.watch,
