@@ -29,12 +29,25 @@ const scratch = mkdtempSync(join(tmpdir(), 'mcpmux-conformance-client-'));
 // A workload (SEP-1933) trades the token its platform wrote to a file for tokens.
 const workloadToken = typeof context.valid_jwt === 'string' ? join(scratch, 'workload-token') : undefined;
 if (workloadToken) writeFileSync(workloadToken, context.valid_jwt);
-const machine = scenario.startsWith('auth/client-credentials-') || workloadToken !== undefined;
+// A person of an organisation (SEP-990): their identity provider trades their ID token, which
+// their SSO agent keeps in a file, for a grant to the server's authorization server.
+const idTokenFile = typeof context.idp_id_token === 'string' ? join(scratch, 'id-token') : undefined;
+if (idTokenFile) writeFileSync(idTokenFile, context.idp_id_token);
+const idp = idTokenFile && {
+  issuer: context.idp_issuer,
+  // Its OpenID metadata lacks fields OIDC requires, which the SDK's discovery refuses.
+  token_endpoint: context.idp_token_endpoint,
+  client_id: context.idp_client_id,
+  id_token_file: idTokenFile,
+};
+const machine =
+  scenario.startsWith('auth/client-credentials-') || workloadToken !== undefined || idp !== undefined;
 const oauth = scenario.startsWith('auth/')
   ? {
       // A machine client (SEP-1046) gets its tokens itself, with its secret or its private key.
-      ...(machine && !workloadToken && { grant_type: 'client_credentials' }),
+      ...(machine && !workloadToken && !idp && { grant_type: 'client_credentials' }),
       ...(workloadToken && { grant_type: 'jwt_bearer', assertion_file: workloadToken }),
+      ...(idp && { grant_type: 'jwt_bearer', idp }),
       ...(context.client_id && { client_id: context.client_id }),
       ...(context.client_secret && { client_secret: context.client_secret }),
       ...(context.private_key_pem && { private_key: context.private_key_pem }),

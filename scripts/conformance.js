@@ -173,7 +173,7 @@ const CLIENT_SCENARIOS = [
  * SEP-2352 issuer checks, an authorization server that moves), a few of the 2025 auth
  * scenarios again in this era, the DPoP (SEP-1932) and workload identity (SEP-1933)
  * extensions, and a server's input_required rounds (SEP-2322, answered by a client of mcpmux
- * serving on stdio that confirms). Not run: enterprise authorization, the skills extension.
+ * serving on stdio that confirms), enterprise-managed authorization (SEP-990). Not run: the skills extension.
  */
 const CLIENT_SCENARIOS_2026 = [
   'tools_call',
@@ -198,6 +198,7 @@ const CLIENT_SCENARIOS_2026 = [
   'auth/dpop',
   'auth/dpop-nonce',
   'auth/wif-jwt-bearer',
+  'auth/enterprise-managed-authorization',
   'sep-2322-client-request-state',
 ];
 

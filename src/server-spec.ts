@@ -1,7 +1,7 @@
 // What it takes to start one child server, as given by add_server, a config file or
 // the command line. Validated once, at those edges; everything inside trusts the type.
-import { createPrivateKey } from 'node:crypto';
 import { z } from 'zod';
+import { oauthField, oauthProblem, oauthSettings, type OAuthSettings } from './oauth/oauth-settings.js';
 import type { ToolFilter } from './router/tool-filter.js';
 
 export const SERVER_NAME_PATTERN = /^[a-zA-Z0-9][a-zA-Z0-9_-]*$/;
@@ -50,89 +50,6 @@ export interface RemoteServerSpec {
   /** Sign in with OAuth 2.1 (authorization code with PKCE, or client credentials) when the server asks for it. */
   readonly oauth?: OAuthSettings;
 }
-
-export type MachineGrant = 'client_credentials' | 'jwt_bearer';
-/** RFC 7523's name for jwt_bearer, accepted as written. */
-const JWT_BEARER_URN = 'urn:ietf:params:oauth:grant-type:jwt-bearer';
-
-/** A remote server's OAuth client settings; all optional (dynamic registration by default). */
-export interface OAuthSettings {
-  /**
-   * A machine client, which gets its tokens itself with no person and no browser:
-   * client_credentials with its id and its secret or private key (SEP-1046), jwt_bearer with a
-   * workload token its platform issues (RFC 7523, SEP-1933). Absent: a person signs in
-   * (authorization code).
-   */
-  readonly grantType?: MachineGrant;
-  /** jwt_bearer: the file holding the workload's token, read again for each token asked for (it rotates). */
-  readonly assertionFile?: string;
-  /** A PEM private key that signs the client's assertions (private_key_jwt; a secret: never echoed). */
-  readonly privateKey?: string;
-  /** Its JWS algorithm (RS256, ES256, EdDSA…); absent: the key type's usual one. */
-  readonly signingAlgorithm?: string;
-  /** A client registered beforehand with the authorization server (no dynamic registration). */
-  readonly clientId?: string;
-  /** Its secret, for a confidential client (a secret: never echoed). */
-  readonly clientSecret?: string;
-  /** A client ID metadata document's URL (the client's ID where the server supports them). */
-  readonly clientMetadataUrl?: string;
-  /** Scopes to ask for; absent: what the server's challenge or metadata says. */
-  readonly scopes?: readonly string[];
-  /** The loopback port the browser is sent back to; absent: any free port. */
-  readonly redirectPort?: number;
-  /** false: bearer tokens even where the authorization server offers DPoP (dpop-key.ts). */
-  readonly dpop?: false;
-}
-
-export const oauthField = z
-  .object({
-    grant_type: z
-      .enum(['authorization_code', 'client_credentials', 'jwt_bearer', JWT_BEARER_URN])
-      .optional()
-      .describe(
-        'A machine client, no browser: client_credentials (client_secret or private_key) or jwt_bearer (assertion_file).',
-      ),
-    assertion_file: z.string().min(1).optional().describe("jwt_bearer: the workload token's file."),
-    client_id: z
-      .string()
-      .min(1)
-      .optional()
-      .describe('A client registered beforehand (skips dynamic registration).'),
-    client_secret: z
-      .string()
-      .min(1)
-      .optional()
-      .describe('Its secret, for a confidential client; ${VAR} works.'),
-    private_key: z
-      .string()
-      .min(1)
-      .optional()
-      .describe('PEM private key signing the client assertion (private_key_jwt).'),
-    signing_algorithm: z
-      .string()
-      .min(1)
-      .optional()
-      .describe("private_key's JWS algorithm. Default: from the key type."),
-    client_metadata_url: z
-      .url({ protocol: /^https?$/, error: 'client_metadata_url must be an http(s) URL' })
-      .optional()
-      .describe("A client ID metadata document's URL, used as the client ID where the server supports it."),
-    scopes: z
-      .array(z.string().min(1))
-      .optional()
-      .describe('Scopes to ask for. Default: what the server asks.'),
-    redirect_port: z
-      .number()
-      .int()
-      .min(1, 'redirect_port must be a port number (1–65535)')
-      .max(65_535, 'redirect_port must be a port number (1–65535)')
-      .optional()
-      .describe(
-        'The loopback port of the redirect URI (http://127.0.0.1:PORT/callback). Default: any free port.',
-      ),
-    dpop: z.boolean().optional().describe('false: no DPoP.'),
-  })
-  .strict();
 
 export type ServerSpec = (StdioServerSpec | RemoteServerSpec) & {
   /** How long start-up (spawn, initialize, tools/list) may take. */
@@ -258,8 +175,8 @@ export function specFromWire(fields: WireServerFields): ServerSpec | string {
       return 'args, env, cwd and watch apply to a command, not to a url';
     if (!/^https?:\/\//.test(fields.url) || !URL.canParse(fields.url))
       return `url '${fields.url}' is not an absolute http(s) URL`;
-    const oauthProblem = fields.oauth && oauthMismatch(fields.oauth);
-    if (oauthProblem) return oauthProblem;
+    const oauthMismatch = fields.oauth && oauthProblem(fields.oauth);
+    if (oauthMismatch) return oauthMismatch;
     return {
       transport: 'http',
       url: fields.url,
@@ -285,58 +202,6 @@ export function specFromWire(fields: WireServerFields): ServerSpec | string {
     ...(fields.prefix !== undefined && { prefix: fields.prefix }),
     ...(fields.era !== undefined && { era: fields.era }),
     ...(restart && { restart }),
-  };
-}
-
-/** What does not fit together in an oauth block: a machine client needs its credentials, a person's none of them. */
-function oauthMismatch(wire: z.infer<typeof oauthField>): string | undefined {
-  const grant = machineGrant(wire.grant_type);
-  if (wire.assertion_file !== undefined && grant !== 'jwt_bearer')
-    return 'oauth.assertion_file applies to "grant_type": "jwt_bearer"';
-  if (grant === undefined) {
-    return wire.private_key !== undefined || wire.signing_algorithm !== undefined
-      ? 'oauth.private_key and oauth.signing_algorithm apply to a machine client ("grant_type": "client_credentials" or "jwt_bearer")'
-      : undefined;
-  }
-  if (wire.client_id === undefined)
-    return `oauth with "grant_type": "${grant}" needs the client_id the authorization server knows this client by`;
-  if (grant === 'jwt_bearer' && wire.assertion_file === undefined)
-    return 'oauth with "grant_type": "jwt_bearer" needs assertion_file: the file the platform writes the workload\'s token to (e.g. "${AZURE_FEDERATED_TOKEN_FILE}", a Kubernetes projected token)';
-  if (wire.client_secret !== undefined && wire.private_key !== undefined)
-    return 'oauth: give one of client_secret and private_key, not both';
-  if (grant === 'client_credentials' && wire.client_secret === undefined && wire.private_key === undefined)
-    return 'oauth with "grant_type": "client_credentials" needs one of client_secret and private_key';
-  if (wire.signing_algorithm !== undefined && wire.private_key === undefined)
-    return 'oauth.signing_algorithm applies to a private_key';
-  if (wire.private_key !== undefined) {
-    try {
-      createPrivateKey(wire.private_key);
-    } catch (error) {
-      return `oauth.private_key is not a private key in PEM ("-----BEGIN PRIVATE KEY-----…"): ${(error as Error).message}`;
-    }
-  }
-  return undefined;
-}
-
-/** The machine grant an oauth block names, RFC 7523's URN read as jwt_bearer; none for a person's sign-in. */
-function machineGrant(grant: z.infer<typeof oauthField>['grant_type']): MachineGrant | undefined {
-  if (grant === JWT_BEARER_URN) return 'jwt_bearer';
-  return grant === 'authorization_code' ? undefined : grant;
-}
-
-function oauthSettings(wire: z.infer<typeof oauthField>): OAuthSettings {
-  const grantType = machineGrant(wire.grant_type);
-  return {
-    ...(grantType !== undefined && { grantType }),
-    ...(wire.assertion_file !== undefined && { assertionFile: wire.assertion_file }),
-    ...(wire.private_key !== undefined && { privateKey: wire.private_key }),
-    ...(wire.signing_algorithm !== undefined && { signingAlgorithm: wire.signing_algorithm }),
-    ...(wire.client_id !== undefined && { clientId: wire.client_id }),
-    ...(wire.client_secret !== undefined && { clientSecret: wire.client_secret }),
-    ...(wire.client_metadata_url !== undefined && { clientMetadataUrl: wire.client_metadata_url }),
-    ...(wire.scopes !== undefined && { scopes: wire.scopes }),
-    ...(wire.redirect_port !== undefined && { redirectPort: wire.redirect_port }),
-    ...(wire.dpop === false && { dpop: false }),
   };
 }
 

@@ -6,12 +6,14 @@
 // token endpoint, refresh tokens, a pre-registered confidential client, and the
 // client_credentials grant (SEP-1046) for it, by its secret or by an assertion signed with
 // its private key (private_key_jwt, checked against PRE_CLIENT_PUBLIC_KEY); the JWT-bearer
-// grant for a workload's token (RFC 7523 §2.1, SEP-1933); and DPoP (RFC 9449). MCP itself is
-// a stateless JSON-over-POST endpoint with one tool, `whoami`.
+// grant for a workload's token (RFC 7523 §2.1, SEP-1933) or for a grant an organisation's
+// identity provider issued (an ID-JAG, SEP-990); and DPoP (RFC 9449). MCP itself is a
+// stateless JSON-over-POST endpoint with one tool, `whoami`.
 // Env: TOKEN_TTL_SECONDS (access token lifetime, default 3600), PRE_CLIENT_ID and
 // PRE_CLIENT_SECRET (a client registered beforehand), PRE_CLIENT_PUBLIC_KEY (its public key,
 // PEM), WORKLOAD_PUBLIC_KEY (the PEM key of the issuer whose workload tokens it takes as
-// grants). DPOP=ALG,ALG… advertises DPoP with those algorithms: a token request with a valid
+// grants), IDP_PUBLIC_KEY (the PEM key of the identity provider whose ID-JAGs it takes, for
+// the pre-registered client only, as their client_id claim says). DPOP=ALG,ALG… advertises DPoP with those algorithms: a token request with a valid
 // proof gets tokens bound to its key, which /mcp then takes only with a proof of that key;
 // DPOP_NONCE=1 also asks for a nonce, at both ends. Test hooks: POST /admin/revoke (every
 // refresh token and access token stops working), GET /admin/stats.
@@ -23,6 +25,7 @@ const preClient = process.env['PRE_CLIENT_ID'];
 const preSecret = process.env['PRE_CLIENT_SECRET'];
 const prePublicKey = process.env['PRE_CLIENT_PUBLIC_KEY'];
 const workloadPublicKey = process.env['WORKLOAD_PUBLIC_KEY'];
+const idpPublicKey = process.env['IDP_PUBLIC_KEY'];
 const dpopAlgs = process.env['DPOP']?.split(',');
 const dpopNonce = process.env['DPOP_NONCE'] === '1' ? id('nonce') : undefined;
 /** @type {Map<string, {challenge: string, client: string, redirect: string, scope: string}>} */
@@ -44,6 +47,10 @@ const stats = {
   refused_workload_tokens: 0,
   /** The sub of the last workload token granted. */
   last_workload_subject: '',
+  id_jag_grants: 0,
+  refused_id_jags: 0,
+  /** The person the last ID-JAG granted was for. */
+  last_id_jag_subject: '',
   dpop_bound_tokens: 0,
   dpop_requests: 0,
   dpop_nonce_challenges: 0,
@@ -101,6 +108,15 @@ function verifiedJwt(jwt, publicKey) {
   const fresh = typeof payload.exp === 'number' && payload.exp * 1000 > Date.now();
   const forUs = [payload.aud].flat().some((aud) => audience.includes(aud));
   return ok && fresh && forUs ? payload : undefined;
+}
+
+/** A JWT's typ header. */
+function jwtType(jwt) {
+  try {
+    return JSON.parse(Buffer.from(jwt?.split('.')[0] ?? '', 'base64url').toString()).typ;
+  } catch {
+    return undefined;
+  }
 }
 
 /** A client assertion (RFC 7523) signed by the pre-registered client's key, for this server, not expired. */
@@ -272,6 +288,20 @@ const server = createServer(async (request, response) => {
       refresh.delete(form.get('refresh_token') ?? '');
       stats.refresh_grants++;
       return issue(response, grant.scope, true, jkt);
+    }
+    // A grant the identity provider issued for a person (SEP-990): for this server, this client.
+    if (
+      form.get('grant_type') === JWT_BEARER_GRANT &&
+      jwtType(form.get('assertion')) === 'oauth-id-jag+jwt'
+    ) {
+      const grant = verifiedJwt(form.get('assertion') ?? '', idpPublicKey);
+      if (!grant || grant.client_id !== client || grant.resource !== `${base}/mcp`) {
+        stats.refused_id_jags++;
+        return json(response, 400, { error: 'invalid_grant', error_description: 'ID-JAG refused' });
+      }
+      stats.id_jag_grants++;
+      stats.last_id_jag_subject = grant.sub;
+      return issue(response, form.get('scope') ?? 'mcp', false, jkt);
     }
     // A workload's token (RFC 7523 §2.1) from the issuer whose key this server trusts.
     if (form.get('grant_type') === JWT_BEARER_GRANT) {

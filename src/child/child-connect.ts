@@ -14,7 +14,8 @@ import {
   type CapabilityRow,
   type Catalog,
 } from '../router/capabilities.js';
-import type { OAuthSettings, RemoteServerSpec, ServerSpec, StdioServerSpec } from '../server-spec.js';
+import type { OAuthSettings } from '../oauth/oauth-settings.js';
+import type { RemoteServerSpec, ServerSpec, StdioServerSpec } from '../server-spec.js';
 import { ServerSignIn } from '../oauth/server-sign-in.js';
 import { randomUUID } from 'node:crypto';
 import { sendToSignIn } from '../oauth/send-to-sign-in.js';

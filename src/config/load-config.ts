@@ -219,6 +219,21 @@ type Entry = z.infer<typeof entrySchema>;
 
 /** The oauth fields where ${VAR} is read from mcpmux's environment. */
 const OAUTH_EXPANDED = ['client_id', 'client_secret', 'private_key', 'assertion_file'] as const;
+const IDP_EXPANDED = ['issuer', 'token_endpoint', 'client_id', 'client_secret', 'id_token_file'] as const;
+
+/** `record` with ${VAR} expanded in the named fields it has. */
+function expandFields<T extends Record<string, unknown>>(
+  record: T,
+  fields: readonly (keyof T & string)[],
+  where: string,
+  expand: (value: string, field: string) => string,
+): T {
+  const expanded = fields.flatMap((field) => {
+    const value = record[field];
+    return typeof value === 'string' ? [[field, expand(value, `${where}.${field}`)]] : [];
+  });
+  return { ...record, ...Object.fromEntries(expanded) };
+}
 
 function expandEntry(
   entry: Entry,
@@ -242,13 +257,8 @@ function expandEntry(
     url: url === undefined ? undefined : expand(url, 'url'),
     headers: expandRecord(entry.headers, 'headers'),
     oauth: entry.oauth && {
-      ...entry.oauth,
-      ...Object.fromEntries(
-        OAUTH_EXPANDED.flatMap((field) => {
-          const value = entry.oauth?.[field];
-          return value === undefined ? [] : [[field, expand(value, `oauth.${field}`)]];
-        }),
-      ),
+      ...expandFields(entry.oauth, OAUTH_EXPANDED, 'oauth', expand),
+      ...(entry.oauth.idp && { idp: expandFields(entry.oauth.idp, IDP_EXPANDED, 'oauth.idp', expand) }),
     },
     tools: toolFilter(entry, where, problems),
     watch: entry.watch,

@@ -8,17 +8,23 @@
 // - jwt_bearer (RFC 7523 §2.1, SEP-1933's workload identity federation): the token its
 //   platform issued the workload (a Kubernetes projected service-account token, a cloud's
 //   federated token file) is the grant; the file is read for each request, as it rotates.
+//   Or, for a person in an organisation that manages access centrally, the grant its
+//   identity provider issues for their ID token (SEP-990, enterprise-grant.ts).
 // Tokens and discovery are kept as for a person's sign-in (credential-store.ts).
 import { createPrivateKey } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import type { AddClientAuthentication, OAuthClientMetadata } from '@modelcontextprotocol/client';
 import { clientSdk } from '../child/client-sdk.js';
 import { MuxError } from '../errors.js';
+import { enterpriseGrant } from './enterprise-grant.js';
 import { MuxOAuthProvider } from './oauth-provider.js';
+import { tokenInFile } from './token-file.js';
 
 const JWT_BEARER = 'urn:ietf:params:oauth:grant-type:jwt-bearer';
 
 export class MachineOAuthProvider extends MuxOAuthProvider {
+  #issuer: string | undefined;
+  #resource: string | undefined;
+
   /** No redirect: the SDK's auth() then runs its non-interactive flow (prepareTokenRequest). */
   override get redirectUrl(): undefined {
     return undefined;
@@ -40,14 +46,33 @@ export class MachineOAuthProvider extends MuxOAuthProvider {
     };
   }
 
-  prepareTokenRequest(scope?: string): URLSearchParams {
-    const { grantType, assertionFile } = this.settings;
+  async prepareTokenRequest(scope?: string): Promise<URLSearchParams> {
     const params =
-      grantType === 'jwt_bearer'
-        ? new URLSearchParams({ grant_type: JWT_BEARER, assertion: workloadToken(assertionFile!) })
+      this.settings.grantType === 'jwt_bearer'
+        ? new URLSearchParams({ grant_type: JWT_BEARER, assertion: await this.#assertion(scope) })
         : new URLSearchParams({ grant_type: 'client_credentials' });
     if (scope) params.set('scope', scope);
     return params;
+  }
+
+  /** jwt_bearer's grant: the workload's token, or one the person's identity provider issues. */
+  async #assertion(scope: string | undefined): Promise<string> {
+    const { assertionFile, idp } = this.settings;
+    if (idp === undefined) return tokenInFile(assertionFile!, 'oauth.assertion_file', 'the workload token');
+    if (this.#resource === undefined || this.#issuer === undefined)
+      throw new MuxError(
+        'AUTH_FAILED',
+        'the server publishes no protected-resource metadata (RFC 9728), which a grant from an identity provider names',
+      );
+    return enterpriseGrant(idp, { audience: this.#issuer, resource: this.#resource, scope });
+  }
+
+  // What the SDK's auth() found in discovery: a grant from an identity provider names both.
+  saveAuthorizationServerUrl(issuer: string): void {
+    this.#issuer = issuer;
+  }
+  saveResourceUrl(resource: string): void {
+    this.#resource = resource;
   }
 
   /** With a private key, the token request carries an assertion it signs (the SDK signs it, with jose). */
@@ -81,19 +106,4 @@ export function usualAlgorithm(pem: string): string {
     default:
       return 'EdDSA';
   }
-}
-
-/** The workload's token as its platform last wrote it; an unreadable or empty file says what to fix. */
-function workloadToken(file: string): string {
-  let token: string;
-  try {
-    token = readFileSync(file, 'utf8').trim();
-  } catch (error) {
-    throw new MuxError(
-      'AUTH_FAILED',
-      `cannot read the workload token in oauth.assertion_file ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
-    );
-  }
-  if (token === '') throw new MuxError('AUTH_FAILED', `oauth.assertion_file ${file} is empty`);
-  return token;
 }

@@ -11,7 +11,7 @@ import type {
   StoredOAuthClientInformation,
   StoredOAuthTokens,
 } from '@modelcontextprotocol/client';
-import type { OAuthSettings } from '../server-spec.js';
+import type { OAuthSettings } from './oauth-settings.js';
 import type { CredentialStore } from './credential-store.js';
 import { dpopAlgorithm, dpopSessionFor } from './dpop-key.js';
 

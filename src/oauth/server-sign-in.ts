@@ -10,7 +10,7 @@ import type { AuthOptions, AuthResult, FetchLike, IssuerMismatchError } from '@m
 import { clientSdk, type ClientSdk } from '../child/client-sdk.js';
 import { MuxError, messageOf } from '../errors.js';
 import type { Logger } from '../log.js';
-import type { OAuthSettings } from '../server-spec.js';
+import type { OAuthSettings } from './oauth-settings.js';
 import { CredentialStore, oauthStateDir } from './credential-store.js';
 import { LoopbackRedirect } from './loopback-redirect.js';
 import { MachineOAuthProvider } from './machine-client.js';
@@ -274,12 +274,14 @@ export function isSameOriginIssuerMismatch(sdk: ClientSdk, error: unknown, serve
   return originOf(error.expected) === origin && originOf(error.received) === origin;
 }
 
-/** What to check when the authorization server refused the client itself, or a workload's token. */
+/** What to check when the authorization server refused the client itself, or a jwt_bearer grant. */
 async function hintFor(error: unknown, settings: OAuthSettings): Promise<string> {
   const { OAuthError } = await clientSdk();
   if (!(error instanceof OAuthError)) return '';
   if (error.code === 'invalid_client')
     return ' (the authorization server does not accept this client: check oauth.client_id, and its client_secret or private_key)';
+  if (error.code === 'invalid_grant' && settings.idp !== undefined)
+    return ` (the authorization server refused the grant ${settings.idp.issuer} issued: check that it trusts that identity provider, and that the provider knows this server's client as ${settings.clientId})`;
   if (error.code === 'invalid_grant' && settings.grantType === 'jwt_bearer')
     return ` (the authorization server refused the workload token in ${settings.assertionFile}: check that it is current, that its audience is this authorization server, and that the server trusts its issuer)`;
   return '';

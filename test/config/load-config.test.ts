@@ -355,6 +355,77 @@ t.test('a workload (jwt_bearer) gives its id and the file its platform writes it
 });
 
 t.test(
+  'a person of an organisation (idp): the identity provider that trades their ID token for the grant',
+  async (t) => {
+    const url = 'https://api.example.com/mcp';
+    const corp = (oauth: Record<string, unknown>, env = {}) =>
+      parse({ mcpServers: { c: { url, oauth } } }, env);
+    const idp = { issuer: 'https://acme.okta.com', client_id: 'mcpmux', id_token_file: '${ID_TOKEN}' };
+    t.match(
+      corp(
+        { client_id: 'c', client_secret: '${S}', idp: { ...idp, client_secret: '${IDP_S}' } },
+        { ID_TOKEN: '/run/sso/id-token', S: 'server-secret', IDP_S: 'idp-secret' },
+      ),
+      [
+        {
+          spec: {
+            oauth: {
+              grantType: 'jwt_bearer',
+              clientId: 'c',
+              clientSecret: 'server-secret',
+              idp: {
+                issuer: 'https://acme.okta.com',
+                clientId: 'mcpmux',
+                clientSecret: 'idp-secret',
+                idTokenFile: '/run/sso/id-token',
+              },
+            },
+          },
+        },
+      ],
+      'jwt_bearer is implied, and ${VAR} expanded inside idp',
+    );
+    const [given] = corp(
+      {
+        grant_type: 'jwt_bearer',
+        client_id: 'c',
+        idp: { ...idp, token_endpoint: 'https://acme.okta.com/token' },
+      },
+      { ID_TOKEN: '/t' },
+    );
+    t.match(given!.spec, { oauth: { idp: { tokenEndpoint: 'https://acme.okta.com/token' } } });
+    const env = { ID_TOKEN: '/t' };
+    t.throws(() => corp({ idp }, env), /"jwt_bearer" needs the client_id/);
+    t.throws(
+      () => corp({ grant_type: 'client_credentials', client_id: 'c', client_secret: 's', idp }, env),
+      /oauth\.idp applies to "grant_type": "jwt_bearer"/,
+    );
+    t.throws(
+      () => corp({ client_id: 'c', assertion_file: '/w', idp }, env),
+      /give one of assertion_file \(a workload's token\) and idp/,
+    );
+    t.throws(
+      () => corp({ client_id: 'c', idp: { ...idp, issuer: 'http://acme.okta.com' } }, env),
+      /oauth\.idp\.issuer 'http:\/\/acme\.okta\.com' is not an https URL/,
+    );
+    t.throws(
+      () => corp({ client_id: 'c', idp: { ...idp, token_endpoint: 'token' } }, env),
+      /oauth\.idp\.token_endpoint 'token' is not an https URL/,
+    );
+    t.ok(
+      corp({ client_id: 'c', idp: { ...idp, issuer: 'http://127.0.0.1:9000' } }, env),
+      'http on this machine (a test IdP)',
+    );
+    t.throws(
+      () => corp({ client_id: 'c', idp: { issuer: 'https://a.example', client_id: 'm' } }, env),
+      /id_token_file/,
+    );
+    t.throws(() => corp({ client_id: 'c', idp: { ...idp, scope: 'x' } }, env), /scope/);
+    t.throws(() => corp({ client_id: 'c', idp }), /oauth\.idp\.id_token_file: \$\{ID_TOKEN\} is not set/);
+  },
+);
+
+t.test(
   'a Gemini CLI entry: its includeTools/excludeTools filter tools, its camelCase oauth is ours',
   async (t) => {
     const [gemini] = parse(

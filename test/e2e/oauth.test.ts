@@ -276,6 +276,120 @@ t.test(
   },
 );
 
+async function startIdentityProvider(env: Record<string, string>) {
+  const idp = await ChildProcess.spawn({
+    command: process.execPath,
+    args: [fixturePath('idp-server')],
+    env: taggedEnv(env),
+  });
+  let out = '';
+  idp.stdout.on('data', (d) => (out += d));
+  await waitFor(() => /listening on (\S+)/.test(out));
+  const issuer = /listening on (\S+)/.exec(out)![1]!;
+  return {
+    idp,
+    issuer,
+    stats: async () => (await fetch(`${issuer}/admin/stats`)).json() as Promise<Record<string, unknown>>,
+    /** The person's ID token, as their SSO sign-in would leave it. */
+    idToken: async (sub: string, aud?: string) => {
+      const query = new URLSearchParams({ sub, ...(aud && { aud }) });
+      const { id_token } = (await (await fetch(`${issuer}/admin/id-token?${query}`)).json()) as {
+        id_token: string;
+      };
+      return id_token;
+    },
+  };
+}
+
+t.test(
+  "enterprise-managed authorization: the organisation's identity provider trades the person's ID token for a grant the server's authorization server takes",
+  async (t) => {
+    const keys = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+    const provider = await startIdentityProvider({
+      IDP_PRIVATE_KEY: keys.privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(),
+      IDP_CLIENT_ID: 'mcpmux-at-acme',
+      IDP_CLIENT_SECRET: 'idp-secret-77',
+      JAG_CLIENT_ID: 'acme-mcp-client',
+    });
+    const remote = await startOAuthServer({
+      PRE_CLIENT_ID: 'acme-mcp-client',
+      PRE_CLIENT_SECRET: SECRET,
+      IDP_PUBLIC_KEY: keys.publicKey.export({ type: 'spki', format: 'pem' }).toString(),
+      TOKEN_TTL_SECONDS: '2',
+    });
+    const idTokenFile = join(scratch, 'id-token');
+    writeFileSync(idTokenFile, `${await provider.idToken('alice@acme.example')}\n`);
+    // No grant_type: an idp implies jwt_bearer. The provider's token endpoint is discovered.
+    const file = config('corp', {
+      url: remote.url,
+      oauth: {
+        client_id: 'acme-mcp-client',
+        client_secret: SECRET,
+        idp: {
+          issuer: provider.issuer,
+          client_id: 'mcpmux-at-acme',
+          client_secret: '${IDP_SECRET}',
+          id_token_file: idTokenFile,
+        },
+      },
+    });
+    const call = (own: string) =>
+      mcpmuxCall(file, 'corp__whoami', {
+        BROWSER: '/nonexistent/browser',
+        XDG_STATE_HOME: join(scratch, own),
+        IDP_SECRET: 'idp-secret-77',
+      });
+
+    t.match((await call('corp-state')).stdout, /hello, signed-in user/, 'no browser, no consent screen');
+    t.match(await provider.stats(), {
+      token_exchanges: 1,
+      last_audience: new URL(remote.url).origin,
+      last_resource: remote.url,
+    });
+    t.match(await remote.stats(), { id_jag_grants: 1, last_id_jag_subject: 'alice@acme.example' });
+
+    // The person's SSO agent renews the ID token; the access token nears its end; a new grant.
+    writeFileSync(idTokenFile, await provider.idToken('alice2@acme.example'));
+    await new Promise((resolve) => setTimeout(resolve, 1200));
+    t.match((await call('corp-state')).stdout, /hello, signed-in user/);
+    t.match(await provider.stats(), { token_exchanges: 2 });
+    t.match(await remote.stats(), {
+      id_jag_grants: 2,
+      last_id_jag_subject: 'alice2@acme.example',
+      refresh_grants: 0,
+    });
+
+    // An ID token the provider did not issue to mcpmux is refused there, and the error says what to do.
+    writeFileSync(idTokenFile, await provider.idToken('mallory', 'another-app'));
+    const refused = await call('corp-refused').catch((error: { stderr: string; code: number }) => error);
+    t.equal((refused as { code?: number }).code, 1, 'the call fails');
+    t.match(
+      refused.stderr,
+      /the identity provider http:\/\/127\.0\.0\.1:\d+ gave no grant for .*invalid_grant.*: the ID token in .*id-token was refused \(expired, or issued for another client than mcpmux-at-acme\); sign in to http:\/\/127\.0\.0\.1:\d+ again/,
+    );
+    t.notOk(refused.stderr.includes('eyJ'), 'no JWT in the log');
+    t.match(await remote.stats(), { id_jag_grants: 2 }, 'nothing reached the authorization server');
+
+    // A wrong secret at the provider.
+    const wrongSecret = await mcpmuxCall(file, 'corp__whoami', {
+      BROWSER: '/nonexistent/browser',
+      XDG_STATE_HOME: join(scratch, 'corp-secret'),
+      IDP_SECRET: 'not-it',
+    }).catch((error: { stderr: string }) => error);
+    t.match(wrongSecret.stderr, /invalid_client.*check oauth\.idp\.client_id and client_secret/);
+
+    rmSync(idTokenFile);
+    const missing = await call('corp-missing').catch((error: { stderr: string }) => error);
+    t.match(
+      missing.stderr,
+      /cannot read the person's ID token in oauth\.idp\.id_token_file .*id-token: ENOENT/,
+    );
+    await remote.server.stop();
+    await provider.idp.stop();
+    await assertNoLeaks(t);
+  },
+);
+
 t.test(
   'DPoP: an authorization server that offers it binds the tokens to a key mcpmux keeps, across runs and refreshes, with nonces when asked',
   async (t) => {

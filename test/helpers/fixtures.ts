@@ -39,6 +39,7 @@ export type FixtureName =
   | 'log-flood'
   | 'app-server'
   | 'oauth-server'
+  | 'idp-server'
   | 'bad-pages'
   | 'deep-json'
   | 'http-faults';

@@ -1,4 +1,4 @@
-// A machine client's OAuth (client_credentials): no redirect, a client_credentials token
+// A machine client's OAuth (client_credentials, jwt_bearer): no redirect, a token
 // request, and, with a private key, an assertion signed with the key's usual algorithm.
 import { generateKeyPairSync, verify } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import t from 'tap';
 import { CredentialStore } from '../../src/oauth/credential-store.js';
 import { MachineOAuthProvider, usualAlgorithm } from '../../src/oauth/machine-client.js';
-import type { OAuthSettings } from '../../src/server-spec.js';
+import type { OAuthSettings } from '../../src/oauth/oauth-settings.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'mcpmux-machine-unit-'));
 t.teardown(() => rmSync(dir, { recursive: true, force: true }));
@@ -44,8 +44,8 @@ t.test('a secret: no redirect, a client_credentials request authenticated by the
     scope: 'read write',
   });
   t.same(p.clientInformation(), { client_id: 'm1', client_secret: 's' });
-  t.equal(p.prepareTokenRequest('read').toString(), 'grant_type=client_credentials&scope=read');
-  t.equal(p.prepareTokenRequest().toString(), 'grant_type=client_credentials');
+  t.equal((await p.prepareTokenRequest('read')).toString(), 'grant_type=client_credentials&scope=read');
+  t.equal((await p.prepareTokenRequest()).toString(), 'grant_type=client_credentials');
   t.equal(p.addClientAuthentication, undefined, 'the SDK authenticates it by its secret');
 });
 
@@ -80,3 +80,20 @@ t.test("a key's usual algorithm", async (t) => {
   t.equal(usualAlgorithm(pem('ec', 'P-384').key), 'ES384');
   t.equal(usualAlgorithm(pem('ed25519').key), 'EdDSA');
 });
+
+t.test(
+  'a grant from an identity provider names the authorization server and the resource: a server that publishes no resource metadata is refused before the provider is asked',
+  async (t) => {
+    const idp = { issuer: 'https://idp.example', clientId: 'mcpmux', idTokenFile: '/nonexistent/id-token' };
+    const p = machine({ grantType: 'jwt_bearer', clientId: 'c', idp });
+    t.same(p.clientMetadata.grant_types, ['urn:ietf:params:oauth:grant-type:jwt-bearer']);
+    await t.rejects(p.prepareTokenRequest(), /publishes no protected-resource metadata \(RFC 9728\)/);
+    p.saveAuthorizationServerUrl('https://auth.example.com');
+    p.saveResourceUrl('https://mcp.example.com/mcp');
+    // Now the provider would be asked; the ID token is read first, and there is none.
+    await t.rejects(
+      p.prepareTokenRequest(),
+      /cannot read the person's ID token in oauth\.idp\.id_token_file/,
+    );
+  },
+);

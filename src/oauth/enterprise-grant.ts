@@ -1,0 +1,51 @@
+// Enterprise-managed authorization (SEP-990, the MCP extension
+// io.modelcontextprotocol/enterprise-managed-authorization): in an organisation whose people
+// sign in once to its identity provider (Okta, Entra ID…), that provider decides which MCP
+// servers they may use. mcpmux presents the person's ID token to the provider (RFC 8693 token
+// exchange) and gets back a short-lived grant for one server's authorization server (an
+// ID-JAG, RFC 7523's JWT), which that server then exchanges for an access token: no consent
+// screen per server, and access ends when the organisation says so.
+import { clientSdk } from '../child/client-sdk.js';
+import { MuxError, messageOf } from '../errors.js';
+import type { EnterpriseIdp } from './oauth-settings.js';
+import { tokenInFile } from './token-file.js';
+
+export interface GrantRequest {
+  /** The authorization server the grant is for (its issuer: the ID-JAG's audience). */
+  readonly audience: string;
+  /** The MCP server's resource identifier. */
+  readonly resource: string;
+  readonly scope?: string | undefined;
+}
+
+/** A grant from the identity provider for `request`, to present as a jwt_bearer assertion. */
+export async function enterpriseGrant(idp: EnterpriseIdp, request: GrantRequest): Promise<string> {
+  const idToken = tokenInFile(idp.idTokenFile, 'oauth.idp.id_token_file', "the person's ID token");
+  try {
+    const sdk = await clientSdk();
+    const exchange = {
+      audience: request.audience,
+      resource: request.resource,
+      idToken,
+      clientId: idp.clientId,
+      ...(idp.clientSecret !== undefined && { clientSecret: idp.clientSecret }),
+      ...(request.scope !== undefined && { scope: request.scope }),
+    };
+    const { jwtAuthGrant } =
+      idp.tokenEndpoint === undefined
+        ? await sdk.discoverAndRequestJwtAuthGrant({ idpUrl: idp.issuer, ...exchange })
+        : await sdk.requestJwtAuthorizationGrant({ tokenEndpoint: idp.tokenEndpoint, ...exchange });
+    return jwtAuthGrant;
+  } catch (error) {
+    const message = messageOf(error);
+    const hint = /invalid_grant/.test(message)
+      ? `: the ID token in ${idp.idTokenFile} was refused (expired, or issued for another client than ${idp.clientId}); sign in to ${idp.issuer} again`
+      : /invalid_client|unauthorized_client/.test(message)
+        ? `: check oauth.idp.client_id and client_secret`
+        : '';
+    throw new MuxError(
+      'AUTH_FAILED',
+      `the identity provider ${idp.issuer} gave no grant for ${request.resource} (${message})${hint}`,
+    );
+  }
+}
