@@ -1,7 +1,7 @@
 // `mcpmux inspect` and `mcpmux call`: for the author of a server, start it (or a whole
 // config) the way mcpmux would, show what a client would see or call one tool, and exit.
 // `mcpmux auth NAME`: start only that remote server, which signs in (and keeps the tokens);
-// with --logout, forget what is kept for it.
+// with --logout, forget what is kept for it (and the person's session at its identity provider).
 // The same registry, router and spawn policy as the server, so what works here works there.
 // Exit status: 0 when everything worked, 1 when a server failed to start or the call failed
 // (inspect: or a server listed something that is not valid MCP, which no client is shown).
@@ -16,7 +16,8 @@ import { CAPABILITY_TABLE, type CatalogItems, type CatalogKind } from '../router
 import type { CatalogRouter } from '../router/catalog-router.js';
 import { serverNameProblem } from '../router/tool-names.js';
 import type { CliOptions } from './cli-options.js';
-import { CredentialStore } from '../oauth/credential-store.js';
+import { CredentialStore, oauthStateDir } from '../oauth/credential-store.js';
+import { idpSessionStore } from '../oauth/idp-session.js';
 import type { RemoteServerSpec } from '../server-spec.js';
 
 export interface OneShotContext {
@@ -43,6 +44,15 @@ export async function runOneShot(ctx: OneShotContext): Promise<number> {
           ? `signed out of '${chosen.name}': removed ${store.path}`
           : `nothing was kept for '${chosen.name}' (${chosen.spec.url})`,
       );
+      // The person's session at their identity provider, shared by the organisation's servers.
+      const idp = chosen.spec.oauth?.idp;
+      if (idp && idp.idTokenFile === undefined) {
+        const session = idpSessionStore(idp, oauthStateDir());
+        if (session.remove())
+          ctx.out(
+            `signed out of the identity provider ${idp.issuer} (for every server it signs in to): removed ${session.path}`,
+          );
+      }
       return 0;
     }
     servers = [chosen];

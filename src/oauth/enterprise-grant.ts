@@ -7,6 +7,7 @@
 // screen per server, and access ends when the organisation says so.
 import { clientSdk } from '../child/client-sdk.js';
 import { MuxError, messageOf } from '../errors.js';
+import type { IdpSession } from './idp-session.js';
 import type { EnterpriseIdp } from './oauth-settings.js';
 import { tokenInFile } from './token-file.js';
 
@@ -18,9 +19,40 @@ export interface GrantRequest {
   readonly scope?: string | undefined;
 }
 
-/** A grant from the identity provider for `request`, to present as a jwt_bearer assertion. */
-export async function enterpriseGrant(idp: EnterpriseIdp, request: GrantRequest): Promise<string> {
-  const idToken = tokenInFile(idp.idTokenFile, 'oauth.idp.id_token_file', "the person's ID token");
+/**
+ * A grant from the identity provider for `request`, to present as a jwt_bearer assertion, for
+ * the ID token in the configured file, or else the one kept by the person's `session` there
+ * (which, refused, is renewed or signed in again once).
+ */
+export async function enterpriseGrant(
+  idp: EnterpriseIdp,
+  request: GrantRequest,
+  session: IdpSession | undefined,
+): Promise<string> {
+  if (idp.idTokenFile !== undefined || session === undefined) {
+    const file = idp.idTokenFile ?? '';
+    const idToken = tokenInFile(file, 'oauth.idp.id_token_file', "the person's ID token");
+    return exchange(idp, request, idToken, `the ID token in ${file}`);
+  }
+  try {
+    return await exchange(idp, request, await session.idToken(), 'the kept ID token');
+  } catch (error) {
+    if (!(error instanceof IdTokenRefused)) throw error;
+    session.forgetIdToken();
+    return exchange(idp, request, await session.idToken(), 'the ID token of a new sign-in');
+  }
+}
+
+/** The identity provider refused the ID token itself (expired, revoked, another client's). */
+class IdTokenRefused extends MuxError {}
+
+/** RFC 8693's token exchange at the provider: the ID token for an ID-JAG. */
+async function exchange(
+  idp: EnterpriseIdp,
+  request: GrantRequest,
+  idToken: string,
+  whose: string,
+): Promise<string> {
   try {
     const sdk = await clientSdk();
     const exchange = {
@@ -38,14 +70,15 @@ export async function enterpriseGrant(idp: EnterpriseIdp, request: GrantRequest)
     return jwtAuthGrant;
   } catch (error) {
     const message = messageOf(error);
-    const hint = /invalid_grant/.test(message)
-      ? `: the ID token in ${idp.idTokenFile} was refused (expired, or issued for another client than ${idp.clientId}); sign in to ${idp.issuer} again`
-      : /invalid_client|unauthorized_client/.test(message)
-        ? `: check oauth.idp.client_id and client_secret`
-        : '';
-    throw new MuxError(
-      'AUTH_FAILED',
-      `the identity provider ${idp.issuer} gave no grant for ${request.resource} (${message})${hint}`,
-    );
+    const why = `the identity provider ${idp.issuer} gave no grant for ${request.resource} (${message})`;
+    if (/invalid_grant/.test(message))
+      throw new IdTokenRefused(
+        'AUTH_FAILED',
+        `${why}: ${whose} was refused (expired, or issued for another client than ${idp.clientId}); sign in to ${idp.issuer} again`,
+      );
+    const hint = /invalid_client|unauthorized_client/.test(message)
+      ? ': check oauth.idp.client_id and client_secret'
+      : '';
+    throw new MuxError('AUTH_FAILED', `${why}${hint}`);
   }
 }

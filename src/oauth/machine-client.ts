@@ -64,7 +64,7 @@ export class MachineOAuthProvider extends MuxOAuthProvider {
         'AUTH_FAILED',
         'the server publishes no protected-resource metadata (RFC 9728), which a grant from an identity provider names',
       );
-    return enterpriseGrant(idp, { audience: this.#issuer, resource: this.#resource, scope });
+    return enterpriseGrant(idp, { audience: this.#issuer, resource: this.#resource, scope }, this.idpSession);
   }
 
   // What the SDK's auth() found in discovery: a grant from an identity provider names both.

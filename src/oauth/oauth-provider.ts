@@ -14,6 +14,7 @@ import type {
 import type { OAuthSettings } from './oauth-settings.js';
 import type { CredentialStore } from './credential-store.js';
 import { dpopAlgorithm, dpopSessionFor } from './dpop-key.js';
+import type { IdpSession } from './idp-session.js';
 
 export interface MuxOAuthProviderOptions {
   settings: OAuthSettings;
@@ -22,6 +23,8 @@ export interface MuxOAuthProviderOptions {
   redirectUrl: () => string;
   /** Sends the person to sign in: opens a browser, prints the URL, asks the client. */
   sendToSignIn: (url: URL) => void | Promise<void>;
+  /** The person's session at their organisation's identity provider (oauth.idp with no id_token_file). */
+  idpSession?: IdpSession;
 }
 
 export class MuxOAuthProvider implements OAuthClientProvider {
@@ -46,6 +49,10 @@ export class MuxOAuthProvider implements OAuthClientProvider {
 
   protected get settings(): OAuthSettings {
     return this.#options.settings;
+  }
+
+  protected get idpSession(): IdpSession | undefined {
+    return this.#options.idpSession;
   }
 
   get clientMetadata(): OAuthClientMetadata {

@@ -53,8 +53,11 @@ export interface EnterpriseIdp {
   readonly clientId: string;
   /** Its secret there, for a confidential client (a secret: never echoed). */
   readonly clientSecret?: string;
-  /** The file holding the person's ID token (an SSO agent keeps it fresh), read for each grant. */
-  readonly idTokenFile: string;
+  /**
+   * The file holding the person's ID token (an SSO agent keeps it fresh), read for each grant;
+   * absent: mcpmux signs the person in to the provider itself (idp-session.ts).
+   */
+  readonly idTokenFile?: string;
 }
 
 const idpField = z
@@ -63,7 +66,11 @@ const idpField = z
     token_endpoint: z.string().min(1).optional().describe('Its token endpoint. Default: discovered.'),
     client_id: z.string().min(1).describe("mcpmux's client at the identity provider."),
     client_secret: z.string().min(1).optional().describe('Its secret there.'),
-    id_token_file: z.string().min(1).describe("The file holding the person's ID token."),
+    id_token_file: z
+      .string()
+      .min(1)
+      .optional()
+      .describe("The file holding the person's ID token. Default: mcpmux signs them in."),
   })
   .strict();
 
@@ -198,7 +205,7 @@ export function oauthSettings(wire: z.infer<typeof oauthField>): OAuthSettings {
         ...(wire.idp.token_endpoint !== undefined && { tokenEndpoint: wire.idp.token_endpoint }),
         clientId: wire.idp.client_id,
         ...(wire.idp.client_secret !== undefined && { clientSecret: wire.idp.client_secret }),
-        idTokenFile: wire.idp.id_token_file,
+        ...(wire.idp.id_token_file !== undefined && { idTokenFile: wire.idp.id_token_file }),
       },
     }),
   };

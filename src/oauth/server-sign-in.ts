@@ -12,6 +12,7 @@ import { MuxError, messageOf } from '../errors.js';
 import type { Logger } from '../log.js';
 import type { OAuthSettings } from './oauth-settings.js';
 import { CredentialStore, oauthStateDir } from './credential-store.js';
+import { IdpSession } from './idp-session.js';
 import { LoopbackRedirect } from './loopback-redirect.js';
 import { MachineOAuthProvider } from './machine-client.js';
 import { MuxOAuthProvider } from './oauth-provider.js';
@@ -54,6 +55,27 @@ export class ServerSignIn {
     this.#options = options;
     this.#store = new CredentialStore(options.serverUrl, options.stateDir ?? oauthStateDir());
     const machine = options.settings.grantType !== undefined;
+    const sendToSignIn = async (url: URL) => {
+      this.#pendingUrl = url.href;
+      for (const listener of this.#onPending) listener(url.href);
+      await options.sendToSignIn(url, this.#why);
+    };
+    const { idp } = options.settings;
+    // A person of an organisation whose ID token no SSO agent keeps: mcpmux signs them in there.
+    const idpSession =
+      idp && idp.idTokenFile === undefined
+        ? new IdpSession({
+            idp,
+            stateDir: options.stateDir ?? oauthStateDir(),
+            redirect: async () => (this.#redirect ??= await this.#listen()),
+            sendToSignIn: (url) => {
+              this.#why = `not signed in to the identity provider ${idp.issuer} yet, or no longer`;
+              return sendToSignIn(url);
+            },
+            waitMs: options.waitMs ?? SIGN_IN_WAIT_MS,
+            log: options.log,
+          })
+        : undefined;
     this.#provider = new (machine ? MachineOAuthProvider : MuxOAuthProvider)({
       settings: options.settings,
       store: this.#store,
@@ -61,11 +83,8 @@ export class ServerSignIn {
         if (!this.#redirect) throw new Error('the OAuth redirect listener is not started');
         return this.#redirect.url;
       },
-      sendToSignIn: async (url) => {
-        this.#pendingUrl = url.href;
-        for (const listener of this.#onPending) listener(url.href);
-        await options.sendToSignIn(url, this.#why);
-      },
+      sendToSignIn,
+      ...(idpSession && { idpSession }),
     });
   }
 

@@ -416,9 +416,19 @@ t.test(
       corp({ client_id: 'c', idp: { ...idp, issuer: 'http://127.0.0.1:9000' } }, env),
       'http on this machine (a test IdP)',
     );
-    t.throws(
-      () => corp({ client_id: 'c', idp: { issuer: 'https://a.example', client_id: 'm' } }, env),
-      /id_token_file/,
+    t.same(
+      corp({ client_id: 'c', idp: { issuer: 'https://a.example', client_id: 'm' } }, env)[0]!.spec,
+      {
+        transport: 'http',
+        url,
+        headers: {},
+        oauth: {
+          grantType: 'jwt_bearer',
+          clientId: 'c',
+          idp: { issuer: 'https://a.example', clientId: 'm' },
+        },
+      },
+      'no id_token_file: mcpmux signs the person in to the provider',
     );
     t.throws(() => corp({ client_id: 'c', idp: { ...idp, scope: 'x' } }, env), /scope/);
     t.throws(() => corp({ client_id: 'c', idp }), /oauth\.idp\.id_token_file: \$\{ID_TOKEN\} is not set/);

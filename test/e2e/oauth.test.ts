@@ -391,6 +391,80 @@ t.test(
 );
 
 t.test(
+  "with no id_token_file, mcpmux signs the person in to their identity provider once for all the organisation's servers, renews the ID token, and auth --logout forgets that session",
+  async (t) => {
+    const keys = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+    // ID tokens and the servers' tokens live 3 s: the second run renews them all.
+    const provider = await startIdentityProvider({
+      IDP_PRIVATE_KEY: keys.privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(),
+      IDP_CLIENT_ID: 'mcpmux-at-acme',
+      JAG_CLIENT_ID: 'acme-mcp-client',
+      PERSON: 'carol@acme.example',
+      ID_TOKEN_TTL_SECONDS: '3',
+    });
+    const trusting = {
+      PRE_CLIENT_ID: 'acme-mcp-client',
+      PRE_CLIENT_SECRET: SECRET,
+      IDP_PUBLIC_KEY: keys.publicKey.export({ type: 'spki', format: 'pem' }).toString(),
+      TOKEN_TTL_SECONDS: '3',
+    };
+    const wiki = await startOAuthServer(trusting);
+    const tickets = await startOAuthServer(trusting);
+    const oauth = {
+      client_id: 'acme-mcp-client',
+      client_secret: SECRET,
+      idp: { issuer: provider.issuer, client_id: 'mcpmux-at-acme' },
+    };
+    const file = join(scratch, 'organisation.json');
+    writeFileSync(
+      file,
+      JSON.stringify({
+        mcpServers: {
+          wiki: { url: wiki.url, era: 'legacy', oauth },
+          tickets: { url: tickets.url, era: 'legacy', oauth },
+        },
+      }),
+    );
+    const own = { XDG_STATE_HOME: join(scratch, 'organisation-state') };
+    const noBrowser = { ...own, BROWSER: '/nonexistent/browser' };
+
+    // Both servers start (call starts the config's servers): the person signs in at the
+    // provider once (the browser follows its redirect), and both get a grant.
+    const first = await mcpmuxCall(file, 'wiki__whoami', own);
+    t.match(first.stdout, /hello, signed-in user/);
+    t.match(first.stderr, /not signed in to the identity provider http:\/\/127\.0\.0\.1:\d+ yet/);
+    t.match(await provider.stats(), { sign_ins: 1, token_exchanges: 2 });
+    t.match(await wiki.stats(), { id_jag_grants: 1, last_id_jag_subject: 'carol@acme.example' });
+    t.match(await tickets.stats(), { id_jag_grants: 1, last_id_jag_subject: 'carol@acme.example' });
+
+    // The servers' tokens and the ID token near their end: renewed once, with nobody asked.
+    await new Promise((resolve) => setTimeout(resolve, 2000));
+    t.match((await mcpmuxCall(file, 'tickets__whoami', noBrowser)).stdout, /hello, signed-in user/);
+    t.match(await provider.stats(), { sign_ins: 1, id_token_refreshes: 1, token_exchanges: 4 });
+    t.match(await wiki.stats(), { id_jag_grants: 2 });
+    t.match(await tickets.stats(), { id_jag_grants: 2 });
+
+    const out = await run(process.execPath, [DIST_MAIN, 'auth', '--logout', 'wiki', '--config', file], {
+      env: taggedEnv(own),
+    });
+    t.match(out.stdout, /signed out of 'wiki'/);
+    t.match(
+      out.stdout,
+      /signed out of the identity provider http:\/\/127\.0\.0\.1:\d+ \(for every server it signs in to\): removed /,
+    );
+    const kept = readdirSync(join(scratch, 'organisation-state', 'mcpmux', 'oauth'));
+    t.equal(kept.length, 1, "only the tickets server's tokens are left");
+    const left = readFileSync(join(scratch, 'organisation-state', 'mcpmux', 'oauth', kept[0]!), 'utf8');
+    t.notOk(left.includes('id_token'), "the person's ID token is not among them");
+
+    await wiki.server.stop();
+    await tickets.server.stop();
+    await provider.idp.stop();
+    await assertNoLeaks(t);
+  },
+);
+
+t.test(
   'DPoP: an authorization server that offers it binds the tokens to a key mcpmux keeps, across runs and refreshes, with nonces when asked',
   async (t) => {
     const own = join(scratch, 'dpop-state');
