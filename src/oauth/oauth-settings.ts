@@ -60,17 +60,14 @@ export interface EnterpriseIdp {
   readonly idTokenFile?: string;
 }
 
+// Field names say what they are: the fields cost every client's context (add_server's schema).
 const idpField = z
   .object({
-    issuer: z.string().min(1).describe("The identity provider's issuer URL."),
-    token_endpoint: z.string().min(1).optional().describe('Its token endpoint. Default: discovered.'),
-    client_id: z.string().min(1).describe("mcpmux's client at the identity provider."),
-    client_secret: z.string().min(1).optional().describe('Its secret there.'),
-    id_token_file: z
-      .string()
-      .min(1)
-      .optional()
-      .describe("The file holding the person's ID token. Default: mcpmux signs them in."),
+    issuer: z.string().min(1),
+    token_endpoint: z.string().min(1).optional(),
+    client_id: z.string().min(1),
+    client_secret: z.string().min(1).optional(),
+    id_token_file: z.string().min(1).optional(),
   })
   .strict();
 
@@ -123,7 +120,7 @@ export const oauthField = z
     dpop: z.boolean().optional().describe('false: no DPoP.'),
     idp: idpField
       .optional()
-      .describe("jwt_bearer's grant from an enterprise identity provider, for the person's ID token."),
+      .describe("The person's identity provider grants access (SEP-990); no id_token_file: mcpmux signs in."),
   })
   .strict();
 
