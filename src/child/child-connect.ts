@@ -142,7 +142,8 @@ async function connectRemote(
 /**
  * The sign-in of a remote server with OAuth. The person is sent to the authorization URL
  * by $BROWSER and a stderr line, and also asked through the client when it can show a URL
- * (URL-mode elicitation, 2025-11-25): declining there stops the wait.
+ * (URL-mode elicitation, 2025-11-25): declining there stops the wait, and a sign-in that
+ * succeeds there is said to have ended (notifications/elicitation/complete, to the client asked).
  */
 export function newSignIn(
   name: string,
@@ -151,6 +152,8 @@ export function newSignIn(
   log: Logger,
   upstream: ChildUpstream | undefined,
 ): ServerSignIn {
+  /** The client's elicitation for each URL it was asked to open. */
+  const askedInClient = new Map<string, string>();
   const signIn: ServerSignIn = new ServerSignIn({
     serverName: name,
     serverUrl,
@@ -159,13 +162,15 @@ export function newSignIn(
     sendToSignIn: (url, why) => {
       sendToSignIn(url, why, name, log);
       if (!upstream?.clientCapabilities().elicitation?.url) return;
+      const elicitationId = randomUUID();
+      askedInClient.set(url.href, elicitationId);
       const asked = upstream.request(
         name,
         {
           method: 'elicitation/create',
           params: {
             mode: 'url',
-            elicitationId: randomUUID(),
+            elicitationId,
             url: url.href,
             message: `Sign in to '${name}' (${new URL(serverUrl).host}): ${why}.`,
           },
@@ -183,6 +188,12 @@ export function newSignIn(
           log.debug(() => `[${name}] the client was not asked to sign in: ${messageOf(error)}`),
       );
     },
+  });
+  signIn.onSignedIn((url) => {
+    const elicitationId = askedInClient.get(url);
+    askedInClient.clear();
+    if (elicitationId !== undefined)
+      upstream?.notify(name, { method: 'notifications/elicitation/complete', params: { elicitationId } });
   });
   return signIn;
 }

@@ -77,8 +77,12 @@ export async function runOneShot(ctx: OneShotContext): Promise<number> {
     });
     if (options.auth) {
       if (status === 0) {
-        const { url } = servers[0]!.spec as RemoteServerSpec;
+        const { url, oauth } = servers[0]!.spec as RemoteServerSpec;
         ctx.out(`signed in to '${servers[0]!.name}' (${url}); kept in ${new CredentialStore(url).path}`);
+        if (oauth?.idp && oauth.idp.idTokenFile === undefined)
+          ctx.out(
+            `your session at the identity provider ${oauth.idp.issuer} is kept in ${idpSessionStore(oauth.idp, oauthStateDir()).path}`,
+          );
       }
       return status;
     }

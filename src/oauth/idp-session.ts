@@ -20,9 +20,17 @@ const RENEW_MARGIN_MS = 60_000;
 /**
  * Sign-ins and renewals under way in this process, by the file of their session: the
  * organisation's servers starting together wait for one sign-in (the first one's) rather
- * than each send the person to the provider.
+ * than each send the person to the provider; each is told where the person was sent.
  */
-const underWay = new Map<string, Promise<string>>();
+const underWay = new Map<string, UnderWay>();
+
+interface UnderWay {
+  readonly token: Promise<string>;
+  /** The provider's page the person was sent to, once they were. */
+  sentTo?: URL;
+  /** The waiting sessions' `waiting` callbacks. */
+  readonly waiting: Set<(url: URL) => void>;
+}
 
 export interface IdpSessionOptions {
   idp: EnterpriseIdp;
@@ -31,6 +39,8 @@ export interface IdpSessionOptions {
   redirect: () => Promise<LoopbackRedirect>;
   /** Sends the person to the provider's sign-in page (as for a server's sign-in). */
   sendToSignIn: (url: URL) => void | Promise<void>;
+  /** Another server's sign-in sent the person to `url`; this one waits for it too. */
+  waiting: (url: URL) => void;
   waitMs: number;
   log: Logger;
 }
@@ -54,12 +64,21 @@ export class IdpSession {
     const kept = this.#store.read().tokens?.id_token;
     if (kept !== undefined && !nearingItsEnd(kept)) return Promise.resolve(kept);
     const key = this.#store.path;
-    let getting = underWay.get(key);
-    if (getting === undefined) {
-      getting = this.#renewOrSignIn().finally(() => underWay.delete(key));
-      underWay.set(key, getting);
+    const shared = underWay.get(key);
+    if (shared) {
+      if (shared.sentTo) this.#options.waiting(shared.sentTo);
+      else shared.waiting.add(this.#options.waiting);
+      return shared.token;
     }
-    return getting;
+    const own: UnderWay = {
+      token: this.#renewOrSignIn((url) => {
+        own.sentTo = url;
+        for (const waiting of own.waiting) waiting(url);
+      }).finally(() => underWay.delete(key)),
+      waiting: new Set(),
+    };
+    underWay.set(key, own);
+    return own.token;
   }
 
   /** The provider refused the kept ID token: the next idToken() renews it or asks the person. */
@@ -69,7 +88,7 @@ export class IdpSession {
     );
   }
 
-  async #renewOrSignIn(): Promise<string> {
+  async #renewOrSignIn(sent: (url: URL) => void): Promise<string> {
     const { idp, log } = this.#options;
     const metadata = await this.#metadata();
     const refreshToken = this.#store.read().tokens?.refresh_token;
@@ -87,10 +106,10 @@ export class IdpSession {
         log.info(`the identity provider ${idp.issuer} did not renew the session: ${messageOf(error)}`);
       }
     }
-    return this.#signIn(metadata);
+    return this.#signIn(metadata, sent);
   }
 
-  async #signIn(metadata: AuthorizationServerMetadata): Promise<string> {
+  async #signIn(metadata: AuthorizationServerMetadata, sent: (url: URL) => void): Promise<string> {
     const { idp, log } = this.#options;
     const sdk = await clientSdk();
     const redirect = await this.#options.redirect();
@@ -107,6 +126,7 @@ export class IdpSession {
     // Waiting before the browser is sent, so that a quick return is not missed.
     const back = redirect.next(undefined, this.#options.waitMs);
     await this.#options.sendToSignIn(authorizationUrl);
+    sent(authorizationUrl);
     log.info(`waiting for the sign-in to ${idp.issuer} at ${authorizationUrl.href}`);
     const query = await back;
     const error = query.get('error');

@@ -46,6 +46,7 @@ export class ServerSignIn {
   /** Why a sign-in is needed, said with its URL. */
   #why = 'not signed in yet';
   readonly #onPending = new Set<(url: string) => void>();
+  readonly #onSignedIn = new Set<(url: string) => void>();
   /** A 2025-03-26 server whose own origin publishes metadata naming another issuer path. */
   #sameOriginIssuer = false;
   /** fetch that presents DPoP-bound tokens (oauth-provider.ts's dpop()). */
@@ -55,9 +56,12 @@ export class ServerSignIn {
     this.#options = options;
     this.#store = new CredentialStore(options.serverUrl, options.stateDir ?? oauthStateDir());
     const machine = options.settings.grantType !== undefined;
-    const sendToSignIn = async (url: URL) => {
+    const pending = (url: URL) => {
       this.#pendingUrl = url.href;
       for (const listener of this.#onPending) listener(url.href);
+    };
+    const sendToSignIn = async (url: URL) => {
+      pending(url);
       await options.sendToSignIn(url, this.#why);
     };
     const { idp } = options.settings;
@@ -71,6 +75,11 @@ export class ServerSignIn {
             sendToSignIn: (url) => {
               this.#why = `not signed in to the identity provider ${idp.issuer} yet, or no longer`;
               return sendToSignIn(url);
+            },
+            // Another server of the organisation sent the person there: this one shows it too.
+            waiting: (url) => {
+              this.#why = `not signed in to the identity provider ${idp.issuer} yet (another server's sign-in)`;
+              pending(url);
             },
             waitMs: options.waitMs ?? SIGN_IN_WAIT_MS,
             log: options.log,
@@ -102,6 +111,12 @@ export class ServerSignIn {
   onPending(listener: (url: string) => void): () => void {
     this.#onPending.add(listener);
     return () => this.#onPending.delete(listener);
+  }
+
+  /** Calls `listener` with the URL the person was sent to, each time signing in there succeeded. */
+  onSignedIn(listener: (url: string) => void): () => void {
+    this.#onSignedIn.add(listener);
+    return () => this.#onSignedIn.delete(listener);
   }
 
   /** Resolves when a sign-in is waiting for the person (at once if one is). */
@@ -256,6 +271,8 @@ export class ServerSignIn {
       fetchFn: fetch,
     };
     let result: AuthResult;
+    /** Where the person was sent, if they were (here or at their identity provider). */
+    let sentTo: string | undefined;
     try {
       result = await this.#auth(base);
       if (result === 'REDIRECT' && redirect) {
@@ -271,6 +288,7 @@ export class ServerSignIn {
         const iss = query.get('iss');
         result = await this.#auth({ ...base, authorizationCode: code, ...(iss !== null && { iss }) });
       }
+      sentTo = this.#pendingUrl;
     } catch (error) {
       if (error instanceof MuxError) throw error;
       const why = `signing in to ${serverUrl} failed: ${messageOf(error)}${await hintFor(error, this.#options.settings)}`;
@@ -281,6 +299,7 @@ export class ServerSignIn {
     if (result !== 'AUTHORIZED')
       throw new MuxError('AUTH_FAILED', `signing in to ${serverUrl} did not complete (${result})`);
     log.info(`[${serverName}] signed in`);
+    if (sentTo !== undefined) for (const listener of this.#onSignedIn) listener(sentTo);
   }
 }
 
