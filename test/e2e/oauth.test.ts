@@ -301,37 +301,63 @@ async function startIdentityProvider(env: Record<string, string>) {
   };
 }
 
+/**
+ * An organisation: its identity provider (mcpmux its client mcpmux-at-acme) and MCP servers
+ * whose authorization servers trust it and know mcpmux as acme-mcp-client; `config` writes a
+ * config naming the servers, each with the oauth block that goes through the provider.
+ */
+async function startOrganisation(
+  servers: string[],
+  { idp = {}, tokenTtl }: { idp?: Record<string, string>; tokenTtl?: string } = {},
+) {
+  const keys = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+  const provider = await startIdentityProvider({
+    IDP_PRIVATE_KEY: keys.privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(),
+    IDP_CLIENT_ID: 'mcpmux-at-acme',
+    JAG_CLIENT_ID: 'acme-mcp-client',
+    ...idp,
+  });
+  const trusting = {
+    PRE_CLIENT_ID: 'acme-mcp-client',
+    PRE_CLIENT_SECRET: SECRET,
+    IDP_PUBLIC_KEY: keys.publicKey.export({ type: 'spki', format: 'pem' }).toString(),
+    ...(tokenTtl && { TOKEN_TTL_SECONDS: tokenTtl }),
+  };
+  const remotes = await Promise.all(servers.map(() => startOAuthServer(trusting)));
+  const config = (name: string, idpFields: Record<string, string> = {}) => {
+    const oauth = {
+      client_id: 'acme-mcp-client',
+      client_secret: SECRET,
+      idp: { issuer: provider.issuer, client_id: 'mcpmux-at-acme', ...idpFields },
+    };
+    const file = join(scratch, `${name}.json`);
+    const entries = servers.map((server, i) => [server, { url: remotes[i]!.url, era: 'legacy', oauth }]);
+    writeFileSync(file, JSON.stringify({ mcpServers: Object.fromEntries(entries) }));
+    return file;
+  };
+  const stop = () => Promise.all([provider.idp.stop(), ...remotes.map((r) => r.server.stop())]);
+  return { provider, remotes, config, stop };
+}
+
 t.test(
   "enterprise-managed authorization: the organisation's identity provider trades the person's ID token for a grant the server's authorization server takes",
   async (t) => {
-    const keys = generateKeyPairSync('ec', { namedCurve: 'P-256' });
-    const provider = await startIdentityProvider({
-      IDP_PRIVATE_KEY: keys.privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(),
-      IDP_CLIENT_ID: 'mcpmux-at-acme',
-      IDP_CLIENT_SECRET: 'idp-secret-77',
-      JAG_CLIENT_ID: 'acme-mcp-client',
+    const {
+      provider,
+      remotes,
+      config: organisationConfig,
+      stop,
+    } = await startOrganisation(['corp'], {
+      idp: { IDP_CLIENT_SECRET: 'idp-secret-77' },
+      tokenTtl: '2',
     });
-    const remote = await startOAuthServer({
-      PRE_CLIENT_ID: 'acme-mcp-client',
-      PRE_CLIENT_SECRET: SECRET,
-      IDP_PUBLIC_KEY: keys.publicKey.export({ type: 'spki', format: 'pem' }).toString(),
-      TOKEN_TTL_SECONDS: '2',
-    });
+    const [remote] = remotes;
     const idTokenFile = join(scratch, 'id-token');
     writeFileSync(idTokenFile, `${await provider.idToken('alice@acme.example')}\n`);
     // No grant_type: an idp implies jwt_bearer. The provider's token endpoint is discovered.
-    const file = config('corp', {
-      url: remote.url,
-      oauth: {
-        client_id: 'acme-mcp-client',
-        client_secret: SECRET,
-        idp: {
-          issuer: provider.issuer,
-          client_id: 'mcpmux-at-acme',
-          client_secret: '${IDP_SECRET}',
-          id_token_file: idTokenFile,
-        },
-      },
+    const file = organisationConfig('corp', {
+      client_secret: '${IDP_SECRET}',
+      id_token_file: idTokenFile,
     });
     const call = (own: string) =>
       mcpmuxCall(file, 'corp__whoami', {
@@ -343,17 +369,17 @@ t.test(
     t.match((await call('corp-state')).stdout, /hello, signed-in user/, 'no browser, no consent screen');
     t.match(await provider.stats(), {
       token_exchanges: 1,
-      last_audience: new URL(remote.url).origin,
-      last_resource: remote.url,
+      last_audience: new URL(remote!.url).origin,
+      last_resource: remote!.url,
     });
-    t.match(await remote.stats(), { id_jag_grants: 1, last_id_jag_subject: 'alice@acme.example' });
+    t.match(await remote!.stats(), { id_jag_grants: 1, last_id_jag_subject: 'alice@acme.example' });
 
     // The person's SSO agent renews the ID token; the access token nears its end; a new grant.
     writeFileSync(idTokenFile, await provider.idToken('alice2@acme.example'));
     await new Promise((resolve) => setTimeout(resolve, 1200));
     t.match((await call('corp-state')).stdout, /hello, signed-in user/);
     t.match(await provider.stats(), { token_exchanges: 2 });
-    t.match(await remote.stats(), {
+    t.match(await remote!.stats(), {
       id_jag_grants: 2,
       last_id_jag_subject: 'alice2@acme.example',
       refresh_grants: 0,
@@ -368,7 +394,7 @@ t.test(
       /the identity provider http:\/\/127\.0\.0\.1:\d+ gave no grant for .*invalid_grant.*: the ID token in .*id-token was refused \(expired, or issued for another client than mcpmux-at-acme\); sign in to http:\/\/127\.0\.0\.1:\d+ again/,
     );
     t.notOk(refused.stderr.includes('eyJ'), 'no JWT in the log');
-    t.match(await remote.stats(), { id_jag_grants: 2 }, 'nothing reached the authorization server');
+    t.match(await remote!.stats(), { id_jag_grants: 2 }, 'nothing reached the authorization server');
 
     // A wrong secret at the provider.
     const wrongSecret = await mcpmuxCall(file, 'corp__whoami', {
@@ -384,8 +410,7 @@ t.test(
       missing.stderr,
       /cannot read the person's ID token in oauth\.idp\.id_token_file .*id-token: ENOENT/,
     );
-    await remote.server.stop();
-    await provider.idp.stop();
+    await stop();
     await assertNoLeaks(t);
   },
 );
@@ -393,38 +418,13 @@ t.test(
 t.test(
   "with no id_token_file, mcpmux signs the person in to their identity provider once for all the organisation's servers, renews the ID token, and auth --logout forgets that session",
   async (t) => {
-    const keys = generateKeyPairSync('ec', { namedCurve: 'P-256' });
-    // ID tokens and the servers' tokens live 3 s: the second run renews them all.
-    const provider = await startIdentityProvider({
-      IDP_PRIVATE_KEY: keys.privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(),
-      IDP_CLIENT_ID: 'mcpmux-at-acme',
-      JAG_CLIENT_ID: 'acme-mcp-client',
-      PERSON: 'carol@acme.example',
-      ID_TOKEN_TTL_SECONDS: '3',
+    // ID tokens and the servers' tokens live 3 s: the last run renews them all.
+    const { provider, remotes, config, stop } = await startOrganisation(['wiki', 'tickets'], {
+      idp: { PERSON: 'carol@acme.example', ID_TOKEN_TTL_SECONDS: '3' },
+      tokenTtl: '3',
     });
-    const trusting = {
-      PRE_CLIENT_ID: 'acme-mcp-client',
-      PRE_CLIENT_SECRET: SECRET,
-      IDP_PUBLIC_KEY: keys.publicKey.export({ type: 'spki', format: 'pem' }).toString(),
-      TOKEN_TTL_SECONDS: '3',
-    };
-    const wiki = await startOAuthServer(trusting);
-    const tickets = await startOAuthServer(trusting);
-    const oauth = {
-      client_id: 'acme-mcp-client',
-      client_secret: SECRET,
-      idp: { issuer: provider.issuer, client_id: 'mcpmux-at-acme' },
-    };
-    const file = join(scratch, 'organisation.json');
-    writeFileSync(
-      file,
-      JSON.stringify({
-        mcpServers: {
-          wiki: { url: wiki.url, era: 'legacy', oauth },
-          tickets: { url: tickets.url, era: 'legacy', oauth },
-        },
-      }),
-    );
+    const [wiki, tickets] = remotes as [(typeof remotes)[number], (typeof remotes)[number]];
+    const file = config('organisation');
     const own = { XDG_STATE_HOME: join(scratch, 'organisation-state') };
     const noBrowser = { ...own, BROWSER: '/nonexistent/browser' };
 
@@ -470,10 +470,7 @@ t.test(
     t.equal(kept.length, 1, "only the tickets server's tokens are left");
     const left = readFileSync(join(scratch, 'organisation-state', 'mcpmux', 'oauth', kept[0]!), 'utf8');
     t.notOk(left.includes('id_token'), "the person's ID token is not among them");
-
-    await wiki.server.stop();
-    await tickets.server.stop();
-    await provider.idp.stop();
+    await stop();
     await assertNoLeaks(t);
   },
 );
@@ -481,33 +478,8 @@ t.test(
 t.test(
   "serving, the organisation's servers wait for one sign-in at its identity provider, each showing needs_auth with that provider's URL",
   async (t) => {
-    const keys = generateKeyPairSync('ec', { namedCurve: 'P-256' });
-    const provider = await startIdentityProvider({
-      IDP_PRIVATE_KEY: keys.privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(),
-      IDP_CLIENT_ID: 'mcpmux-at-acme',
-      JAG_CLIENT_ID: 'acme-mcp-client',
-    });
-    const trusting = {
-      PRE_CLIENT_ID: 'acme-mcp-client',
-      PRE_CLIENT_SECRET: SECRET,
-      IDP_PUBLIC_KEY: keys.publicKey.export({ type: 'spki', format: 'pem' }).toString(),
-    };
-    const [wiki, tickets] = await Promise.all([startOAuthServer(trusting), startOAuthServer(trusting)]);
-    const oauth = {
-      client_id: 'acme-mcp-client',
-      client_secret: SECRET,
-      idp: { issuer: provider.issuer, client_id: 'mcpmux-at-acme' },
-    };
-    const file = join(scratch, 'organisation-serving.json');
-    writeFileSync(
-      file,
-      JSON.stringify({
-        mcpServers: {
-          wiki: { url: wiki!.url, era: 'legacy', oauth },
-          tickets: { url: tickets!.url, era: 'legacy', oauth },
-        },
-      }),
-    );
+    const { provider, config, stop } = await startOrganisation(['wiki', 'tickets']);
+    const file = config('organisation-serving');
     const s = await startMcpmux(['--config', file, '--startup-timeout', '60'], undefined, {
       XDG_STATE_HOME: join(scratch, 'organisation-serving-state'),
       BROWSER: '',
@@ -539,7 +511,7 @@ t.test(
     ]);
     await s.client.close();
     await s.process.exited;
-    await Promise.all([wiki!.server.stop(), tickets!.server.stop(), provider.idp.stop()]);
+    await stop();
     await assertNoLeaks(t);
   },
 );
