@@ -24,16 +24,21 @@ t.teardown(() => {
   rmSync(scratch, { recursive: true, force: true });
 });
 
-async function startOAuthServer(env: Record<string, string>) {
+/** A fixture HTTP server, once it says where it listens. */
+async function startListening(name: 'oauth-server' | 'idp-server', env: Record<string, string>) {
   const server = await ChildProcess.spawn({
     command: process.execPath,
-    args: [fixturePath('oauth-server')],
+    args: [fixturePath(name)],
     env: taggedEnv(env),
   });
   let out = '';
   server.stdout.on('data', (d) => (out += d));
   await waitFor(() => /listening on (\S+)/.test(out));
-  const url = /listening on (\S+)/.exec(out)![1]!;
+  return { server, url: /listening on (\S+)/.exec(out)![1]! };
+}
+
+async function startOAuthServer(env: Record<string, string>) {
+  const { server, url } = await startListening('oauth-server', env);
   const origin = new URL(url).origin;
   return {
     server,
@@ -277,15 +282,7 @@ t.test(
 );
 
 async function startIdentityProvider(env: Record<string, string>) {
-  const idp = await ChildProcess.spawn({
-    command: process.execPath,
-    args: [fixturePath('idp-server')],
-    env: taggedEnv(env),
-  });
-  let out = '';
-  idp.stdout.on('data', (d) => (out += d));
-  await waitFor(() => /listening on (\S+)/.test(out));
-  const issuer = /listening on (\S+)/.exec(out)![1]!;
+  const { server: idp, url: issuer } = await startListening('idp-server', env);
   return {
     idp,
     issuer,
