@@ -73,8 +73,11 @@ function relayToUpstream(
   client.setNotificationHandler('notifications/message', (n) => upstream.notify(name, n));
   client.setNotificationHandler('notifications/resources/updated', (n) => upstream.notify(name, n));
   client.setNotificationHandler('notifications/elicitation/complete', (n) => upstream.notify(name, n));
-  client.fallbackNotificationHandler = async (n) =>
+  // The SDK's v2 client keeps no task vocabulary: a task's status comes as an unknown method.
+  client.fallbackNotificationHandler = async (n) => {
+    if (n.method === 'notifications/tasks/status') return upstream.notify(name, n);
     logger.debug(() => `[${name}] ${n.method} is not relayed to the client`);
+  };
 }
 
 /** The SDK's negotiation mode for a spec's `era` (auto when it names none). */

@@ -110,7 +110,7 @@ export class FastPath {
     // A 2026-07-28 client's later round brings mcpmux's requestState: verified on the SDK's
     // path, as is a request whose envelope is not the one its era requires.
     if ('requestState' in params || 'inputResponses' in params) return false;
-    // A task-augmented call is mcpmux's to answer (only agent runs as a task).
+    // A task-augmented call gets a task id of mcpmux's own (child-tasks.ts): the SDK's path.
     if ('task' in params) return false;
     if (this.#options.era === 'modern' && !hasModernEnvelope(params)) return false;
     if (!this.#open(message.id)) return false;

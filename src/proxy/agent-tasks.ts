@@ -1,8 +1,8 @@
 // MCP tasks (2025-11-25, experimental) for the agent tool: a task-augmented tools/call of
 // `agent` starts a background run whose agentId is the task's id, and tasks/get,
 // tasks/result, tasks/cancel and tasks/list read and steer the runs. The SDK (v2) keeps only
-// the wire vocabulary of tasks, so mcpmux answers these methods itself. Children's tools do
-// not run as tasks through mcpmux: their task-augmented calls are refused with a clear error.
+// the wire vocabulary of tasks, so mcpmux answers these methods itself. Children's tools run
+// as tasks at their children (child-tasks.ts).
 import { ProtocolErrorCode, type CallToolResult } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import type { AgentRuns, AgentState } from '../agent/agent-runs.js';
@@ -55,8 +55,7 @@ export class AgentTasks {
       throw new WireError(ProtocolErrorCode.InvalidParams, `${method} needs params {taskId: string}`);
     const id = parsed.data.taskId;
     const state = await this.#runs.state(id);
-    if (!state)
-      throw new WireError(ProtocolErrorCode.InvalidParams, `no task '${id}' (tasks here are agent runs)`);
+    if (!state) throw new WireError(ProtocolErrorCode.InvalidParams, `no task '${id}'`);
     switch (method) {
       case 'tasks/get':
         return this.#task(id, state);

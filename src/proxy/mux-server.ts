@@ -73,10 +73,9 @@ export interface MuxServerOptions {
    */
   era?: 'legacy' | 'modern';
   /**
-   * Set when this server answers one request of a modern (2026-07-28) HTTP client and is
-   * dropped after it: what must outlive the request (kept results, the search pool) is
-   * shared, and list changes reach the clients' listen streams through `publish` (the
-   * HTTP layer's, which hears the registry once for all requests).
+   * Set when this server answers one request of a modern (2026-07-28) HTTP client and is dropped
+   * after it: kept results and the search pool are shared, list changes go out through `publish`
+   * (the HTTP layer's, which hears the registry once for all requests).
    */
   perRequest?: PerRequestState;
   /** The servers given at start: lists and calls wait until each has started or failed. */
@@ -142,8 +141,8 @@ export class MuxServer {
           resources: { subscribe: true, listChanged: true },
           completions: {},
           logging: {},
-          // agent runs as a task for a 2025 client (2026-07-28 has no tasks in its core).
-          ...(options.agents && options.era !== 'modern' && { tasks: TASKS_CAPABILITY }),
+          // Children's tools and agent run as tasks for a 2025 client (2026-07-28 has none in its core).
+          ...(options.era !== 'modern' && { tasks: TASKS_CAPABILITY }),
         },
         instructions: sessionInstructions(options.registry.snapshot),
         // A requestState mcpmux did not issue is refused before any handler runs.
@@ -163,7 +162,7 @@ export class MuxServer {
         sessionOrigin: options.perRequest ? undefined : sessionCallerOrigin(this.server),
         declared: () => this.#declared,
       });
-    // agent as an MCP task (2025 clients); absent where the agent tools are off.
+    // What runs as an MCP task for a 2025 client: agent (where its tools are on), children's tools.
     const tasks = options.agents && era === 'legacy' ? new AgentTasks(options.agents.runs) : undefined;
     const perRequest = options.perRequest;
     // A modern client with no session hears of changes through the shared publisher.
@@ -285,7 +284,8 @@ export class MuxServer {
       });
       return;
     }
-    this.server.fallbackRequestHandler = legacyToolCallHandler(this.#calls, this.#caller, tasks) as never;
+    const runs = { agent: tasks, children: options.upstream.childTasks.session(this.#deliver) };
+    this.server.fallbackRequestHandler = legacyToolCallHandler(this.#calls, this.#caller, runs) as never;
   }
 
   /**

@@ -9,13 +9,14 @@ import type { ActivationPool } from '../catalog/activation-pool.js';
 import type { ToolIndex } from '../catalog/tool-index.js';
 import type { CallOptions } from '../child/child-types.js';
 import type { CodeMode } from '../code/code-mode.js';
-import { WireError } from '../errors.js';
+import { WireError, isMuxError } from '../errors.js';
 import type { SpawnPolicy } from '../policy/spawn-policy.js';
 import type { Registry } from '../registry/registry.js';
 import type { StartupGate } from '../registry/startup-gate.js';
 import type { ResultStore } from '../results/result-store.js';
 import type { CatalogRouter } from '../router/catalog-router.js';
 import type { AgentTasks } from './agent-tasks.js';
+import { unknownTask, type SessionChildTasks } from './child-tasks.js';
 import type { AgentAccess } from './agent-tools.js';
 import { forwardingOptions, type Caller } from './forwarding-options.js';
 import type { HeldRun } from './held-call.js';
@@ -93,6 +94,33 @@ export class ToolCalls {
     }
   }
 
+  /** A task-augmented call of a child's tool (a 2025 client's): the child runs it as a task. */
+  async startTask(
+    params: CallToolRequest['params'],
+    options: CallOptions,
+    tasks: SessionChildTasks,
+  ): Promise<Record<string, unknown>> {
+    const { own, pool, registry, router, startup } = this.#options;
+    if (own.has(params.name))
+      throw new WireError(ProtocolErrorCode.MethodNotFound, `${params.name} does not run as a task`);
+    if (pool) pool.touch(router.toolRoute(registry.snapshot, params.name)?.exposedKey ?? params.name);
+    await startup?.wait();
+    try {
+      // MCP: a tool runs as a task only where its server says it may (execution.taskSupport).
+      const support = router.route(registry.snapshot, 'tools', params.name).item.execution?.taskSupport;
+      if (support !== 'optional' && support !== 'required')
+        throw new WireError(
+          ProtocolErrorCode.MethodNotFound,
+          `${params.name} does not run as a task (its server does not say it may: execution.taskSupport); call it without "task"`,
+        );
+      const { connection, params: forwarded } = router.forwardTo(registry.snapshot, 'tools', params);
+      return await tasks.create(connection, forwarded as Record<string, unknown>, options);
+    } catch (error) {
+      // No such tool, or its server is not running: said as the error of the request.
+      throw isMuxError(error) ? new WireError(ProtocolErrorCode.InvalidParams, error.message) : error;
+    }
+  }
+
   #context(options: CallOptions, round?: ClientRound): ManagementContext {
     // What a management tool sees of the session as it is; the rest is this call's.
     const { own: _own, pool: _pool, relay, startup, ...session } = this.#options;
@@ -135,12 +163,8 @@ export class ToolCalls {
   }
 }
 
-// Task-augmented requests (2025-11-25's experimental tasks) to children would need every
-// task id routed to its child across tasks/get, tasks/result, tasks/list and tasks/cancel;
-// only mcpmux's own agent runs as a task (agent-tasks.ts). Without the agent tools mcpmux
-// does not declare the capability, and says so plainly when a client calls a tasks/ method anyway.
-const TASKS_NOT_SUPPORTED =
-  'mcpmux does not forward task-augmented requests (experimental MCP tasks) to servers; call the tool without "task" to get its result directly (only agent runs as a task)';
+// Task-augmented tools/call (2025-11-25's experimental tasks): a child's tool runs as a
+// task at its child (child-tasks.ts), agent as a background run (agent-tasks.ts).
 
 /** What tools/call needs of its params; the rest (task, other _meta) travels on unchecked. */
 const CallToolParams = z.looseObject({
@@ -151,6 +175,12 @@ const CallToolParams = z.looseObject({
 
 type CallerContext = Parameters<typeof forwardingOptions>[1];
 
+/** What runs as a task for a 2025 session: agent (with the agent tools) and children's tools. */
+export interface SessionTasks {
+  agent: AgentTasks | undefined;
+  children: SessionChildTasks;
+}
+
 /**
  * A 2025 session's handler of methods the SDK's Server has none for: tools/call, and the
  * tasks/ methods of agent runs. tools/call is the hot path: the Server class wraps a
@@ -160,13 +190,11 @@ type CallerContext = Parameters<typeof forwardingOptions>[1];
 export function legacyToolCallHandler(
   calls: ToolCalls,
   caller: Caller,
-  tasks: AgentTasks | undefined,
+  tasks: SessionTasks,
 ): (request: { method: string; params?: unknown }, ctx: CallerContext) => Promise<unknown> {
   return async (request, ctx) => {
-    if (request.method.startsWith('tasks/')) {
-      if (tasks) return tasks.handle(request.method, request.params);
-      throw new WireError(ProtocolErrorCode.MethodNotFound, TASKS_NOT_SUPPORTED);
-    }
+    if (request.method.startsWith('tasks/'))
+      return taskMethod(request.method, request.params, forwardingOptions(undefined, ctx, caller), tasks);
     if (request.method !== 'tools/call')
       throw new WireError(ProtocolErrorCode.MethodNotFound, `Method not found: ${request.method}`);
     const parsed = CallToolParams.safeParse(request.params);
@@ -178,10 +206,29 @@ export function legacyToolCallHandler(
     const params = parsed.data as CallToolRequest['params'];
     const options = forwardingOptions(params, ctx, caller);
     if (params['task'] === undefined) return calls.call(params, options);
-    // A task-augmented call: agent starts in the background, its agentId the task's id.
-    if (params.name !== 'agent' || !tasks)
-      throw new WireError(ProtocolErrorCode.MethodNotFound, TASKS_NOT_SUPPORTED);
+    if (params.name !== 'agent' || !tasks.agent) return calls.startTask(params, options, tasks.children);
+    // agent starts in the background, its agentId the task's id.
     const args = { ...params.arguments, run_in_background: true };
-    return tasks.create(() => calls.call({ name: 'agent', arguments: args }, options) as never);
+    return tasks.agent.create(() => calls.call({ name: 'agent', arguments: args }, options) as never);
   };
+}
+
+/** tasks/get, tasks/result, tasks/cancel and tasks/list over the session's agent runs and children's tasks. */
+async function taskMethod(
+  method: string,
+  params: unknown,
+  options: CallOptions,
+  tasks: SessionTasks,
+): Promise<unknown> {
+  const { agent, children } = tasks;
+  if (method === 'tasks/list') {
+    const own = agent ? ((await agent.handle(method, params)) as { tasks: unknown[] }).tasks : [];
+    return { tasks: [...own, ...(await children.list(options))] };
+  }
+  if (!['tasks/get', 'tasks/result', 'tasks/cancel'].includes(method))
+    throw new WireError(ProtocolErrorCode.MethodNotFound, `Method not found: ${method}`);
+  const taskId = (params as { taskId?: unknown } | undefined)?.taskId;
+  if (children.has(taskId)) return children.handle(method, params as Record<string, unknown>, options);
+  if (agent) return agent.handle(method, params);
+  throw unknownTask(taskId);
 }

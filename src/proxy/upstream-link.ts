@@ -12,6 +12,7 @@ import type { Logger } from '../log.js';
 import type { CatalogRouter } from '../router/catalog-router.js';
 import type { Registry } from '../registry/registry.js';
 import { UncheckedResult } from '../relay.js';
+import { ChildTaskTable } from './child-tasks.js';
 import type { ClientSettings } from './client-settings.js';
 import { UrlElicitations, elicitationsRequired, type NotifyClient } from './url-elicitations.js';
 
@@ -44,6 +45,8 @@ const RELAYABLE: ClientCapabilities = Object.freeze({
 });
 
 export class UpstreamLink implements ChildUpstream {
+  /** Children's tasks that clients created, every session's (child-tasks.ts). */
+  readonly childTasks = new ChildTaskTable();
   readonly #router: CatalogRouter;
   readonly #log: Logger;
   /** Connected clients, most recent last: one over stdio, any number over HTTP. */
@@ -180,6 +183,8 @@ export class UpstreamLink implements ChildUpstream {
   notify(server: string, notification: JSONRPCRequestLike): void {
     if (notification.method === 'notifications/elicitation/complete')
       return this.#elicitationCompleted(server, notification);
+    if (notification.method === 'notifications/tasks/status')
+      return this.childTasks.status(server, notification);
     // Listen streams of one client share a delivery: an update goes out once, the SDK copies it to each stream.
     const delivered = new Set<Deliver>();
     for (const attached of this.#attached) {

@@ -500,8 +500,8 @@ t.test('agent as an MCP task (2025-11-25): tasks/get, tasks/result, tasks/list, 
 
   await t.rejects(
     request('tools/call', { name: 'echo__echo', arguments: { message: 'x' }, task: {} }),
-    { message: /does not forward task-augmented requests.*only agent runs as a task/ },
-    "a child's tool does not run as a task",
+    { message: /echo__echo does not run as a task \(its server does not say it may/ },
+    "a child's tool its server does not offer as a task does not run as one",
   );
   await stop(t, s);
 });

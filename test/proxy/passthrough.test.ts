@@ -420,20 +420,28 @@ t.test(
   },
 );
 
-t.test('task-augmented requests are refused with a clear reason', async (t) => {
-  const h = await startHarness(t);
-  await h.callJson('add_server', { name: 'e', ...fixture('echo-v1') });
-  await t.rejects(
-    h.client.request(
-      { method: 'tools/call', params: { name: 'e__echo', arguments: { text: 'x' }, task: { ttl: 1000 } } },
-      z.any(),
-    ),
-    /mcpmux does not forward task-augmented requests .*to servers/,
-    'refused by mcpmux itself, not handed to the child',
-  );
-  await t.rejects(
-    h.client.request({ method: 'tasks/list', params: {} }, z.any()),
-    /does not forward task-augmented requests/,
-  );
-  await h.close();
-});
+t.test(
+  "a task-augmented call of a tool whose server does not say it may run as one is refused with the reason; tasks/list is this session's",
+  async (t) => {
+    const h = await startHarness(t);
+    await h.callJson('add_server', { name: 'e', ...fixture('echo-v1') });
+    await t.rejects(
+      h.client.request(
+        { method: 'tools/call', params: { name: 'e__echo', arguments: { text: 'x' }, task: { ttl: 1000 } } },
+        z.any(),
+      ),
+      /e__echo does not run as a task \(its server does not say it may: execution\.taskSupport\)/,
+      'refused by mcpmux itself, not handed to the child',
+    );
+    await t.rejects(
+      h.client.request({ method: 'tools/call', params: { name: 'list_servers', task: {} } }, z.any()),
+      /list_servers does not run as a task/,
+    );
+    t.same(await h.client.request({ method: 'tasks/list', params: {} }, z.any()), { tasks: [] });
+    await t.rejects(
+      h.client.request({ method: 'tasks/get', params: { taskId: 'abc' } }, z.any()),
+      /no task 'abc'/,
+    );
+    await h.close();
+  },
+);

@@ -1,0 +1,142 @@
+// Children's tools run as MCP tasks (2025-11-25, experimental): a client's task-augmented
+// tools/call goes to the child, which runs the task; the child's task id is unique only at
+// that child, so the client is given one of mcpmux's own for it. tasks/get, tasks/result and
+// tasks/cancel reach the child under the child's id, and what comes back names the task by
+// mcpmux's id again, as do the child's status notifications, which go only to the session
+// that created the task. A session sees only its own tasks (over HTTP, clients share one
+// connection to each child). mcpmux's own agent runs as a task too (agent-tasks.ts).
+import { randomUUID } from 'node:crypto';
+import { ProtocolErrorCode } from '@modelcontextprotocol/server';
+import type { CallOptions, JSONRPCRequestLike } from '../child/child-types.js';
+import type { ChildConnection } from '../child/child-connection.js';
+import { WireError } from '../errors.js';
+import type { NotifyClient } from './url-elicitations.js';
+
+const RELATED_TASK = 'io.modelcontextprotocol/related-task';
+/** Tasks remembered at most, the oldest forgotten first (a child keeps its own for its ttl). */
+const REMEMBERED = 1000;
+
+interface ChildTask {
+  /** The session that created it. */
+  readonly owner: object;
+  readonly notify: NotifyClient | undefined;
+  readonly connection: ChildConnection;
+  readonly childId: string;
+}
+
+/** Every session's tasks at children, by mcpmux's id (one table, for the children's notifications). */
+export class ChildTaskTable {
+  readonly #tasks = new Map<string, ChildTask>();
+  /** mcpmux's id by server and the child's id. */
+  readonly #ids = new Map<string, string>();
+
+  /** One session's tasks. */
+  session(notify: NotifyClient | undefined): SessionChildTasks {
+    return new SessionChildTasks(this, notify);
+  }
+
+  add(task: ChildTask): string {
+    const id = randomUUID();
+    this.#tasks.set(id, task);
+    this.#ids.set(keyOf(task.connection.name, task.childId), id);
+    if (this.#tasks.size > REMEMBERED) {
+      const [oldest, forgotten] = this.#tasks.entries().next().value!;
+      this.#tasks.delete(oldest);
+      this.#ids.delete(keyOf(forgotten.connection.name, forgotten.childId));
+    }
+    return id;
+  }
+
+  get(id: string, owner: object): ChildTask | undefined {
+    const task = this.#tasks.get(id);
+    return task?.owner === owner ? task : undefined;
+  }
+
+  owned(owner: object): [string, ChildTask][] {
+    return [...this.#tasks].filter(([, task]) => task.owner === owner);
+  }
+
+  /** A child's notifications/tasks/status: to the session whose task it is, under mcpmux's id. */
+  status(server: string, notification: JSONRPCRequestLike): void {
+    const childId = notification.params?.['taskId'];
+    const id = typeof childId === 'string' ? this.#ids.get(keyOf(server, childId)) : undefined;
+    const task = id === undefined ? undefined : this.#tasks.get(id);
+    if (!task?.notify) return;
+    void task
+      .notify({ method: notification.method, params: { ...notification.params, taskId: id } })
+      .catch(() => {});
+  }
+}
+
+export class SessionChildTasks {
+  readonly #table: ChildTaskTable;
+  readonly #notify: NotifyClient | undefined;
+  /** What the table knows this session by. */
+  readonly #owner = {};
+
+  constructor(table: ChildTaskTable, notify: NotifyClient | undefined) {
+    this.#table = table;
+    this.#notify = notify;
+  }
+
+  /** A task-augmented call of a child's tool: the child's CreateTaskResult, under mcpmux's id. */
+  async create(
+    connection: ChildConnection,
+    params: Record<string, unknown>,
+    options: CallOptions,
+  ): Promise<Record<string, unknown>> {
+    const result = await connection.request('tools/call', params, options);
+    const task = result['task'] as { taskId?: unknown } | undefined;
+    // A server may run a call in the foreground all the same: its result is the answer.
+    if (typeof task?.taskId !== 'string') return result;
+    const id = this.#table.add({
+      owner: this.#owner,
+      notify: this.#notify,
+      connection,
+      childId: task.taskId,
+    });
+    return { ...result, task: { ...task, taskId: id } };
+  }
+
+  has(id: unknown): boolean {
+    return typeof id === 'string' && this.#table.get(id, this.#owner) !== undefined;
+  }
+
+  /** tasks/get, tasks/result or tasks/cancel of one of this session's tasks. */
+  async handle(method: string, params: Record<string, unknown>, options: CallOptions): Promise<unknown> {
+    const id = params['taskId'] as string;
+    const task = this.#table.get(id, this.#owner)!;
+    const answer = await task.connection.request(method, { ...params, taskId: task.childId }, options);
+    return renamed(answer, task.childId, id);
+  }
+
+  /** This session's tasks, as their children say they are now (one a child cannot tell of is left out). */
+  async list(options: CallOptions): Promise<Record<string, unknown>[]> {
+    const tasks = await Promise.all(
+      this.#table.owned(this.#owner).map(async ([id, task]) => {
+        try {
+          const answer = await task.connection.request('tasks/get', { taskId: task.childId }, options);
+          return [renamed(answer, task.childId, id)];
+        } catch {
+          return []; // its server is gone or forgot it (past its ttl)
+        }
+      }),
+    );
+    return tasks.flat().map(({ _meta: _, ...task }) => task);
+  }
+}
+
+/** A child's answer about a task, naming it by mcpmux's id (the task itself, or its result's related-task). */
+function renamed(answer: Record<string, unknown>, childId: string, id: string): Record<string, unknown> {
+  const named = answer['taskId'] === childId ? { ...answer, taskId: id } : answer;
+  const meta = answer['_meta'] as Record<string, { taskId?: unknown } | undefined> | undefined;
+  if (meta?.[RELATED_TASK]?.taskId !== childId) return named;
+  return { ...named, _meta: { ...meta, [RELATED_TASK]: { ...meta[RELATED_TASK], taskId: id } } };
+}
+
+const keyOf = (server: string, childId: string) => `${server}\u0000${childId}`;
+
+/** A task id no session of the client's knows of. */
+export function unknownTask(id: unknown): WireError {
+  return new WireError(ProtocolErrorCode.InvalidParams, `no task '${String(id)}'`);
+}

@@ -1,0 +1,110 @@
+// Children's tools as MCP tasks (2025-11-25), end to end: server-everything's
+// simulate-research-query (taskSupport "required": it runs only as a task) behind the built
+// mcpmux over HTTP, two clients at once. Each client's task id is mcpmux's own (in
+// tasks/get, tasks/result's related-task and the status notifications), one client never
+// sees another's tasks, cancel reaches the child, and a task of a removed server says so.
+import { Client } from '@modelcontextprotocol/client';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import t from 'tap';
+import { z } from 'zod';
+import { npmServerPath } from '../helpers/fixtures.js';
+import { startMcpmuxHttp } from '../helpers/mcpmux-process.js';
+import { assertNoLeaks, waitFor } from '../helpers/processes.js';
+
+const any = z.looseObject({});
+type Task = { taskId: string; status: string; statusMessage?: string };
+
+t.test(
+  "a child's task-only tool runs as a task through mcpmux: ids of mcpmux's own, per client, cancel reaches the child",
+  async (t) => {
+    const everything = npmServerPath('@modelcontextprotocol/server-everything');
+    const mux = await startMcpmuxHttp(['--', 'ev', process.execPath, everything, 'stdio']);
+    const connect = async (name: string) => {
+      const client = new Client({ name, version: '1.0.0' });
+      const statuses: Record<string, unknown>[] = [];
+      client.fallbackNotificationHandler = async (n) => {
+        if (n.method === 'notifications/tasks/status') statuses.push(n.params as Record<string, unknown>);
+      };
+      await client.connect(new StreamableHTTPClientTransport(new URL(mux.url)));
+      const request = (method: string, params: Record<string, unknown>) =>
+        client.request({ method, params } as never, any) as Promise<Record<string, any>>;
+      return { client, request, statuses };
+    };
+    const alice = await connect('alice');
+    const bob = await connect('bob');
+    const tools = (await alice.client.listTools()).tools;
+    const research = tools.find((x) => x.name === 'ev__simulate-research-query');
+    t.same(research?.execution, { taskSupport: 'required' }, "the child's tool says it runs as a task");
+    t.match(alice.client.getServerCapabilities()?.tasks, {
+      list: {},
+      cancel: {},
+      requests: { tools: { call: {} } },
+    });
+
+    const created = await alice.request('tools/call', {
+      name: research!.name,
+      arguments: { topic: 'tide pools' },
+      task: { ttl: 60_000 },
+    });
+    const task = created['task'] as Task;
+    t.equal(task.status, 'working');
+    t.match(task.taskId, /^[0-9a-f-]{36}$/);
+
+    // Polled until done (four stages of about a second at the child).
+    let state: Task = task;
+    t.ok(
+      await waitFor(async () => {
+        state = (await alice.request('tasks/get', { taskId: task.taskId })) as Task;
+        return state.status !== 'working';
+      }, 20_000),
+      'the task ends',
+    );
+    t.equal(state.status, 'completed');
+    t.equal(state.taskId, task.taskId, "tasks/get names it by mcpmux's id");
+    const result = await alice.request('tasks/result', { taskId: task.taskId });
+    t.match(result['content'], [{ type: 'text', text: /Research Report: tide pools/ }]);
+    t.same(result['_meta'], { 'io.modelcontextprotocol/related-task': { taskId: task.taskId } });
+    t.ok(
+      await waitFor(() => alice.statuses.some((s) => s['status'] === 'completed')),
+      'status notifications',
+    );
+    t.ok(
+      alice.statuses.every((s) => s['taskId'] === task.taskId),
+      "every status notification names mcpmux's id",
+    );
+    t.same(
+      ((await alice.request('tasks/list', {}))['tasks'] as Task[]).map((x) => [x.taskId, x.status]),
+      [[task.taskId, 'completed']],
+    );
+
+    // The other client sees none of it.
+    t.same((await bob.request('tasks/list', {}))['tasks'], []);
+    await t.rejects(bob.request('tasks/get', { taskId: task.taskId }), {
+      message: new RegExp(`no task '${task.taskId}'`),
+    });
+    t.same(bob.statuses, [], "nor hears of alice's task");
+
+    // Cancelled while it works: the child stops it.
+    const second = (
+      await bob.request('tools/call', { name: research!.name, arguments: { topic: 'kelp' }, task: {} })
+    )['task'] as Task;
+    t.not(second.taskId, task.taskId);
+    const cancelled = (await bob.request('tasks/cancel', { taskId: second.taskId })) as Task;
+    t.equal(cancelled.status, 'cancelled');
+    t.equal(cancelled.taskId, second.taskId);
+    t.equal(((await bob.request('tasks/get', { taskId: second.taskId })) as Task).status, 'cancelled');
+
+    // A tool that does not exist, and a task whose server is gone.
+    await t.rejects(alice.request('tools/call', { name: 'nope__tool', arguments: {}, task: {} }), {
+      message: /nope__tool/,
+    });
+    await alice.client.callTool({ name: 'remove_server', arguments: { name: 'ev' } });
+    await t.rejects(alice.request('tasks/get', { taskId: task.taskId }), { message: /'ev'/ });
+    t.same((await alice.request('tasks/list', {}))['tasks'], [], 'a gone server has no tasks to list');
+
+    await alice.client.close();
+    await bob.client.close();
+    await mux.stop();
+    await assertNoLeaks(t);
+  },
+);
