@@ -29,11 +29,13 @@ export async function enterpriseGrant(
   request: GrantRequest,
   session: IdpSession | undefined,
 ): Promise<string> {
-  if (idp.idTokenFile !== undefined || session === undefined) {
-    const file = idp.idTokenFile ?? '';
+  const file = idp.idTokenFile;
+  if (file !== undefined) {
     const idToken = tokenInFile(file, 'oauth.idp.id_token_file', "the person's ID token");
     return exchange(idp, request, idToken, `the ID token in ${file}`);
   }
+  // server-sign-in.ts gives every idp without a file the person's session there.
+  if (session === undefined) throw new Error('oauth.idp has neither id_token_file nor a session');
   try {
     return await exchange(idp, request, await session.idToken(), 'the kept ID token');
   } catch (error) {
