@@ -16,6 +16,7 @@ import { withExposedUris } from '../proxy/catalog-handlers.js';
 import type { InputCapableMethod, InputRelay } from '../proxy/input-relay.js';
 import { toJsonRpcError } from '../proxy/results.js';
 import type { Registry } from '../registry/registry.js';
+import { runsOnlyAsTask } from '../router/task-support.js';
 import type { CatalogRouter, Route } from '../router/catalog-router.js';
 import { forwardedParams, withoutProgressToken } from '../router/forwarded-params.js';
 import { plainError, type Params, type Shaping } from './child-lane.js';
@@ -45,7 +46,8 @@ export function resolveTarget(
       const name = call['name'];
       if (typeof name !== 'string' || !optionalObject(call['arguments'])) return;
       const route = router.toolRoute(snapshot, name);
-      if (!route) return;
+      // A tool its server runs only as a task: mcpmux makes the task (the SDK's path).
+      if (!route || runsOnlyAsTask(route.item)) return;
       return toolTarget(route, name, forwardedParams(call as { name: string }, route.item.name), toolShaping);
     }
     case 'prompts/get': {
@@ -117,7 +119,8 @@ export function resolveToolLine(
   { registry, router, toolShaping }: TargetContext,
 ): Target | undefined {
   const route = router.toolRoute(registry.snapshot, name);
-  return route && toolTarget(route, name, { name: route.item.name }, toolShaping);
+  if (!route || runsOnlyAsTask(route.item)) return undefined;
+  return toolTarget(route, name, { name: route.item.name }, toolShaping);
 }
 
 function toolTarget(route: Route<'tools'>, requested: string, params: Params, shaping: Shaping): Target {

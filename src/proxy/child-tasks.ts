@@ -126,6 +126,32 @@ export class SessionChildTasks {
   }
 }
 
+/**
+ * A plain call of a tool its server runs only as a task (router/task-support.ts), from a
+ * client that does not do tasks: mcpmux makes the task and waits for its result, so the
+ * client gets the tool's answer as from any call (within --call-timeout). Cancelling the call
+ * cancels the task.
+ */
+export async function callAsTask(
+  connection: ChildConnection,
+  params: Record<string, unknown>,
+  options: CallOptions,
+): Promise<Record<string, unknown>> {
+  const created = await connection.request('tools/call', { ...params, task: {} }, options);
+  const taskId = (created['task'] as { taskId?: unknown } | undefined)?.taskId;
+  if (typeof taskId !== 'string') return created; // answered in the foreground all the same
+  const cancel = () => void connection.request('tasks/cancel', { taskId }).catch(() => {});
+  options.signal?.addEventListener('abort', cancel, { once: true });
+  try {
+    const { _meta, ...result } = await connection.request('tasks/result', { taskId }, options);
+    // The client never saw the task: its result names none.
+    const { [RELATED_TASK]: _task, ...meta } = (_meta ?? {}) as Record<string, unknown>;
+    return Object.keys(meta).length > 0 ? { ...result, _meta: meta } : result;
+  } finally {
+    options.signal?.removeEventListener('abort', cancel);
+  }
+}
+
 /** A child's answer about a task, naming it by mcpmux's id (the task itself, or its result's related-task). */
 function renamed(answer: Record<string, unknown>, childId: string, id: string): Record<string, unknown> {
   const named = answer['taskId'] === childId ? { ...answer, taskId: id } : answer;

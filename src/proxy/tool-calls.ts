@@ -16,7 +16,9 @@ import type { StartupGate } from '../registry/startup-gate.js';
 import type { ResultStore } from '../results/result-store.js';
 import type { CatalogRouter } from '../router/catalog-router.js';
 import type { AgentTasks } from './agent-tasks.js';
-import { unknownTask, type SessionChildTasks } from './child-tasks.js';
+import { callAsTask, unknownTask, type SessionChildTasks } from './child-tasks.js';
+import { forwardedParams } from '../router/forwarded-params.js';
+import { runsOnlyAsTask } from '../router/task-support.js';
 import type { AgentAccess } from './agent-tools.js';
 import { forwardingOptions, type Caller } from './forwarding-options.js';
 import type { HeldRun } from './held-call.js';
@@ -81,13 +83,17 @@ export class ToolCalls {
       if (pool) pool.touch(router.toolRoute(registry.snapshot, params.name)?.exposedKey ?? params.name);
       const starting = startup?.wait();
       if (starting) await starting;
-      const result = round
-        ? await relay.forward(
-            { ...router.forwardTo(registry.snapshot, 'tools', params), method: 'tools/call' },
-            round,
-            options,
-          )
-        : await router.callTool(registry.snapshot, params, options);
+      const route = router.toolRoute(registry.snapshot, params.name);
+      const result =
+        route && runsOnlyAsTask(route.item)
+          ? await callAsTask(route.connection, forwardedParams(params, route.item.name), options)
+          : round
+            ? await relay.forward(
+                { ...router.forwardTo(registry.snapshot, 'tools', params), method: 'tools/call' },
+                round,
+                options,
+              )
+            : await router.callTool(registry.snapshot, params, options);
       return isInputRequiredResult(result) ? result : await results.fit(result as CallToolResult);
     } catch (error) {
       return toToolResult(error);

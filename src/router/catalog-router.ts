@@ -14,6 +14,7 @@ import { DEFAULT_MAX_TOOL_NAME, exposedToolName, splitExposedName } from './tool
 import { parseRewrittenUri, rewriteUri } from './uri-names.js';
 import { withExposedAppUris } from './app-uris.js';
 import { forwardedParams } from './forwarded-params.js';
+import { listedTaskSupport } from './task-support.js';
 
 export interface Route<K extends CatalogKind = CatalogKind> {
   readonly exposedKey: string;
@@ -303,7 +304,8 @@ export class CatalogRouter {
         continue;
       }
       taken.set(exposedKey, name);
-      items.push({ ...item, name: exposedKey });
+      const exposed = { ...item, name: exposedKey };
+      items.push(kind === 'tools' ? (listedTaskSupport(exposed as Tool) as CatalogItems[K]) : exposed);
       routes.push({ exposedKey, server, item });
     }
     return { items, routes };

@@ -2,7 +2,8 @@
 // simulate-research-query (taskSupport "required": it runs only as a task) behind the built
 // mcpmux over HTTP, two clients at once. Each client's task id is mcpmux's own (in
 // tasks/get, tasks/result's related-task and the status notifications), one client never
-// sees another's tasks, cancel reaches the child, and a task of a removed server says so.
+// sees another's tasks, cancel reaches the child, and a task of a removed server says so. A
+// plain call of the tool (a client that does not do tasks) is made a task mcpmux waits on.
 import { Client } from '@modelcontextprotocol/client';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import t from 'tap';
@@ -34,7 +35,11 @@ t.test(
     const bob = await connect('bob');
     const tools = (await alice.client.listTools()).tools;
     const research = tools.find((x) => x.name === 'ev__simulate-research-query');
-    t.same(research?.execution, { taskSupport: 'required' }, "the child's tool says it runs as a task");
+    t.same(
+      research?.execution,
+      { taskSupport: 'optional' },
+      'listed as callable either way (its server says "required")',
+    );
     t.match(alice.client.getServerCapabilities()?.tasks, {
       list: {},
       cancel: {},
@@ -76,6 +81,16 @@ t.test(
       ((await alice.request('tasks/list', {}))['tasks'] as Task[]).map((x) => [x.taskId, x.status]),
       [[task.taskId, 'completed']],
     );
+
+    // Called plainly (as by a client that does not do tasks): mcpmux makes the task and waits.
+    const plain = await bob.client.callTool({ name: research!.name, arguments: { topic: 'sea glass' } });
+    t.match(plain.content, [{ type: 'text', text: /Research Report: sea glass/ }], "the tool's answer");
+    t.notOk(plain._meta?.['io.modelcontextprotocol/related-task'], 'naming no task');
+    const viaCallTool = await bob.client.callTool({
+      name: 'call_tool',
+      arguments: { name: research!.name, arguments: { topic: 'dunes' } },
+    });
+    t.match(viaCallTool.content, [{ type: 'text', text: /Research Report: dunes/ }], 'and through call_tool');
 
     // The other client sees none of it.
     t.same((await bob.request('tasks/list', {}))['tasks'], []);
