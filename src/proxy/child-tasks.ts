@@ -4,7 +4,8 @@
 // tasks/cancel reach the child under the child's id, and what comes back names the task by
 // mcpmux's id again, as do the child's status notifications, which go only to the session
 // that created the task. A session sees only its own tasks (over HTTP, clients share one
-// connection to each child). mcpmux's own agent runs as a task too (agent-tasks.ts).
+// connection to each child). mcpmux's own agent runs as a task too (agent-tasks.ts). And a
+// tool its server runs only as a task is callable plainly: mcpmux makes the task and waits.
 import { randomUUID } from 'node:crypto';
 import { ProtocolErrorCode } from '@modelcontextprotocol/server';
 import type { CallOptions, JSONRPCRequestLike } from '../child/child-types.js';

@@ -15,10 +15,10 @@ import type { Registry } from '../registry/registry.js';
 import type { StartupGate } from '../registry/startup-gate.js';
 import type { ResultStore } from '../results/result-store.js';
 import type { CatalogRouter } from '../router/catalog-router.js';
-import type { AgentTasks } from './agent-tasks.js';
-import { callAsTask, unknownTask, type SessionChildTasks } from './child-tasks.js';
 import { forwardedParams } from '../router/forwarded-params.js';
 import { runsOnlyAsTask } from '../router/task-support.js';
+import type { AgentTasks } from './agent-tasks.js';
+import { callAsTask, unknownTask, type SessionChildTasks } from './child-tasks.js';
 import type { AgentAccess } from './agent-tools.js';
 import { forwardingOptions, type Caller } from './forwarding-options.js';
 import type { HeldRun } from './held-call.js';
@@ -169,9 +169,6 @@ export class ToolCalls {
   }
 }
 
-// Task-augmented tools/call (2025-11-25's experimental tasks): a child's tool runs as a
-// task at its child (child-tasks.ts), agent as a background run (agent-tasks.ts).
-
 /** What tools/call needs of its params; the rest (task, other _meta) travels on unchecked. */
 const CallToolParams = z.looseObject({
   name: z.string(),
@@ -181,7 +178,10 @@ const CallToolParams = z.looseObject({
 
 type CallerContext = Parameters<typeof forwardingOptions>[1];
 
-/** What runs as a task for a 2025 session: agent (with the agent tools) and children's tools. */
+/**
+ * What runs as a task for a 2025 session (2025-11-25's experimental tasks): a child's tool at
+ * its child (child-tasks.ts), agent as a background run (agent-tasks.ts, with the agent tools).
+ */
 export interface SessionTasks {
   agent: AgentTasks | undefined;
   children: SessionChildTasks;
@@ -189,7 +189,7 @@ export interface SessionTasks {
 
 /**
  * A 2025 session's handler of methods the SDK's Server has none for: tools/call, and the
- * tasks/ methods of agent runs. tools/call is the hot path: the Server class wraps a
+ * tasks/ methods. tools/call is the hot path: the Server class wraps a
  * tools/call handler so that it parses the request twice and the result once with zod; the
  * client validates the result anyway, so the call is taken here and its params checked once.
  */
