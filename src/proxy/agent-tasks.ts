@@ -3,7 +3,7 @@
 // tasks/result, tasks/cancel and tasks/list read and steer the runs. The SDK (v2) keeps only
 // the wire vocabulary of tasks, so mcpmux answers these methods itself. Children's tools run
 // as tasks at their children (child-tasks.ts).
-import { ProtocolErrorCode, type CallToolResult } from '@modelcontextprotocol/server';
+import { ProtocolErrorCode, RELATED_TASK_META_KEY, type CallToolResult } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import type { AgentRuns, AgentState } from '../agent/agent-runs.js';
 import { WireError } from '../errors.js';
@@ -12,7 +12,6 @@ import { jsonResult } from './results.js';
 /** What mcpmux declares: tasks for tools/call (of agent), with tasks/list and tasks/cancel. */
 export const TASKS_CAPABILITY = { list: {}, cancel: {}, requests: { tools: { call: {} } } };
 
-const RELATED_TASK = 'io.modelcontextprotocol/related-task';
 /** How often a client should poll tasks/get. */
 const POLL_INTERVAL_MS = 1000;
 
@@ -65,7 +64,7 @@ export class AgentTasks {
         return {
           ...jsonResult({ agentId: id, ...outcome }),
           ...(outcome?.status !== 'completed' && { isError: true }),
-          _meta: { [RELATED_TASK]: { taskId: id } },
+          _meta: { [RELATED_TASK_META_KEY]: { taskId: id } },
         };
       }
       case 'tasks/cancel': {

@@ -4,16 +4,15 @@
 // tasks/cancel reach the child under the child's id, and what comes back names the task by
 // mcpmux's id again, as do the child's status notifications, which go only to the session
 // that created the task. A session sees only its own tasks (over HTTP, clients share one
-// connection to each child). mcpmux's own agent runs as a task too (agent-tasks.ts). And a
-// tool its server runs only as a task is callable plainly: mcpmux makes the task and waits.
+// connection to each child). mcpmux's own agent runs as a task too (agent-tasks.ts); a
+// plain call of a tool its server runs only as a task is router/task-support.ts's.
 import { randomUUID } from 'node:crypto';
-import { ProtocolErrorCode } from '@modelcontextprotocol/server';
+import { ProtocolErrorCode, RELATED_TASK_META_KEY } from '@modelcontextprotocol/server';
 import type { CallOptions, JSONRPCRequestLike } from '../child/child-types.js';
 import type { ChildConnection } from '../child/child-connection.js';
 import { WireError } from '../errors.js';
 import type { NotifyClient } from './url-elicitations.js';
 
-const RELATED_TASK = 'io.modelcontextprotocol/related-task';
 /** Tasks remembered at most, the oldest forgotten first (a child keeps its own for its ttl). */
 const REMEMBERED = 1000;
 
@@ -127,38 +126,15 @@ export class SessionChildTasks {
   }
 }
 
-/**
- * A plain call of a tool its server runs only as a task (router/task-support.ts), from a
- * client that does not do tasks: mcpmux makes the task and waits for its result, so the
- * client gets the tool's answer as from any call (within --call-timeout). Cancelling the call
- * cancels the task.
- */
-export async function callAsTask(
-  connection: ChildConnection,
-  params: Record<string, unknown>,
-  options: CallOptions,
-): Promise<Record<string, unknown>> {
-  const created = await connection.request('tools/call', { ...params, task: {} }, options);
-  const taskId = (created['task'] as { taskId?: unknown } | undefined)?.taskId;
-  if (typeof taskId !== 'string') return created; // answered in the foreground all the same
-  const cancel = () => void connection.request('tasks/cancel', { taskId }).catch(() => {});
-  options.signal?.addEventListener('abort', cancel, { once: true });
-  try {
-    const { _meta, ...result } = await connection.request('tasks/result', { taskId }, options);
-    // The client never saw the task: its result names none.
-    const { [RELATED_TASK]: _task, ...meta } = (_meta ?? {}) as Record<string, unknown>;
-    return Object.keys(meta).length > 0 ? { ...result, _meta: meta } : result;
-  } finally {
-    options.signal?.removeEventListener('abort', cancel);
-  }
-}
-
 /** A child's answer about a task, naming it by mcpmux's id (the task itself, or its result's related-task). */
 function renamed(answer: Record<string, unknown>, childId: string, id: string): Record<string, unknown> {
   const named = answer['taskId'] === childId ? { ...answer, taskId: id } : answer;
   const meta = answer['_meta'] as Record<string, { taskId?: unknown } | undefined> | undefined;
-  if (meta?.[RELATED_TASK]?.taskId !== childId) return named;
-  return { ...named, _meta: { ...meta, [RELATED_TASK]: { ...meta[RELATED_TASK], taskId: id } } };
+  if (meta?.[RELATED_TASK_META_KEY]?.taskId !== childId) return named;
+  return {
+    ...named,
+    _meta: { ...meta, [RELATED_TASK_META_KEY]: { ...meta[RELATED_TASK_META_KEY], taskId: id } },
+  };
 }
 
 const keyOf = (server: string, childId: string) => `${server}\u0000${childId}`;

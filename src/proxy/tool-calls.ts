@@ -15,10 +15,9 @@ import type { Registry } from '../registry/registry.js';
 import type { StartupGate } from '../registry/startup-gate.js';
 import type { ResultStore } from '../results/result-store.js';
 import type { CatalogRouter } from '../router/catalog-router.js';
-import { forwardedParams } from '../router/forwarded-params.js';
 import { runsOnlyAsTask } from '../router/task-support.js';
 import type { AgentTasks } from './agent-tasks.js';
-import { callAsTask, unknownTask, type SessionChildTasks } from './child-tasks.js';
+import { unknownTask, type SessionChildTasks } from './child-tasks.js';
 import type { AgentAccess } from './agent-tools.js';
 import { forwardingOptions, type Caller } from './forwarding-options.js';
 import type { HeldRun } from './held-call.js';
@@ -83,17 +82,16 @@ export class ToolCalls {
       if (pool) pool.touch(router.toolRoute(registry.snapshot, params.name)?.exposedKey ?? params.name);
       const starting = startup?.wait();
       if (starting) await starting;
-      const route = router.toolRoute(registry.snapshot, params.name);
+      // A tool its server runs only as a task is waited on as one (router/task-support.ts).
+      const taskOnly = router.toolRoute(registry.snapshot, params.name);
       const result =
-        route && runsOnlyAsTask(route.item)
-          ? await callAsTask(route.connection, forwardedParams(params, route.item.name), options)
-          : round
-            ? await relay.forward(
-                { ...router.forwardTo(registry.snapshot, 'tools', params), method: 'tools/call' },
-                round,
-                options,
-              )
-            : await router.callTool(registry.snapshot, params, options);
+        round && !(taskOnly && runsOnlyAsTask(taskOnly.item))
+          ? await relay.forward(
+              { ...router.forwardTo(registry.snapshot, 'tools', params), method: 'tools/call' },
+              round,
+              options,
+            )
+          : await router.callTool(registry.snapshot, params, options);
       return isInputRequiredResult(result) ? result : await results.fit(result as CallToolResult);
     } catch (error) {
       return toToolResult(error);

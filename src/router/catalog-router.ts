@@ -14,7 +14,7 @@ import { DEFAULT_MAX_TOOL_NAME, exposedToolName, splitExposedName } from './tool
 import { parseRewrittenUri, rewriteUri } from './uri-names.js';
 import { withExposedAppUris } from './app-uris.js';
 import { forwardedParams } from './forwarded-params.js';
-import { listedTaskSupport } from './task-support.js';
+import { callAsTask, listedTaskSupport, runsOnlyAsTask } from './task-support.js';
 
 export interface Route<K extends CatalogKind = CatalogKind> {
   readonly exposedKey: string;
@@ -126,7 +126,10 @@ export class CatalogRouter {
     options: CallOptions = {},
   ): Promise<CallToolResult> {
     const route = this.#route(snapshot, 'tools', params.name);
-    return route.connection.callTool(forwardedParams(params, route.item.name), options);
+    const forwarded = forwardedParams(params, route.item.name);
+    if (runsOnlyAsTask(route.item))
+      return callAsTask(route.connection, forwarded, options) as Promise<CallToolResult>;
+    return route.connection.callTool(forwarded, options);
   }
 
   /** Where a call of an exposed tool or prompt goes: the child, its params (the child's name), what the client named. */

@@ -3,14 +3,17 @@
 // mcpmux over HTTP, two clients at once. Each client's task id is mcpmux's own (in
 // tasks/get, tasks/result's related-task and the status notifications), one client never
 // sees another's tasks, cancel reaches the child, and a task of a removed server says so. A
-// plain call of the tool (a client that does not do tasks) is made a task mcpmux waits on.
+// plain call of the tool (a client that does not do tasks, or mcpmux call) is made a task
+// mcpmux waits on.
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
 import { Client } from '@modelcontextprotocol/client';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import t from 'tap';
 import { z } from 'zod';
-import { npmServerPath } from '../helpers/fixtures.js';
+import { DIST_MAIN, npmServerPath } from '../helpers/fixtures.js';
 import { startMcpmuxHttp } from '../helpers/mcpmux-process.js';
-import { assertNoLeaks, waitFor } from '../helpers/processes.js';
+import { LEAK_TAG_VAR, assertNoLeaks, taggedEnv, waitFor } from '../helpers/processes.js';
 
 const any = z.looseObject({});
 type Task = { taskId: string; status: string; statusMessage?: string };
@@ -123,3 +126,15 @@ t.test(
     await assertNoLeaks(t);
   },
 );
+
+t.test('mcpmux call of a tool its server runs only as a task prints its answer', async (t) => {
+  const everything = npmServerPath('@modelcontextprotocol/server-everything');
+  const args = ['call', 'ev__simulate-research-query', '{"topic": "reefs"}', '--pass-env', LEAK_TAG_VAR];
+  const { stdout } = await promisify(execFile)(
+    process.execPath,
+    [DIST_MAIN, ...args, '--', 'ev', process.execPath, everything, 'stdio'],
+    { env: taggedEnv(), timeout: 60_000 },
+  );
+  t.match(stdout, /Research Report: reefs/);
+  await assertNoLeaks(t);
+});
