@@ -2,6 +2,7 @@
 // "required") is callable through mcpmux like any other tool: a plain call of it becomes a
 // task that mcpmux waits on, for the many clients that do not do tasks. So it is listed as
 // "optional": called as a task, it still runs as one (proxy/child-tasks.ts).
+import { setTimeout as sleep } from 'node:timers/promises';
 import { RELATED_TASK_META_KEY, type Tool } from '@modelcontextprotocol/server';
 import type { ChildConnection } from '../child/child-connection.js';
 import type { CallOptions } from '../child/child-types.js';
@@ -13,11 +14,22 @@ export function listedTaskSupport(tool: Tool): Tool {
   return runsOnlyAsTask(tool) ? { ...tool, execution: { ...tool.execution, taskSupport: 'optional' } } : tool;
 }
 
+/** How often a task is polled: its server's pollInterval, within these bounds (ms). */
+const POLL_MS = { least: 100, most: 10_000, unsaid: 1000 };
+
+interface TaskState {
+  taskId?: unknown;
+  status?: unknown;
+  statusMessage?: unknown;
+  pollInterval?: unknown;
+}
+
 /**
- * A plain call of a tool its server runs only as a task, from a
- * client that does not do tasks: mcpmux makes the task and waits for its result, so the
- * client gets the tool's answer as from any call (within --call-timeout). Cancelling the call
- * cancels the task.
+ * A plain call of a tool its server runs only as a task, from a client that does not do
+ * tasks: mcpmux makes the task, follows it with tasks/get as its server asks (each change of
+ * its status message is progress to a caller that asked for some), and takes its result
+ * once it ends or needs input (tasks/result carries the server's questions), so the client
+ * gets the tool's answer as from any call, naming no task. Cancelling the call cancels it.
  */
 export async function callAsTask(
   connection: ChildConnection,
@@ -25,16 +37,24 @@ export async function callAsTask(
   options: CallOptions,
 ): Promise<Record<string, unknown>> {
   const created = await connection.request('tools/call', { ...params, task: {} }, options);
-  const taskId = (created['task'] as { taskId?: unknown } | undefined)?.taskId;
+  let state = created['task'] as TaskState | undefined;
+  const taskId = state?.taskId;
   if (typeof taskId !== 'string') return created; // answered in the foreground all the same
-  const cancel = () => void connection.request('tasks/cancel', { taskId }).catch(() => {});
-  options.signal?.addEventListener('abort', cancel, { once: true });
   try {
+    for (let step = 1; state?.status === 'working'; step++) {
+      const interval = typeof state.pollInterval === 'number' ? state.pollInterval : POLL_MS.unsaid;
+      const wait = Math.min(POLL_MS.most, Math.max(POLL_MS.least, interval));
+      await sleep(wait, undefined, { ...(options.signal && { signal: options.signal }), ref: false });
+      const next: TaskState = await connection.request('tasks/get', { taskId }, options);
+      if (typeof next.statusMessage === 'string' && next.statusMessage !== state.statusMessage)
+        options.onprogress?.({ progress: step, message: next.statusMessage });
+      state = next;
+    }
     const { _meta, ...result } = await connection.request('tasks/result', { taskId }, options);
-    // The client never saw the task: its result names none.
     const { [RELATED_TASK_META_KEY]: _task, ...meta } = (_meta ?? {}) as Record<string, unknown>;
     return Object.keys(meta).length > 0 ? { ...result, _meta: meta } : result;
-  } finally {
-    options.signal?.removeEventListener('abort', cancel);
+  } catch (error) {
+    if (options.signal?.aborted) void connection.request('tasks/cancel', { taskId }).catch(() => {});
+    throw error;
   }
 }

@@ -86,9 +86,18 @@ t.test(
     );
 
     // Called plainly (as by a client that does not do tasks): mcpmux makes the task and waits.
-    const plain = await bob.client.callTool({ name: research!.name, arguments: { topic: 'sea glass' } });
+    const progress: unknown[] = [];
+    const plain = await bob.client.callTool(
+      { name: research!.name, arguments: { topic: 'sea glass' } },
+      { onprogress: (p) => progress.push(p.message) },
+    );
     t.match(plain.content, [{ type: 'text', text: /Research Report: sea glass/ }], "the tool's answer");
     t.notOk(plain._meta?.['io.modelcontextprotocol/related-task'], 'naming no task');
+    t.ok(progress.length >= 2, `its stages came as progress (${progress.length})`);
+    t.ok(
+      progress.every((m) => typeof m === 'string' && /\.\.\.$/.test(m)),
+      "each named by the task's status message",
+    );
     const viaCallTool = await bob.client.callTool({
       name: 'call_tool',
       arguments: { name: research!.name, arguments: { topic: 'dunes' } },
