@@ -11,11 +11,9 @@ import { clientSdk } from '../child/client-sdk.js';
 import { MuxError, messageOf } from '../errors.js';
 import type { Logger } from '../log.js';
 import { CredentialStore } from './credential-store.js';
-import type { LoopbackRedirect } from './loopback-redirect.js';
+import { authorizationCodeOf, type LoopbackRedirect } from './loopback-redirect.js';
 import type { EnterpriseIdp } from './oauth-settings.js';
-
-/** An ID token with less than this left (or half its life, if shorter) is renewed before use. */
-const RENEW_MARGIN_MS = 60_000;
+import { nearsItsEnd } from './token-life.js';
 
 /**
  * Sign-ins and renewals under way in this process, by the file of their session: the
@@ -128,21 +126,14 @@ export class IdpSession {
     await this.#options.sendToSignIn(authorizationUrl);
     sent(authorizationUrl);
     log.info(`waiting for the sign-in to ${idp.issuer} at ${authorizationUrl.href}`);
-    const query = await back;
-    const error = query.get('error');
-    if (error) throw new MuxError('AUTH_FAILED', `sign-in refused by the identity provider: ${error}`);
-    if (query.get('state') !== state)
-      throw new MuxError('AUTH_FAILED', 'the sign-in redirect did not carry the state mcpmux sent');
-    const code = query.get('code');
-    if (!code) throw new MuxError('AUTH_FAILED', 'the sign-in redirect carried no authorization code');
-    const iss = query.get('iss');
+    const { code, iss } = authorizationCodeOf(await back, state, 'the identity provider');
     const tokens = await sdk.exchangeAuthorization(idp.issuer, {
       metadata,
       clientInformation: this.#client(),
       authorizationCode: code,
       codeVerifier,
       redirectUri: redirect.url,
-      ...(iss !== null && { iss }),
+      ...(iss !== undefined && { iss }),
     });
     if (tokens.id_token === undefined)
       throw new MuxError(
@@ -186,7 +177,7 @@ export class IdpSession {
   }
 }
 
-/** Whether an ID token (a JWT) has less than the margin left; one without a readable expiry is used as is. */
+/** Whether an ID token (a JWT) is due for renewal (token-life.ts); one without a readable expiry is used as is. */
 function nearingItsEnd(idToken: string): boolean {
   try {
     const claims = JSON.parse(Buffer.from(idToken.split('.')[1] ?? '', 'base64url').toString()) as {
@@ -194,8 +185,8 @@ function nearingItsEnd(idToken: string): boolean {
       iat?: unknown;
     };
     if (typeof claims.exp !== 'number') return false;
-    const life = typeof claims.iat === 'number' ? (claims.exp - claims.iat) * 1000 : Infinity;
-    return claims.exp * 1000 - Date.now() < Math.min(RENEW_MARGIN_MS, life / 2);
+    const issuedAt = typeof claims.iat === 'number' ? claims.iat * 1000 : -Infinity;
+    return nearsItsEnd(issuedAt, claims.exp * 1000);
   } catch {
     return false;
   }

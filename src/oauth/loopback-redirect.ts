@@ -95,3 +95,23 @@ export class LoopbackRedirect {
     await new Promise<void>((resolve) => this.#server.close(() => resolve()));
   }
 }
+
+/**
+ * The authorization code a sign-in redirect carried back, with its issuer (RFC 9207) when
+ * given; fails with what went wrong: the server refused (its error code alone is reported:
+ * its description is its own words), another sign-in's state, or no code.
+ */
+export function authorizationCodeOf(
+  query: URLSearchParams,
+  expectedState: string | undefined,
+  refusedBy: string,
+): { code: string; iss?: string } {
+  const error = query.get('error');
+  if (error) throw new MuxError('AUTH_FAILED', `sign-in refused by ${refusedBy}: ${error}`);
+  if (query.get('state') !== expectedState)
+    throw new MuxError('AUTH_FAILED', 'the sign-in redirect did not carry the state mcpmux sent');
+  const code = query.get('code');
+  if (!code) throw new MuxError('AUTH_FAILED', 'the sign-in redirect carried no authorization code');
+  const iss = query.get('iss');
+  return { code, ...(iss !== null && { iss }) };
+}

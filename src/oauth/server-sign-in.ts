@@ -13,14 +13,13 @@ import type { Logger } from '../log.js';
 import type { OAuthSettings } from './oauth-settings.js';
 import { CredentialStore, oauthStateDir } from './credential-store.js';
 import { IdpSession } from './idp-session.js';
-import { LoopbackRedirect } from './loopback-redirect.js';
+import { LoopbackRedirect, authorizationCodeOf } from './loopback-redirect.js';
 import { MachineOAuthProvider } from './machine-client.js';
 import { MuxOAuthProvider } from './oauth-provider.js';
+import { nearsItsEnd } from './token-life.js';
 
 /** How long mcpmux waits for the person to finish signing in. */
 const SIGN_IN_WAIT_MS = 5 * 60_000;
-/** An access token with less than this left (or half its life, if shorter) is refreshed before use. */
-const REFRESH_MARGIN_MS = 60_000;
 
 export interface ServerSignInOptions {
   serverName: string;
@@ -224,8 +223,7 @@ export class ServerSignIn {
   async #refreshIfExpiring(signal: AbortSignal | undefined): Promise<void> {
     const life = this.#provider.tokensLife();
     if (!life) return;
-    const margin = Math.min(REFRESH_MARGIN_MS, (life.expiresAt - life.savedAt) / 2);
-    if (life.expiresAt - Date.now() > margin) return;
+    if (!nearsItsEnd(life.savedAt, life.expiresAt)) return;
     // A machine client asks for a new token; a person's needs a refresh token.
     if (!this.#provider.tokens()?.refresh_token && !(this.#provider instanceof MachineOAuthProvider)) return;
     this.#why = 'the kept sign-in could not be renewed (its refresh was refused)';
@@ -278,15 +276,12 @@ export class ServerSignIn {
       if (result === 'REDIRECT' && redirect) {
         log.info(`[${serverName}] waiting for the sign-in at ${this.#pendingUrl}`);
         const query = await redirect.next(signal, this.#options.waitMs ?? SIGN_IN_WAIT_MS);
-        const error = query.get('error');
-        // The authorization server's description is its own words: the code alone is reported.
-        if (error) throw new MuxError('AUTH_FAILED', `sign-in refused by the authorization server: ${error}`);
-        if (query.get('state') !== this.#provider.expectedState)
-          throw new MuxError('AUTH_FAILED', 'the sign-in redirect did not carry the state mcpmux sent');
-        const code = query.get('code');
-        if (!code) throw new MuxError('AUTH_FAILED', 'the sign-in redirect carried no authorization code');
-        const iss = query.get('iss');
-        result = await this.#auth({ ...base, authorizationCode: code, ...(iss !== null && { iss }) });
+        const { code, iss } = authorizationCodeOf(
+          query,
+          this.#provider.expectedState,
+          'the authorization server',
+        );
+        result = await this.#auth({ ...base, authorizationCode: code, ...(iss !== undefined && { iss }) });
       }
       sentTo = this.#pendingUrl;
     } catch (error) {
