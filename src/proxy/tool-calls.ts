@@ -15,6 +15,7 @@ import type { Registry } from '../registry/registry.js';
 import type { StartupGate } from '../registry/startup-gate.js';
 import type { ResultStore } from '../results/result-store.js';
 import type { CatalogRouter } from '../router/catalog-router.js';
+import { forwardedParams } from '../router/forwarded-params.js';
 import { runsOnlyAsTask } from '../router/task-support.js';
 import type { AgentTasks } from './agent-tasks.js';
 import { unknownTask, type SessionChildTasks } from './child-tasks.js';
@@ -69,7 +70,7 @@ export class ToolCalls {
     options: CallOptions,
     round?: ClientRound,
   ): Promise<CallToolResult | Record<string, unknown>> {
-    const { own, pool, registry, router, startup, relay, results } = this.#options;
+    const { own, registry, router, relay, results } = this.#options;
     try {
       const management = own.get(params.name);
       if (management)
@@ -78,14 +79,12 @@ export class ToolCalls {
         } finally {
           await this.#options.tellListChanges?.();
         }
-      // A call by a child's own name (an MCP App's) touches the tool by its exposed name.
-      if (pool) pool.touch(router.toolRoute(registry.snapshot, params.name)?.exposedKey ?? params.name);
-      const starting = startup?.wait();
+      // Not awaited when nothing is starting: no tick of its own on the way to the child.
+      const starting = this.#childToolCalled(params.name);
       if (starting) await starting;
-      // A tool its server runs only as a task is waited on as one (router/task-support.ts).
-      const taskOnly = router.toolRoute(registry.snapshot, params.name);
+      // A tool its server runs only as a task is waited on as one, by the router (task-support.ts).
       const result =
-        round && !(taskOnly && runsOnlyAsTask(taskOnly.item))
+        round && !this.#runsOnlyAsTask(params.name)
           ? await relay.forward(
               { ...router.forwardTo(registry.snapshot, 'tools', params), method: 'tools/call' },
               round,
@@ -104,25 +103,41 @@ export class ToolCalls {
     options: CallOptions,
     tasks: SessionChildTasks,
   ): Promise<Record<string, unknown>> {
-    const { own, pool, registry, router, startup } = this.#options;
+    const { own, registry, router } = this.#options;
     if (own.has(params.name))
       throw new WireError(ProtocolErrorCode.MethodNotFound, `${params.name} does not run as a task`);
-    if (pool) pool.touch(router.toolRoute(registry.snapshot, params.name)?.exposedKey ?? params.name);
-    await startup?.wait();
+    await this.#childToolCalled(params.name);
     try {
+      const { item, connection } = router.route(registry.snapshot, 'tools', params.name);
       // MCP: a tool runs as a task only where its server says it may (execution.taskSupport).
-      const support = router.route(registry.snapshot, 'tools', params.name).item.execution?.taskSupport;
+      const support = item.execution?.taskSupport;
       if (support !== 'optional' && support !== 'required')
         throw new WireError(
           ProtocolErrorCode.MethodNotFound,
           `${params.name} does not run as a task (its server does not say it may: execution.taskSupport); call it without "task"`,
         );
-      const { connection, params: forwarded } = router.forwardTo(registry.snapshot, 'tools', params);
-      return await tasks.create(connection, forwarded as Record<string, unknown>, options);
+      const forwarded = forwardedParams(params, item.name) as Record<string, unknown>;
+      return await tasks.create(connection, forwarded, options);
     } catch (error) {
       // No such tool, or its server is not running: said as the error of the request.
       throw isMuxError(error) ? new WireError(ProtocolErrorCode.InvalidParams, error.message) : error;
     }
+  }
+
+  /**
+   * A child's tool is about to be called: it is touched in the search pool (by its exposed
+   * name, also when called by a child's own name, as an MCP App's UI does), and the call
+   * waits until the servers given at start are up (what this returns, while they are not).
+   */
+  #childToolCalled(name: string): Promise<void> | undefined {
+    const { pool, registry, router, startup } = this.#options;
+    if (pool) pool.touch(router.toolRoute(registry.snapshot, name)?.exposedKey ?? name);
+    return startup?.wait();
+  }
+
+  #runsOnlyAsTask(name: string): boolean {
+    const route = this.#options.router.toolRoute(this.#options.registry.snapshot, name);
+    return route !== undefined && runsOnlyAsTask(route.item);
   }
 
   #context(options: CallOptions, round?: ClientRound): ManagementContext {
