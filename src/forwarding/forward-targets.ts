@@ -45,9 +45,8 @@ export function resolveTarget(
       }
       const name = call['name'];
       if (typeof name !== 'string' || !optionalObject(call['arguments'])) return;
-      const route = router.toolRoute(snapshot, name);
-      // A tool its server runs only as a task: mcpmux makes the task (the SDK's path).
-      if (!route || runsOnlyAsTask(route.item)) return;
+      const route = forwardableTool(router.toolRoute(snapshot, name));
+      if (!route) return;
       return toolTarget(route, name, forwardedParams(call as { name: string }, route.item.name), toolShaping);
     }
     case 'prompts/get': {
@@ -118,9 +117,13 @@ export function resolveToolLine(
   name: string,
   { registry, router, toolShaping }: TargetContext,
 ): Target | undefined {
-  const route = router.toolRoute(registry.snapshot, name);
-  if (!route || runsOnlyAsTask(route.item)) return undefined;
-  return toolTarget(route, name, { name: route.item.name }, toolShaping);
+  const route = forwardableTool(router.toolRoute(registry.snapshot, name));
+  return route && toolTarget(route, name, { name: route.item.name }, toolShaping);
+}
+
+/** A tool's route, unless its server runs it only as a task: mcpmux makes that task (the SDK's path). */
+function forwardableTool(route: Route<'tools'> | undefined): Route<'tools'> | undefined {
+  return route && !runsOnlyAsTask(route.item) ? route : undefined;
 }
 
 function toolTarget(route: Route<'tools'>, requested: string, params: Params, shaping: Shaping): Target {
