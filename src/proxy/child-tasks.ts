@@ -2,8 +2,8 @@
 // tools/call goes to the child, which runs the task; the child's task id is unique only at
 // that child, so the client is given one of mcpmux's own for it. tasks/get, tasks/result and
 // tasks/cancel reach the child under the child's id, and what comes back names the task by
-// mcpmux's id again, as do the child's status notifications, which go only to the session
-// that created the task. A session sees only its own tasks (over HTTP, clients share one
+// mcpmux's id again, as do the child's status notifications and a task's questions and log
+// lines (its related-task `_meta`), which go only to the session that created the task. A session sees only its own tasks (over HTTP, clients share one
 // connection to each child). mcpmux's own agent runs as a task too (agent-tasks.ts); a
 // plain call of a tool its server runs only as a task is router/task-support.ts's.
 import { randomUUID } from 'node:crypto';
@@ -54,6 +54,34 @@ export class ChildTaskTable {
 
   owned(owner: object): [string, ChildTask][] {
     return [...this.#tasks].filter(([, task]) => task.owner === owner);
+  }
+
+  /**
+   * A child's request or notification that names one of its tasks in its related-task
+   * `_meta` (a question or log line of the task; the SDK queues them for tasks/result): the
+   * key names mcpmux's id instead, and `owner` reaches the session whose task it is. A task no
+   * client was given (one mcpmux follows itself for a plain call, router/task-support.ts) or
+   * has forgotten loses the key: a child's id means nothing to a client, and may be another's.
+   */
+  related(
+    server: string,
+    message: JSONRPCRequestLike,
+  ): { message: JSONRPCRequestLike; owner?: NotifyClient } {
+    const meta = message.params?.['_meta'] as Record<string, { taskId?: unknown } | undefined> | undefined;
+    const childId = meta?.[RELATED_TASK_META_KEY]?.taskId;
+    if (meta === undefined || childId === undefined) return { message };
+    const id = typeof childId === 'string' ? this.#ids.get(keyOf(server, childId)) : undefined;
+    const task = id === undefined ? undefined : this.#tasks.get(id);
+    const { [RELATED_TASK_META_KEY]: related, ...rest } = meta;
+    const renamedMeta = task ? { ...meta, [RELATED_TASK_META_KEY]: { ...related, taskId: id } } : rest;
+    const { _meta: _, ...params } = message.params!;
+    return {
+      message: {
+        ...message,
+        params: Object.keys(renamedMeta).length > 0 ? { ...params, _meta: renamedMeta } : params,
+      },
+      ...(task?.notify && { owner: task.notify }),
+    };
   }
 
   /** A child's notifications/tasks/status: to the session whose task it is, under mcpmux's id. */

@@ -132,6 +132,8 @@ export class UpstreamLink implements ChildUpstream {
     origin?: InputOrigin,
   ): Promise<Record<string, unknown>> {
     const need = NEEDS[request.method];
+    // A task's question names mcpmux's id for the task, and goes to the session whose task it is.
+    const { message: asked, owner } = this.childTasks.related(server, request);
     if (origin) {
       // During a call: the client that made it answers, in its own era.
       // Answered as a client without the capability answers (method not found), saying why.
@@ -141,13 +143,18 @@ export class UpstreamLink implements ChildUpstream {
           `the client calling server '${server}' did not declare the '${need}' capability, so mcpmux cannot forward ${request.method} to it`,
         );
       this.#log.debug(() => `[${server}] ${request.method} → the calling client`);
-      this.#elicitations.asked(server, request, origin.notify?.bind(origin));
-      return this.#relayed(() => origin.ask(request, signal));
+      this.#elicitations.asked(server, asked, origin.notify?.bind(origin));
+      return this.#relayed(() => origin.ask(asked, signal));
     }
     // Outside any call: the most recently connected client that can answer it.
     const target = [...this.#attached]
       .reverse()
-      .find((a) => a.server && (need === undefined || a.server.getClientCapabilities()?.[need]));
+      .find(
+        (a) =>
+          a.server &&
+          (owner === undefined || a.deliver === owner) &&
+          (need === undefined || a.server.getClientCapabilities()?.[need]),
+      );
     const upstream = target?.server;
     if (!upstream)
       throw new MuxError(
@@ -155,10 +162,10 @@ export class UpstreamLink implements ChildUpstream {
         `no client connected to mcpmux can answer ${request.method} from server '${server}'`,
       );
     this.#log.debug(() => `[${server}] ${request.method} → client`);
-    this.#elicitations.asked(server, request, target.deliver);
+    this.#elicitations.asked(server, asked, target.deliver);
     return this.#relayed(() =>
       upstream.request(
-        { method: request.method, ...(request.params && { params: request.params }) },
+        { method: asked.method, ...(asked.params && { params: asked.params }) },
         UncheckedResult,
         { signal },
       ),
@@ -185,10 +192,13 @@ export class UpstreamLink implements ChildUpstream {
       return this.#elicitationCompleted(server, notification);
     if (notification.method === 'notifications/tasks/status')
       return this.childTasks.status(server, notification);
+    // A task's log line names mcpmux's id for the task, and goes only to the session whose task it is.
+    const { message, owner } = this.childTasks.related(server, notification);
     // Listen streams of one client share a delivery: an update goes out once, the SDK copies it to each stream.
     const delivered = new Set<Deliver>();
     for (const attached of this.#attached) {
-      const forwarded = this.#forOne(attached, server, notification);
+      if (owner !== undefined && attached.deliver !== owner) continue;
+      const forwarded = this.#forOne(attached, server, message);
       const { deliver } = attached;
       if (!forwarded || delivered.has(deliver)) continue;
       delivered.add(deliver);

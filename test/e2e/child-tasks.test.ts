@@ -4,7 +4,8 @@
 // tasks/get, tasks/result's related-task and the status notifications), one client never
 // sees another's tasks, cancel reaches the child, and a task of a removed server says so. A
 // plain call of the tool (a client that does not do tasks, or mcpmux call) is made a task
-// mcpmux waits on.
+// mcpmux waits on. A task's question to the client names mcpmux's id for the task (none for a
+// plain call).
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { Client } from '@modelcontextprotocol/client';
@@ -12,7 +13,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import t from 'tap';
 import { z } from 'zod';
 import { DIST_MAIN, npmServerPath } from '../helpers/fixtures.js';
-import { startMcpmuxHttp } from '../helpers/mcpmux-process.js';
+import { startMcpmux, startMcpmuxHttp } from '../helpers/mcpmux-process.js';
 import { LEAK_TAG_VAR, assertNoLeaks, taggedEnv, waitFor } from '../helpers/processes.js';
 
 const any = z.looseObject({});
@@ -132,6 +133,62 @@ t.test(
     await alice.client.close();
     await bob.client.close();
     await mux.stop();
+    await assertNoLeaks(t);
+  },
+);
+
+t.test(
+  "a task's question reaches the client naming mcpmux's id for the task, or none for a plain call",
+  async (t) => {
+    const everything = npmServerPath('@modelcontextprotocol/server-everything');
+    // The ambiguous research asks the client which meaning it has in mind, as a question of its task.
+    const asked: Record<string, unknown>[] = [];
+    const s = await startMcpmux(['--', 'ev', process.execPath, everything, 'stdio'], {
+      capabilities: { elicitation: { form: {} } },
+      setup: (client) =>
+        client.setRequestHandler('elicitation/create', async (request) => {
+          asked.push(request.params as Record<string, unknown>);
+          return { action: 'accept', content: { interpretation: 'technical' } };
+        }),
+    });
+    t.teardown(async () => {
+      await s.client.close().catch(() => {});
+      await s.process.exited;
+    });
+    const request = (method: string, params: Record<string, unknown>) =>
+      s.client.request({ method, params } as never, any) as Promise<Record<string, any>>;
+    const research = { name: 'ev__simulate-research-query', arguments: { topic: 'python', ambiguous: true } };
+
+    const task = (await request('tools/call', { ...research, task: {} }))['task'] as Task;
+    let state: Task = task;
+    t.ok(
+      await waitFor(async () => {
+        state = (await request('tasks/get', { taskId: task.taskId })) as Task;
+        return state.status !== 'working';
+      }, 20_000),
+    );
+    t.equal(state.status, 'input_required');
+    const result = await request('tasks/result', { taskId: task.taskId });
+    t.match(result['content'], [{ type: 'text', text: /Research Report: python \(technical\)/ }]);
+    t.equal(asked.length, 1);
+    t.same(
+      (asked[0]?.['_meta'] as Record<string, unknown>)['io.modelcontextprotocol/related-task'],
+      { taskId: task.taskId },
+      "the question names the task by mcpmux's id, not the child's",
+    );
+
+    // A plain call, made a task by mcpmux: the client knows of no task, and the question names none.
+    const plain = await s.client.callTool(research);
+    t.match(plain.content, [{ type: 'text', text: /Research Report: python \(technical\)/ }]);
+    t.equal(asked.length, 2);
+    t.notOk(asked[1]?.['_meta'] && 'io.modelcontextprotocol/related-task' in (asked[1]['_meta'] as object));
+    t.match(
+      asked[1],
+      { message: /python/, requestedSchema: { type: 'object' } },
+      'the question as the child asked',
+    );
+    await s.client.close();
+    await s.process.exited;
     await assertNoLeaks(t);
   },
 );
