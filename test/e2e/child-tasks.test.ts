@@ -4,15 +4,16 @@
 // tasks/get, tasks/result's related-task and the status notifications), one client never
 // sees another's tasks, cancel reaches the child, and a task of a removed server says so. A
 // plain call of the tool (a client that does not do tasks, or mcpmux call) is made a task
-// mcpmux waits on. A task's question to the client names mcpmux's id for the task (none for a
-// plain call).
+// mcpmux waits on: cancelling the call cancels the task, and a server that forgets the task or
+// dies ends the call (testservers/task-tools.js). A task's question to the client names
+// mcpmux's id for the task (none for a plain call).
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { Client } from '@modelcontextprotocol/client';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import t from 'tap';
 import { z } from 'zod';
-import { DIST_MAIN, npmServerPath } from '../helpers/fixtures.js';
+import { DIST_MAIN, fixture, npmServerPath } from '../helpers/fixtures.js';
 import { startMcpmux, startMcpmuxHttp } from '../helpers/mcpmux-process.js';
 import { LEAK_TAG_VAR, assertNoLeaks, taggedEnv, waitFor } from '../helpers/processes.js';
 
@@ -187,6 +188,54 @@ t.test(
       { message: /python/, requestedSchema: { type: 'object' } },
       'the question as the child asked',
     );
+    await s.client.close();
+    await s.process.exited;
+    await assertNoLeaks(t);
+  },
+);
+
+t.test(
+  'a plain call of a task-only tool: cancelled at the server, its server crashing, its task forgotten',
+  async (t) => {
+    const { command, args } = fixture('task-tools');
+    const s = await startMcpmux(['--', 'tt', command, ...args]);
+    t.teardown(async () => {
+      await s.client.close().catch(() => {});
+      await s.process.exited;
+    });
+    const progress: unknown[] = [];
+    const done = await s.client.callTool(
+      { name: 'tt__job', arguments: { steps: 4 } },
+      { onprogress: (p) => progress.push(p.message) },
+    );
+    t.match(done.content, [{ type: 'text', text: 'done after 4 steps' }]);
+    t.ok(progress.includes('step 4 of 4'), `its steps came as progress (${progress.join(', ')})`);
+
+    // The client gives up on the call: the task stops at the server.
+    const abort = new AbortController();
+    const cancelled = s.client.callTool(
+      { name: 'tt__job', arguments: { steps: 100 } },
+      { signal: abort.signal, onprogress: () => abort.abort('no longer needed') },
+    );
+    await t.rejects(cancelled, /no longer needed/);
+    t.ok(
+      await waitFor(() => /task \S+ cancelled at step \d+/.test(s.stderr())),
+      `the server cancelled its task (${s
+        .stderr()
+        .split('\n')
+        .filter((l) => l.includes('task '))
+        .join(' | ')})`,
+    );
+
+    // The server forgets the task (past its ttl): the call ends with what the server said.
+    await t.rejects(s.client.callTool({ name: 'tt__forgotten', arguments: { ttl_ms: 300 } }), {
+      message: /Task not found/,
+    });
+
+    // The server dies while its task works: the call ends at once, saying so.
+    const crashed = await s.client.callTool({ name: 'tt__crash', arguments: { after_ms: 200 } });
+    t.equal(crashed.isError, true);
+    t.match(crashed.content, [{ type: 'text', text: /server 'tt' crashed \(exit 3\).*SERVER_CRASHED/ }]);
     await s.client.close();
     await s.process.exited;
     await assertNoLeaks(t);

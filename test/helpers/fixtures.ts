@@ -42,7 +42,8 @@ export type FixtureName =
   | 'idp-server'
   | 'bad-pages'
   | 'deep-json'
-  | 'http-faults';
+  | 'http-faults'
+  | 'task-tools';
 
 export const fixturePath = (name: FixtureName): string => join(ROOT, 'testservers', `${name}.js`);
 
