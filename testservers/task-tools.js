@@ -6,7 +6,8 @@
 //   job {steps, step_ms?}      works for steps × step_ms (default 100), a status message each step
 //                              ("step N of M"), then completes with "done after M steps"; a
 //                              cancel stops it ("task ID cancelled at step N" on stderr).
-//   crash {after_ms}           the process exits (status 3) after_ms into the task.
+//   crash {after_ms, poll_ms?} the process exits (status 3) after_ms into the task, which asks
+//                              to be polled every poll_ms (default 100).
 //   forgotten {ttl_ms}         stays working, but its store forgets it after ttl_ms.
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
@@ -36,7 +37,10 @@ function taskTool(name, description, inputSchema, run, ttl = 60_000) {
     { description, inputSchema, execution: { taskSupport: 'required' } },
     {
       createTask: async (args, extra) => {
-        const task = await extra.taskStore.createTask({ ttl: ttl ?? args.ttl_ms, pollInterval: 100 });
+        const task = await extra.taskStore.createTask({
+          ttl: ttl ?? args.ttl_ms,
+          pollInterval: args.poll_ms ?? 100,
+        });
         say(`task ${task.taskId} created by ${name}`);
         run(task.taskId, args).catch((error) => say(`task ${task.taskId} failed: ${error}`));
         return { task };
@@ -70,7 +74,7 @@ taskTool(
 taskTool(
   'crash',
   'Exits the server partway through its task',
-  { after_ms: z.number().int().min(0) },
+  { after_ms: z.number().int().min(0), poll_ms: z.number().int().min(1).optional() },
   async (_taskId, { after_ms }) => {
     await sleep(after_ms);
     process.exit(3);

@@ -223,6 +223,11 @@ export class ChildConnection {
     this.#reloadHold.during(restart);
   }
 
+  /** Aborts, with the error its calls get, once the running generation's calls end (crash, stop, reload). */
+  get callsEnd(): AbortSignal | undefined {
+    return this.#state.kind === 'running' ? this.#gen?.callsEnd.signal : undefined;
+  }
+
   /** The fast path's way to this child: a running child on stdio has one. */
   get lane(): ChildLane | undefined {
     return this.#state.kind === 'running' ? this.#gen?.lane : undefined;

@@ -29,6 +29,8 @@ export interface Generation {
   ended?: Promise<void>;
   /** Why the calls of this generation were ended, once they were (the error each in-flight call gets). */
   callsEnded?: MuxError;
+  /** Aborted with that error then: what waits between requests to it (a task's polls) stops waiting. */
+  readonly callsEnd: AbortController;
   /** A remote server: which HTTP transport reached it. */
   remote?: 'streamable-http' | 'sse';
   /** Why the connection was judged lost when no process exit says so (a remote server that stopped answering). */
@@ -70,7 +72,14 @@ export function newGeneration(
   number: number,
   tail: { maxLines: number; onLine: (line: string) => void },
 ): Generation {
-  return { number, tail: new StderrTail(tail), startup: new AbortController(), origins: [], requests: 0 };
+  return {
+    number,
+    tail: new StderrTail(tail),
+    startup: new AbortController(),
+    callsEnd: new AbortController(),
+    origins: [],
+    requests: 0,
+  };
 }
 
 /**
@@ -80,6 +89,7 @@ export function newGeneration(
  */
 export function endCalls(gen: Generation, error: MuxError): void {
   gen.callsEnded ??= error;
+  gen.callsEnd.abort(gen.callsEnded);
   gen.lane?.end(error);
   void gen.client?.close().catch(() => {});
 }

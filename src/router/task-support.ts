@@ -36,15 +36,19 @@ export async function callAsTask(
   params: Record<string, unknown>,
   options: CallOptions,
 ): Promise<Record<string, unknown>> {
+  // The wait between polls ends with the call, and with the server's calls (a crash, a removal):
+  // such a call ends at once with the error the server's calls get, not at the next poll.
+  const ended = connection.callsEnd;
   const created = await connection.request('tools/call', { ...params, task: {} }, options);
   let state = created['task'] as TaskState | undefined;
   const taskId = state?.taskId;
   if (typeof taskId !== 'string') return created; // answered in the foreground all the same
+  const waitEnds = [options.signal, ended].filter((s): s is AbortSignal => s !== undefined);
   try {
     for (let step = 1; state?.status === 'working'; step++) {
       const interval = typeof state.pollInterval === 'number' ? state.pollInterval : POLL_MS.unsaid;
       const wait = Math.min(POLL_MS.most, Math.max(POLL_MS.least, interval));
-      await sleep(wait, undefined, { ...(options.signal && { signal: options.signal }), ref: false });
+      await sleep(wait, undefined, { signal: AbortSignal.any(waitEnds), ref: false });
       const next: TaskState = await connection.request('tasks/get', { taskId }, options);
       if (typeof next.statusMessage === 'string' && next.statusMessage !== state.statusMessage)
         options.onprogress?.({ progress: step, message: next.statusMessage });
@@ -55,6 +59,6 @@ export async function callAsTask(
     return Object.keys(meta).length > 0 ? { ...result, _meta: meta } : result;
   } catch (error) {
     if (options.signal?.aborted) void connection.request('tasks/cancel', { taskId }).catch(() => {});
-    throw error;
+    throw ended?.aborted && !options.signal?.aborted ? ended.reason : error;
   }
 }

@@ -232,8 +232,10 @@ t.test(
       message: /Task not found/,
     });
 
-    // The server dies while its task works: the call ends at once, saying so.
-    const crashed = await s.client.callTool({ name: 'tt__crash', arguments: { after_ms: 200 } });
+    // The server dies while its task works: the call ends at once, saying so, not at its next poll.
+    const crashing = s.client.callTool({ name: 'tt__crash', arguments: { after_ms: 300, poll_ms: 60_000 } });
+    const nextPoll = new Promise((resolve) => setTimeout(resolve, 8_000, 'still waiting for the next poll'));
+    const crashed = (await Promise.race([crashing, nextPoll])) as Awaited<typeof crashing>;
     t.equal(crashed.isError, true);
     t.match(crashed.content, [{ type: 'text', text: /server 'tt' crashed \(exit 3\).*SERVER_CRASHED/ }]);
     await s.client.close();
