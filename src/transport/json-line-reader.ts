@@ -68,6 +68,8 @@ export class JsonLineReader {
   /** Messages parsed but not yet handed over, in arrival order, with their lines' lengths. */
   readonly #queue: { message: JSONRPCMessage; bytes: number }[] = [];
   #draining = false;
+  /** Whether a byte has arrived yet: a UTF-8 byte-order mark before the first line is dropped. */
+  #started = false;
 
   constructor(options: JsonLineReaderOptions) {
     this.#options = options;
@@ -86,6 +88,12 @@ export class JsonLineReader {
 
   #push(chunk: Buffer): void {
     let start = 0;
+    // A program on Windows may open its output with a byte-order mark (PowerShell's pipes,
+    // .NET's UTF-8 with BOM); as TextDecoder does, it is not part of the text.
+    if (!this.#started && chunk.length > 0) {
+      this.#started = true;
+      if (chunk[0] === 0xef && chunk[1] === 0xbb && chunk[2] === 0xbf) start = 3;
+    }
     const dropping = this.#dropping;
     if (dropping) {
       const newline = chunk.indexOf(NEWLINE);

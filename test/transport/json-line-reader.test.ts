@@ -55,6 +55,24 @@ t.test(
   },
 );
 
+t.test('a byte-order mark opening the stream is dropped, and only there', async (t) => {
+  const BOM = Buffer.from([0xef, 0xbb, 0xbf]);
+  const line = (id: number) => Buffer.from(JSON.stringify({ jsonrpc: '2.0', id, result: {} }) + '\n');
+  const { reader, messages, skipped } = collectingReader();
+  reader.push(Buffer.concat([BOM, line(1), BOM, line(2)]));
+  await settle();
+  t.same(messages, [{ jsonrpc: '2.0', id: 1, result: {} }], 'the first line is read');
+  t.equal(skipped.length, 1, 'one later in the stream is not a line of JSON-RPC');
+
+  const alone = collectingReader();
+  alone.reader.push(Buffer.alloc(0));
+  alone.reader.push(BOM);
+  alone.reader.push(line(3));
+  await settle();
+  t.same(alone.messages, [{ jsonrpc: '2.0', id: 3, result: {} }], 'a mark that comes in a read of its own');
+  t.same(alone.skipped, []);
+});
+
 t.test('lines that are not JSON-RPC are skipped and reported; blank lines are ignored', async (t) => {
   const { reader, messages, skipped } = collectingReader();
   reader.push(
