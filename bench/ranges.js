@@ -36,6 +36,10 @@ const FIGURES = {
   'cold start, empty mcpmux − plain ms': (/** @type {any} */ r) => r.cold_start.mcpmux_empty_minus_plain_ms,
   'cold start, with server-memory − plain ms': (/** @type {any} */ r) =>
     r.cold_start.with_server_memory_minus_plain_ms,
+  'cold start, bare relay in front of it − plain ms': (/** @type {any} */ r) =>
+    r.cold_start.relay_floor_minus_plain_ms,
+  'cold start, with server-memory − bare relay ms': (/** @type {any} */ r) =>
+    r.cold_start.with_server_memory_minus_relay_floor_ms,
   'RSS 0.3 s after first answer, plain MB': (/** @type {any} */ r) => r.memory.rss_idle_plain_server_mb,
   'RSS 0.3 s after first answer, mcpmux MB': (/** @type {any} */ r) => r.memory.rss_idle_mcpmux_mb,
   'RSS idle 10 s, plain server MB': (/** @type {any} */ r) => r.memory.rss_idle_10s_plain_server_mb,

@@ -465,8 +465,10 @@ const results = {
 }
 
 // 4. Cold start: spawn to an answered tools/list, for a plain SDK server (server-memory),
-// an empty mcpmux, and mcpmux holding a configured server-memory (its first answer lists
-// that server's tools); and each one's RSS 0.3 s after its first answer, and 10 s on.
+// the bare byte relay in front of it (the floor for any proxy process: a second Node start
+// and its pipes, nothing loaded), an empty mcpmux, and mcpmux holding a configured
+// server-memory (its first answer lists that server's tools); and each one's RSS 0.3 s after
+// its first answer, and 10 s on.
 {
   /** @param {string[]} args @param {(tools: string[]) => boolean} complete */
   const coldStart = async (args, complete) => {
@@ -482,6 +484,7 @@ const results = {
   };
   const kinds = [
     { name: 'plain', args: [memoryServer], complete: () => true },
+    { name: 'relay', args: [byteRelay, 'memory__', process.execPath, memoryServer], complete: () => true },
     { name: 'empty', args: [mcpmux, '--log-level', 'error'], complete: () => true },
     {
       name: 'configured',
@@ -506,6 +509,8 @@ const results = {
     mcpmux_empty_minus_plain_ms: round(med('empty', 'elapsed') - med('plain', 'elapsed'), 1),
     mcpmux_with_server_memory_ms: round(med('configured', 'elapsed'), 1),
     with_server_memory_minus_plain_ms: round(med('configured', 'elapsed') - med('plain', 'elapsed'), 1),
+    relay_floor_minus_plain_ms: round(med('relay', 'elapsed') - med('plain', 'elapsed'), 1),
+    with_server_memory_minus_relay_floor_ms: round(med('configured', 'elapsed') - med('relay', 'elapsed'), 1),
   };
   // Once idle for a while, V8's memory reducer gives back what start-up used: the same two, 10 s on.
   /** @param {string[]} args */
