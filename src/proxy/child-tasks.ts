@@ -3,9 +3,10 @@
 // that child, so the client is given one of mcpmux's own for it. tasks/get, tasks/result and
 // tasks/cancel reach the child under the child's id, and what comes back names the task by
 // mcpmux's id again, as do the child's status notifications and a task's questions and log
-// lines (its related-task `_meta`), which go only to the session that created the task. A session sees only its own tasks (over HTTP, clients share one
-// connection to each child). mcpmux's own agent runs as a task too (agent-tasks.ts); a
-// plain call of a tool its server runs only as a task is router/task-support.ts's.
+// lines (its related-task `_meta`), which go only to the session that created the task. A
+// session sees only its own tasks (over HTTP, clients share one connection to each child).
+// mcpmux's own agent runs as a task too (agent-tasks.ts); a plain call of a tool its server
+// runs only as a task is router/task-support.ts's.
 import { randomUUID } from 'node:crypto';
 import { ProtocolErrorCode, RELATED_TASK_META_KEY } from '@modelcontextprotocol/server';
 import type { CallOptions, JSONRPCRequestLike } from '../child/child-types.js';
