@@ -85,6 +85,20 @@ export class ChildTaskTable {
     };
   }
 
+  /**
+   * The session that `notify` reaches ended: its tasks are cancelled at their children, since
+   * no other session may fetch them (a reconnecting client is a new session), and forgotten.
+   */
+  release(notify: NotifyClient): void {
+    for (const [id, task] of this.#tasks) {
+      if (task.notify !== notify) continue;
+      this.#tasks.delete(id);
+      this.#ids.delete(keyOf(task.connection.name, task.childId));
+      // One that ended already is refused by its child; nothing waits for the answer.
+      void task.connection.request('tasks/cancel', { taskId: task.childId }).catch(() => {});
+    }
+  }
+
   /** A child's notifications/tasks/status: to the session whose task it is, under mcpmux's id. */
   status(server: string, notification: JSONRPCRequestLike): void {
     const childId = notification.params?.['taskId'];

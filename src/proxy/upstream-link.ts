@@ -90,8 +90,10 @@ export class UpstreamLink implements ChildUpstream {
       const at = this.#attached.indexOf(attachment);
       if (at === -1) return;
       this.#attached.splice(at, 1);
-      // What the session held at the children is given back (unless another session holds it too).
+      // What the session held at the children is given back (unless another session holds it
+      // too), and its tasks there end with it.
       attachment.settings.release();
+      if (attachment.server) this.childTasks.release(attachment.deliver);
     };
   }
 

@@ -244,6 +244,48 @@ t.test(
   },
 );
 
+t.test("an HTTP session's tasks end with it, another session's run on", async (t) => {
+  const { command, args } = fixture('task-tools');
+  const mux = await startMcpmuxHttp(['--', 'tt', command, ...args]);
+  const session = async () => {
+    const transport = new StreamableHTTPClientTransport(new URL(mux.url));
+    const client = new Client({ name: 'tasks', version: '1.0.0' });
+    await client.connect(transport);
+    const request = (method: string, params: Record<string, unknown>) =>
+      client.request({ method, params } as never, any) as Promise<Record<string, any>>;
+    return { client, transport, request };
+  };
+  const alice = await session();
+  const bob = await session();
+  const start = async (who: typeof alice, steps: number) =>
+    ((await who.request('tools/call', { name: 'tt__job', arguments: { steps }, task: {} }))['task'] as Task)
+      .taskId;
+  const hers = await start(alice, 300);
+  const his = await start(bob, 10);
+  t.ok(await waitFor(() => (mux.stderr().match(/created by job/g) ?? []).length === 2), 'both tasks run');
+
+  await alice.transport.terminateSession();
+  await alice.client.close();
+  t.ok(
+    await waitFor(() => /task \S+ cancelled at step \d+/.test(mux.stderr())),
+    "the ended session's task is cancelled at its server",
+  );
+  let state: Task | undefined;
+  t.ok(
+    await waitFor(async () => {
+      state = (await bob.request('tasks/get', { taskId: his })) as Task;
+      return state.status !== 'working';
+    }, 20_000),
+  );
+  t.equal(state?.status, 'completed', "the other session's task ran to its end");
+  t.match((await bob.request('tasks/result', { taskId: his }))['content'], [{ text: 'done after 10 steps' }]);
+  await t.rejects(bob.request('tasks/get', { taskId: hers }), { message: /no task/ });
+  t.equal((mux.stderr().match(/cancelled at step/g) ?? []).length, 1, 'and only that one was cancelled');
+  await bob.client.close();
+  await mux.stop();
+  await assertNoLeaks(t);
+});
+
 t.test('mcpmux call of a tool its server runs only as a task prints its answer', async (t) => {
   const everything = npmServerPath('@modelcontextprotocol/server-everything');
   const args = ['call', 'ev__simulate-research-query', '{"topic": "reefs"}', '--pass-env', LEAK_TAG_VAR];
