@@ -20,6 +20,12 @@ import { LEAK_TAG_VAR, assertNoLeaks, taggedEnv, waitFor } from '../helpers/proc
 const any = z.looseObject({});
 type Task = { taskId: string; status: string; statusMessage?: string };
 
+/** Any request, its result unchecked (the SDK's v2 client has no task vocabulary). */
+const requester =
+  (client: Client) =>
+  (method: string, params: Record<string, unknown>): Promise<Record<string, any>> =>
+    client.request({ method, params } as never, any) as Promise<Record<string, any>>;
+
 t.test(
   "a child's task-only tool runs as a task through mcpmux: ids of mcpmux's own, per client, cancel reaches the child",
   async (t) => {
@@ -32,8 +38,7 @@ t.test(
         if (n.method === 'notifications/tasks/status') statuses.push(n.params as Record<string, unknown>);
       };
       await client.connect(new StreamableHTTPClientTransport(new URL(mux.url)));
-      const request = (method: string, params: Record<string, unknown>) =>
-        client.request({ method, params } as never, any) as Promise<Record<string, any>>;
+      const request = requester(client);
       return { client, request, statuses };
     };
     const alice = await connect('alice');
@@ -156,8 +161,7 @@ t.test(
       await s.client.close().catch(() => {});
       await s.process.exited;
     });
-    const request = (method: string, params: Record<string, unknown>) =>
-      s.client.request({ method, params } as never, any) as Promise<Record<string, any>>;
+    const request = requester(s.client);
     const research = { name: 'ev__simulate-research-query', arguments: { topic: 'python', ambiguous: true } };
 
     const task = (await request('tools/call', { ...research, task: {} }))['task'] as Task;
@@ -251,8 +255,7 @@ t.test("an HTTP session's tasks end with it, another session's run on", async (t
     const transport = new StreamableHTTPClientTransport(new URL(mux.url));
     const client = new Client({ name: 'tasks', version: '1.0.0' });
     await client.connect(transport);
-    const request = (method: string, params: Record<string, unknown>) =>
-      client.request({ method, params } as never, any) as Promise<Record<string, any>>;
+    const request = requester(client);
     return { client, transport, request };
   };
   const alice = await session();
