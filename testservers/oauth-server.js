@@ -9,7 +9,8 @@
 // grant for a workload's token (RFC 7523 §2.1, SEP-1933) or for a grant an organisation's
 // identity provider issued (an ID-JAG, SEP-990); and DPoP (RFC 9449). MCP itself is a
 // stateless JSON-over-POST endpoint with one tool, `whoami`.
-// Env: TOKEN_TTL_SECONDS (access token lifetime, default 3600), PRE_CLIENT_ID and
+// Env: TOKEN_TTL_SECONDS (access token lifetime, default 3600), TOKEN_DELAY_MS (how long the
+// token endpoint takes to answer, default 0), PRE_CLIENT_ID and
 // PRE_CLIENT_SECRET (a client registered beforehand), PRE_CLIENT_PUBLIC_KEY (its public key,
 // PEM), WORKLOAD_PUBLIC_KEY (the PEM key of the issuer whose workload tokens it takes as
 // grants), IDP_PUBLIC_KEY (the PEM key of the identity provider whose ID-JAGs it takes, for
@@ -21,6 +22,7 @@ import { constants, createHash, createPublicKey, randomBytes, verify } from 'nod
 import { createServer } from 'node:http';
 
 const ttl = Number(process.env['TOKEN_TTL_SECONDS'] ?? 3600);
+const tokenDelayMs = Number(process.env['TOKEN_DELAY_MS'] ?? 0);
 const preClient = process.env['PRE_CLIENT_ID'];
 const preSecret = process.env['PRE_CLIENT_SECRET'];
 const prePublicKey = process.env['PRE_CLIENT_PUBLIC_KEY'];
@@ -255,6 +257,7 @@ const server = createServer(async (request, response) => {
     return;
   }
   if (request.method === 'POST' && path === '/token') {
+    if (tokenDelayMs > 0) await new Promise((resolve) => setTimeout(resolve, tokenDelayMs));
     const form = new URLSearchParams(await body(request));
     const client = clientOf(request, form);
     if (!client) return json(response, 401, { error: 'invalid_client' });

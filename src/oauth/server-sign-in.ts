@@ -16,6 +16,7 @@ import { IdpSession } from './idp-session.js';
 import { LoopbackRedirect, authorizationCodeOf } from './loopback-redirect.js';
 import { MachineOAuthProvider } from './machine-client.js';
 import { MuxOAuthProvider } from './oauth-provider.js';
+import { withSignInLock } from './sign-in-lock.js';
 import { nearsItsEnd } from './token-life.js';
 
 /** How long mcpmux waits for the person to finish signing in. */
@@ -145,10 +146,11 @@ export class ServerSignIn {
     const sdk = await clientSdk();
     await this.#signingIn?.catch(() => {});
     await this.#refreshIfExpiring(init?.signal ?? undefined);
+    const sent = this.#provider.tokens()?.access_token;
     let response = await this.#send(input, init);
     if (!needsSignIn(sdk, response)) return response;
     // One sign-in per request: a server that refuses a fresh token again is not asked forever.
-    await this.#signIn(response, init?.signal ?? undefined);
+    await this.#signIn(response, init?.signal ?? undefined, sent);
     response = await this.#send(input, init);
     if (needsSignIn(sdk, response))
       throw new MuxError(
@@ -192,9 +194,20 @@ export class ServerSignIn {
     return fetch(input, { ...init, headers });
   }
 
-  #signIn(refused: Response, signal: AbortSignal | undefined): Promise<void> {
-    this.#signingIn ??= this.#runSignIn(refused, signal).finally(() => (this.#signingIn = undefined));
+  /** `sent`: the access token the refused request carried. */
+  #signIn(refused: Response, signal: AbortSignal | undefined, sent: string | undefined): Promise<void> {
+    this.#signingIn ??= this.#acrossProcesses(signal, async () => {
+      // Another mcpmux process signed in while this one waited: its tokens are tried first.
+      const kept = this.#provider.tokens()?.access_token;
+      if (kept === undefined || kept === sent) await this.#runSignIn(refused, signal);
+    }).finally(() => (this.#signingIn = undefined));
     return this.#signingIn;
+  }
+
+  /** `work` while no other mcpmux process signs in to this server or renews its tokens (sign-in-lock.ts). */
+  #acrossProcesses(signal: AbortSignal | undefined, work: () => Promise<void>): Promise<void> {
+    const maxHoldMs = (this.#options.waitMs ?? SIGN_IN_WAIT_MS) + 60_000;
+    return withSignInLock(`${this.#store.path}.lock`, work, { maxHoldMs, signal });
   }
 
   async #runSignIn(refused: Response, signal: AbortSignal | undefined): Promise<void> {
@@ -221,14 +234,23 @@ export class ServerSignIn {
   }
 
   async #refreshIfExpiring(signal: AbortSignal | undefined): Promise<void> {
-    const life = this.#provider.tokensLife();
-    if (!life) return;
-    if (!nearsItsEnd(life.savedAt, life.expiresAt)) return;
-    // A machine client asks for a new token; a person's needs a refresh token.
-    if (!this.#provider.tokens()?.refresh_token && !(this.#provider instanceof MachineOAuthProvider)) return;
+    if (!this.#expiring()) return;
     this.#why = 'the kept sign-in could not be renewed (its refresh was refused)';
-    this.#signingIn ??= this.#authorize({}, signal).finally(() => (this.#signingIn = undefined));
+    this.#signingIn ??= this.#acrossProcesses(signal, async () => {
+      // Another mcpmux process may have renewed them while this one waited.
+      if (this.#expiring()) await this.#authorize({}, signal);
+    }).finally(() => (this.#signingIn = undefined));
     await this.#signingIn;
+  }
+
+  /** The kept tokens near their end, and can be renewed without the person. */
+  #expiring(): boolean {
+    const life = this.#provider.tokensLife();
+    if (!life || !nearsItsEnd(life.savedAt, life.expiresAt)) return false;
+    // A machine client asks for a new token; a person's needs a refresh token.
+    return (
+      this.#provider.tokens()?.refresh_token !== undefined || this.#provider instanceof MachineOAuthProvider
+    );
   }
 
   /**

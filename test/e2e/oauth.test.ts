@@ -91,6 +91,39 @@ t.test('signs in once, keeps the tokens in 0600 files, and refreshes them', asyn
   await remote.server.stop();
 });
 
+t.test('two mcpmux processes renew the shared tokens once, and sign in once', async (t) => {
+  // A token endpoint that takes 0.8 s: the second process asks while the first one's refresh is under way.
+  const remote = await startOAuthServer({ TOKEN_TTL_SECONDS: '2', TOKEN_DELAY_MS: '800' });
+  const file = config('shared', { url: remote.url, oauth: {} });
+  const [one, two] = await Promise.all([
+    mcpmuxCall(file, 'shared__whoami'),
+    mcpmuxCall(file, 'shared__whoami'),
+  ]);
+  t.match(one.stdout, /hello, signed-in user/);
+  t.match(two.stdout, /hello, signed-in user/);
+  t.match(
+    await remote.stats(),
+    { authorizations: 1, code_grants: 1 },
+    'the person signed in once, not twice',
+  );
+  t.equal([one, two].filter((r) => /sign in to continue/.test(r.stderr)).length, 1, 'one process sent them');
+
+  await new Promise((resolve) => setTimeout(resolve, 1500));
+  // The refresh token rotates: two processes renewing with it at once would have one refused.
+  const noBrowser = { BROWSER: '/nonexistent/browser' };
+  const renewed = await Promise.all([
+    mcpmuxCall(file, 'shared__whoami', noBrowser),
+    mcpmuxCall(file, 'shared__whoami', noBrowser),
+  ]);
+  for (const run of renewed) t.match(run.stdout, /hello, signed-in user/);
+  t.match(
+    await remote.stats(),
+    { authorizations: 1, refresh_grants: 1, refused_refreshes: 0 },
+    'one refresh, which the other process read',
+  );
+  await remote.server.stop();
+});
+
 t.test(
   'serving: a revoked refresh token leads back to needs_auth with the URL; signing in brings the server up; no secret is ever shown',
   async (t) => {
