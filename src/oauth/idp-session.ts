@@ -13,6 +13,7 @@ import type { Logger } from '../log.js';
 import { CredentialStore } from './credential-store.js';
 import { authorizationCodeOf, type LoopbackRedirect } from './loopback-redirect.js';
 import type { EnterpriseIdp } from './oauth-settings.js';
+import { withSignInLock } from './sign-in-lock.js';
 import { nearsItsEnd } from './token-life.js';
 
 /**
@@ -68,13 +69,21 @@ export class IdpSession {
       else shared.waiting.add(this.#options.waiting);
       return shared.token;
     }
-    const own: UnderWay = {
-      token: this.#renewOrSignIn((url) => {
-        own.sentTo = url;
-        for (const waiting of own.waiting) waiting(url);
-      }).finally(() => underWay.delete(key)),
-      waiting: new Set(),
+    const sent = (url: URL) => {
+      own.sentTo = url;
+      for (const waiting of own.waiting) waiting(url);
     };
+    // One process at a time too (sign-in-lock.ts); one that waited uses what the other kept.
+    const renewed = withSignInLock(
+      `${key}.lock`,
+      async () => {
+        const keptMeanwhile = this.#store.read().tokens?.id_token;
+        if (keptMeanwhile !== undefined && !nearingItsEnd(keptMeanwhile)) return keptMeanwhile;
+        return this.#renewOrSignIn(sent);
+      },
+      { maxHoldMs: this.#options.waitMs + 60_000 },
+    );
+    const own: UnderWay = { token: renewed.finally(() => underWay.delete(key)), waiting: new Set() };
     underWay.set(key, own);
     return own.token;
   }

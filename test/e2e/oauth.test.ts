@@ -506,6 +506,35 @@ t.test(
 );
 
 t.test(
+  'two mcpmux processes that need the person at the identity provider at once sign them in there once',
+  async (t) => {
+    const { provider, config, stop } = await startOrganisation(['wiki', 'tickets'], {
+      idp: { PERSON: 'dan@acme.example' },
+    });
+    // One server each: all the two processes share is the person's session at the provider.
+    const { mcpServers } = JSON.parse(readFileSync(config('two-processes'), 'utf8'));
+    const fileFor = (name: string) => {
+      const file = join(scratch, `two-processes-${name}.json`);
+      writeFileSync(file, JSON.stringify({ mcpServers: { [name]: mcpServers[name] } }));
+      return file;
+    };
+    const env = { XDG_STATE_HOME: join(scratch, 'two-processes-state') };
+    const runs = await Promise.all([
+      mcpmuxCall(fileFor('wiki'), 'wiki__whoami', env),
+      mcpmuxCall(fileFor('tickets'), 'tickets__whoami', env),
+    ]);
+    for (const run of runs) t.match(run.stdout, /hello, signed-in user/);
+    t.match(
+      await provider.stats(),
+      { sign_ins: 1 },
+      'one sign-in at the provider, which the other process used',
+    );
+    await stop();
+    await assertNoLeaks(t);
+  },
+);
+
+t.test(
   "serving, the organisation's servers wait for one sign-in at its identity provider, each showing needs_auth with that provider's URL",
   async (t) => {
     const { provider, config, stop } = await startOrganisation(['wiki', 'tickets']);
