@@ -12,6 +12,7 @@
 import { closeSync, mkdirSync, openSync, readFileSync, rmSync, statSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { MuxError, messageOf } from '../errors.js';
 
 /** How often a waiting process looks at the lock again. */
 const POLL_MS = 100;
@@ -27,7 +28,14 @@ export async function withSignInLock<T>(
 ): Promise<T> {
   while (!take(path)) {
     if (abandoned(path, maxHoldMs)) rmSync(path, { force: true });
-    else await sleep(POLL_MS, undefined, signal ? { signal } : {});
+    else
+      await sleep(POLL_MS, undefined, signal ? { signal } : {}).catch((error: unknown) => {
+        throw new MuxError(
+          'AUTH_REQUIRED',
+          `another mcpmux process (pid ${holder(path) ?? 'unknown'}) is signing in to the same place; this one stopped waiting for it (${messageOf(signal?.reason ?? error)})`,
+          { cause: error },
+        );
+      });
   }
   try {
     return await work();

@@ -55,6 +55,10 @@ t.test('a wait ends with its signal, the lock left to its holder', async (t) => 
   const abort = new AbortController();
   const waiting = withSignInLock(path, async () => 'ran', { maxHoldMs: 60_000, signal: abort.signal });
   abort.abort(new Error('the start was given up'));
-  await t.rejects(waiting);
+  await t.rejects(waiting, {
+    code: 'AUTH_REQUIRED',
+    message:
+      /another mcpmux process \(pid 1\) is signing in to the same place; this one stopped waiting for it \(the start was given up\)/,
+  });
   t.ok(existsSync(path));
 });
