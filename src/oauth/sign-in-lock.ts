@@ -26,6 +26,7 @@ export async function withSignInLock<T>(
   work: () => Promise<T>,
   { maxHoldMs, signal }: { maxHoldMs: number; signal?: AbortSignal | undefined },
 ): Promise<T> {
+  mkdirSync(dirname(path), { recursive: true, mode: 0o700 }); // the credentials' folder, before any sign-in
   while (!take(path)) {
     if (abandoned(path, maxHoldMs)) rmSync(path, { force: true });
     else
@@ -46,7 +47,6 @@ export async function withSignInLock<T>(
 
 /** Makes the lock file if there is none: true when this process now holds it. */
 function take(path: string): boolean {
-  mkdirSync(dirname(path), { recursive: true, mode: 0o700 }); // the credentials' folder, before any sign-in
   let fd: number;
   try {
     fd = openSync(path, 'wx', 0o600);
