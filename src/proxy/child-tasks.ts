@@ -5,13 +5,16 @@
 // mcpmux's id again, as do the child's status notifications and a task's questions and log
 // lines (its related-task `_meta`), which go only to the session that created the task. A
 // session sees only its own tasks (over HTTP, clients share one connection to each child).
-// mcpmux's own agent runs as a task too (agent-tasks.ts); a plain call of a tool its server
-// runs only as a task is router/task-support.ts's.
+// A task outlives nothing of its server: once the process that ran it ends (a crash, a
+// reload, a removal), its store is gone, so the task is answered here as it was last seen,
+// failed if it had not ended. mcpmux's own agent runs as a task too (agent-tasks.ts); a plain
+// call of a tool its server runs only as a task is router/task-support.ts's.
 import { randomUUID } from 'node:crypto';
 import { ProtocolErrorCode, RELATED_TASK_META_KEY } from '@modelcontextprotocol/server';
 import type { CallOptions, JSONRPCRequestLike } from '../child/child-types.js';
 import type { ChildConnection } from '../child/child-connection.js';
-import { WireError } from '../errors.js';
+import { MuxError, WireError } from '../errors.js';
+import { errorResult } from './results.js';
 import type { NotifyClient } from './url-elicitations.js';
 
 /** Tasks remembered at most, the oldest forgotten first (a child keeps its own for its ttl). */
@@ -23,7 +26,13 @@ interface ChildTask {
   readonly notify: NotifyClient | undefined;
   readonly connection: ChildConnection;
   readonly childId: string;
+  /** Aborts, with the error its calls got, when the server process that runs the task ends. */
+  readonly ended: AbortSignal;
+  /** The task as last seen (created, tasks/get, tasks/cancel, a status notification), under the child's id. */
+  seen: Record<string, unknown>;
 }
+
+const TERMINAL = new Set(['completed', 'failed', 'cancelled']);
 
 /** Every session's tasks at children, by mcpmux's id (one table, for the children's notifications). */
 export class ChildTaskTable {
@@ -40,21 +49,27 @@ export class ChildTaskTable {
     const id = randomUUID();
     this.#tasks.set(id, task);
     this.#ids.set(keyOf(task.connection.name, task.childId), id);
-    if (this.#tasks.size > REMEMBERED) {
-      const [oldest, forgotten] = this.#tasks.entries().next().value!;
-      this.#tasks.delete(oldest);
-      this.#ids.delete(keyOf(forgotten.connection.name, forgotten.childId));
-    }
+    if (this.#tasks.size > REMEMBERED) this.#forget(...this.#tasks.entries().next().value!);
     return id;
   }
 
   get(id: string, owner: object): ChildTask | undefined {
     const task = this.#tasks.get(id);
-    return task?.owner === owner ? task : undefined;
+    if (task?.owner !== owner) return undefined;
+    if (task.ended.aborted && pastTtl(task.seen)) return void this.#forget(id, task);
+    return task;
+  }
+
+  #forget(id: string, task: ChildTask): void {
+    this.#tasks.delete(id);
+    this.#ids.delete(keyOf(task.connection.name, task.childId));
   }
 
   owned(owner: object): [string, ChildTask][] {
-    return [...this.#tasks].filter(([, task]) => task.owner === owner);
+    return [...this.#tasks.keys()].flatMap((id) => {
+      const task = this.get(id, owner);
+      return task ? [[id, task] as [string, ChildTask]] : [];
+    });
   }
 
   /**
@@ -92,8 +107,8 @@ export class ChildTaskTable {
   release(notify: NotifyClient): void {
     for (const [id, task] of this.#tasks) {
       if (task.notify !== notify) continue;
-      this.#tasks.delete(id);
-      this.#ids.delete(keyOf(task.connection.name, task.childId));
+      this.#forget(id, task);
+      if (task.ended.aborted) continue;
       // One that ended already is refused by its child; nothing waits for the answer.
       void task.connection.request('tasks/cancel', { taskId: task.childId }).catch(() => {});
     }
@@ -104,6 +119,7 @@ export class ChildTaskTable {
     const childId = notification.params?.['taskId'];
     const id = typeof childId === 'string' ? this.#ids.get(keyOf(server, childId)) : undefined;
     const task = id === undefined ? undefined : this.#tasks.get(id);
+    if (task) task.seen = withoutMeta(notification.params!);
     if (!task?.notify) return;
     void task
       .notify({ method: notification.method, params: { ...notification.params, taskId: id } })
@@ -137,6 +153,9 @@ export class SessionChildTasks {
       notify: this.#notify,
       connection,
       childId: task.taskId,
+      // Its server ended between its answer and now: the task went with it.
+      ended: connection.callsEnd ?? AbortSignal.abort(serverGone(connection.name)),
+      seen: task,
     });
     return { ...result, task: { ...task, taskId: id } };
   }
@@ -149,19 +168,27 @@ export class SessionChildTasks {
   async handle(method: string, params: Record<string, unknown>, options: CallOptions): Promise<unknown> {
     const id = params['taskId'] as string;
     const task = this.#table.get(id, this.#owner)!;
-    const answer = await task.connection.request(method, { ...params, taskId: task.childId }, options);
+    if (task.ended.aborted) return answerAfterEnd(method, task, id);
+    let answer: Record<string, unknown>;
+    try {
+      answer = await task.connection.request(method, { ...params, taskId: task.childId }, options);
+    } catch (error) {
+      // Its server ended while asked: what a task of an ended server answers, not the call's error.
+      if (task.ended.aborted) return answerAfterEnd(method, task, id);
+      throw error;
+    }
+    if (method !== 'tasks/result') task.seen = withoutMeta(answer);
     return renamed(answer, task.childId, id);
   }
 
   /** This session's tasks, as their children say they are now (one a child cannot tell of is left out). */
   async list(options: CallOptions): Promise<Record<string, unknown>[]> {
     const tasks = await Promise.all(
-      this.#table.owned(this.#owner).map(async ([id, task]) => {
+      this.#table.owned(this.#owner).map(async ([id]) => {
         try {
-          const answer = await task.connection.request('tasks/get', { taskId: task.childId }, options);
-          return [renamed(answer, task.childId, id)];
+          return [(await this.handle('tasks/get', { taskId: id }, options)) as Record<string, unknown>];
         } catch {
-          return []; // its server is gone or forgot it (past its ttl)
+          return []; // its server forgot it (past its ttl)
         }
       }),
     );
@@ -179,6 +206,42 @@ function renamed(answer: Record<string, unknown>, childId: string, id: string): 
     _meta: { ...meta, [RELATED_TASK_META_KEY]: { ...meta[RELATED_TASK_META_KEY], taskId: id } },
   };
 }
+
+/**
+ * A task whose server process ended (MCP 2025-11-25: terminal states never change): tasks/get
+ * gives it as last seen, failed with why if it had not ended; tasks/result what a call gets
+ * when its server ends (the result, if it had one, went with the server); tasks/cancel is refused.
+ */
+function answerAfterEnd(method: string, task: ChildTask, id: string): Record<string, unknown> {
+  const why = task.ended.reason as MuxError;
+  if (!TERMINAL.has(task.seen['status'] as string))
+    task.seen = {
+      ...task.seen,
+      status: 'failed',
+      statusMessage: why.message,
+      lastUpdatedAt: new Date().toISOString(),
+    };
+  const status = task.seen['status'] as string;
+  if (method === 'tasks/cancel')
+    throw new WireError(ProtocolErrorCode.InvalidParams, `Cannot cancel task in terminal status: ${status}`);
+  if (method === 'tasks/get') return { ...task.seen, taskId: id };
+  const lost = status === 'failed' ? '' : `the result of task '${id}' was lost: `;
+  return {
+    ...errorResult(`${lost}${why.message} [${why.code}]`),
+    _meta: { [RELATED_TASK_META_KEY]: { taskId: id } },
+  };
+}
+
+/** Past its ttl (counted from its creation, null for none): its server would have forgotten it. */
+function pastTtl(task: Record<string, unknown>): boolean {
+  const { ttl, createdAt } = task;
+  return typeof ttl === 'number' && typeof createdAt === 'string' && Date.parse(createdAt) + ttl < Date.now();
+}
+
+const withoutMeta = ({ _meta: _, ...task }: Record<string, unknown>) => task;
+
+const serverGone = (name: string) =>
+  new MuxError('SERVER_STOPPED', `server '${name}' ended as its task began`);
 
 const keyOf = (server: string, childId: string) => `${server}\u0000${childId}`;
 

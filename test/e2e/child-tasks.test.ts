@@ -5,8 +5,9 @@
 // sees another's tasks, cancel reaches the child, and a task of a removed server says so. A
 // plain call of the tool (a client that does not do tasks, or mcpmux call) is made a task
 // mcpmux waits on: cancelling the call cancels the task, and a server that forgets the task or
-// dies ends the call (testservers/task-tools.js). A task's question to the client names
-// mcpmux's id for the task (none for a plain call).
+// dies ends the call (testservers/task-tools.js). A task whose server process ended (a crash,
+// a reload, a removal) is answered as last seen, failed if it had not ended. A task's question
+// to the client names mcpmux's id for the task (none for a plain call).
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { Client } from '@modelcontextprotocol/client';
@@ -132,9 +133,20 @@ t.test(
     await t.rejects(alice.request('tools/call', { name: 'nope__tool', arguments: {}, task: {} }), {
       message: /nope__tool/,
     });
+    // Its server removed, a task stays as it ended, and its result went with the server.
     await alice.client.callTool({ name: 'remove_server', arguments: { name: 'ev' } });
-    await t.rejects(alice.request('tasks/get', { taskId: task.taskId }), { message: /'ev'/ });
-    t.same((await alice.request('tasks/list', {}))['tasks'], [], 'a gone server has no tasks to list');
+    t.match(await alice.request('tasks/get', { taskId: task.taskId }), {
+      taskId: task.taskId,
+      status: 'completed',
+    });
+    t.match(await alice.request('tasks/result', { taskId: task.taskId }), {
+      content: [{ type: 'text', text: /result of task '\S+' was lost: server 'ev' was removed/ }],
+      isError: true,
+    });
+    t.same(
+      ((await alice.request('tasks/list', {}))['tasks'] as Task[]).map((x) => [x.taskId, x.status]),
+      [[task.taskId, 'completed']],
+    );
 
     await alice.client.close();
     await bob.client.close();
@@ -247,6 +259,54 @@ t.test(
     await assertNoLeaks(t);
   },
 );
+
+t.test('a task whose server crashed or was reloaded is failed, saying why, not an error', async (t) => {
+  const { command, args } = fixture('task-tools');
+  const s = await startMcpmux(['--', 'tt', command, ...args]);
+  t.teardown(async () => {
+    await s.client.close().catch(() => {});
+    await s.process.exited;
+  });
+  const request = requester(s.client);
+  const start = async (name: string, args: Record<string, unknown>) =>
+    ((await request('tools/call', { name, arguments: args, task: {} }))['task'] as Task).taskId;
+  const get = (taskId: string) => request('tasks/get', { taskId }) as Promise<Task>;
+
+  // A job the reload ends midway.
+  const reloaded = await start('tt__job', { steps: 200 });
+  t.equal((await get(reloaded)).status, 'working');
+  await s.client.callTool({ name: 'reload_server', arguments: { name: 'tt' } });
+  t.match(await get(reloaded), {
+    taskId: reloaded,
+    status: 'failed',
+    statusMessage: /server 'tt' was reloaded/,
+    createdAt: String,
+  });
+
+  // A task whose server crashes: failed with the crash, its result the call's error, not cancellable.
+  const crashing = await start('tt__crash', { after_ms: 300 });
+  t.equal((await get(crashing)).status, 'working');
+  t.ok(await waitFor(async () => (await get(crashing)).status !== 'working'), 'its status changes');
+  t.match(await get(crashing), { status: 'failed', statusMessage: /server 'tt' crashed \(exit 3\)/ });
+  t.match(await request('tasks/result', { taskId: crashing }), {
+    content: [{ type: 'text', text: /server 'tt' crashed \(exit 3\).*\[SERVER_CRASHED\]/ }],
+    isError: true,
+    _meta: { 'io.modelcontextprotocol/related-task': { taskId: crashing } },
+  });
+  await t.rejects(request('tasks/cancel', { taskId: crashing }), {
+    message: /Cannot cancel task in terminal status: failed/,
+  });
+  t.same(
+    ((await request('tasks/list', {}))['tasks'] as Task[]).map((x) => [x.taskId, x.status]),
+    [
+      [reloaded, 'failed'],
+      [crashing, 'failed'],
+    ],
+  );
+  await s.client.close();
+  await s.process.exited;
+  await assertNoLeaks(t);
+});
 
 t.test("an HTTP session's tasks end with it, another session's run on", async (t) => {
   const { command, args } = fixture('task-tools');

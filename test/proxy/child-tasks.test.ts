@@ -1,9 +1,12 @@
 // What a child says about one of its tasks outside the tasks/* answers (a question or a log
 // line carrying the related-task `_meta`) names the task as the client knows it, and goes to
-// the session whose task it is. End to end with server-everything: test/e2e/child-tasks.test.ts.
+// the session whose task it is; a task whose server ended is answered as last seen, and
+// forgotten past its ttl. End to end with server-everything and testservers/task-tools.js:
+// test/e2e/child-tasks.test.ts.
 import t from 'tap';
 import type { ChildConnection } from '../../src/child/child-connection.js';
 import type { JSONRPCRequestLike } from '../../src/child/child-types.js';
+import { MuxError } from '../../src/errors.js';
 import { createLogger } from '../../src/log.js';
 import { ChildTaskTable } from '../../src/proxy/child-tasks.js';
 import { ClientSettings } from '../../src/proxy/client-settings.js';
@@ -22,7 +25,14 @@ const relatedTo = (taskId: string, extra: Record<string, unknown> = {}): JSONRPC
 t.test("a task's message names mcpmux's id, or none for a task no client was given", async (t) => {
   const table = new ChildTaskTable();
   const notify = async () => {};
-  const id = table.add({ owner: {}, notify, connection: childAt('ev'), childId: 'c-1' });
+  const id = table.add({
+    owner: {},
+    notify,
+    connection: childAt('ev'),
+    childId: 'c-1',
+    ended: new AbortController().signal,
+    seen: {},
+  });
 
   const known = table.related('ev', relatedTo('c-1', { trace: 'x' }));
   t.same(known.message.params, {
@@ -63,6 +73,7 @@ t.test("a task's log line goes only to the session whose task it is", async (t) 
   // Bob's task, as his task-augmented call made it.
   const connection = {
     name: 'ev',
+    callsEnd: new AbortController().signal,
     request: async () => ({ task: { taskId: 'c-7', status: 'working' } }),
   } as unknown as ChildConnection;
   const created = await bobs.create(connection, { name: 'research', task: {} }, {});
@@ -86,3 +97,78 @@ t.test("a task's log line goes only to the session whose task it is", async (t) 
     'each line names its server as any log line does',
   );
 });
+
+t.test(
+  'a task whose server ended: as last seen, failed if it had not ended, forgotten past its ttl',
+  async (t) => {
+    const sessions = new ChildTaskTable().session(undefined);
+    const serverEnds = new AbortController();
+    const asked: string[] = [];
+    let answer: Record<string, unknown> = {};
+    const connection = {
+      name: 'ev',
+      callsEnd: serverEnds.signal,
+      request: async (method: string) => {
+        asked.push(method);
+        return answer;
+      },
+    } as unknown as ChildConnection;
+    const createdAt = new Date().toISOString();
+    const task = (ttl: number | null) => ({ taskId: `c-${ttl}`, status: 'working', createdAt, ttl });
+    const start = async (ttl: number | null) => {
+      answer = { task: task(ttl) };
+      return (
+        (await sessions.create(connection, { name: 'job', task: {} }, {}))['task'] as { taskId: string }
+      ).taskId;
+    };
+    const working = await start(null);
+    const done = await start(60_000);
+    const shortLived = await start(1);
+    answer = { ...task(60_000), status: 'completed' };
+    t.equal(
+      ((await sessions.handle('tasks/get', { taskId: done }, {})) as { status: string }).status,
+      'completed',
+    );
+
+    serverEnds.abort(new MuxError('SERVER_CRASHED', "server 'ev' crashed (exit 3)"));
+    asked.length = 0;
+    t.match(await sessions.handle('tasks/get', { taskId: working }, {}), {
+      taskId: working,
+      status: 'failed',
+      statusMessage: "server 'ev' crashed (exit 3)",
+      createdAt,
+      ttl: null,
+    });
+    t.match(await sessions.handle('tasks/result', { taskId: working }, {}), {
+      content: [{ type: 'text', text: "server 'ev' crashed (exit 3) [SERVER_CRASHED]" }],
+      isError: true,
+      _meta: { [RELATED]: { taskId: working } },
+    });
+    await t.rejects(sessions.handle('tasks/cancel', { taskId: working }, {}), {
+      message: /Cannot cancel task in terminal status: failed/,
+    });
+    t.match(
+      await sessions.handle('tasks/get', { taskId: done }, {}),
+      { taskId: done, status: 'completed' },
+      'a task that had ended stays as it ended',
+    );
+    t.match(await sessions.handle('tasks/result', { taskId: done }, {}), {
+      content: [
+        {
+          type: 'text',
+          text: `the result of task '${done}' was lost: server 'ev' crashed (exit 3) [SERVER_CRASHED]`,
+        },
+      ],
+      isError: true,
+    });
+    t.same(asked, [], 'nothing is asked of the ended server');
+    t.notOk(sessions.has(shortLived), 'one past its ttl is forgotten');
+    t.same(
+      (await sessions.list({})).map((x) => [x['taskId'], x['status']]),
+      [
+        [working, 'failed'],
+        [done, 'completed'],
+      ],
+    );
+  },
+);
