@@ -73,15 +73,29 @@ export class IdpSession {
       own.sentTo = url;
       for (const waiting of own.waiting) waiting(url);
     };
-    // One process at a time too (sign-in-lock.ts); one that waited uses what the other kept.
+    // One process at a time too (sign-in-lock.ts); one that waited uses what the other kept,
+    // and shows where the other sent the person meanwhile.
     const renewed = withSignInLock(
       `${key}.lock`,
-      async () => {
+      async (lock) => {
         const keptMeanwhile = this.#store.read().tokens?.id_token;
         if (keptMeanwhile !== undefined && !nearingItsEnd(keptMeanwhile)) return keptMeanwhile;
-        return this.#renewOrSignIn(sent);
+        return this.#renewOrSignIn((url) => {
+          lock.sentTo(url);
+          sent(url);
+        });
       },
-      { maxHoldMs: this.#options.waitMs + 60_000 },
+      {
+        maxHoldMs: this.#options.waitMs + 60_000,
+        onOthersSignIn: (url, pid) => {
+          const { idp, log } = this.#options;
+          log.warn(
+            `another mcpmux process (pid ${pid}) waits for the sign-in to ${idp.issuer}; this one uses what it keeps: ${url.href}`,
+          );
+          this.#options.waiting(url);
+          sent(url);
+        },
+      },
     );
     const own: UnderWay = { token: renewed.finally(() => underWay.delete(key)), waiting: new Set() };
     underWay.set(key, own);

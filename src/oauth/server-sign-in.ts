@@ -16,7 +16,7 @@ import { IdpSession } from './idp-session.js';
 import { LoopbackRedirect, authorizationCodeOf } from './loopback-redirect.js';
 import { MachineOAuthProvider } from './machine-client.js';
 import { MuxOAuthProvider } from './oauth-provider.js';
-import { withSignInLock } from './sign-in-lock.js';
+import { withSignInLock, type HeldSignInLock } from './sign-in-lock.js';
 import { nearsItsEnd } from './token-life.js';
 
 /** How long mcpmux waits for the person to finish signing in. */
@@ -51,17 +51,15 @@ export class ServerSignIn {
   #sameOriginIssuer = false;
   /** fetch that presents DPoP-bound tokens (oauth-provider.ts's dpop()). */
   #dpopFetch: FetchLike | undefined;
+  /** The lock across processes, while this one holds it: told where the person was sent. */
+  #heldLock: HeldSignInLock | undefined;
 
   constructor(options: ServerSignInOptions) {
     this.#options = options;
     this.#store = new CredentialStore(options.serverUrl, options.stateDir ?? oauthStateDir());
     const machine = options.settings.grantType !== undefined;
-    const pending = (url: URL) => {
-      this.#pendingUrl = url.href;
-      for (const listener of this.#onPending) listener(url.href);
-    };
     const sendToSignIn = async (url: URL) => {
-      pending(url);
+      this.#pending(url);
       await options.sendToSignIn(url, this.#why);
     };
     const { idp } = options.settings;
@@ -79,7 +77,7 @@ export class ServerSignIn {
             // Another server of the organisation sent the person there: this one shows it too.
             waiting: (url) => {
               this.#why = `not signed in to the identity provider ${idp.issuer} yet (another server's sign-in)`;
-              pending(url);
+              this.#pending(url);
             },
             waitMs: options.waitMs ?? SIGN_IN_WAIT_MS,
             log: options.log,
@@ -95,6 +93,13 @@ export class ServerSignIn {
       sendToSignIn,
       ...(idpSession && { idpSession }),
     });
+  }
+
+  /** The person is to visit `url`: list_servers shows it, and the processes that wait on this one's lock. */
+  #pending(url: URL): void {
+    this.#pendingUrl = url.href;
+    this.#heldLock?.sentTo(url);
+    for (const listener of this.#onPending) listener(url.href);
   }
 
   /** The authorization URL the person has yet to visit, while mcpmux waits for them. */
@@ -204,10 +209,37 @@ export class ServerSignIn {
     return this.#signingIn;
   }
 
-  /** `work` while no other mcpmux process signs in to this server or renews its tokens (sign-in-lock.ts). */
+  /**
+   * `work` while no other mcpmux process signs in to this server or renews its tokens
+   * (sign-in-lock.ts). While another's sign-in waits for the person, this one shows where
+   * they were sent (and stops holding its client's first lists back), but sends no one.
+   */
   #acrossProcesses(signal: AbortSignal | undefined, work: () => Promise<void>): Promise<void> {
-    const maxHoldMs = (this.#options.waitMs ?? SIGN_IN_WAIT_MS) + 60_000;
-    return withSignInLock(`${this.#store.path}.lock`, work, { maxHoldMs, signal });
+    const { serverName, log, waitMs } = this.#options;
+    let othersUrl: string | undefined;
+    const stopShowing = () => {
+      if (othersUrl !== undefined && this.#pendingUrl === othersUrl) this.#pendingUrl = undefined;
+    };
+    const onOthersSignIn = (url: URL, pid: number) => {
+      othersUrl = url.href;
+      this.#why = `another mcpmux process (pid ${pid}) waits for this sign-in; this one uses what it keeps`;
+      log.warn(`[${serverName}] ${this.#why}: ${url.href}`);
+      this.#pending(url);
+    };
+    const maxHoldMs = (waitMs ?? SIGN_IN_WAIT_MS) + 60_000;
+    return withSignInLock(
+      `${this.#store.path}.lock`,
+      async (lock) => {
+        stopShowing();
+        this.#heldLock = lock;
+        try {
+          await work();
+        } finally {
+          this.#heldLock = undefined;
+        }
+      },
+      { maxHoldMs, signal, onOthersSignIn },
+    ).finally(stopShowing);
   }
 
   async #runSignIn(refused: Response, signal: AbortSignal | undefined): Promise<void> {

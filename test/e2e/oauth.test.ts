@@ -125,6 +125,50 @@ t.test('two mcpmux processes renew the shared tokens once, and sign in once', as
 });
 
 t.test(
+  "a second serving mcpmux shows where the first sent the person, and comes up on the first's sign-in",
+  async (t) => {
+    const remote = await startOAuthServer({});
+    const file = config('both', { url: remote.url, oauth: {} });
+    // No browser: the person opens the URL by hand. One store for the two, no tokens kept yet.
+    const env = { XDG_STATE_HOME: join(scratch, 'two-serving'), BROWSER: '' };
+    const statusOf = async (s: Awaited<ReturnType<typeof startMcpmux>>) =>
+      (await s.json('list_servers')).servers[0];
+    const first = await startMcpmux(['--config', file], undefined, env);
+    t.teardown(() => first.client.close().catch(() => {}));
+    t.ok(await waitFor(async () => (await statusOf(first)).status === 'needs_auth', 15_000));
+    const url = (await statusOf(first)).authorization_url as string;
+
+    const second = await startMcpmux(['--config', file], undefined, env);
+    t.teardown(() => second.client.close().catch(() => {}));
+    t.ok(
+      await waitFor(async () => (await statusOf(second)).status === 'needs_auth', 15_000),
+      'needs_auth while the other waits for the person, not starting',
+    );
+    t.match(await statusOf(second), {
+      authorization_url: url,
+      authorization_reason: `another mcpmux process (pid ${first.process.pid}) waits for this sign-in; this one uses what it keeps`,
+    });
+    t.match(second.stderr(), `waits for this sign-in; this one uses what it keeps: ${url}`);
+    t.notMatch(second.stderr(), /sign in to continue/, 'the second sends no one anywhere');
+
+    // The person signs in where the first sent them: both come up.
+    await (await fetch(url)).text();
+    for (const s of [first, second])
+      t.ok(await waitFor(async () => (await statusOf(s)).status === 'running', 15_000));
+    t.match((await second.client.callTool({ name: 'both__whoami', arguments: {} })).content, [
+      { text: 'hello, signed-in user' },
+    ]);
+    t.match(await remote.stats(), { authorizations: 1, code_grants: 1 }, 'one sign-in for the two');
+    for (const s of [first, second]) {
+      await s.client.close();
+      await s.process.exited;
+    }
+    await remote.server.stop();
+    await assertNoLeaks(t);
+  },
+);
+
+t.test(
   'serving: a revoked refresh token leads back to needs_auth with the URL; signing in brings the server up; no secret is ever shown',
   async (t) => {
     const remote = await startOAuthServer({ PRE_CLIENT_ID: 'pre-client', PRE_CLIENT_SECRET: SECRET });
@@ -518,7 +562,10 @@ t.test(
       writeFileSync(file, JSON.stringify({ mcpServers: { [name]: mcpServers[name] } }));
       return file;
     };
-    const env = { XDG_STATE_HOME: join(scratch, 'two-processes-state') };
+    // A person who takes 3 s to sign in: the other process is waiting by then.
+    const slowBrowser = join(scratch, 'slow-browser.sh');
+    writeFileSync(slowBrowser, `#!/bin/sh\nsleep 3\nexec ${BROWSER} "$1"\n`, { mode: 0o755 });
+    const env = { XDG_STATE_HOME: join(scratch, 'two-processes-state'), BROWSER: slowBrowser };
     const runs = await Promise.all([
       mcpmuxCall(fileFor('wiki'), 'wiki__whoami', env),
       mcpmuxCall(fileFor('tickets'), 'tickets__whoami', env),
@@ -528,6 +575,13 @@ t.test(
       await provider.stats(),
       { sign_ins: 1 },
       'one sign-in at the provider, which the other process used',
+    );
+    const sender = runs.findIndex((r) => /sign in to continue: (\S+)/.test(r.stderr));
+    const sentTo = /sign in to continue: (\S+)/.exec(runs[sender]?.stderr ?? '')?.[1];
+    t.match(
+      runs[1 - sender]?.stderr,
+      `waits for the sign-in to ${provider.issuer}; this one uses what it keeps: ${sentTo}`,
+      'the other showed where the person was sent, and sent no one',
     );
     await stop();
     await assertNoLeaks(t);

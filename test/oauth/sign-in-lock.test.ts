@@ -1,8 +1,17 @@
 // One sign-in at a time per server across mcpmux processes (sign-in-lock.ts): a holder makes
-// the others wait, and a lock whose holder died or that was held too long is taken over.
+// the others wait (and hear where the holder sent the person), and a lock whose holder died
+// or that was held too long is taken over.
 // Two real mcpmux processes sharing a server's credentials: test/e2e/oauth.test.ts.
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
@@ -61,4 +70,43 @@ t.test('a wait ends with its signal, the lock left to its holder', async (t) => 
       /another mcpmux process \(pid 1\) is signing in to the same place; this one stopped waiting for it \(the start was given up\)/,
   });
   t.ok(existsSync(path));
+});
+
+t.test('the holder says where it sent the person; one waiting hears it once per URL', async (t) => {
+  const path = lockAt('sent');
+  const heard: [string, number][] = [];
+  let sent!: (url: string) => void;
+  let release!: () => void;
+  const first = withSignInLock(
+    path,
+    async (lock) => {
+      sent = (url) => lock.sentTo(new URL(url));
+      await new Promise<void>((resolve) => (release = resolve));
+    },
+    { maxHoldMs: 60_000 },
+  );
+  const second = withSignInLock(path, async () => 'ran', {
+    maxHoldMs: 60_000,
+    onOthersSignIn: (url, pid) => heard.push([url.href, pid]),
+  });
+  await new Promise((resolve) => setTimeout(resolve, 250));
+  t.same(heard, [], 'nothing to show before the holder sends anyone');
+  sent('https://as.example/authorize?state=1');
+  t.equal(readFileSync(path, 'utf8'), `${process.pid}\nhttps://as.example/authorize?state=1\n`);
+  await new Promise((resolve) => setTimeout(resolve, 350));
+  sent('https://idp.example/authorize?state=2');
+  await new Promise((resolve) => setTimeout(resolve, 350));
+  t.same(heard, [
+    ['https://as.example/authorize?state=1', process.pid],
+    ['https://idp.example/authorize?state=2', process.pid],
+  ]);
+  release();
+  t.equal(await second, 'ran');
+  await first;
+  t.notOk(existsSync(path));
+  t.same(
+    readdirSync(join(dir, 'oauth')).filter((f) => f.startsWith('sent')),
+    [],
+    'no file left beside it',
+  );
 });
