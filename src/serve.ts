@@ -253,17 +253,24 @@ export async function serve({
   // it can do (in initialize, whose answer waits for them a few seconds, so that it carries
   // their instructions); over HTTP, clients come and go, so at once. The first lists wait for
   // the servers (the startup gate); one server that fails is reported (log, list_servers)
-  // without stopping others.
+  // without stopping others, and one that waits for a person to sign in holds nothing back
+  // (a person may take minutes, a client's list times out): list_changed brings its tools.
   startup = new StartupGate(
     servers.map(({ name, spec }) =>
       registry
         .add(name, spec, {
           keepOnFailure: true,
+          returnWhenSigningIn: true,
           ...(clientInitialized && { handshakeAfter: clientInitialized }),
           ...(spawned.has(name) && { spawned: spawned.get(name)! }),
         })
         .then(
-          ({ tools }) => log.info(`server '${name}' is running with ${tools.length} tool(s)`),
+          ({ status, tools }) =>
+            log.info(
+              status.status === 'needs_auth'
+                ? `server '${name}' waits for a sign-in (list_servers shows where); its tools come once it is done`
+                : `server '${name}' is running with ${tools.length} tool(s)`,
+            ),
           (error) => log.error(`server '${name}' failed to start: ${messageOf(error)}`),
         ),
     ),

@@ -169,6 +169,48 @@ t.test(
 );
 
 t.test(
+  'a configured server waiting for the person holds back neither the opening nor the first lists; its tools come with list_changed',
+  async (t) => {
+    const remote = await startOAuthServer({});
+    const file = join(scratch, 'with-echo.json');
+    writeFileSync(
+      file,
+      JSON.stringify({
+        mcpServers: {
+          remote: { url: remote.url, era: 'legacy', oauth: {} },
+          echo: { command: process.execPath, args: [fixturePath('echo-v2')] },
+        },
+      }),
+    );
+    const s = await startMcpmux(['--config', file], undefined, {
+      XDG_STATE_HOME: join(scratch, 'configured-waiting'),
+      BROWSER: '',
+    });
+    t.teardown(() => s.client.close().catch(() => {}));
+    // Held until each server started or failed, this list would come at the 60 s start-up timeout.
+    const first = (await s.client.listTools()).tools.map((x) => x.name);
+    t.ok(
+      first.some((name) => name.startsWith('echo__')),
+      'the running server is listed',
+    );
+    t.notOk(first.some((name) => name.startsWith('remote__')));
+    const waiting = (await s.json('list_servers')).servers.find(
+      (x: { name: string }) => x.name === 'remote',
+    ) as { status: string; authorization_url: string } | undefined;
+    t.equal(waiting?.status, 'needs_auth', 'answered while the sign-in still waits');
+    t.match(s.stderr(), /server 'remote' waits for a sign-in \(list_servers shows where\)/);
+
+    await (await fetch(waiting!.authorization_url)).text();
+    t.ok(await waitFor(() => s.listChanged() > 0, 15_000), 'list_changed once signed in');
+    t.ok((await s.client.listTools()).tools.some((x) => x.name === 'remote__whoami'));
+    await s.client.close();
+    await s.process.exited;
+    await remote.server.stop();
+    await assertNoLeaks(t);
+  },
+);
+
+t.test(
   'serving: a revoked refresh token leads back to needs_auth with the URL; signing in brings the server up; no secret is ever shown',
   async (t) => {
     const remote = await startOAuthServer({ PRE_CLIENT_ID: 'pre-client', PRE_CLIENT_SECRET: SECRET });
