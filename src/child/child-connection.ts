@@ -223,6 +223,11 @@ export class ChildConnection {
     this.#reloadHold.during(restart);
   }
 
+  /** How long a call may go with no answer and no progress (--call-timeout). */
+  get callTimeoutMs(): number {
+    return this.#options.callTimeoutMs ?? 300_000;
+  }
+
   /** Aborts, with the error its calls get, once the running generation's calls end (crash, stop, reload). */
   get callsEnd(): AbortSignal | undefined {
     return this.#state.kind === 'running' ? this.#gen?.callsEnd.signal : undefined;
@@ -326,8 +331,10 @@ export class ChildConnection {
   async #refresh(gen: Generation, rows: readonly CapabilityRow[]): Promise<void> {
     const current = () => (this.#gen === gen && this.#state.kind === 'running' ? this.#state : undefined);
     if (!gen.client || !current()) return;
-    const timeout = this.#options.callTimeoutMs ?? 300_000;
-    const options = listingOptions(this.#host, gen, { signal: gen.startup.signal, timeout });
+    const options = listingOptions(this.#host, gen, {
+      signal: gen.startup.signal,
+      timeout: this.callTimeoutMs,
+    });
     await relistRows(
       gen.client,
       rows,

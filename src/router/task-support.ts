@@ -6,6 +6,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { RELATED_TASK_META_KEY, type Tool } from '@modelcontextprotocol/server';
 import type { ChildConnection } from '../child/child-connection.js';
 import type { CallOptions } from '../child/child-types.js';
+import { callTimeoutError } from '../forwarding/child-lane.js';
 
 export const runsOnlyAsTask = (tool: Tool): boolean => tool.execution?.taskSupport === 'required';
 
@@ -29,7 +30,9 @@ interface TaskState {
  * tasks: mcpmux makes the task, follows it with tasks/get as its server asks (each change of
  * its status message is progress to a caller that asked for some), and takes its result
  * once it ends or needs input (tasks/result carries the server's questions), so the client
- * gets the tool's answer as from any call, naming no task. Cancelling the call cancels it.
+ * gets the tool's answer as from any call, naming no task. Cancelling the call cancels it,
+ * and so does --call-timeout, as for any call: a task whose status and message stay the same
+ * that long has made no progress.
  */
 export async function callAsTask(
   connection: ChildConnection,
@@ -44,6 +47,9 @@ export async function callAsTask(
   const taskId = state?.taskId;
   if (typeof taskId !== 'string') return created; // answered in the foreground all the same
   const waitEnds = [options.signal, ended].filter((s): s is AbortSignal => s !== undefined);
+  const timeoutMs = connection.callTimeoutMs;
+  let changedAt = performance.now();
+  let timedOut = false;
   try {
     for (let step = 1; state?.status === 'working'; step++) {
       const interval = typeof state.pollInterval === 'number' ? state.pollInterval : POLL_MS.unsaid;
@@ -52,13 +58,20 @@ export async function callAsTask(
       const next: TaskState = await connection.request('tasks/get', { taskId }, options);
       if (typeof next.statusMessage === 'string' && next.statusMessage !== state.statusMessage)
         options.onprogress?.({ progress: step, message: next.statusMessage });
+      if (next.status !== state.status || next.statusMessage !== state.statusMessage)
+        changedAt = performance.now();
+      else if (performance.now() - changedAt > timeoutMs) {
+        timedOut = true;
+        throw callTimeoutError(connection.name, `tool '${String(params['name'])}'`, timeoutMs);
+      }
       state = next;
     }
     const { _meta, ...result } = await connection.request('tasks/result', { taskId }, options);
     const { [RELATED_TASK_META_KEY]: _task, ...meta } = (_meta ?? {}) as Record<string, unknown>;
     return Object.keys(meta).length > 0 ? { ...result, _meta: meta } : result;
   } catch (error) {
-    if (options.signal?.aborted) void connection.request('tasks/cancel', { taskId }).catch(() => {});
+    if (options.signal?.aborted || timedOut)
+      void connection.request('tasks/cancel', { taskId }).catch(() => {});
     throw ended?.aborted && !options.signal?.aborted ? ended.reason : error;
   }
 }

@@ -4,8 +4,9 @@
 // tasks/get, tasks/result's related-task and the status notifications), one client never
 // sees another's tasks, cancel reaches the child, and a task of a removed server says so. A
 // plain call of the tool (a client that does not do tasks, or mcpmux call) is made a task
-// mcpmux waits on: cancelling the call cancels the task, and a server that forgets the task or
-// dies ends the call (testservers/task-tools.js). A task whose server process ended (a crash,
+// mcpmux waits on: cancelling the call cancels the task, as does --call-timeout once the task
+// stops changing, and a server that forgets the task or dies ends the call
+// (testservers/task-tools.js). A task whose server process ended (a crash,
 // a reload, a removal) is answered as last seen, failed if it had not ended. A task's question
 // to the client names mcpmux's id for the task (none for a plain call).
 import { execFile } from 'node:child_process';
@@ -254,6 +255,35 @@ t.test(
     const crashed = (await Promise.race([crashing, nextPoll])) as Awaited<typeof crashing>;
     t.equal(crashed.isError, true);
     t.match(crashed.content, [{ type: 'text', text: /server 'tt' crashed \(exit 3\).*SERVER_CRASHED/ }]);
+    await s.client.close();
+    await s.process.exited;
+    await assertNoLeaks(t);
+  },
+);
+
+t.test(
+  'a plain call of a task-only tool ends at --call-timeout once its task stops changing, and the task is cancelled',
+  async (t) => {
+    const { command, args } = fixture('task-tools');
+    const s = await startMcpmux(['--call-timeout', '1', '--', 'tt', command, ...args]);
+    t.teardown(async () => {
+      await s.client.close().catch(() => {});
+      await s.process.exited;
+    });
+    // 2.4 s of work, a new status message every 0.3 s: each resets the bound, as progress does.
+    const steady = await s.client.callTool({ name: 'tt__job', arguments: { steps: 8, step_ms: 300 } });
+    t.match(steady.content, [{ type: 'text', text: 'done after 8 steps' }]);
+
+    // The same message for 4 s: past the bound, the call ends and the task is cancelled.
+    const stuck = await s.client.callTool({ name: 'tt__job', arguments: { steps: 2, step_ms: 4000 } });
+    t.equal(stuck.isError, true);
+    t.match(stuck.content, [
+      { type: 'text', text: /server 'tt' did not answer tool 'job' within 1 s .*\[CALL_TIMEOUT\]/ },
+    ]);
+    t.ok(
+      await waitFor(() => /task \S+ cancelled at step 2/.test(s.stderr()), 10_000),
+      'the server cancelled its task',
+    );
     await s.client.close();
     await s.process.exited;
     await assertNoLeaks(t);
