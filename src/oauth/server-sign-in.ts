@@ -40,7 +40,7 @@ export class ServerSignIn {
   readonly #store: CredentialStore;
   #redirect: LoopbackRedirect | undefined;
   /** The sign-in under way: requests that need one wait for it rather than start another. */
-  #signingIn: Promise<void> | undefined;
+  #signingIn: Promise<boolean> | undefined;
   /** The authorization URL while mcpmux waits for the person (list_servers shows it). */
   #pendingUrl: string | undefined;
   /** Why a sign-in is needed, said with its URL. */
@@ -155,8 +155,14 @@ export class ServerSignIn {
     let response = await this.#send(input, init);
     if (!needsSignIn(sdk, response)) return response;
     // One sign-in per request: a server that refuses a fresh token again is not asked forever.
-    await this.#signIn(response, init?.signal ?? undefined, sent);
+    let signedInHere = await this.#signIn(response, init?.signal ?? undefined, sent);
     response = await this.#send(input, init);
+    if (needsSignIn(sdk, response) && !signedInHere) {
+      // Another process's sign-in was used, and refused here (a scope it did not ask for): this one's own.
+      const refused = this.#provider.tokens()?.access_token;
+      signedInHere = await this.#signIn(response, init?.signal ?? undefined, refused);
+      response = await this.#send(input, init);
+    }
     if (needsSignIn(sdk, response))
       throw new MuxError(
         'AUTH_FAILED',
@@ -199,12 +205,17 @@ export class ServerSignIn {
     return fetch(input, { ...init, headers });
   }
 
-  /** `sent`: the access token the refused request carried. */
-  #signIn(refused: Response, signal: AbortSignal | undefined, sent: string | undefined): Promise<void> {
+  /**
+   * `sent`: the access token the refused request carried. Resolves true when this process
+   * signed in, false when another one's newer tokens are to be tried first.
+   */
+  #signIn(refused: Response, signal: AbortSignal | undefined, sent: string | undefined): Promise<boolean> {
     this.#signingIn ??= this.#acrossProcesses(signal, async () => {
       // Another mcpmux process signed in while this one waited: its tokens are tried first.
       const kept = this.#provider.tokens()?.access_token;
-      if (kept === undefined || kept === sent) await this.#runSignIn(refused, signal);
+      if (kept !== undefined && kept !== sent) return false;
+      await this.#runSignIn(refused, signal);
+      return true;
     }).finally(() => (this.#signingIn = undefined));
     return this.#signingIn;
   }
@@ -214,7 +225,7 @@ export class ServerSignIn {
    * (sign-in-lock.ts). While another's sign-in waits for the person, this one shows where
    * they were sent (and stops holding its client's first lists back), but sends no one.
    */
-  #acrossProcesses(signal: AbortSignal | undefined, work: () => Promise<void>): Promise<void> {
+  #acrossProcesses<T>(signal: AbortSignal | undefined, work: () => Promise<T>): Promise<T> {
     const { serverName, log, waitMs } = this.#options;
     let othersUrl: string | undefined;
     const stopShowing = () => {
@@ -233,7 +244,7 @@ export class ServerSignIn {
         stopShowing();
         this.#heldLock = lock;
         try {
-          await work();
+          return await work();
         } finally {
           this.#heldLock = undefined;
         }
@@ -270,7 +281,9 @@ export class ServerSignIn {
     this.#why = 'the kept sign-in could not be renewed (its refresh was refused)';
     this.#signingIn ??= this.#acrossProcesses(signal, async () => {
       // Another mcpmux process may have renewed them while this one waited.
-      if (this.#expiring()) await this.#authorize({}, signal);
+      if (!this.#expiring()) return false;
+      await this.#authorize({}, signal);
+      return true;
     }).finally(() => (this.#signingIn = undefined));
     await this.#signingIn;
   }

@@ -4,12 +4,13 @@
 // redirects as a person's browser would. Credentials go to a temporary XDG_STATE_HOME.
 import { execFile } from 'node:child_process';
 import { generateKeyPairSync, sign } from 'node:crypto';
-import { mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import t from 'tap';
 import { ChildProcess } from '../../src/child/child-process.js';
+import { CredentialStore } from '../../src/oauth/credential-store.js';
 import { DIST_MAIN, ROOT, fixturePath } from '../helpers/fixtures.js';
 import { startMcpmux } from '../helpers/mcpmux-process.js';
 import { assertNoLeaks, killTaggedProcesses, taggedEnv, waitFor } from '../helpers/processes.js';
@@ -163,6 +164,31 @@ t.test(
       await s.client.close();
       await s.process.exited;
     }
+    await remote.server.stop();
+    await assertNoLeaks(t);
+  },
+);
+
+t.test(
+  "tokens another process kept that the server refuses: this one signs in itself, not 'refused the token it just issued'",
+  async (t) => {
+    const remote = await startOAuthServer({});
+    const file = config('others', { url: remote.url, oauth: {} });
+    const stateHome = join(scratch, 'others-state');
+    const store = new CredentialStore(remote.url, join(stateHome, 'mcpmux', 'oauth'));
+    mkdirSync(dirname(store.path), { recursive: true });
+    // Another process (this test) is signing in, and has sent the person somewhere.
+    writeFileSync(`${store.path}.lock`, `${process.pid}\nhttp://127.0.0.1:9/elsewhere\n`);
+    const running = mcpmuxCall(file, 'others__whoami', { XDG_STATE_HOME: stateHome });
+    let stderr = '';
+    running.child.stderr?.on('data', (d) => (stderr += d));
+    t.ok(await waitFor(() => stderr.includes('waits for this sign-in'), 15_000), 'it waits for the other');
+    // The other keeps tokens this server will not take, and lets go.
+    store.update((kept) => ({ ...kept, tokens: { access_token: 'at-elsewhere', token_type: 'Bearer' } }));
+    rmSync(`${store.path}.lock`);
+    const { stdout } = await running;
+    t.match(stdout, /hello, signed-in user/);
+    t.match(await remote.stats(), { authorizations: 1 }, 'it tried the kept tokens, then signed in');
     await remote.server.stop();
     await assertNoLeaks(t);
   },
