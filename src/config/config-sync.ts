@@ -201,8 +201,16 @@ export class ConfigSync {
       starts.push(
         (async () => {
           if (replace) await registry.remove(name).catch(() => {});
-          await registry.add(name, spec, { keepOnFailure: true });
+          // One that waits for a person to sign in holds back neither the edit nor its announcement.
+          const { status } = await registry.add(name, spec, {
+            keepOnFailure: true,
+            returnWhenSigningIn: true,
+          });
           (replace ? summary.replaced : summary.added).push(name);
+          if (status.status === 'needs_auth')
+            this.#options.logger.info(
+              `config ${this.#options.path}: server '${name}' waits for a sign-in (list_servers shows where)`,
+            );
         })().catch((error) => fail(name, error)),
       );
     }

@@ -12,7 +12,7 @@ import t from 'tap';
 import { ChildProcess } from '../../src/child/child-process.js';
 import { CredentialStore } from '../../src/oauth/credential-store.js';
 import { DIST_MAIN, ROOT, fixturePath } from '../helpers/fixtures.js';
-import { startMcpmux } from '../helpers/mcpmux-process.js';
+import { serverStatus, startMcpmux } from '../helpers/mcpmux-process.js';
 import { assertNoLeaks, killTaggedProcesses, taggedEnv, waitFor } from '../helpers/processes.js';
 
 const run = promisify(execFile);
@@ -229,6 +229,42 @@ t.test(
     await (await fetch(waiting!.authorization_url)).text();
     t.ok(await waitFor(() => s.listChanged() > 0, 15_000), 'list_changed once signed in');
     t.ok((await s.client.listTools()).tools.some((x) => x.name === 'remote__whoami'));
+    await s.client.close();
+    await s.process.exited;
+    await remote.server.stop();
+    await assertNoLeaks(t);
+  },
+);
+
+t.test(
+  'a config edit that adds a server waiting for the person is applied and announced at once, the others running',
+  async (t) => {
+    const remote = await startOAuthServer({});
+    const file = join(scratch, 'watched.json');
+    const echo = { command: process.execPath, args: [fixturePath('echo-v2')] };
+    writeFileSync(file, JSON.stringify({ mcpServers: { first: echo } }));
+    const s = await startMcpmux(['--config', file, '--watch-config'], undefined, {
+      XDG_STATE_HOME: join(scratch, 'watched-state'),
+      BROWSER: '',
+    });
+    t.teardown(() => s.client.close().catch(() => {}));
+    await s.client.listTools();
+    const before = s.listChanged();
+    writeFileSync(
+      file,
+      JSON.stringify({
+        mcpServers: { first: echo, second: echo, remote: { url: remote.url, era: 'legacy', oauth: {} } },
+      }),
+    );
+    // Held for the sign-in, the edit would be announced at the 60 s start-up timeout.
+    t.ok(await waitFor(() => s.listChanged() > before, 15_000), 'list_changed for the edit');
+    const tools = (await s.client.listTools()).tools.map((x) => x.name);
+    t.ok(
+      tools.some((name) => name.startsWith('second__')),
+      'the other new server is listed',
+    );
+    t.match(await serverStatus(s, 'remote'), { status: 'needs_auth', authorization_url: /\/authorize\?/ });
+    t.match(s.stderr(), /server 'remote' waits for a sign-in \(list_servers shows where\)/);
     await s.client.close();
     await s.process.exited;
     await remote.server.stop();
