@@ -253,9 +253,10 @@ async function spawnAndConnect(
       );
     }
     if (verdict) throw verdict;
-    // Some servers exit on any request before initialize: next time, go straight to it.
+    // Some servers exit on any request before initialize: next time, go straight to it. (One
+    // stopped meanwhile, by a remove or mcpmux's shutdown, was killed, and is not started again.)
     if (probing && host.spec.era === undefined) await Promise.race([proc.exited, delay(DRAIN_AFTER_EXIT_MS)]);
-    if (probing && host.spec.era === undefined && proc.exit !== undefined) {
+    if (probing && host.spec.era === undefined && proc.exit !== undefined && !signal.aborted) {
       host.memory.era = { kind: 'legacy' };
       host.memory.exitedOnProbe = true;
       host.log.warn(

@@ -120,11 +120,18 @@ t.test('remove while starting: the add fails, nothing is registered or left runn
     env: { SLOW_START_MS: '60000' },
   });
   t.ok(await waitFor(async () => (await statusOf(h, 'late'))?.status === 'starting'), 'listed as starting');
+  // Removed while it is asked the era probe (a server that exits then is started again with initialize).
+  t.ok(await waitFor(() => h.logs.some((l) => /spawn server=late/.test(l))), 'spawned');
+  await new Promise((resolve) => setTimeout(resolve, 300));
   await h.callJson('remove_server', { name: 'late' });
   const result = await adding;
   t.ok(result.isError);
   t.match(textOf(result), /server 'late' was removed while it was starting/);
   t.equal(await statusOf(h, 'late'), undefined);
+  t.notOk(
+    h.logs.some((l) => /starting it again|illegal child state/.test(l)),
+    'a server killed by its removal is not taken for one that exits on the probe',
+  );
   await h.close();
 });
 
