@@ -331,10 +331,8 @@ export class ChildConnection {
   async #refresh(gen: Generation, rows: readonly CapabilityRow[]): Promise<void> {
     const current = () => (this.#gen === gen && this.#state.kind === 'running' ? this.#state : undefined);
     if (!gen.client || !current()) return;
-    const options = listingOptions(this.#host, gen, {
-      signal: gen.startup.signal,
-      timeout: this.callTimeoutMs,
-    });
+    const timeout = this.callTimeoutMs;
+    const options = listingOptions(this.#host, gen, { signal: gen.startup.signal, timeout });
     await relistRows(
       gen.client,
       rows,
