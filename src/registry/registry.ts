@@ -226,6 +226,20 @@ export class Registry {
 
   async #reload(name: string, entry: Entry, build: boolean): Promise<ReloadedServer> {
     const { connection } = entry;
+    // A server still starting is reloaded once its start has settled. Stopped midway, its start
+    // failed the add_server waiting for it, which unregistered it while this started it again:
+    // a process no one could see or remove.
+    if (connection.state.kind === 'starting') {
+      const failed = await connection.start().then(
+        () => undefined,
+        (error: unknown) => error,
+      );
+      if (this.#entries.get(name) !== entry)
+        throw new MuxError(
+          'SERVER_STOPPED',
+          `server '${name}' was removed before it could be reloaded${failed === undefined ? '' : `: its start failed: ${messageOf(failed)}`}`,
+        );
+    }
     if (build) await connection.devLoop.build();
     const running = connection.state.kind === 'running';
     const before = running ? connection.tools : entry.lastTools;

@@ -135,6 +135,41 @@ t.test('remove while starting: the add fails, nothing is registered or left runn
   await h.close();
 });
 
+t.test(
+  'reload while starting: the start ends first, then the reload; no process is left unregistered',
+  async (t) => {
+    const h = await startHarness(t);
+    const adding = h.call('add_server', {
+      name: 'slow',
+      ...fixture('slow-start'),
+      env: { SLOW_START_MS: '1500' },
+    });
+    t.ok(await waitFor(() => h.logs.some((l) => /spawn server=slow/.test(l))), 'spawned');
+    const reloaded = await h.call('reload_server', { name: 'slow' });
+    const added = await adding;
+    t.notOk(added.isError, `the add succeeds (${textOf(added)})`);
+    t.notOk(reloaded.isError, `the reload succeeds (${textOf(reloaded)})`);
+    t.match(await statusOf(h, 'slow'), { status: 'running' });
+    t.equal(h.logs.filter((l) => /spawn server=slow/.test(l)).length, 2, "its process, then the reload's");
+
+    // One whose start fails is gone, and the reload says why.
+    const failing = h.call('add_server', {
+      name: 'gone',
+      ...fixture('exit-on-start'),
+      env: { EXIT_DELAY_MS: '800' },
+    });
+    t.ok(await waitFor(() => h.logs.some((l) => /spawn server=gone/.test(l))), 'spawned');
+    const notReloaded = await h.call('reload_server', { name: 'gone' });
+    t.ok((await failing).isError);
+    t.match(
+      textOf(notReloaded),
+      /^server 'gone' was removed before it could be reloaded: its start failed: server 'gone' exited \(exit 3\)/,
+    );
+    t.equal(await statusOf(h, 'gone'), undefined);
+    await h.close();
+  },
+);
+
 t.test('a child that ignores EOF and SIGTERM is still removed, and dead when remove returns', async (t) => {
   const h = await startHarness(t);
   const { server } = await h.callJson('add_server', { name: 'stubborn', ...fixture('hang-on-shutdown') });
