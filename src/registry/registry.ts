@@ -171,12 +171,24 @@ export class Registry {
         ...(options.spawned && { spawned: options.spawned }),
       });
     } catch (error) {
+      // A reload took this start over (reload_server, a watched rebuild): the add answers with
+      // what the reload started. Failing here would unregister the server the reload starts.
+      let failure = error;
+      const reloading = this.#entries.get(name)?.reloading;
+      if (reloading) {
+        try {
+          const { status, tools } = await reloading;
+          return { status, tools };
+        } catch (reloadFailure) {
+          failure = reloadFailure;
+        }
+      }
       await this.#mutate(() => {
         if (this.#entries.get(name)?.connection !== connection) return;
         if (!options.keepOnFailure) this.#entries.delete(name);
         this.#publish();
       });
-      throw error;
+      throw failure;
     }
     return this.#mutate(() => {
       const entry = this.#entries.get(name);
@@ -226,20 +238,6 @@ export class Registry {
 
   async #reload(name: string, entry: Entry, build: boolean): Promise<ReloadedServer> {
     const { connection } = entry;
-    // A server still starting is reloaded once its start has settled. Stopped midway, its start
-    // failed the add_server waiting for it, which unregistered it while this started it again:
-    // a process no one could see or remove.
-    if (connection.state.kind === 'starting') {
-      const failed = await connection.start().then(
-        () => undefined,
-        (error: unknown) => error,
-      );
-      if (this.#entries.get(name) !== entry)
-        throw new MuxError(
-          'SERVER_STOPPED',
-          `server '${name}' was removed before it could be reloaded${failed === undefined ? '' : `: its start failed: ${messageOf(failed)}`}`,
-        );
-    }
     if (build) await connection.devLoop.build();
     const running = connection.state.kind === 'running';
     const before = running ? connection.tools : entry.lastTools;
