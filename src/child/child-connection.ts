@@ -51,6 +51,8 @@ export class ChildConnection {
   readonly spec: ServerSpec;
   /** The server author's loop: its sources watched, its build (watch.build). */
   readonly devLoop: DevLoop;
+  /** How long a call may go with no answer and no progress (--call-timeout). */
+  readonly callTimeoutMs: number;
   readonly #options: ChildConnectionOptions;
   readonly #log: Logger;
   #state: ChildState = { kind: 'idle' };
@@ -68,6 +70,7 @@ export class ChildConnection {
   constructor(options: ChildConnectionOptions) {
     this.name = options.name;
     this.spec = options.spec;
+    this.callTimeoutMs = options.callTimeoutMs ?? 300_000;
     this.#options = options;
     this.#log = options.logger;
     this.#host = {
@@ -223,11 +226,6 @@ export class ChildConnection {
     this.#reloadHold.during(restart);
   }
 
-  /** How long a call may go with no answer and no progress (--call-timeout). */
-  get callTimeoutMs(): number {
-    return this.#options.callTimeoutMs ?? 300_000;
-  }
-
   /** Aborts, with the error its calls get, once the running generation's calls end (crash, stop, reload). */
   get callsEnd(): AbortSignal | undefined {
     return this.#state.kind === 'running' ? this.#gen?.callsEnd.signal : undefined;
@@ -357,8 +355,10 @@ export class ChildConnection {
     const { error, exit } = await judgeEnd(gen);
     if (this.#gen !== gen || this.#state.kind !== 'running') return;
     this.#setState({ kind: 'crashed', at: Date.now(), error, ...(exit && { exit }) });
-    this.#log.warn(`server '${this.name}' ${error}; its tools are withdrawn until reload_server`);
-    endCalls(gen, notRunningError(this.name, this.#state));
+    // With a restart policy, the registry says next what follows (a restart, or giving up).
+    const then = this.spec.restart ? '' : '; its tools are withdrawn until reload_server';
+    this.#log.warn(`server '${this.name}' ${error}${then}`);
+    endCalls(gen, notRunningError(this.name, this.#state, this.spec.restart !== undefined));
     gen.cleanup = this.#release(gen);
     this.#options.upstream?.ended?.(this.name, 'crashed');
     this.#options.onEvent?.({ type: 'crashed', name: this.name, generation: gen.number, error });

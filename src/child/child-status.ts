@@ -148,14 +148,17 @@ export function describeStatus(input: StatusInput, now: number): ChildStatus {
   return out;
 }
 
-/** What a request to a child that is not running is told, by its state. */
-export function notRunningError(name: string, s: ChildState): MuxError {
+/**
+ * What a request to a child that is not running is told, by its state. `underPolicy`: it
+ * crashed just now and has a restart policy, which decides next whether to start it again.
+ */
+export function notRunningError(name: string, s: ChildState, underPolicy = false): MuxError {
   const reload = `call reload_server {"name":"${name}"}`;
   switch (s.kind) {
     case 'crashed':
       return new MuxError(
         'SERVER_CRASHED',
-        `server '${name}' crashed (${describeEnd(s.exit, s.error)}); ${reload}`,
+        `server '${name}' crashed (${describeEnd(s.exit, s.error)}); ${underPolicy ? `its restart policy may start it again (list_servers shows whether it is restarting), or ${reload}` : reload}`,
       );
     case 'restarting':
       return new MuxError(

@@ -30,6 +30,15 @@ t.test(
     t.ok(await waitFor(() => h.listChanged() === 1));
     const crashed = await h.call('flaky__crash', {});
     t.ok(crashed.isError, 'the call in flight fails with the crash');
+    t.match(
+      textOf(crashed),
+      /server 'flaky' crashed \(exit 1\); its restart policy may start it again \(list_servers shows whether it is restarting\), or call reload_server/,
+      'saying what follows, not only to reload it',
+    );
+    t.notOk(
+      h.logs.some((l) => /'flaky'.*withdrawn until reload_server/.test(l)),
+      'nor is it logged as withdrawn',
+    );
     t.ok((await h.toolNames()).includes('flaky__ok'), 'its tools are still listed');
     // A call made while it restarts waits for it.
     t.equal(
