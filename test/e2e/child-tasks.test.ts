@@ -6,9 +6,9 @@
 // plain call of the tool (a client that does not do tasks, or mcpmux call) is made a task
 // mcpmux waits on: cancelling the call cancels the task, as does --call-timeout once the task
 // stops changing, and a server that forgets the task or dies ends the call
-// (testservers/task-tools.js). A task whose server process ended (a crash,
-// a reload, a removal) is answered as last seen, failed if it had not ended. A task's question
-// to the client names mcpmux's id for the task (none for a plain call).
+// (testservers/task-tools.js). A task whose server process ended (a crash, a reload, a
+// removal) is answered as last seen, failed if it had not ended. A task's question to the
+// client names mcpmux's id for the task (none for a plain call).
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { Client } from '@modelcontextprotocol/client';
@@ -265,7 +265,8 @@ t.test(
   'a plain call of a task-only tool ends at --call-timeout once its task stops changing, and the task is cancelled',
   async (t) => {
     const { command, args } = fixture('task-tools');
-    const s = await startMcpmux(['--call-timeout', '1', '--', 'tt', command, ...args]);
+    // 2 s: each poll of the task is itself a request under that bound, on a busy machine too.
+    const s = await startMcpmux(['--call-timeout', '2', '--', 'tt', command, ...args]);
     t.teardown(async () => {
       await s.client.close().catch(() => {});
       await s.process.exited;
@@ -274,11 +275,11 @@ t.test(
     const steady = await s.client.callTool({ name: 'tt__job', arguments: { steps: 8, step_ms: 300 } });
     t.match(steady.content, [{ type: 'text', text: 'done after 8 steps' }]);
 
-    // The same message for 4 s: past the bound, the call ends and the task is cancelled.
-    const stuck = await s.client.callTool({ name: 'tt__job', arguments: { steps: 2, step_ms: 4000 } });
+    // The same message for 5 s: past the bound, the call ends and the task is cancelled.
+    const stuck = await s.client.callTool({ name: 'tt__job', arguments: { steps: 2, step_ms: 5000 } });
     t.equal(stuck.isError, true);
     t.match(stuck.content, [
-      { type: 'text', text: /server 'tt' did not answer tool 'job' within 1 s .*\[CALL_TIMEOUT\]/ },
+      { type: 'text', text: /server 'tt' did not answer tool 'job' within 2 s .*\[CALL_TIMEOUT\]/ },
     ]);
     t.ok(
       await waitFor(() => /task \S+ cancelled at step 2/.test(s.stderr()), 10_000),

@@ -156,7 +156,7 @@ t.test(
     const failing = h.call('add_server', {
       name: 'gone',
       ...fixture('exit-on-start'),
-      env: { EXIT_DELAY_MS: '800' },
+      env: { EXIT_DELAY_MS: '2000' },
     });
     t.ok(await waitFor(() => h.logs.some((l) => /spawn server=gone/.test(l))), 'spawned');
     const notReloaded = await h.call('reload_server', { name: 'gone' });
