@@ -169,6 +169,11 @@ export class ChildConnection {
 
   /** Stops the current generation; in-flight calls fail at once. Joins a stop under way. */
   stop(reason: StopReason): Promise<void> {
+    // For good (not a reload): its watcher and sign-in listener end, even when this joins a reload's stop.
+    if (reason !== 'reloading') {
+      this.devLoop.close();
+      void this.#memory.signIn?.close(); // (its kept tokens stay on disk)
+    }
     this.#stopping ??= this.#stop(reason).finally(() => (this.#stopping = undefined));
     return this.#stopping;
   }
@@ -374,11 +379,6 @@ export class ChildConnection {
     const errors = stopErrors(this.name, reason);
     if (s !== 'crashed' && s !== 'restarting') this.#setState({ kind: 'stopping', since: Date.now() });
     if (s === 'running' || reason === 'removed') this.#options.upstream?.ended?.(this.name, reason);
-    if (reason !== 'reloading') {
-      this.devLoop.close();
-      // Its sign-in listener goes with it (its kept tokens stay on disk).
-      void this.#memory.signIn?.close();
-    }
     gen.startup.abort(errors.whileStarting);
     endCalls(gen, errors.inFlight);
     // The stop ladder and the wait for a start under way run in parallel: killing the process ends the start.

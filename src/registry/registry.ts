@@ -246,7 +246,8 @@ export class Registry {
     if (running) entry.shown = connection.catalog;
     const restart = (async () => {
       await connection.stop('reloading');
-      await connection.start();
+      // Removed (or mcpmux shut down) meanwhile, its stop joined this one: nothing starts again.
+      if (this.#entries.get(name) === entry) await connection.start();
     })();
     connection.holdCallsDuring(restart);
     try {

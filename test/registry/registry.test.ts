@@ -169,6 +169,23 @@ t.test(
   },
 );
 
+t.test('remove during a reload: nothing is started again, and nothing is left running', async (t) => {
+  const h = await startHarness(t);
+  await h.callJson('add_server', { name: 'twice', ...fixture('echo-v1') });
+  const reloading = h.call('reload_server', { name: 'twice' });
+  await h.callJson('remove_server', { name: 'twice' });
+  const reloaded = await reloading;
+  t.ok(reloaded.isError);
+  t.match(textOf(reloaded), /server 'twice' was removed while it was reloading/);
+  t.equal(await statusOf(h, 'twice'), undefined);
+  t.equal(
+    h.logs.filter((l) => /spawn server=twice/.test(l)).length,
+    1,
+    "no process is started after the removal (its stop joined the reload's)",
+  );
+  await h.close();
+});
+
 t.test('a child that ignores EOF and SIGTERM is still removed, and dead when remove returns', async (t) => {
   const h = await startHarness(t);
   const { server } = await h.callJson('add_server', { name: 'stubborn', ...fixture('hang-on-shutdown') });
