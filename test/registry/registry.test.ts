@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import t from 'tap';
-import { fixture, fixturePath, npmServerPath } from '../helpers/fixtures.js';
+import { fixture, fixturePath, npmServerPath, type FixtureName } from '../helpers/fixtures.js';
 import { startHarness, textOf } from '../helpers/mux-harness.js';
 import { isAlive, taggedEnv, waitFor } from '../helpers/processes.js';
 
@@ -139,28 +139,21 @@ t.test(
   'reload while starting: the reload takes the start over, and the add answers with it; no process is left unregistered',
   async (t) => {
     const h = await startHarness(t);
-    const adding = h.call('add_server', {
-      name: 'slow',
-      ...fixture('slow-start'),
-      env: { SLOW_START_MS: '1500' },
-    });
-    t.ok(await waitFor(() => h.logs.some((l) => /spawn server=slow/.test(l))), 'spawned');
-    const reloaded = await h.call('reload_server', { name: 'slow' });
-    const added = await adding;
+    /** add_server, and reload_server once its process is spawned: both answers. */
+    const addThenReload = async (name: string, server: FixtureName, env: Record<string, string>) => {
+      const adding = h.call('add_server', { name, ...fixture(server), env });
+      t.ok(await waitFor(() => h.logs.some((l) => l.includes(`spawn server=${name} `))), 'spawned');
+      const reloaded = await h.call('reload_server', { name });
+      return [await adding, reloaded] as const;
+    };
+    const [added, reloaded] = await addThenReload('slow', 'slow-start', { SLOW_START_MS: '1500' });
     t.notOk(added.isError, `the add succeeds (${textOf(added)})`);
     t.notOk(reloaded.isError, `the reload succeeds (${textOf(reloaded)})`);
     t.match(await statusOf(h, 'slow'), { status: 'running' });
     t.equal(h.logs.filter((l) => /spawn server=slow/.test(l)).length, 2, "its process, then the reload's");
 
     // One whose reloaded start fails is gone, and both answers say why.
-    const failing = h.call('add_server', {
-      name: 'gone',
-      ...fixture('exit-on-start'),
-      env: { EXIT_DELAY_MS: '2000' },
-    });
-    t.ok(await waitFor(() => h.logs.some((l) => /spawn server=gone/.test(l))), 'spawned');
-    const notReloaded = await h.call('reload_server', { name: 'gone' });
-    for (const answer of [await failing, notReloaded]) {
+    for (const answer of await addThenReload('gone', 'exit-on-start', { EXIT_DELAY_MS: '2000' })) {
       t.ok(answer.isError);
       t.match(textOf(answer), /^server 'gone' exited \(exit 3\) before it finished the MCP handshake/);
     }
