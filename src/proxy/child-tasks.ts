@@ -30,6 +30,8 @@ interface ChildTask {
   readonly ended: AbortSignal;
   /** The task as last seen (created, tasks/get, tasks/cancel, a status notification), under the child's id. */
   seen: Record<string, unknown>;
+  /** It was still running when its server ended, so mcpmux marked it failed. */
+  failedByEnd?: true;
 }
 
 const TERMINAL = new Set(['completed', 'failed', 'cancelled']);
@@ -65,11 +67,9 @@ export class ChildTaskTable {
     this.#ids.delete(keyOf(task.connection.name, task.childId));
   }
 
-  owned(owner: object): [string, ChildTask][] {
-    return [...this.#tasks.keys()].flatMap((id) => {
-      const task = this.get(id, owner);
-      return task ? [[id, task] as [string, ChildTask]] : [];
-    });
+  /** The ids of `owner`'s tasks (past their ttl after their server ended: forgotten now). */
+  owned(owner: object): string[] {
+    return [...this.#tasks.keys()].filter((id) => this.get(id, owner) !== undefined);
   }
 
   /**
@@ -184,7 +184,7 @@ export class SessionChildTasks {
   /** This session's tasks, as their children say they are now (one a child cannot tell of is left out). */
   async list(options: CallOptions): Promise<Record<string, unknown>[]> {
     const tasks = await Promise.all(
-      this.#table.owned(this.#owner).map(async ([id]) => {
+      this.#table.owned(this.#owner).map(async (id) => {
         try {
           return [(await this.handle('tasks/get', { taskId: id }, options)) as Record<string, unknown>];
         } catch {
@@ -214,18 +214,21 @@ function renamed(answer: Record<string, unknown>, childId: string, id: string): 
  */
 function answerAfterEnd(method: string, task: ChildTask, id: string): Record<string, unknown> {
   const why = task.ended.reason as MuxError;
-  if (!TERMINAL.has(task.seen['status'] as string))
+  if (!TERMINAL.has(task.seen['status'] as string)) {
     task.seen = {
       ...task.seen,
       status: 'failed',
       statusMessage: why.message,
       lastUpdatedAt: new Date().toISOString(),
     };
+    task.failedByEnd = true;
+  }
   const status = task.seen['status'] as string;
   if (method === 'tasks/cancel')
     throw new WireError(ProtocolErrorCode.InvalidParams, `Cannot cancel task in terminal status: ${status}`);
   if (method === 'tasks/get') return { ...task.seen, taskId: id };
-  const lost = status === 'failed' ? '' : `the result of task '${id}' was lost: `;
+  // One that had ended on its own (completed, or failed at its server) had a result, lost with it.
+  const lost = task.failedByEnd ? '' : `the result of task '${id}' was lost: `;
   return {
     ...errorResult(`${lost}${why.message} [${why.code}]`),
     _meta: { [RELATED_TASK_META_KEY]: { taskId: id } },

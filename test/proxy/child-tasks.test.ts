@@ -124,6 +124,9 @@ t.test(
     const working = await start(null);
     const done = await start(60_000);
     const shortLived = await start(1);
+    const failedAlone = await start(30_000);
+    answer = { ...task(30_000), status: 'failed', statusMessage: 'the job broke' };
+    await sessions.handle('tasks/get', { taskId: failedAlone }, {});
     answer = { ...task(60_000), status: 'completed' };
     t.equal(
       ((await sessions.handle('tasks/get', { taskId: done }, {})) as { status: string }).status,
@@ -161,6 +164,14 @@ t.test(
       ],
       isError: true,
     });
+    t.match(
+      await sessions.handle('tasks/get', { taskId: failedAlone }, {}),
+      { status: 'failed', statusMessage: 'the job broke' },
+      'one that failed on its own stays as its server said',
+    );
+    t.match(await sessions.handle('tasks/result', { taskId: failedAlone }, {}), {
+      content: [{ type: 'text', text: /^the result of task '\S+' was lost: server 'ev' crashed/ }],
+    });
     t.same(asked, [], 'nothing is asked of the ended server');
     t.notOk(sessions.has(shortLived), 'one past its ttl is forgotten');
     t.same(
@@ -168,6 +179,7 @@ t.test(
       [
         [working, 'failed'],
         [done, 'completed'],
+        [failedAlone, 'failed'],
       ],
     );
   },
