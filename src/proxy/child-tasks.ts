@@ -7,7 +7,7 @@
 // session sees only its own tasks (over HTTP, clients share one connection to each child).
 // A task outlives nothing of its server: once the process that ran it ends (a crash, a
 // reload, a removal), its store is gone, so the task is answered here as it was last seen,
-// failed if it had not ended. mcpmux's own agent runs as a task too (agent-tasks.ts); a plain
+// failed if it had not ended (and its session told so, as its server would have). mcpmux's own agent runs as a task too (agent-tasks.ts); a plain
 // call of a tool its server runs only as a task is router/task-support.ts's.
 import { randomUUID } from 'node:crypto';
 import { ProtocolErrorCode, RELATED_TASK_META_KEY } from '@modelcontextprotocol/server';
@@ -41,6 +41,8 @@ export class ChildTaskTable {
   readonly #tasks = new Map<string, ChildTask>();
   /** mcpmux's id by server and the child's id. */
   readonly #ids = new Map<string, string>();
+  /** Each task's listener on its server's end, removed when it is forgotten. */
+  readonly #endListeners = new Map<string, () => void>();
 
   /** One session's tasks. */
   session(notify: NotifyClient | undefined): SessionChildTasks {
@@ -51,6 +53,9 @@ export class ChildTaskTable {
     const id = randomUUID();
     this.#tasks.set(id, task);
     this.#ids.set(keyOf(task.connection.name, task.childId), id);
+    const onEnd = () => this.#serverEnded(id, task);
+    task.ended.addEventListener('abort', onEnd, { once: true });
+    this.#endListeners.set(id, onEnd);
     if (this.#tasks.size > REMEMBERED) this.#forget(...this.#tasks.entries().next().value!);
     return id;
   }
@@ -65,6 +70,18 @@ export class ChildTaskTable {
   #forget(id: string, task: ChildTask): void {
     this.#tasks.delete(id);
     this.#ids.delete(keyOf(task.connection.name, task.childId));
+    const onEnd = this.#endListeners.get(id);
+    if (onEnd) task.ended.removeEventListener('abort', onEnd);
+    this.#endListeners.delete(id);
+  }
+
+  /** A task's server ended: one still running failed, and its session hears so at once. */
+  #serverEnded(id: string, task: ChildTask): void {
+    this.#endListeners.delete(id);
+    if (!markEnded(task) || !task.notify) return;
+    void task
+      .notify({ method: 'notifications/tasks/status', params: { ...task.seen, taskId: id } })
+      .catch(() => {});
   }
 
   /** The ids of `owner`'s tasks (past their ttl after their server ended: forgotten now). */
@@ -214,15 +231,7 @@ function renamed(answer: Record<string, unknown>, childId: string, id: string): 
  */
 function answerAfterEnd(method: string, task: ChildTask, id: string): Record<string, unknown> {
   const why = task.ended.reason as MuxError;
-  if (!TERMINAL.has(task.seen['status'] as string)) {
-    task.seen = {
-      ...task.seen,
-      status: 'failed',
-      statusMessage: why.message,
-      lastUpdatedAt: new Date().toISOString(),
-    };
-    task.failedByEnd = true;
-  }
+  markEnded(task);
   const status = task.seen['status'] as string;
   if (method === 'tasks/cancel')
     throw new WireError(ProtocolErrorCode.InvalidParams, `Cannot cancel task in terminal status: ${status}`);
@@ -233,6 +242,19 @@ function answerAfterEnd(method: string, task: ChildTask, id: string): Record<str
     ...errorResult(`${lost}${why.message} [${why.code}]`),
     _meta: { [RELATED_TASK_META_KEY]: { taskId: id } },
   };
+}
+
+/** A task whose server ended, failed with why if it had not ended; whether it changed. */
+function markEnded(task: ChildTask): boolean {
+  if (TERMINAL.has(task.seen['status'] as string)) return false;
+  task.seen = {
+    ...task.seen,
+    status: 'failed',
+    statusMessage: (task.ended.reason as MuxError).message,
+    lastUpdatedAt: new Date().toISOString(),
+  };
+  task.failedByEnd = true;
+  return true;
 }
 
 /** Past its ttl (counted from its creation, null for none): its server would have forgotten it. */

@@ -294,6 +294,10 @@ t.test(
 t.test('a task whose server crashed or was reloaded is failed, saying why, not an error', async (t) => {
   const { command, args } = fixture('task-tools');
   const s = await startMcpmux(['--', 'tt', command, ...args]);
+  const statuses: Record<string, unknown>[] = [];
+  s.client.fallbackNotificationHandler = async (n) => {
+    if (n.method === 'notifications/tasks/status') statuses.push(n.params as Record<string, unknown>);
+  };
   t.teardown(async () => {
     await s.client.close().catch(() => {});
     await s.process.exited;
@@ -313,6 +317,10 @@ t.test('a task whose server crashed or was reloaded is failed, saying why, not a
     statusMessage: /server 'tt' was reloaded/,
     createdAt: String,
   });
+  t.ok(
+    await waitFor(async () => statuses.some((x) => x['taskId'] === reloaded && x['status'] === 'failed')),
+    'a client that follows status notifications is told too',
+  );
 
   // A task whose server crashes: failed with the crash, its result the call's error, not cancellable.
   const crashing = await start('tt__crash', { after_ms: 300 });

@@ -99,9 +99,10 @@ t.test("a task's log line goes only to the session whose task it is", async (t) 
 });
 
 t.test(
-  'a task whose server ended: as last seen, failed if it had not ended, forgotten past its ttl',
+  'a task whose server ended: as last seen, failed if it had not ended (and its session told), forgotten past its ttl',
   async (t) => {
-    const sessions = new ChildTaskTable().session(undefined);
+    const heard: JSONRPCRequestLike[] = [];
+    const sessions = new ChildTaskTable().session(async (n) => void heard.push(n));
     const serverEnds = new AbortController();
     const asked: string[] = [];
     let answer: Record<string, unknown> = {};
@@ -134,6 +135,14 @@ t.test(
     );
 
     serverEnds.abort(new MuxError('SERVER_CRASHED', "server 'ev' crashed (exit 3)"));
+    t.match(
+      heard.map((n) => [n.method, n.params?.['taskId'], n.params?.['status'], n.params?.['statusMessage']]),
+      [
+        ['notifications/tasks/status', working, 'failed', "server 'ev' crashed (exit 3)"],
+        ['notifications/tasks/status', shortLived, 'failed', "server 'ev' crashed (exit 3)"],
+      ],
+      'the session hears at once of each task that had not ended, none of those that had',
+    );
     asked.length = 0;
     t.match(await sessions.handle('tasks/get', { taskId: working }, {}), {
       taskId: working,
