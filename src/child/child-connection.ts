@@ -41,6 +41,7 @@ import {
   type ServerAbout,
 } from './child-status.js';
 import type { CallOptions, ChildConnectionOptions, StopReason } from './child-types.js';
+import { DEFAULT_CALL_TIMEOUT_MS } from './child-types.js';
 import { listingOptions, relistRows, relistWhenQuiet } from './catalog-listing.js';
 import { endCalls, judgeEnd, newGeneration, releaseGeneration, type Generation } from './generation.js';
 import { ReloadHold } from './reload-hold.js';
@@ -70,7 +71,7 @@ export class ChildConnection {
   constructor(options: ChildConnectionOptions) {
     this.name = options.name;
     this.spec = options.spec;
-    this.callTimeoutMs = options.callTimeoutMs ?? 300_000;
+    this.callTimeoutMs = options.callTimeoutMs ?? DEFAULT_CALL_TIMEOUT_MS;
     this.#options = options;
     this.#log = options.logger;
     this.#host = {

@@ -17,6 +17,7 @@ import { HEADER_MISMATCH, paramHeaderValues, paramHeadersOf } from '../transport
 import { childCapabilities, withEnvelope } from './child-client.js';
 import type { ServerSpec } from '../server-spec.js';
 import type { CallOptions, ChildConnectionOptions, ChildUpstream } from './child-types.js';
+import { DEFAULT_CALL_TIMEOUT_MS } from './child-types.js';
 import { DRAIN_AFTER_EXIT_MS, originDuring, type Generation } from './generation.js';
 import { httpRefusal } from './http-refusal.js';
 import { ResourceListen } from './resource-listen.js';
@@ -96,7 +97,7 @@ export function newRequestHost(parts: RequestHostParts): RequestHost {
     },
     context: (gen) => ({
       name,
-      callTimeoutMs: options.callTimeoutMs ?? 300_000,
+      callTimeoutMs: options.callTimeoutMs ?? DEFAULT_CALL_TIMEOUT_MS,
       notRunning: parts.notRunning,
       lostRemote: (error) => parts.lostRemote(gen, error),
       tools: parts.tools,

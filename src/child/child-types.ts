@@ -8,6 +8,9 @@ import type { ServerSpec } from '../server-spec.js';
 import type { ChildConnection } from './child-connection.js';
 import type { StopTimings } from './child-process.js';
 
+/** How long a call may go without an answer or progress (--call-timeout's default, 300 s). */
+export const DEFAULT_CALL_TIMEOUT_MS = 300_000;
+
 export type ChildEvent =
   | { type: 'crashed'; name: string; generation: number; error: string }
   | { type: 'catalog-changed'; name: string; generation: number; catalog: Catalog }
@@ -23,7 +26,7 @@ export interface ChildConnectionOptions {
   logger: Logger;
   /** Start-up timeout when the spec gives none. Default 60 000 ms (a cold `npx` takes 20–60 s). */
   startupTimeoutMs?: number;
-  /** Per-call timeout, restarted by each progress notification. Default 300 000 ms. */
+  /** Per-call timeout, restarted by each progress notification. Default DEFAULT_CALL_TIMEOUT_MS. */
   callTimeoutMs?: number;
   /** Grace periods of the stop ladder (see child-process.ts for defaults). */
   stopTimings?: StopTimings;

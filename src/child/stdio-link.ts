@@ -7,6 +7,7 @@ import { DEFAULT_MAX_MESSAGE_BYTES } from '../transport/json-line-reader.js';
 import { StdioChildTransport } from '../transport/stdio-child-transport.js';
 import type { ConnectHost } from './child-connect.js';
 import type { ChildProcess } from './child-process.js';
+import { DEFAULT_CALL_TIMEOUT_MS } from './child-types.js';
 import { originDuring, type Generation } from './generation.js';
 import { inputRefusal } from './input-backlog.js';
 import { relayedLogMessage } from './log-relay.js';
@@ -31,7 +32,7 @@ export function stdioLink(host: ConnectHost, gen: Generation, proc: ChildProcess
     send: (message) => transport.post(message),
     sendLine: (line) => transport.postLine(line),
     refusal,
-    callTimeoutMs: options.callTimeoutMs ?? 300_000,
+    callTimeoutMs: options.callTimeoutMs ?? DEFAULT_CALL_TIMEOUT_MS,
     peer: {
       modern: () => gen.client?.getProtocolEra() === 'modern',
       mayAsk: () => Boolean(gen.declared?.sampling || gen.declared?.elicitation || gen.declared?.roots),

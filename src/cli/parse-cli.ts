@@ -5,6 +5,7 @@ import { parseArgs } from 'node:util';
 import { OPTIONS, nearestOption } from './cli-flags.js';
 import { z } from 'zod';
 import { DEFAULT_ANTHROPIC_MODEL } from '../agent/anthropic-model.js';
+import { DEFAULT_CALL_TIMEOUT_MS } from '../child/child-types.js';
 import { LOG_LEVELS } from '../log.js';
 import { DEFAULT_MAX_TOOL_NAME } from '../router/tool-names.js';
 import { hostnameOf, isLoopbackHost } from '../transport/host-names.js';
@@ -137,7 +138,7 @@ export function parseCli(
     maxToolName: values['max-tool-name'] ?? DEFAULT_MAX_TOOL_NAME,
     startupTimeout: values['startup-timeout'] ?? 60,
     waitForServers: values['wait-for-servers'],
-    callTimeout: values['call-timeout'] ?? 300,
+    callTimeout: values['call-timeout'] ?? DEFAULT_CALL_TIMEOUT_MS / 1000,
     pingInterval: values['ping-interval'] ?? 30,
     expose: values['expose'] ?? 'all',
     activePool: values['active-pool'] ?? 15,
