@@ -33,7 +33,12 @@ import type { ListChangedMethod } from '../router/capabilities.js';
 import { BodyError, readJson, reply, replyError } from './http-bodies.js';
 import { HttpGuard } from './http-guard.js';
 import { SessionTable } from './http-sessions.js';
-import { LEGACY_MESSAGES_PATH, LEGACY_SSE_PATH, LegacySseTransport } from './legacy-sse.js';
+import {
+  LEGACY_MESSAGES_PATH,
+  LEGACY_SSE_PATH,
+  LegacySseTransport,
+  opensLegacySession,
+} from './legacy-sse.js';
 import { callHeaderMismatch } from './param-headers.js';
 import { boundRequestStream, boundSessionBacklog, type SessionBacklog } from './session-backlog.js';
 import { sendOnlyWritableAnswers, wireSession } from './session-wiring.js';
@@ -246,9 +251,7 @@ export class McpHttpServer {
           return reply(res, 400, 'no session: the first request must be initialize');
         return await this.#newSession(req, res, body);
       }
-      // A GET without a session, asking for events, is an HTTP+SSE client given the one URL
-      // (the spec's fallback for old clients: POST failed, so GET the same URL).
-      if (req.method === 'GET' && sessionId === undefined && acceptsEventStream(req))
+      if (req.method === 'GET' && sessionId === undefined && opensLegacySession(req))
         return await this.#newLegacySession(req, res);
       if (req.method === 'GET' || req.method === 'DELETE') {
         if (!existing)
@@ -390,9 +393,4 @@ export class McpHttpServer {
         this.#options.logger.debug(() => `closing HTTP session ${id}: ${messageOf(error)}`),
       );
   }
-}
-
-/** Whether a GET asks for an event stream, as an HTTP+SSE client's does. */
-function acceptsEventStream(req: IncomingMessage): boolean {
-  return (req.headers.accept ?? '').includes('text/event-stream');
 }

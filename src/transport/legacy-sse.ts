@@ -5,7 +5,7 @@
 // wire is small: a GET opens an event stream whose first event names where to POST, each
 // POSTed message is answered 202 at once, and everything for the client goes on the stream.
 import { randomUUID } from 'node:crypto';
-import type { ServerResponse } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { JSONRPCMessage, Transport, TransportSendOptions } from '@modelcontextprotocol/server';
 import { isJsonRpcMessage } from './json-line-reader.js';
 import { serializeMessage } from './json-serialization.js';
@@ -14,6 +14,22 @@ import { invalidRequestId } from './request-ids.js';
 /** Where a legacy client opens its stream, and where it is told to post its messages. */
 export const LEGACY_SSE_PATH = '/sse';
 export const LEGACY_MESSAGES_PATH = '/messages';
+
+/**
+ * Whether a GET of the MCP endpoint with no session id opens an HTTP+SSE session: it asks for
+ * events, as an old client given the one URL does (the spec's fallback: POST failed, so GET
+ * the same URL), and says nothing only a streamable HTTP client says (the protocol version
+ * header, which HTTP+SSE predates, or a stream to resume). Such a GET from a streamable
+ * client is one whose session ended (the SDK's client reopens its stream with no session id
+ * after DELETE): it gets 400, not a session that would hold a place for as long as it lives.
+ */
+export function opensLegacySession(req: IncomingMessage): boolean {
+  return (
+    (req.headers.accept ?? '').includes('text/event-stream') &&
+    req.headers['mcp-protocol-version'] === undefined &&
+    req.headers['last-event-id'] === undefined
+  );
+}
 
 /**
  * How often a quiet stream gets an SSE comment: a reverse proxy closes a response that has

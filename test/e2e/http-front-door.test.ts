@@ -219,6 +219,41 @@ t.test('--max-sessions: past the cap a clear 503; a closed session frees its pla
   await stop(t, served);
 });
 
+t.test('a client whose session ended takes no place by reopening its stream without one', async (t) => {
+  const served = await startMcpmuxHttp(['--max-sessions', '1']);
+  const { url } = served;
+  // The SDK's client, once it has ended its session (DELETE), reopens its event stream with
+  // no session id; old HTTP+SSE clients GET the one URL the same way, but name no version.
+  const sessionless: Promise<number>[] = [];
+  const client = new Client({ name: 'leaver', version: '1' });
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(url), {
+      fetch: async (input, init) => {
+        const answer = fetch(input, init);
+        const headers = new Headers(init?.headers);
+        if (init?.method === 'GET' && !headers.has('mcp-session-id'))
+          sessionless.push(answer.then((r) => r.status));
+        return answer;
+      },
+    }),
+  );
+  await (client.transport as StreamableHTTPClientTransport).terminateSession();
+  t.ok(await waitFor(() => sessionless.length > 0), 'the client reopens its stream with no session');
+  t.equal(await sessionless[0], 400, 'and is told it needs one');
+  t.equal((await post(url, INITIALIZE)).status, 200, 'the one place is free for a new session');
+  const old = await new Promise<number>((resolve, reject) => {
+    const req = request(url, { headers: { accept: 'text/event-stream' } }, (res) => {
+      resolve(res.statusCode!);
+      res.destroy();
+    });
+    req.on('error', reject);
+    req.end();
+  });
+  t.equal(old, 503, "an old client's GET still asks for a session (none free now)");
+  await client.close();
+  await stop(t, served);
+});
+
 t.test(
   'a session that ends gives back its subscriptions; children log at the level the remaining sessions asked for',
   async (t) => {
