@@ -22,11 +22,15 @@ class BuildFailed extends MuxError {
   }
 }
 
-/** Runs the build; resolves with its report, or throws BuildFailed with the end of its output. */
+/**
+ * Runs the build; resolves with its report, or throws BuildFailed with the end of its output
+ * (SERVER_STOPPED, with no report, when `signal` stopped it).
+ */
 async function runBuild(
   name: string,
   spec: ServerSpec,
   options: { spawnPolicy: SpawnPolicy; buildTimeoutMs?: number | undefined },
+  signal: AbortSignal,
 ): Promise<BuildReport> {
   const build = spec.transport === 'stdio' ? spec.watch?.build : undefined;
   if (spec.transport !== 'stdio' || !build) {
@@ -45,8 +49,9 @@ async function runBuild(
       env: { ...policy.baseEnv, ...spec.env },
       ...(cwd !== undefined && { cwd }),
     },
-    { timeoutMs: options.buildTimeoutMs ?? 300_000 },
+    { timeoutMs: options.buildTimeoutMs ?? 300_000, signal },
   );
+  if (run.aborted) throw new MuxError('SERVER_STOPPED', `the build of server '${name}' was stopped with it`);
   const ok = run.exit.code === 0 && !run.timedOut;
   const tail = run.output.trimEnd().split('\n').slice(-20);
   const report: BuildReport = {
@@ -95,6 +100,8 @@ export class DevLoop {
   readonly #spec: ServerSpec;
   readonly #options: { spawnPolicy: SpawnPolicy; buildTimeoutMs?: number | undefined };
   readonly #watcher: SourceWatcher | undefined;
+  /** Aborts when the server stops for good: a build under way is stopped with it. */
+  readonly #closed = new AbortController();
 
   constructor(
     name: string,
@@ -120,15 +127,16 @@ export class DevLoop {
    */
   async build(): Promise<void> {
     try {
-      this.lastBuild = await runBuild(this.#name, this.#spec, this.#options);
+      this.lastBuild = await runBuild(this.#name, this.#spec, this.#options, this.#closed.signal);
     } catch (error) {
       if (error instanceof BuildFailed) this.lastBuild = error.report;
       throw error;
     }
   }
 
-  /** Stops watching (the server is removed or mcpmux shuts down). */
+  /** Stops watching, and any build under way (the server is removed or mcpmux shuts down). */
   close(): void {
     this.#watcher?.close();
+    this.#closed.abort();
   }
 }

@@ -83,18 +83,24 @@ export interface RunResult {
   /** stdout and stderr interleaved, the last `maxOutputBytes` of it. */
   output: string;
   timedOut: boolean;
+  /** Stopped by `signal` before it ended. */
+  aborted: boolean;
   ms: number;
 }
 
 /**
  * Runs a command to completion (a build) in its own process group, with its output kept;
- * after `timeoutMs` the group is stopped like a child's. Rejects only when it cannot start.
+ * after `timeoutMs`, or once `signal` aborts, the group is stopped like a child's. Rejects
+ * only when it cannot start.
  */
 export async function runToCompletion(
   spec: SpawnSpec,
-  options: { timeoutMs: number; maxOutputBytes?: number },
+  options: { timeoutMs: number; maxOutputBytes?: number; signal?: AbortSignal },
 ): Promise<RunResult> {
   const started = Date.now();
+  const { signal } = options;
+  if (signal?.aborted)
+    return { exit: { code: null, signal: null }, output: '', timedOut: false, aborted: true, ms: 0 };
   const proc = await ChildProcess.spawn(spec);
   proc.stdin.end();
   const max = options.maxOutputBytes ?? 64 * 1024;
@@ -110,8 +116,11 @@ export async function runToCompletion(
     timedOut = true;
     void proc.stop({ stdinGraceMs: 0 });
   }, options.timeoutMs);
+  const abort = () => void proc.stop({ stdinGraceMs: 0 });
+  signal?.addEventListener('abort', abort, { once: true });
   const exit = await proc.exited;
   clearTimeout(timer);
+  signal?.removeEventListener('abort', abort);
   // The last output may still be in the pipes when the exit is reported.
   const drained = Promise.all([
     new Promise((r) => proc.stdout.once('close', r)),
@@ -120,7 +129,13 @@ export async function runToCompletion(
   await Promise.race([drained, new Promise((r) => setTimeout(r, 1000).unref())]);
   // Reap the group (a build may leave watchers behind) and confirm it is gone.
   await proc.stop({ stdinGraceMs: 0, termGraceMs: 1000 });
-  return { exit, output: output.slice(-max), timedOut, ms: Date.now() - started };
+  return {
+    exit,
+    output: output.slice(-max),
+    timedOut,
+    aborted: signal?.aborted === true && !timedOut,
+    ms: Date.now() - started,
+  };
 }
 
 export class ChildProcess {

@@ -23,6 +23,29 @@ export interface RegistrySnapshot {
   readonly servers: ReadonlyMap<string, ServerView>;
 }
 
+/**
+ * The snapshot after `previous`, of the registered servers (in the order they were added);
+ * each shows `shown` while it restarts (the old catalog, until the new process listed its own).
+ */
+export function nextSnapshot(
+  previous: RegistrySnapshot,
+  entries: Iterable<[string, { connection: ChildConnection; shown?: Catalog | undefined }]>,
+): RegistrySnapshot {
+  const servers = new Map<string, ServerView>();
+  for (const [name, { connection, shown }] of entries) {
+    const catalog = shown ?? connection.catalog;
+    const prefix = connection.spec.prefix;
+    servers.set(name, {
+      name,
+      connection,
+      catalog,
+      tools: catalog.tools,
+      ...(prefix !== undefined && { prefix }),
+    });
+  }
+  return { version: previous.version + 1, servers };
+}
+
 /** The servers of a snapshot that are running now, in the order they were added. */
 export function runningServers(snapshot: RegistrySnapshot): ServerView[] {
   return [...snapshot.servers.values()].filter((view) => view.connection.state.kind === 'running');

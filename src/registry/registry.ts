@@ -14,7 +14,12 @@ import type { RestartPolicy, ServerSpec } from '../server-spec.js';
 import { CATALOG_KINDS, type Catalog } from '../router/capabilities.js';
 import { diffTools, listsDiffer, sameItems, type ToolDiff } from './catalog-diff.js';
 import { restartRunAfterCrash, restartUntilRunning, type RestartRun } from './restart-run.js';
-import type { RegistryChange, RegistrySnapshot, ServerView } from './registry-snapshot.js';
+import {
+  nextSnapshot,
+  type RegistryChange,
+  type RegistrySnapshot,
+  type ServerView,
+} from './registry-snapshot.js';
 
 export interface StartedServer {
   status: ChildStatus;
@@ -238,7 +243,11 @@ export class Registry {
 
   async #reload(name: string, entry: Entry, build: boolean): Promise<ReloadedServer> {
     const { connection } = entry;
-    if (build) await connection.devLoop.build();
+    if (build) {
+      await connection.devLoop.build().catch((error: unknown) => {
+        throw this.#entries.get(name) === entry ? error : removedWhileReloading(name);
+      });
+    }
     const running = connection.state.kind === 'running';
     const before = running ? connection.tools : entry.lastTools;
     // The client keeps seeing the old catalog, and calls wait for the new process, until it has
@@ -260,9 +269,7 @@ export class Registry {
         this.#publish();
       });
     }
-    if (this.#entries.get(name) !== entry) {
-      throw new MuxError('SERVER_STOPPED', `server '${name}' was removed while it was reloading`);
-    }
+    if (this.#entries.get(name) !== entry) throw removedWhileReloading(name);
     return {
       status: connection.status(),
       tools: connection.tools,
@@ -286,12 +293,14 @@ export class Registry {
   /** The author's dev loop: watched sources changed, so build and reload, and say what changed. */
   async #rebuild(name: string, paths: readonly string[]): Promise<void> {
     const shown = paths.slice(0, 3).join(', ') + (paths.length > 3 ? ` and ${paths.length - 3} more` : '');
-    const build = this.#entries.get(name)?.connection.devLoop.canBuild ?? false;
+    const entry = this.#entries.get(name);
     try {
-      const { changes } = await this.reload(name, { build });
+      const { changes } = await this.reload(name, { build: entry?.connection.devLoop.canBuild ?? false });
       const parts = (['added', 'removed', 'changed'] as const).map((k) => `${k} [${changes[k].join(', ')}]`);
       this.#log.info(`server '${name}' reloaded after changes to ${shown}: tools ${parts.join(', ')}`);
     } catch (error) {
+      // Removed meanwhile (its build stopped with it): as asked, not an error.
+      if (this.#entries.get(name) !== entry) return;
       this.#log.error(`server '${name}' not reloaded after changes to ${shown}: ${messageOf(error)}`);
     }
   }
@@ -368,20 +377,8 @@ export class Registry {
   /** Replaces the snapshot; tells listeners which lists the client sees have changed. */
   #publish(): void {
     const previous = this.#snapshot;
-    const servers = new Map<string, ServerView>();
-    for (const [name, { connection, shown }] of this.#entries) {
-      const catalog = shown ?? connection.catalog;
-      const prefix = connection.spec.prefix;
-      servers.set(name, {
-        name,
-        connection,
-        catalog,
-        tools: catalog.tools,
-        ...(prefix !== undefined && { prefix }),
-      });
-    }
-    this.#snapshot = { version: previous.version + 1, servers };
-    if (this.#batches === 0) this.#notify(previous.servers, servers);
+    this.#snapshot = nextSnapshot(previous, this.#entries);
+    if (this.#batches === 0) this.#notify(previous.servers, this.#snapshot.servers);
   }
 
   /** Tells listeners which lists the client sees differ between two sets of servers. */
@@ -405,3 +402,6 @@ export class Registry {
     return new MuxError('SERVER_NOT_FOUND', `no server named '${name}'; ${hint}`);
   }
 }
+
+const removedWhileReloading = (name: string) =>
+  new MuxError('SERVER_STOPPED', `server '${name}' was removed while it was reloading`);

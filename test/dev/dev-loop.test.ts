@@ -1,13 +1,13 @@
 // The server author's dev loop: watched sources are rebuilt and the server reloaded with its
 // tool diff reported; a failed build keeps the old process serving and says why;
-// reload_server with build does the same on demand.
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+// reload_server with build does the same on demand; a removal stops a build under way.
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
 import { fixture, fixturePath } from '../helpers/fixtures.js';
 import { startHarness, textOf } from '../helpers/mux-harness.js';
-import { waitFor } from '../helpers/processes.js';
+import { assertNoLeaks, waitFor } from '../helpers/processes.js';
 
 t.test(
   'edit → build → reload with a diff; a broken edit keeps the old process; reload_server {build}',
@@ -97,3 +97,50 @@ t.test('reload_server {build} of a server without a build command says how to gi
   );
   await h.close();
 });
+
+t.test(
+  'remove_server during a build stops the build, and the reload waiting on it answers at once',
+  async (t) => {
+    const project = mkdtempSync(join(tmpdir(), 'mcpmux-dev-'));
+    t.teardown(() => rmSync(project, { recursive: true, force: true }));
+    mkdirSync(join(project, 'src'));
+    mkdirSync(join(project, 'build'));
+    writeFileSync(join(project, 'src/tools.json'), '["alpha"]');
+    writeFileSync(join(project, 'build/tools.json'), '["alpha"]');
+    const building = join(project, 'building');
+    // A build that says it began, then takes a minute.
+    const slowBuild = [
+      process.execPath,
+      '-e',
+      `require('fs').writeFileSync('building', ''); setTimeout(() => {}, 60000)`,
+    ];
+    const h = await startHarness(t);
+    const add = () =>
+      h.callJson('add_server', {
+        name: 'dev',
+        ...fixture('tools-from-file'),
+        cwd: project,
+        watch: { paths: ['src/**/*.json'], debounce_ms: 100, build: slowBuild },
+      });
+
+    await add();
+    const reloading = h.call('reload_server', { name: 'dev', build: true });
+    t.ok(await waitFor(() => existsSync(building)), 'the build runs');
+    await h.callJson('remove_server', { name: 'dev' });
+    t.match(textOf(await reloading), /server 'dev' was removed while it was reloading \[SERVER_STOPPED\]/);
+    await assertNoLeaks(t);
+
+    // The same when the watcher started the build: nothing left, and no error logged for it.
+    rmSync(building);
+    await add();
+    writeFileSync(join(project, 'src/tools.json'), '["alpha", "beta"]');
+    t.ok(await waitFor(() => existsSync(building)), 'the watched edit starts a build');
+    await h.callJson('remove_server', { name: 'dev' });
+    await assertNoLeaks(t);
+    t.notOk(
+      h.logs.some((l) => /not reloaded after changes/.test(l)),
+      'a removal during a rebuild is not logged as a failed rebuild',
+    );
+    await h.close();
+  },
+);
