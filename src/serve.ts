@@ -215,9 +215,11 @@ export async function serve({
       ...(toolsView && { toolsChangedSinceAsked: () => toolsView.toolsChangedSinceLastList() }),
     });
   updateListeners = http && ((uri) => http.resourceUpdated(uri));
+  let shuttingDown = false;
   installExitHandlers(
     log,
     async () => {
+      shuttingDown = true;
       idleCollection.close();
       configSync?.close();
       publisher?.close();
@@ -271,7 +273,9 @@ export async function serve({
                 ? `server '${name}' waits for a sign-in (list_servers shows where); its tools come once it is done`
                 : `server '${name}' is running with ${tools.length} tool(s)`,
             ),
-          (error) => log.error(`server '${name}' failed to start: ${messageOf(error)}`),
+          // One that mcpmux's own shutdown cut short did not fail.
+          (error) =>
+            (shuttingDown ? log.debug : log.error)(`server '${name}' failed to start: ${messageOf(error)}`),
         ),
     ),
     options.waitForServersMs,

@@ -307,6 +307,28 @@ t.test('SIGTERM to mcpmux kills every child group, grandchildren included', asyn
   await assertNoLeaks(t);
 });
 
+t.test(
+  'SIGTERM while a configured server starts: it ends, and its cut-short start is no error',
+  async (t) => {
+    const config = join(scratch, 'slow.json');
+    const gate = join(scratch, 'never-opens');
+    writeFileSync(
+      config,
+      JSON.stringify({ mcpServers: { slow: { ...fixture('slow-start'), env: { SLOW_START_GATE: gate } } } }),
+    );
+    const s = await startMcpmux(['--config', config, '--log-level', 'debug']);
+    t.equal((await serverStatus(s, 'slow')).status, 'starting');
+    process.kill(s.process.pid, 'SIGTERM');
+    t.equal((await s.process.exited).code, 143);
+    t.match(
+      s.stderr(),
+      /mcpmux debug: server 'slow' failed to start: server 'slow' was shut down while it was starting/,
+    );
+    t.notMatch(s.stderr(), /mcpmux error/, 'nothing logged as an error');
+    await assertNoLeaks(t);
+  },
+);
+
 t.test('SIGKILL of mcpmux: the orphan reaper still ends every child group, and their daemons', async (t) => {
   const s = await startMcpmux([]);
   await s.json('add_server', { name: 'tree', ...fixture('grandchild') });
