@@ -146,6 +146,26 @@ t.test(
       [false],
     );
 
+    const settled = await run(
+      h,
+      `return await Promise.allSettled([tools.memory.open_nodes({ names: 42 }), Promise.reject(new RangeError('r'))]);`,
+    );
+    t.match(
+      settled.return_value,
+      [
+        {
+          status: 'rejected',
+          reason: {
+            name: 'ToolError',
+            message: /^invalid arguments for memory\.open_nodes/,
+            tool: 'memory.open_nodes',
+          },
+        },
+        { status: 'rejected', reason: { name: 'RangeError', message: 'r' } },
+      ],
+      'an error in the returned value keeps its name and message',
+    );
+
     const uncaught = await run(h, `await tools.memory.open_nodes({ names: 42 }); return 'not reached';`);
     t.equal(uncaught.ok, false);
     t.equal(uncaught.error?.name, 'ToolError');
