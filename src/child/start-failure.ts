@@ -41,13 +41,21 @@ export async function describeStartFailure(
   const tail = gen.tail.lines(20);
   const message =
     tail.length > 0
-      ? `${why}\nlast stderr lines:\n${tail.join('\n')}`
+      ? `${why}\nlast stderr lines:\n${tail.join('\n')}${knownFix(tail)}`
       : spec.transport === 'http'
         ? why
         : `${why} (it wrote nothing on stderr)`;
   return new MuxError(signal.reason instanceof MuxError ? signal.reason.code : 'STARTUP_FAILED', message, {
     cause: error,
   });
+}
+
+/** The fix for a known way of failing, from its last stderr lines; '' for none known. */
+export function knownFix(tail: readonly string[]): string {
+  // npx asks before installing a package not yet in its cache; a server has no terminal to say yes.
+  if (tail.some((line) => line.includes('npx canceled due to missing packages')))
+    return '\nnpx asks before installing a package and got no answer: put "-y" first in its args (["-y", …])';
+  return '';
 }
 
 /**

@@ -1,5 +1,5 @@
 import t from 'tap';
-import { closedByServer, handshakeVerdict } from '../../src/child/start-failure.js';
+import { closedByServer, handshakeVerdict, knownFix } from '../../src/child/start-failure.js';
 import { StreamClosedError } from '../../src/transport/json-line-writer.js';
 
 const VERSIONS = ['2025-11-25'];
@@ -29,4 +29,14 @@ t.test('a live server that refuses the handshake is reported for that', async (t
     undefined,
     'once it has exited, the exit says why',
   );
+});
+
+t.test('npx without -y, asking before an install, is told to add it', async (t) => {
+  // npm 10's words, as a server started by `npx some-package` with no cached copy ends.
+  const npx = [
+    'npm error npx canceled due to missing packages and no YES option: ["@modelcontextprotocol/server-sequential-thinking@2026.8.31"]',
+    'npm error A complete log of this run can be found in: /root/.npm/_logs/2026-11-27T16_44_26_210Z-debug-0.log',
+  ];
+  t.match(knownFix(npx), /put "-y" first in its args/);
+  t.equal(knownFix(['Error: missing API key DEMO_KEY']), '', 'nothing for a failure it does not know');
 });
