@@ -311,12 +311,16 @@ function isDirectory(path: string): boolean {
 }
 
 function spawnError(spec: SpawnSpec, error: NodeJS.ErrnoException): MuxError {
+  const [program, ...words] = spec.command.trim().split(/\s+/);
   const reason =
-    error.code === 'ENOENT'
-      ? `command not found (ENOENT): check that '${spec.command}' is installed and on PATH, or give an absolute path`
-      : error.code === 'EACCES'
-        ? `permission denied (EACCES): '${spec.command}' is not executable`
-        : `${error.code ?? 'error'}: ${error.message}`;
+    error.code === 'ENOENT' && words.length > 0
+      ? // A whole command line given as the command, as a shell would take it.
+        `command not found (ENOENT): the command is one program, its arguments go in args: {"command": ${JSON.stringify(program)}, "args": ${JSON.stringify([...words, ...spec.args])}}`
+      : error.code === 'ENOENT'
+        ? `command not found (ENOENT): check that '${spec.command}' is installed and on PATH, or give an absolute path`
+        : error.code === 'EACCES'
+          ? `permission denied (EACCES): '${spec.command}' is not executable`
+          : `${error.code ?? 'error'}: ${error.message}`;
   return new MuxError('SPAWN_FAILED', `cannot start '${spec.command}': ${reason}`, { cause: error });
 }
 

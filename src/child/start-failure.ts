@@ -32,7 +32,7 @@ export async function describeStartFailure(
   let why: string;
   if (signal.aborted && signal.reason instanceof MuxError) why = signal.reason.message;
   else if (spec.transport === 'http') {
-    why = `server '${name}' could not be reached at ${spec.url}: ${connectionFailureCode(error) ?? messageOf(error)}`;
+    why = `server '${name}' could not be reached at ${spec.url}: ${connectionFailureCode(error) ?? withRootCause(error)}`;
   } else if (proc?.exit) {
     const commandLine = [spec.command, ...spec.args].join(' ');
     why = `server '${name}' exited (${describeEnd(proc.exit)}) before it finished the MCP handshake; is '${commandLine}' an MCP server speaking JSON-RPC on stdio?`;
@@ -122,6 +122,14 @@ export function connectionFailureCode(error: unknown): string | undefined {
       return code;
   }
   return undefined;
+}
+
+/** An error's message and, when it wraps others, the innermost one's ("fetch failed" says little alone). */
+function withRootCause(error: unknown): string {
+  let root = error;
+  for (let depth = 0; root instanceof Error && root.cause instanceof Error && depth < 4; depth++)
+    root = root.cause;
+  return root === error ? messageOf(error) : `${messageOf(error)} (${messageOf(root)})`;
 }
 
 export function describeEnd(exit?: ExitInfo, fallback = 'unknown cause'): string {

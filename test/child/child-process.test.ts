@@ -84,6 +84,15 @@ t.test('spawn failures are SPAWN_FAILED errors that say what to fix', async (t) 
     code: 'SPAWN_FAILED',
     message: /command not found \(ENOENT\)/,
   });
+  await t.rejects(
+    ChildProcess.spawn({ command: 'npx -y @modelcontextprotocol/server-memory', args: ['/data'], env: {} }),
+    {
+      code: 'SPAWN_FAILED',
+      message:
+        'command not found (ENOENT): the command is one program, its arguments go in args: {"command": "npx", "args": ["-y","@modelcontextprotocol/server-memory","/data"]}',
+    },
+    'a whole command line given as the command is split for the caller',
+  );
   const dir = mkdtempSync(join(tmpdir(), 'mcpmux-spawn-'));
   t.teardown(() => rmSync(dir, { recursive: true, force: true }));
   writeFileSync(join(dir, 'not-executable'), '#!/bin/sh\n', { mode: 0o644 });

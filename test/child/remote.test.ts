@@ -101,6 +101,11 @@ t.test('a URL where nothing listens fails add_server with the reason, and regist
   );
   t.notMatch(textOf(result), /stderr/, 'a remote server has no stderr to speak of');
   t.same((await h.callJson('list_servers')).servers, []);
+  // A port fetch refuses to use: its innermost reason, not only 'fetch failed'.
+  t.match(
+    textOf(await h.call('add_server', { name: 'blocked', url: 'http://127.0.0.1:1/mcp' })),
+    /could not be reached at http:\/\/127\.0\.0\.1:1\/mcp: .*fetch failed \(bad port\)/,
+  );
   await h.close();
 });
 
