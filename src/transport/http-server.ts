@@ -109,6 +109,10 @@ export class McpHttpServer {
   readonly #guard: HttpGuard;
   readonly #sessions: SessionTable<OpenSession>;
   readonly #maxSessions: number;
+  #shuttingDown = false;
+  /** What a request a closing session leaves unanswered is told (unanswered-requests.ts). */
+  readonly #closedWhy = () =>
+    this.#shuttingDown ? 'mcpmux is shutting down' : 'the session ended before this request was answered';
   /** The SDK's stateless entry for modern requests (legacy ones are served by the sessions above). */
   readonly #modern: { handler: McpHttpHandler; serve: NodeMcpRequestHandler } | undefined;
 
@@ -192,6 +196,7 @@ export class McpHttpServer {
   }
 
   async close(): Promise<void> {
+    this.#shuttingDown = true;
     const sessions = this.#sessions.drain();
     await Promise.all(
       sessions.map(({ transport, session }) => transport.close().then(() => session.close())),
@@ -320,7 +325,7 @@ export class McpHttpServer {
     this.#options.logger.info(`HTTP+SSE session ${transport.sessionId} opened (${this.#sessions.size} open)`);
     try {
       await session.connect(transport);
-      wireSession(transport, session, this.#options.logger);
+      wireSession(transport, session, this.#options.logger, this.#closedWhy);
     } catch (error) {
       this.#options.logger.warn(`HTTP+SSE session ${transport.sessionId}: ${messageOf(error)}`);
       await transport.close();
@@ -362,7 +367,7 @@ export class McpHttpServer {
     backlog.watch(res);
     try {
       await session.connect(transport);
-      wireSession(transport, session, this.#options.logger);
+      wireSession(transport, session, this.#options.logger, this.#closedWhy);
       sendOnlyWritableAnswers(transport);
       await transport.handleRequest(req, res, body);
     } finally {

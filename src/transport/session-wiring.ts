@@ -1,14 +1,23 @@
 // A session's messages past the SDK's server, whichever HTTP transport it has: the forwarding
-// fast path in front of the SDK's dispatch, and children's log messages written straight to it.
+// fast path in front of the SDK's dispatch, children's log messages written straight to it,
+// and an answer for each request still open when it closes.
 import type { JSONRPCMessage, Transport } from '@modelcontextprotocol/server';
 import { messageOf } from '../errors.js';
 import type { Logger } from '../log.js';
 import type { HttpSession } from './http-server.js';
 import { answerThatSerializes } from './json-serialization.js';
+import { answerUnansweredAtClose } from './unanswered-requests.js';
 
-export function wireSession(transport: Transport, session: HttpSession, logger: Logger): void {
+export function wireSession(
+  transport: Transport,
+  session: HttpSession,
+  logger: Logger,
+  /** Why the session closed, for the requests it leaves unanswered. */
+  closedWhy: () => string,
+): void {
   if (session.claim) offerToFastPath(transport, session.claim.bind(session), logger);
   session.useWire?.((message) => sendOrLog(transport, logger, message));
+  answerUnansweredAtClose(transport, closedWhy);
 }
 
 /**

@@ -254,6 +254,45 @@ t.test('a client whose session ended takes no place by reopening its stream with
   await stop(t, served);
 });
 
+t.test('a call in flight when its session ends is answered with why, at once', async (t) => {
+  const { command, args } = fixture('slow-call');
+  const served = await startMcpmuxHttp(['--', 'slow', command, ...args]);
+  const connect = async () => {
+    const client = new Client({ name: 'caller', version: '1' });
+    const transport = new StreamableHTTPClientTransport(new URL(served.url));
+    await client.connect(transport);
+    let running!: () => void;
+    const started = new Promise<void>((resolve) => (running = resolve));
+    // Bounded below the SDK's own 60 s, so that a call left waiting fails this test soon.
+    const call = client.callTool(
+      { name: 'slow__wait', arguments: { steps: 200, interval_ms: 100 } },
+      { timeout: 15_000, onprogress: () => running() },
+    );
+    await started; // its first progress: it runs at the server
+    return {
+      client,
+      transport,
+      outcome: call.then(
+        () => 'answered',
+        (error: Error) => error.message,
+      ),
+    };
+  };
+
+  // The client ends its session (DELETE) with a call out.
+  const leaving = await connect();
+  await leaving.transport.terminateSession();
+  t.match(await leaving.outcome, /the session ended before this request was answered \[SESSION_ENDED\]/);
+  await leaving.client.close();
+
+  // mcpmux shuts down with a call out.
+  const staying = await connect();
+  await served.stop();
+  t.match(await staying.outcome, /mcpmux is shutting down \[SESSION_ENDED\]/);
+  await staying.client.close();
+  await assertNoLeaks(t);
+});
+
 t.test(
   'a session that ends gives back its subscriptions; children log at the level the remaining sessions asked for',
   async (t) => {
