@@ -3,6 +3,7 @@
 // the crash monitor acts on. A remote server has no exit to watch: when its transport reports
 // an error (a call's stream cut, a reconnection refused) it is pinged at once, so a server
 // that went down is known in a moment, not at the next ping (30 s) with its calls waiting.
+// 2026-07-28 has no ping: a server of that era is asked server/discover, its cheapest request.
 import type { Client } from '@modelcontextprotocol/client';
 import { messageOf } from '../errors.js';
 import type { Logger } from '../log.js';
@@ -54,8 +55,8 @@ export function startPinging(options: PingOptions): Pinging | undefined {
     if (ping.inFlight) return;
     ping.inFlight = true;
     lastSent = Date.now();
-    client
-      .ping({ timeout: options.timeoutMs })
+    const asked = { timeout: options.timeoutMs };
+    (client.getProtocolEra() === 'modern' ? client.discover(asked) : client.ping(asked))
       .then(
         () => {
           if (ping.missed > 0) log.info(`[${name}] answers pings again after ${ping.missed} missed`);

@@ -35,3 +35,14 @@ t.test('with pinging off, list_servers shows no ping fields', async (t) => {
   t.equal(server.missed_pings, undefined);
   await h.close();
 });
+
+t.test('a 2026-07-28 server, whose era has no ping, answers server/discover in its place', async (t) => {
+  const h = await startHarness(t, { connection: { pingIntervalMs: 100, pingTimeoutMs: 1000 } });
+  await h.callJson('add_server', { name: 'm', ...fixture('modern-v2') });
+  const status = async () => (await h.callJson('list_servers')).servers[0];
+  t.equal((await status()).protocol_version, '2026-07-28');
+  t.ok(await waitFor(async () => (await status()).last_ping_ok_seconds_ago < 0.5), 'answers');
+  t.equal((await status()).missed_pings, 0, 'none missed');
+  t.notMatch(h.logs.join('\n'), /missed a ping/);
+  await h.close();
+});
