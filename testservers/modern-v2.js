@@ -5,7 +5,7 @@
 // listen stream); `confirm {action}` asks the client for a yes/no through input_required
 // (2026-07-28) or an elicitation request (2025) and says what it was told; `wizard` (2026-07-28)
 // asks a name, then a colour, carrying the name from round to round in its requestState;
-// `request_id` names the call's JSON-RPC id.
+// `request_id` names the call's JSON-RPC id; `crash` ends the process without answering.
 // It has a resource, memo://modern, that can be subscribed to (2026-07-28: through the
 // client's listen stream); `touch` says it changed.
 import { McpServer, acceptedContent, inputRequired } from '@modelcontextprotocol/server';
@@ -104,6 +104,8 @@ serveStdio(({ era }) => {
   server.registerTool('request_id', { description: 'The JSON-RPC id this call came under' }, (ctx) => ({
     content: [{ type: 'text', text: String(ctx.mcpReq.id) }],
   }));
+  // A server that dies mid-call: the call's answer is mcpmux's.
+  server.registerTool('crash', { description: 'Exit without answering' }, () => process.exit(1));
   for (const add of added) add(server);
   return server;
 });

@@ -140,8 +140,9 @@ function toolTarget(route: Route<'tools'>, requested: string, params: Params, sh
 /**
  * A 2026-07-28 client's request: a 2026-07-28 child is told in the envelope who asks
  * (mcpmux) and what the caller can do, as the SDK's path tells it; its input_required round
- * goes back with its requestState sealed; a 2025 child's result gets what a 2026-07-28
- * result carries (resultType, serverInfo).
+ * goes back with its requestState sealed; a 2025 child's result, and any result mcpmux makes
+ * itself (a call its server's end or a reload cut short), gets what a 2026-07-28 result
+ * carries (resultType, serverInfo).
  */
 export function forModernClient(
   target: Target,
@@ -164,17 +165,15 @@ export function forModernClient(
         },
       }
     : target.params;
-  const complete = (result: Params): Params =>
-    childModern
-      ? result
-      : {
-          ...result,
-          resultType: 'complete',
-          // A 2026-07-28 read result must say how long it may be cached; a 2025 server says
-          // nothing, so: not at all, and for this client only (the SDK's own defaults).
-          ...(method === 'resources/read' && { ttlMs: 0, cacheScope: 'private' }),
-          _meta: { [SERVER_INFO_META_KEY]: serverInfo, ...(result['_meta'] as Params | undefined) },
-        };
+  const ours = (result: Params): Params => ({
+    ...result,
+    resultType: 'complete',
+    // A 2026-07-28 read result must say how long it may be cached; a 2025 server says
+    // nothing, so: not at all, and for this client only (the SDK's own defaults).
+    ...(method === 'resources/read' && { ttlMs: 0, cacheScope: 'private' }),
+    _meta: { [SERVER_INFO_META_KEY]: serverInfo, ...(result['_meta'] as Params | undefined) },
+  });
+  const complete = (result: Params): Params => (childModern ? result : ours(result));
   const base = target.shaping;
   const request = {
     server: target.connection.name,
@@ -193,7 +192,7 @@ export function forModernClient(
       },
       failure: (error) => {
         const answer = base.failure(error);
-        return 'result' in answer ? { result: complete(answer.result) } : answer;
+        return 'result' in answer ? { result: ours(answer.result) } : answer;
       },
     },
   };

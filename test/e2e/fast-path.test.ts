@@ -185,6 +185,10 @@ t.test('a 2026-07-28 client takes it to a 2026-07-28 child, rounds and all', asy
     'waited 2 steps',
     'a plain call after the held one',
   );
+  // An answer mcpmux makes itself (its child died under the call) is a complete 2026-07-28 result.
+  const crashed = await client.callTool({ name: 'v2__crash', arguments: {} });
+  t.ok(crashed.isError);
+  t.match(resultText(crashed), /server 'v2' crashed \(exit 1\).*\[SERVER_CRASHED\]/);
 });
 
 t.test(
