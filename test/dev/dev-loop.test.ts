@@ -4,28 +4,34 @@
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import t from 'tap';
+import t, { type Test } from 'tap';
 import { fixture, fixturePath } from '../helpers/fixtures.js';
 import { startHarness, textOf } from '../helpers/mux-harness.js';
 import { assertNoLeaks, waitFor } from '../helpers/processes.js';
 
+/** A server author's project: src/tools.json and its build, both listing `tools`. */
+function project(t: Test, tools: string[]): string {
+  const dir = mkdtempSync(join(tmpdir(), 'mcpmux-dev-'));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  mkdirSync(join(dir, 'src'));
+  mkdirSync(join(dir, 'build'));
+  writeFileSync(join(dir, 'src/tools.json'), JSON.stringify(tools));
+  writeFileSync(join(dir, 'build/tools.json'), JSON.stringify(tools));
+  return dir;
+}
+
 t.test(
   'edit → build → reload with a diff; a broken edit keeps the old process; reload_server {build}',
   async (t) => {
-    const project = mkdtempSync(join(tmpdir(), 'mcpmux-dev-'));
-    t.teardown(() => rmSync(project, { recursive: true, force: true }));
-    mkdirSync(join(project, 'src'));
-    mkdirSync(join(project, 'build'));
-    const source = (value: unknown) => writeFileSync(join(project, 'src/tools.json'), JSON.stringify(value));
-    source(['alpha']);
-    writeFileSync(join(project, 'build/tools.json'), JSON.stringify(['alpha']));
+    const dir = project(t, ['alpha']);
+    const source = (value: unknown) => writeFileSync(join(dir, 'src/tools.json'), JSON.stringify(value));
 
     const h = await startHarness(t);
     const status = async () => (await h.callJson('list_servers')).servers[0];
     await h.callJson('add_server', {
       name: 'dev',
       ...fixture('tools-from-file'),
-      cwd: project,
+      cwd: dir,
       watch: {
         paths: ['src/**/*.json'],
         debounce_ms: 100,
@@ -101,13 +107,8 @@ t.test('reload_server {build} of a server without a build command says how to gi
 t.test(
   'remove_server during a build stops the build, and the reload waiting on it answers at once',
   async (t) => {
-    const project = mkdtempSync(join(tmpdir(), 'mcpmux-dev-'));
-    t.teardown(() => rmSync(project, { recursive: true, force: true }));
-    mkdirSync(join(project, 'src'));
-    mkdirSync(join(project, 'build'));
-    writeFileSync(join(project, 'src/tools.json'), '["alpha"]');
-    writeFileSync(join(project, 'build/tools.json'), '["alpha"]');
-    const building = join(project, 'building');
+    const dir = project(t, ['alpha']);
+    const building = join(dir, 'building');
     // A build that says it began, then takes a minute.
     const slowBuild = [
       process.execPath,
@@ -119,7 +120,7 @@ t.test(
       h.callJson('add_server', {
         name: 'dev',
         ...fixture('tools-from-file'),
-        cwd: project,
+        cwd: dir,
         watch: { paths: ['src/**/*.json'], debounce_ms: 100, build: slowBuild },
       });
 
@@ -133,7 +134,7 @@ t.test(
     // The same when the watcher started the build: nothing left, and no error logged for it.
     rmSync(building);
     await add();
-    writeFileSync(join(project, 'src/tools.json'), '["alpha", "beta"]');
+    writeFileSync(join(dir, 'src/tools.json'), '["alpha", "beta"]');
     t.ok(await waitFor(() => existsSync(building)), 'the watched edit starts a build');
     await h.callJson('remove_server', { name: 'dev' });
     await assertNoLeaks(t);

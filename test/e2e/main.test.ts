@@ -17,6 +17,14 @@ t.teardown(() => {
   rmSync(scratch, { recursive: true, force: true });
 });
 
+/** A config whose server `slow` starts only once the file `gate` exists, beside `others`. */
+function slowStartConfig(file: string, gate: string, others: Record<string, unknown> = {}): string {
+  const config = join(scratch, file);
+  const slow = { ...fixture('slow-start'), env: { SLOW_START_GATE: gate } };
+  writeFileSync(config, JSON.stringify({ mcpServers: { slow, ...others } }));
+  return config;
+}
+
 /** A task in a user's words that needs the kubernetes server's tools, never naming them. */
 const CLUSTER_TASK =
   'Our web service keeps restarting in the cluster since this morning and customers are complaining. ' +
@@ -310,12 +318,7 @@ t.test('SIGTERM to mcpmux kills every child group, grandchildren included', asyn
 t.test(
   'SIGTERM while a configured server starts: it ends, and its cut-short start is no error',
   async (t) => {
-    const config = join(scratch, 'slow.json');
-    const gate = join(scratch, 'never-opens');
-    writeFileSync(
-      config,
-      JSON.stringify({ mcpServers: { slow: { ...fixture('slow-start'), env: { SLOW_START_GATE: gate } } } }),
-    );
+    const config = slowStartConfig('slow.json', join(scratch, 'never-opens'));
     const s = await startMcpmux(['--config', config, '--log-level', 'debug']);
     t.equal((await serverStatus(s, 'slow')).status, 'starting');
     process.kill(s.process.pid, 'SIGTERM');
@@ -365,18 +368,11 @@ t.test('SIGTERM to mcpmux also ends a daemon a child started outside its group',
 t.test(
   'a config file: initialize is answered at once, a failing server is reported, the others run',
   async (t) => {
-    const config = join(scratch, 'mcp.json');
     const gate = join(scratch, 'slow-may-start');
-    writeFileSync(
-      config,
-      JSON.stringify({
-        mcpServers: {
-          slow: { ...fixture('slow-start'), env: { SLOW_START_GATE: gate } },
-          broken: fixture('exit-on-start'),
-          echo: fixture('echo-v1'),
-        },
-      }),
-    );
+    const config = slowStartConfig('mcp.json', gate, {
+      broken: fixture('exit-on-start'),
+      echo: fixture('echo-v1'),
+    });
     const s = await startMcpmux(['--config', config]);
     t.equal(
       (await serverStatus(s, 'slow')).status,
