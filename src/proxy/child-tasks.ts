@@ -7,8 +7,9 @@
 // session sees only its own tasks (over HTTP, clients share one connection to each child).
 // A task outlives nothing of its server: once the process that ran it ends (a crash, a
 // reload, a removal), its store is gone, so the task is answered here as it was last seen,
-// failed if it had not ended (and its session told so, as its server would have). mcpmux's own agent runs as a task too (agent-tasks.ts); a plain
-// call of a tool its server runs only as a task is router/task-support.ts's.
+// failed if it had not ended (and its session told so, as its server would have). mcpmux's
+// own agent runs as a task too (agent-tasks.ts); a plain call of a tool its server runs only
+// as a task is router/task-support.ts's.
 import { randomUUID } from 'node:crypto';
 import { ProtocolErrorCode, RELATED_TASK_META_KEY } from '@modelcontextprotocol/server';
 import type { CallOptions, JSONRPCRequestLike } from '../child/child-types.js';
