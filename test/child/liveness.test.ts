@@ -5,10 +5,15 @@ import t from 'tap';
 import { startPinging } from '../../src/child/liveness.js';
 import { createLogger } from '../../src/log.js';
 
-function pinger(answer: () => Promise<unknown>) {
+function pinger(answer: () => Promise<unknown>, era: 'legacy' | 'modern' = 'legacy') {
   let pings = 0;
+  const asked: string[] = [];
   const lost: unknown[] = [];
-  const client = { ping: () => (pings++, answer()) } as unknown as Client;
+  const client = {
+    getProtocolEra: () => era,
+    ping: () => (pings++, asked.push('ping'), answer()),
+    discover: () => (pings++, asked.push('server/discover'), answer()),
+  } as unknown as Client;
   const pinging = startPinging({
     name: 'remote',
     client,
@@ -19,7 +24,7 @@ function pinger(answer: () => Promise<unknown>) {
     lost: (error) => (lost.push(error), true),
   })!;
   t.teardown(() => clearInterval(pinging.timer));
-  return { pinging, pings: () => pings, lost };
+  return { pinging, pings: () => pings, asked, lost };
 }
 
 const settle = () => new Promise((resolve) => setImmediate(resolve));
@@ -59,4 +64,15 @@ t.test('a ping that cannot reach the server is handed to `lost`', async (t) => {
   await settle();
   t.same(lost, [refused]);
   t.equal(pinging.missed, 0, 'judged by lost, not counted as missed');
+});
+
+t.test('a 2026-07-28 server, whose era has no ping, is asked server/discover', async (t) => {
+  const modern = pinger(() => Promise.resolve({}), 'modern');
+  modern.pinging.soon();
+  await settle();
+  t.same(modern.asked, ['server/discover']);
+  const legacy = pinger(() => Promise.resolve({}));
+  legacy.pinging.soon();
+  await settle();
+  t.same(legacy.asked, ['ping']);
 });
