@@ -1,4 +1,5 @@
-// What is still open between mcpmux and its stdio client: the client's requests handed to the
+// What is still open between mcpmux and a client (its stdio client; an HTTP session's, for the
+// answers it owes when it closes, unanswered-requests.ts): the client's requests handed to the
 // SDK and not yet answered, and mcpmux's requests to the client (a child's sampling,
 // elicitation, roots) not yet answered. When the client closes its input, the first are what
 // mcpmux still owes it before it stops (a script piped into mcpmux, as into any server built
@@ -63,6 +64,11 @@ export class OpenExchanges {
   /** Requests of the client's that the SDK has not answered yet. */
   get owed(): number {
     return this.#owedCount;
+  }
+
+  /** Their ids. */
+  owedIds(): Id[] {
+    return [...this.#owed.keys()];
   }
 
   #owe(id: Id): void {

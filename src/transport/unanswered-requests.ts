@@ -3,7 +3,7 @@
 // without a word, and the SDK's client, which resumes such a stream only to find no session,
 // then waits out its request timeout (60 s by default) for an answer that cannot come.
 import type { JSONRPCMessage, Transport } from '@modelcontextprotocol/server';
-import { cancelledRequestId } from './request-ids.js';
+import { OpenExchanges } from './open-exchanges.js';
 
 /** The JSON-RPC error code of such an answer (an implementation-defined server error). */
 export const SESSION_ENDED_CODE = -32000;
@@ -14,35 +14,27 @@ export const SESSION_ENDED_CODE = -32000;
  * transport's onmessage (the fast path), so that every request is seen.
  */
 export function answerUnansweredAtClose(transport: Transport, why: () => string): void {
-  const open = new Set<string | number>();
+  const exchanges = new OpenExchanges();
   const receive = transport.onmessage;
   transport.onmessage = (message, extra) => {
-    if ('method' in message) {
-      if ('id' in message) open.add(message.id);
-      else {
-        // A cancelled request gets no answer: none is owed.
-        const cancelled = cancelledRequestId(message);
-        if (cancelled !== undefined) open.delete(cancelled);
-      }
-    }
+    exchanges.read(message);
     receive?.(message, extra);
   };
   const send = transport.send.bind(transport);
   transport.send = (message, options) => {
-    if (!('method' in message) && 'id' in message) open.delete(message.id as string | number);
+    exchanges.sent(message);
     return send(message, options);
   };
   const close = transport.close.bind(transport);
   transport.close = async () => {
-    const owed = [...open];
-    open.clear();
     await Promise.all(
-      owed.map((id) => {
+      exchanges.owedIds().map((id) => {
         const answer: JSONRPCMessage = {
           jsonrpc: '2.0',
           id,
           error: { code: SESSION_ENDED_CODE, message: `${why()} [SESSION_ENDED]` },
         };
+        exchanges.sent(answer);
         // A stream the client already closed takes nothing: nobody waits there.
         return send(answer, { relatedRequestId: id }).catch(() => {});
       }),
