@@ -112,8 +112,13 @@ export function isConnectionFailure(error: unknown): boolean {
   return connectionFailureCode(error) !== undefined;
 }
 
+/** An error and the errors it wraps (its `cause`, theirs…), outermost first, at most `max`. */
+function* causeChain(error: unknown, max: number): Generator<Error> {
+  for (let e = error, depth = 0; e instanceof Error && depth < max; e = e.cause, depth++) yield e;
+}
+
 export function connectionFailureCode(error: unknown): string | undefined {
-  for (let e: unknown = error, depth = 0; e instanceof Error && depth < 4; e = e.cause, depth++) {
+  for (const e of causeChain(error, 4)) {
     const code = (e as { code?: unknown }).code;
     if (
       typeof code === 'string' &&
@@ -126,10 +131,8 @@ export function connectionFailureCode(error: unknown): string | undefined {
 
 /** An error's message and, when it wraps others, the innermost one's ("fetch failed" says little alone). */
 function withRootCause(error: unknown): string {
-  let root = error;
-  for (let depth = 0; root instanceof Error && root.cause instanceof Error && depth < 4; depth++)
-    root = root.cause;
-  return root === error ? messageOf(error) : `${messageOf(error)} (${messageOf(root)})`;
+  const chain = [...causeChain(error, 5)];
+  return chain.length > 1 ? `${messageOf(error)} (${messageOf(chain.at(-1))})` : messageOf(error);
 }
 
 export function describeEnd(exit?: ExitInfo, fallback = 'unknown cause'): string {
