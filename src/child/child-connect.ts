@@ -14,16 +14,13 @@ import {
   type CapabilityRow,
   type Catalog,
 } from '../router/capabilities.js';
-import type { OAuthSettings } from '../oauth/oauth-settings.js';
 import type { RemoteServerSpec, ServerSpec, StdioServerSpec } from '../server-spec.js';
-import { ServerSignIn } from '../oauth/server-sign-in.js';
-import { randomUUID } from 'node:crypto';
-import { sendToSignIn } from '../oauth/send-to-sign-in.js';
+import type { ServerSignIn } from '../oauth/server-sign-in.js';
 import { listCatalog, listingOptions } from './catalog-listing.js';
 import { newChildClient } from './child-client.js';
 import { clientSdk, warmSchemasWhileWaiting, type ClientSdk } from './client-sdk.js';
 import type { ChildProcess } from './child-process.js';
-import type { ChildConnectionOptions, ChildUpstream } from './child-types.js';
+import type { ChildConnectionOptions } from './child-types.js';
 import { DRAIN_AFTER_EXIT_MS, type Generation } from './generation.js';
 import { stdioLink } from './stdio-link.js';
 import { bridgeMissingResultType } from './result-type-bridge.js';
@@ -137,65 +134,6 @@ async function connectRemote(
   gen.remote = 'sse';
   settleEra(host, gen, sse);
   return sse;
-}
-
-/**
- * The sign-in of a remote server with OAuth. The person is sent to the authorization URL
- * by $BROWSER and a stderr line, and also asked through the client when it can show a URL
- * (URL-mode elicitation, 2025-11-25): declining there stops the wait, and a sign-in that
- * succeeds there is said to have ended (notifications/elicitation/complete, to the client asked).
- */
-export function newSignIn(
-  name: string,
-  serverUrl: string,
-  settings: OAuthSettings,
-  log: Logger,
-  upstream: ChildUpstream | undefined,
-): ServerSignIn {
-  /** The client's elicitation for each URL it was asked to open. */
-  const askedInClient = new Map<string, string>();
-  const signIn: ServerSignIn = new ServerSignIn({
-    serverName: name,
-    serverUrl,
-    settings,
-    log,
-    sendToSignIn: (url, why) => {
-      sendToSignIn(url, why, name, log);
-      if (!upstream?.clientCapabilities().elicitation?.url) return;
-      const elicitationId = randomUUID();
-      askedInClient.set(url.href, elicitationId);
-      const asked = upstream.request(
-        name,
-        {
-          method: 'elicitation/create',
-          params: {
-            mode: 'url',
-            elicitationId,
-            url: url.href,
-            message: `Sign in to '${name}' (${new URL(serverUrl).host}): ${why}.`,
-          },
-        },
-        AbortSignal.timeout(10 * 60_000),
-      );
-      asked.then(
-        (answer) => {
-          if (answer['action'] !== 'accept')
-            signIn.abandon(
-              `the sign-in to '${name}' was declined in the client (${String(answer['action'])})`,
-            );
-        },
-        (error: unknown) =>
-          log.debug(() => `[${name}] the client was not asked to sign in: ${messageOf(error)}`),
-      );
-    },
-  });
-  signIn.onSignedIn((url) => {
-    const elicitationId = askedInClient.get(url);
-    askedInClient.clear();
-    if (elicitationId !== undefined)
-      upstream?.notify(name, { method: 'notifications/elicitation/complete', params: { elicitationId } });
-  });
-  return signIn;
 }
 
 async function spawnAndConnect(
@@ -339,6 +277,21 @@ function newClient(host: ConnectHost, gen: Generation, sdk: ClientSdk): Client {
     );
   }
   return client;
+}
+
+/** Starts; a server that exited on the era probe is started again at once, with initialize. */
+export async function startOrRetryLegacy<T>(
+  memory: ConnectMemory,
+  start: (handshakeAfter: Promise<unknown> | undefined) => Promise<T>,
+  handshakeAfter: Promise<unknown> | undefined,
+): Promise<T> {
+  try {
+    return await start(handshakeAfter);
+  } catch (error) {
+    if (!memory.exitedOnProbe) throw error;
+    memory.exitedOnProbe = false;
+    return await start(undefined);
+  }
 }
 
 /**

@@ -27,8 +27,8 @@ import {
 import {
   armStartupDeadline,
   connectGeneration,
-  newSignIn,
   pingGeneration,
+  startOrRetryLegacy,
   type ConnectHost,
   type ConnectMemory,
 } from './child-connect.js';
@@ -45,6 +45,7 @@ import { DEFAULT_CALL_TIMEOUT_MS } from './child-types.js';
 import { listingOptions, relistRows, relistWhenQuiet } from './catalog-listing.js';
 import { endCalls, judgeEnd, newGeneration, releaseGeneration, type Generation } from './generation.js';
 import { ReloadHold } from './reload-hold.js';
+import { newSignIn } from './child-sign-in.js';
 import { describeStartFailure, lostConnection } from './start-failure.js';
 
 export class ChildConnection {
@@ -151,21 +152,11 @@ export class ChildConnection {
     options: { handshakeAfter?: Promise<unknown>; spawned?: Promise<ChildProcess> } = {},
   ): Promise<readonly Tool[]> {
     if (options.spawned) this.#memory.spawned = options.spawned;
-    this.#starting ??= this.#startOrRetryLegacy(options.handshakeAfter).finally(
+    const start = (handshakeAfter: Promise<unknown> | undefined) => this.#start(handshakeAfter);
+    this.#starting ??= startOrRetryLegacy(this.#memory, start, options.handshakeAfter).finally(
       () => (this.#starting = undefined),
     );
     return this.#starting;
-  }
-
-  /** Starts; a server that exited on the era probe is started again at once, with initialize. */
-  async #startOrRetryLegacy(handshakeAfter: Promise<unknown> | undefined): Promise<readonly Tool[]> {
-    try {
-      return await this.#start(handshakeAfter);
-    } catch (error) {
-      if (!this.#memory.exitedOnProbe) throw error;
-      this.#memory.exitedOnProbe = false;
-      return await this.#start(undefined);
-    }
   }
 
   /** Stops the current generation; in-flight calls fail at once. Joins a stop under way. */

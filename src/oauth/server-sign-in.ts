@@ -7,7 +7,7 @@
 // with no person (machine-client.ts). Tokens bound to mcpmux's key (DPoP, dpop-key.ts) go
 // with a proof. The rest of mcpmux sees a server that answers, or an AUTH_* error that says why.
 import type { AuthOptions, AuthResult, FetchLike, IssuerMismatchError } from '@modelcontextprotocol/client';
-import { clientSdk, type ClientSdk } from '../child/client-sdk.js';
+import { clientSdk } from '../child/client-sdk.js';
 import { MuxError, messageOf } from '../errors.js';
 import type { Logger } from '../log.js';
 import type { OAuthSettings } from './oauth-settings.js';
@@ -18,6 +18,7 @@ import { MachineOAuthProvider } from './machine-client.js';
 import { MuxOAuthProvider } from './oauth-provider.js';
 import { withSignInLock, type HeldSignInLock } from './sign-in-lock.js';
 import { nearsItsEnd } from './token-life.js';
+import { challengeOf, hintFor, isSameOriginIssuerMismatch, needsSignIn } from './auth-answers.js';
 
 /** How long mcpmux waits for the person to finish signing in. */
 const SIGN_IN_WAIT_MS = 5 * 60_000;
@@ -363,39 +364,6 @@ export class ServerSignIn {
     log.info(`[${serverName}] signed in`);
     if (sentTo !== undefined) for (const listener of this.#onSignedIn) listener(sentTo);
   }
-}
-
-/** The issuer (RFC 8414 §3.3) check, relaxed only where the server's own origin is its authorization server. */
-export function isSameOriginIssuerMismatch(sdk: ClientSdk, error: unknown, serverUrl: string): boolean {
-  if (!(error instanceof sdk.IssuerMismatchError) || error.kind !== 'metadata') return false;
-  const origin = new URL(serverUrl).origin;
-  const originOf = (issuer: string | undefined) =>
-    issuer && URL.canParse(issuer) ? new URL(issuer).origin : '';
-  return originOf(error.expected) === origin && originOf(error.received) === origin;
-}
-
-/** What to check when the authorization server refused the client itself, or a jwt_bearer grant. */
-async function hintFor(error: unknown, settings: OAuthSettings): Promise<string> {
-  const { OAuthError } = await clientSdk();
-  if (!(error instanceof OAuthError)) return '';
-  if (error.code === 'invalid_client')
-    return ' (the authorization server does not accept this client: check oauth.client_id, and its client_secret or private_key)';
-  if (error.code === 'invalid_grant' && settings.idp !== undefined)
-    return ` (the authorization server refused the grant ${settings.idp.issuer} issued: check that it trusts that identity provider, and that the provider knows this server's client as ${settings.clientId})`;
-  if (error.code === 'invalid_grant' && settings.grantType === 'jwt_bearer')
-    return ` (the authorization server refused the workload token in ${settings.assertionFile}: check that it is current, that its audience is this authorization server, and that the server trusts its issuer)`;
-  return '';
-}
-
-/** 401, or 403 asking for more scope: the server wants (another) sign-in. */
-function needsSignIn(sdk: ClientSdk, response: Response): boolean {
-  if (response.status === 401) return true;
-  return response.status === 403 && sdk.extractWWWAuthenticateParams(response).error === 'insufficient_scope';
-}
-
-function challengeOf(sdk: ClientSdk, response: Response): string {
-  const { error } = sdk.extractWWWAuthenticateParams(response);
-  return error ? `, ${error}` : '';
 }
 
 function union(...scopes: (string | undefined)[]): string | undefined {

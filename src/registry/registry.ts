@@ -9,6 +9,7 @@ import type { ChildConnectionOptions, ChildEvent } from '../child/child-types.js
 import type { ChildStatus } from '../child/child-status.js';
 import type { ChildProcess } from '../child/child-process.js';
 import { MuxError, messageOf } from '../errors.js';
+import { nameTaken, notFound, removedWhile, shuttingDown } from './registry-errors.js';
 import type { Logger } from '../log.js';
 import type { RestartPolicy, ServerSpec } from '../server-spec.js';
 import { CATALOG_KINDS, type Catalog } from '../router/capabilities.js';
@@ -134,12 +135,7 @@ export class Registry {
       this.#assertOpen();
       const problem = this.#options.validateName?.(name);
       if (problem) throw new MuxError('INVALID_NAME', problem);
-      if (this.#entries.has(name)) {
-        throw new MuxError(
-          'NAME_TAKEN',
-          `a server named '${name}' already exists; remove it first or pick another name (reload_server restarts it)`,
-        );
-      }
+      if (this.#entries.has(name)) throw nameTaken(name);
       const conn: ChildConnection = new ChildConnection({
         ...this.#options.connection,
         name,
@@ -197,9 +193,7 @@ export class Registry {
     }
     return this.#mutate(() => {
       const entry = this.#entries.get(name);
-      if (entry?.connection !== connection) {
-        throw new MuxError('SERVER_STOPPED', `server '${name}' was removed while it was starting`);
-      }
+      if (entry?.connection !== connection) throw removedWhile('starting', name);
       entry.lastTools = connection.tools;
       this.#publish();
       return { status: connection.status(), tools: connection.tools };
@@ -245,7 +239,7 @@ export class Registry {
     const { connection } = entry;
     if (build) {
       await connection.devLoop.build().catch((error: unknown) => {
-        throw this.#entries.get(name) === entry ? error : removedWhileReloading(name);
+        throw this.#entries.get(name) === entry ? error : removedWhile('reloading', name);
       });
     }
     const running = connection.state.kind === 'running';
@@ -269,7 +263,7 @@ export class Registry {
         this.#publish();
       });
     }
-    if (this.#entries.get(name) !== entry) throw removedWhileReloading(name);
+    if (this.#entries.get(name) !== entry) throw removedWhile('reloading', name);
     return {
       status: connection.status(),
       tools: connection.tools,
@@ -390,18 +384,10 @@ export class Registry {
   }
 
   #assertOpen(): void {
-    if (this.#closed) throw new MuxError('SERVER_STOPPED', 'mcpmux is shutting down; no server can be added');
+    if (this.#closed) throw shuttingDown();
   }
 
   #notFound(name: string): MuxError {
-    const known = [...this.#entries.keys()];
-    const hint =
-      known.length > 0
-        ? `known servers: ${known.join(', ')}`
-        : 'no server is registered; add one with add_server';
-    return new MuxError('SERVER_NOT_FOUND', `no server named '${name}'; ${hint}`);
+    return notFound(name, [...this.#entries.keys()]);
   }
 }
-
-const removedWhileReloading = (name: string) =>
-  new MuxError('SERVER_STOPPED', `server '${name}' was removed while it was reloading`);

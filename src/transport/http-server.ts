@@ -38,6 +38,7 @@ import {
   LEGACY_SSE_PATH,
   LegacySseTransport,
   opensLegacySession,
+  refusedLegacyMethod,
 } from './legacy-sse.js';
 import { callHeaderMismatch } from './param-headers.js';
 import { boundRequestStream, boundSessionBacklog, type SessionBacklog } from './session-backlog.js';
@@ -276,19 +277,8 @@ export class McpHttpServer {
 
   /** The 2024-11-05 transport's two endpoints: GET opens a session's stream, POST brings it a message. */
   async #handleLegacy(url: URL, req: IncomingMessage, res: ServerResponse): Promise<void> {
-    if (url.pathname === LEGACY_SSE_PATH) {
-      if (req.method === 'GET') return await this.#newLegacySession(req, res);
-      res.setHeader('Allow', 'GET');
-      return reply(
-        res,
-        405,
-        `open an HTTP+SSE session with GET ${LEGACY_SSE_PATH}; streamable HTTP is at ${MCP_PATH}`,
-      );
-    }
-    if (req.method !== 'POST') {
-      res.setHeader('Allow', 'POST');
-      return reply(res, 405, `post messages to ${LEGACY_MESSAGES_PATH}?sessionId=…`);
-    }
+    if (refusedLegacyMethod(url, req, res, MCP_PATH)) return;
+    if (url.pathname === LEGACY_SSE_PATH) return await this.#newLegacySession(req, res);
     const id = url.searchParams.get('sessionId');
     const open = id === null ? undefined : this.#sessions.get(id);
     if (!(open?.transport instanceof LegacySseTransport))

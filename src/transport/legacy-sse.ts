@@ -7,6 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { JSONRPCMessage, Transport, TransportSendOptions } from '@modelcontextprotocol/server';
+import { reply } from './http-bodies.js';
 import { isJsonRpcMessage } from './json-line-reader.js';
 import { serializeMessage } from './json-serialization.js';
 import { invalidRequestId } from './request-ids.js';
@@ -29,6 +30,23 @@ export function opensLegacySession(req: IncomingMessage): boolean {
     req.headers['mcp-protocol-version'] === undefined &&
     req.headers['last-event-id'] === undefined
   );
+}
+
+/** Answers 405 to a method an HTTP+SSE endpoint does not take (GET opens a stream, POST brings a message). */
+export function refusedLegacyMethod(
+  url: URL,
+  req: IncomingMessage,
+  res: ServerResponse,
+  mcpPath: string,
+): boolean {
+  const [allow, use] =
+    url.pathname === LEGACY_SSE_PATH
+      ? ['GET', `open an HTTP+SSE session with GET ${LEGACY_SSE_PATH}; streamable HTTP is at ${mcpPath}`]
+      : ['POST', `post messages to ${LEGACY_MESSAGES_PATH}?sessionId=…`];
+  if (req.method === allow) return false;
+  res.setHeader('Allow', allow);
+  reply(res, 405, use);
+  return true;
 }
 
 /**

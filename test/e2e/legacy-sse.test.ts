@@ -177,6 +177,10 @@ t.test(
     t.equal(unknown.status, 404);
     t.match(JSON.parse(unknown.text), { error: { message: /unknown session .* GET \/sse/ } });
     t.equal((await post(`${base(served.url)}/sse`, '{}')).status, 405, 'POST /sse');
+    const getMessages = await fetch(`${base(served.url)}/messages?sessionId=nope`);
+    t.equal(getMessages.status, 405, 'GET /messages');
+    t.equal(getMessages.headers.get('allow'), 'POST');
+    t.match(await getMessages.json(), { error: { message: /post messages to \/messages\?sessionId=/ } });
     await served.stop();
     await assertNoLeaks(t);
   },
