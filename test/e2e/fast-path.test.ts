@@ -6,7 +6,7 @@ import t, { type Test } from 'tap';
 import { resultText } from '../helpers/client-calls.js';
 import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
-import { DIST_MAIN, fixturePath } from '../helpers/fixtures.js';
+import { DIST_MAIN, fixturePath, npmServerPath } from '../helpers/fixtures.js';
 import { startMcpmux, type Session } from '../helpers/mcpmux-process.js';
 import {
   LEAK_TAG_VAR,
@@ -223,6 +223,83 @@ t.test(
       'so is one asked while another call runs',
     );
     t.equal(resultText(await during), 'waited 3 steps');
+  },
+);
+
+t.test(
+  'prompts/get, resources/read and completion/complete come back as the child gives them, in either era',
+  async (t) => {
+    const everything = npmServerPath('@modelcontextprotocol/server-everything');
+    const direct = new Client({ name: 'direct', version: '1.0.0' });
+    await direct.connect(
+      new StdioClientTransport({ command: process.execPath, args: [everything, 'stdio'], env: taggedEnv() }),
+    );
+    t.teardown(() => direct.close());
+    const template = 'demo://resource/dynamic/text/{resourceId}';
+    const asked = {
+      prompt: { name: 'args-prompt', arguments: { city: 'Paris', state: 'TX' } },
+      completion: {
+        ref: { type: 'ref/prompt' as const, name: 'completable-prompt' },
+        argument: { name: 'name', value: '' },
+        context: { arguments: { department: 'Sales' } },
+      },
+      templateCompletion: {
+        ref: { type: 'ref/resource' as const, uri: template },
+        argument: { name: 'resourceId', value: '1' },
+      },
+    };
+    const expected = {
+      prompt: await direct.getPrompt(asked.prompt),
+      completion: await direct.complete(asked.completion),
+      templateCompletion: await direct.complete(asked.templateCompletion),
+      resource: await direct.readResource({ uri: 'demo://resource/dynamic/text/1' }),
+    };
+    t.same(expected.completion.completion.values, ['David', 'Eve', 'Frank'], 'the child completes');
+    const withoutMeta = ({ _meta, ...rest }: Record<string, unknown>) => rest;
+    for (const era of ['2025', '2026-07-28'] as const) {
+      const client = new Client(
+        { name: era, version: '1.0.0' },
+        era === '2025' ? {} : { versionNegotiation: { mode: { pin: '2026-07-28' } } },
+      );
+      await overStdio(t, client, ['--', 'ev', process.execPath, everything, 'stdio']);
+      const got = {
+        prompt: await client.getPrompt({ ...asked.prompt, name: 'ev__args-prompt' }),
+        completion: await client.complete({
+          ...asked.completion,
+          ref: { type: 'ref/prompt', name: 'ev__completable-prompt' },
+        }),
+        templateCompletion: await client.complete(asked.templateCompletion),
+        resource: await client.readResource({ uri: 'demo://resource/dynamic/text/1' }),
+      };
+      t.same(withoutMeta(got.prompt), expected.prompt, `${era}: a prompt with arguments`);
+      t.same(withoutMeta(got.completion), expected.completion, `${era}: a prompt argument's completions`);
+      t.same(
+        withoutMeta(got.templateCompletion),
+        expected.templateCompletion,
+        `${era}: a template argument's completions`,
+      );
+      // Dynamic contents carry the time they were made.
+      const timeless = (value: unknown) =>
+        JSON.stringify(value).replace(/(created at|Timestamp:?) [^"\\]*/gi, '<time>');
+      t.equal(
+        timeless(withoutMeta(got.resource).contents),
+        timeless(expected.resource.contents),
+        `${era}: a resource of a template`,
+      );
+      await t.rejects(
+        client.getPrompt({ name: 'ev__nope' }),
+        { message: /server 'ev' has no prompt 'ev__nope'.*\[PROMPT_NOT_FOUND\]/ },
+        `${era}: an unknown prompt is answered as before`,
+      );
+      await t.rejects(
+        client.complete({
+          ref: { type: 'ref/prompt', name: 'ev__nope' },
+          argument: { name: 'a', value: '' },
+        }),
+        { message: /no prompt 'ev__nope'/ },
+        `${era}: so is the completion of one`,
+      );
+    }
   },
 );
 
