@@ -1,7 +1,8 @@
 // A 2026-07-28 result must say `resultType`; some servers of that era still leave it out, and
 // the SDK's client then refuses the result (only a 2025 server gets "absent means complete").
 // mcpmux fronts servers it does not control, so for a modern child it reads a result without
-// one as complete, says so once, and answers its own client with the field in place.
+// one as complete, says so once, and answers its own client with the field in place (on the
+// forwarding fast path too, where the child's answer does not pass the SDK's client).
 import type { Transport } from '@modelcontextprotocol/client';
 
 /** Makes `transport` deliver results without `resultType` as complete ones; `onFirst` is told once. */
@@ -16,8 +17,15 @@ export function bridgeMissingResultType(transport: Transport, onFirst: () => voi
         told = true;
         onFirst();
       }
-      (result as Record<string, unknown>)['resultType'] = 'complete';
+      (result as Record<string, unknown>)['resultType'] = COMPLETE;
     }
     deliver.call(transport, message, extra);
   };
+}
+
+const COMPLETE = 'complete';
+
+/** A modern child's result as its client must read it: `resultType` absent means complete. */
+export function withResultType<T extends object>(result: T): T {
+  return 'resultType' in result ? result : { ...result, resultType: COMPLETE };
 }

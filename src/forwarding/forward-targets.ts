@@ -12,6 +12,7 @@ import {
 import type { LoggingLevel } from '@modelcontextprotocol/server';
 import type { ChildConnection } from '../child/child-connection.js';
 import { childCapabilities } from '../child/child-client.js';
+import { withResultType } from '../child/result-type-bridge.js';
 import { withExposedUris } from '../proxy/catalog-handlers.js';
 import type { InputCapableMethod, InputRelay } from '../proxy/input-relay.js';
 import { toJsonRpcError } from '../proxy/results.js';
@@ -140,7 +141,8 @@ function toolTarget(route: Route<'tools'>, requested: string, params: Params, sh
 /**
  * A 2026-07-28 client's request: a 2026-07-28 child is told in the envelope who asks
  * (mcpmux) and what the caller can do, as the SDK's path tells it; its input_required round
- * goes back with its requestState sealed; a 2025 child's result, and any result mcpmux makes
+ * goes back with its requestState sealed, and a result of its without resultType (which the
+ * revision requires) goes as a complete one; a 2025 child's result, and any result mcpmux makes
  * itself (a call its server's end or a reload cut short), gets what a 2026-07-28 result
  * carries (resultType, serverInfo).
  */
@@ -173,7 +175,7 @@ export function forModernClient(
     ...(method === 'resources/read' && { ttlMs: 0, cacheScope: 'private' }),
     _meta: { [SERVER_INFO_META_KEY]: serverInfo, ...(result['_meta'] as Params | undefined) },
   });
-  const complete = (result: Params): Params => (childModern ? result : ours(result));
+  const complete = (result: Params): Params => (childModern ? withResultType(result) : ours(result));
   const base = target.shaping;
   const request = {
     server: target.connection.name,

@@ -191,6 +191,34 @@ t.test('a 2026-07-28 client takes it to a 2026-07-28 child, rounds and all', asy
   t.match(resultText(crashed), /server 'v2' crashed \(exit 1\).*\[SERVER_CRASHED\]/);
 });
 
+t.test('a 2026-07-28 child that leaves resultType out is read as complete, in either era', async (t) => {
+  // What its SDK path has done since 2026-07-28 children were served (result-type-bridge.ts),
+  // the fast path does too: a 2026-07-28 client's SDK refuses a result without the field.
+  for (const era of ['2026-07-28', '2025'] as const) {
+    const client = new Client(
+      { name: era, version: '1.0.0' },
+      era === '2025' ? {} : { versionNegotiation: { mode: { pin: '2026-07-28' } } },
+    );
+    await overStdio(t, client, server('bare', 'omits-result-type'));
+    // (A 2025 client's call to a 2026-07-28 child takes the SDK's path, which reshapes it.)
+    if (era === '2026-07-28')
+      t.match(
+        await client.callTool({ name: 'bare__request_id', arguments: {} }).then(resultText),
+        /^mcpmux-\d+$/,
+        'on the fast path',
+      );
+    const echoed = await client.callTool({ name: 'bare__echo', arguments: { message: 'hi' } });
+    t.equal(resultText(echoed), 'hi', `${era}: a call`);
+    const through = await client.callTool({
+      name: 'call_tool',
+      arguments: { name: 'bare__echo', arguments: { message: 'again' } },
+    });
+    t.equal(resultText(through), 'again', `${era}: a call through call_tool`);
+    const memo = await client.readResource({ uri: 'memo://modern' });
+    t.match(memo.contents, [{ uri: 'memo://modern', text: 'a memo' }], `${era}: a resource read`);
+  }
+});
+
 t.test(
   'a 2026-07-28 client that declares nothing it can be asked takes a 2025 child on the fast path too',
   async (t) => {

@@ -33,6 +33,7 @@ export type FixtureName =
   | 'catalog-replay'
   | 'tracks-subscriptions'
   | 'modern-v2'
+  | 'omits-result-type'
   | 'modern-http'
   | 'exit-on-discover'
   | 'list-storm'
