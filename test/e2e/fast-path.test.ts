@@ -191,6 +191,38 @@ t.test('a 2026-07-28 client takes it to a 2026-07-28 child, rounds and all', asy
   t.match(resultText(crashed), /server 'v2' crashed \(exit 1\).*\[SERVER_CRASHED\]/);
 });
 
+t.test("a server that writes its answers' fields in the Python SDK's order", async (t) => {
+  // {"jsonrpc":"2.0","id":…,"result":…}: the answer's id is found and replaced where it stands.
+  const s = await startMcpmux(['--max-result-bytes', '2000', ...server('py', 'python-shape')]);
+  t.teardown(async () => {
+    await s.client.close().catch(() => {});
+    await s.process.exited;
+  });
+  await s.client.listTools();
+  t.match(resultText(await s.call('py__request_id')), /^mcpmux-\d+$/, 'on the fast path');
+  t.equal(resultText(await s.call('py__echo', { message: 'é "quoted" \\n' })), 'é "quoted" \\n');
+  const many = await Promise.all(
+    Array.from({ length: 30 }, (_, i) =>
+      s.call('call_tool', { name: 'py__echo', arguments: { message: `m${i}` } }),
+    ),
+  );
+  t.same(
+    many.map(resultText),
+    many.map((_, i) => `m${i}`),
+    '30 calls at once, through call_tool, each get their own answer',
+  );
+  t.match(
+    resultText(await s.call('py__lines', { count: 500 })),
+    /line 1 of the text[^]*kept as handle/,
+    'a large one is cut',
+  );
+  await t.rejects(
+    s.call('py__fail'),
+    { code: -32602, message: /Unknown tool: fail/ },
+    'its error comes through',
+  );
+});
+
 t.test('a 2026-07-28 child that leaves resultType out is read as complete, in either era', async (t) => {
   // What its SDK path has done since 2026-07-28 children were served (result-type-bridge.ts),
   // the fast path does too: a 2026-07-28 client's SDK refuses a result without the field.

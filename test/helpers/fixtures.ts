@@ -34,6 +34,7 @@ export type FixtureName =
   | 'tracks-subscriptions'
   | 'modern-v2'
   | 'omits-result-type'
+  | 'python-shape'
   | 'modern-http'
   | 'exit-on-discover'
   | 'list-storm'
