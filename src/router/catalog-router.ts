@@ -8,13 +8,14 @@ import type { ChildConnection } from '../child/child-connection.js';
 import type { CallOptions } from '../child/child-types.js';
 import { MuxError } from '../errors.js';
 import type { Logger } from '../log.js';
-import type { RegistrySnapshot, ServerView } from '../registry/registry-snapshot.js';
+import type { RegistrySnapshot } from '../registry/registry-snapshot.js';
 import { CAPABILITY_TABLE, itemKey, type CatalogItems, type CatalogKind } from './capabilities.js';
-import { DEFAULT_MAX_TOOL_NAME, exposedToolName, splitExposedName } from './tool-names.js';
+import { DEFAULT_MAX_TOOL_NAME, exposedToolName } from './tool-names.js';
 import { parseRewrittenUri, rewriteUri } from './uri-names.js';
 import { withExposedAppUris } from './app-uris.js';
 import { forwardedParams } from './forwarded-params.js';
 import { callAsTask, listedTaskSupport, runsOnlyAsTask } from './task-support.js';
+import { unknownNameError } from './unknown-names.js';
 
 export interface Route<K extends CatalogKind = CatalogKind> {
   readonly exposedKey: string;
@@ -216,7 +217,10 @@ export class CatalogRouter {
       kind === 'tools'
         ? (this.toolRoute(snapshot, name) as Route<K> | undefined)
         : this.table(snapshot, kind).byKey.get(name);
-    if (!route) throw this.#unknown(snapshot, kind, name);
+    if (!route) {
+      const owners = kind === 'tools' ? this.#toolsByOwnName(snapshot).get(name) : undefined;
+      throw unknownNameError(snapshot, kind, name, this.table(snapshot, kind), owners);
+    }
     return route;
   }
 
@@ -347,50 +351,4 @@ export class CatalogRouter {
     }
     return template;
   }
-
-  #unknown(snapshot: RegistrySnapshot, kind: 'tools' | 'prompts', name: string): MuxError {
-    const noun = kind === 'tools' ? 'tool' : 'prompt';
-    const code = kind === 'tools' ? 'TOOL_NOT_FOUND' : 'PROMPT_NOT_FOUND';
-    const owners = kind === 'tools' ? this.#toolsByOwnName(snapshot).get(name) : undefined;
-    if (owners && owners.length > 1)
-      return new MuxError(
-        code,
-        `tool '${name}' is on ${owners.length} servers (${owners.map((r) => r.server).join(', ')}); call it by its exposed name: ${owners.map((r) => `'${r.exposedKey}'`).join(' or ')}`,
-      );
-    const parts = splitExposedName(name);
-    if (!parts) {
-      const hint = kind === 'tools' ? 'call list_servers to see them' : 'call prompts/list to see them';
-      return new MuxError(
-        code,
-        `unknown ${noun} '${name}'; child ${noun}s are named <server>__<${noun}>: ${hint}`,
-      );
-    }
-    const view = snapshot.servers.get(parts.server);
-    if (!view) {
-      const known = [...snapshot.servers.keys()];
-      return new MuxError(
-        code,
-        `unknown ${noun} '${name}': no server named '${parts.server}'${known.length ? ` (servers: ${known.join(', ')})` : ''}`,
-      );
-    }
-    if (view.connection.state.kind !== 'running') return notAvailable(view, `${noun} '${name}'`);
-    const available = this.table(snapshot, kind)
-      .items.filter((t) => t.name.startsWith(view.name + '__'))
-      .map((t) => t.name);
-    return new MuxError(
-      code,
-      `server '${view.name}' has no ${noun} '${name}'; its ${noun}s: ${available.join(', ') || '(none)'}`,
-    );
-  }
-}
-
-/** The error for something of a server that is not running now. */
-function notAvailable(view: ServerView, what: string): MuxError {
-  const status = view.connection.status();
-  const why =
-    status.status === 'crashed'
-      ? `crashed (${status.last_error}); call reload_server {"name":"${view.name}"}`
-      : `${status.status}; try again when it is running`;
-  const code = status.status === 'crashed' ? 'SERVER_CRASHED' : 'SERVER_BUSY';
-  return new MuxError(code, `${what} is not available: server '${view.name}' is ${why}`);
 }

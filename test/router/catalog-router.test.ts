@@ -85,3 +85,34 @@ t.test('tables are rebuilt per snapshot version; exposures are made once per too
   );
   t.equal(warnings.length, 1, 'the duplicate is reported once, not on every rebuild');
 });
+
+t.test('a prompt asked for by its own name is told its exposed name', async (t) => {
+  const { router } = routerWithLog();
+  const prompt = (name: string) => ({ name, description: name });
+  const view = (name: string, prompts: { name: string }[]) =>
+    [
+      name,
+      {
+        name,
+        tools: [],
+        catalog: { ...EMPTY_CATALOG, prompts },
+        connection: { name } as unknown as ChildConnection,
+      },
+    ] as const;
+  const snap: RegistrySnapshot = {
+    version: 1,
+    servers: new Map([view('ev', [prompt('simple'), prompt('both')]), view('docs', [prompt('both')])]),
+  };
+  t.throws(() => router.route(snap, 'prompts', 'simple'), {
+    code: 'PROMPT_NOT_FOUND',
+    message:
+      /^unknown prompt 'simple'; child prompts are named <server>__<prompt>: did you mean 'ev__simple'\?$/,
+  });
+  t.throws(() => router.route(snap, 'prompts', 'both'), {
+    message: /did you mean 'ev__both' or 'docs__both'\?$/,
+  });
+  t.throws(() => router.route(snap, 'prompts', 'none'), {
+    message:
+      /^unknown prompt 'none'; child prompts are named <server>__<prompt>: call prompts\/list to see them$/,
+  });
+});
