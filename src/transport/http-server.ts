@@ -32,6 +32,7 @@ import type { Logger } from '../log.js';
 import type { ListChangedMethod } from '../router/capabilities.js';
 import { BodyError, readJson, reply, replyError } from './http-bodies.js';
 import { HttpGuard } from './http-guard.js';
+import { malformedInitialize } from './initialize-check.js';
 import { SessionTable } from './http-sessions.js';
 import {
   LEGACY_MESSAGES_PATH,
@@ -253,8 +254,12 @@ export class McpHttpServer {
         if (existing) return await this.#serve(sessionId as string, existing, req, res, body);
         if (sessionId !== undefined)
           return reply(res, 404, 'unknown session (it was closed or expired); initialize a new one');
-        if (!isInitializeRequest(body))
+        if (!isInitializeRequest(body)) {
+          const malformed = malformedInitialize(body);
+          if (malformed)
+            return replyError(res, 400, { code: -32602, message: malformed.message }, malformed.id);
           return reply(res, 400, 'no session: the first request must be initialize');
+        }
         return await this.#newSession(req, res, body);
       }
       if (req.method === 'GET' && sessionId === undefined && opensLegacySession(req))

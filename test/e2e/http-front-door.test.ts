@@ -219,6 +219,41 @@ t.test('--max-sessions: past the cap a clear 503; a closed session frees its pla
   await stop(t, served);
 });
 
+t.test('an initialize with a wrong or missing field is told which, and takes no place', async (t) => {
+  const served = await startMcpmuxHttp(['--max-sessions', '1']);
+  const { url } = served;
+  const params = INITIALIZE.params;
+  const cases: [string, unknown, RegExp][] = [
+    [
+      'a number for protocolVersion',
+      { ...params, protocolVersion: 20250618 },
+      /expected string.*params\.protocolVersion/,
+    ],
+    ['no clientInfo', { protocolVersion: PROTOCOL, capabilities: {} }, /params\.clientInfo/],
+    ['a clientInfo without version', { ...params, clientInfo: { name: 'x' } }, /params\.clientInfo\.version/],
+    ['no params', undefined, /at params/],
+  ];
+  for (const [what, wrong, names] of cases) {
+    const answer = await post(url, { ...INITIALIZE, id: 7, params: wrong });
+    t.equal(answer.status, 400, what);
+    t.equal(answer.headers['mcp-session-id'], undefined, `${what}: no session`);
+    const { error, id } = JSON.parse(answer.text);
+    t.equal(id, 7, `${what}: the answer carries its id`);
+    t.equal(error.code, -32602);
+    t.match(error.message, /^invalid initialize request: /);
+    t.match(error.message, names, `${what}: says which field`);
+  }
+  t.match(
+    JSON.parse((await post(url, callTool('list_servers'))).text),
+    {
+      error: { message: 'no session: the first request must be initialize' },
+    },
+    'another request without a session is still told to initialize first',
+  );
+  t.equal((await post(url, INITIALIZE)).status, 200, 'the one place was kept for a good initialize');
+  await stop(t, served);
+});
+
 t.test('a client whose session ended takes no place by reopening its stream without one', async (t) => {
   const served = await startMcpmuxHttp(['--max-sessions', '1']);
   const { url } = served;
