@@ -5,6 +5,8 @@
 // forwarding fast path too, where the child's answer does not pass the SDK's client).
 import type { Transport } from '@modelcontextprotocol/client';
 
+const COMPLETE = 'complete';
+
 /** Makes `transport` deliver results without `resultType` as complete ones; `onFirst` is told once. */
 export function bridgeMissingResultType(transport: Transport, onFirst: () => void): void {
   const deliver = transport.onmessage;
@@ -22,8 +24,6 @@ export function bridgeMissingResultType(transport: Transport, onFirst: () => voi
     deliver.call(transport, message, extra);
   };
 }
-
-const COMPLETE = 'complete';
 
 /** A modern child's result as its client must read it: `resultType` absent means complete. */
 export function withResultType<T extends object>(result: T): T {
