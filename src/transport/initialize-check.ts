@@ -1,6 +1,7 @@
-// Why an initialize request is not one: the SDK's check (isInitializeRequest) only says
-// whether it is, and a session-less POST that is not gets "the first request must be
-// initialize", which misleads a client whose initialize has a wrong or missing field.
+// Why an initialize request is not one, said as a client author can act on it: over HTTP the
+// SDK's check (isInitializeRequest) only says whether it is, and a session-less POST that is
+// not gets "the first request must be initialize"; on stdio the SDK answers -32603 with zod's
+// issues as raw JSON.
 import { z } from 'zod';
 
 /** What MCP's initialize carries (2024-11-05 to 2025-11-25), as far as a client must write it. */

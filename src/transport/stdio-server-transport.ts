@@ -15,6 +15,7 @@ import {
 import { JsonLineWriter } from './json-line-writer.js';
 import { OpenExchanges } from './open-exchanges.js';
 import { invalidRequestId } from './request-ids.js';
+import { malformedInitialize } from './initialize-check.js';
 
 export interface StdioServerTransportOptions {
   stdin?: Readable;
@@ -90,6 +91,17 @@ export class StdioServerTransport implements Transport {
           // The SDK drops such a request without a word, and the client would wait forever.
           this.post(refusal.answer);
           options.onDropped?.(refusal.why);
+          return true;
+        }
+        const malformed = malformedInitialize(message);
+        if (malformed) {
+          // The SDK would answer -32603 (an internal error) with zod's issues as raw JSON.
+          this.post({
+            jsonrpc: '2.0',
+            id: malformed.id!,
+            error: { code: -32602, message: malformed.message },
+          });
+          options.onDropped?.(`refused the client's initialize: ${malformed.message}`);
           return true;
         }
         if (!this.#holding && options.claim?.(message)) return true;

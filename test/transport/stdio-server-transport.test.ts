@@ -1,7 +1,8 @@
 // The client's side on stdio: a request whose id MCP does not allow (null, a fraction, an
 // object) is answered with JSON-RPC's Invalid Request at once, where the SDK would have
 // dropped it and left the client waiting; a request with a string or integer id goes on.
-// When the client closes its input, what it asked is still owed, and what it was asked fails.
+// An initialize with a wrong or missing field is answered Invalid Params, saying which. When
+// the client closes its input, what it asked is still owed, and what it was asked fails.
 import { PassThrough } from 'node:stream';
 import type { JSONRPCMessage } from '@modelcontextprotocol/server';
 import t from 'tap';
@@ -57,6 +58,28 @@ t.test('a request with an id MCP does not allow is answered Invalid Request; oth
   );
   t.equal(dropped.length, 5, 'each refusal is logged');
   t.match(dropped[0], /refused a ping request from the client: its id null/);
+  await transport.close();
+});
+
+t.test('an initialize with a wrong or missing field is answered Invalid Params, saying which', async (t) => {
+  const dropped: string[] = [];
+  const { stdin, transport, written, handed } = await piped({ onDropped: (why) => dropped.push(why) });
+  const clientInfo = { name: 'c', version: '1' };
+  const initialize = (id: number, params: unknown) =>
+    stdin.write(JSON.stringify({ jsonrpc: '2.0', id, method: 'initialize', params }) + '\n');
+  initialize(1, { protocolVersion: 20250618, capabilities: {}, clientInfo });
+  initialize(2, { protocolVersion: '2025-06-18', capabilities: {} });
+  initialize(3, { protocolVersion: '2025-06-18', capabilities: {}, clientInfo });
+  t.ok(await waitFor(() => written.length === 2 && handed.length === 1), 'two answered, one handed over');
+  t.match(written, [
+    {
+      id: 1,
+      error: { code: -32602, message: /^invalid initialize request: .*string.*at params\.protocolVersion$/ },
+    },
+    { id: 2, error: { code: -32602, message: /at params\.clientInfo$/ } },
+  ]);
+  t.match(handed, [{ id: 3, method: 'initialize' }], "a well-formed one is the SDK's");
+  t.match(dropped, [/^refused the client's initialize: invalid initialize request/, /clientInfo/]);
   await transport.close();
 });
 
