@@ -94,7 +94,9 @@ t.test('signs in once, keeps the tokens in 0600 files, and refreshes them', asyn
 
 t.test('two mcpmux processes renew the shared tokens once, and sign in once', async (t) => {
   // A token endpoint that takes 0.8 s: the second process asks while the first one's refresh is under way.
-  const remote = await startOAuthServer({ TOKEN_TTL_SECONDS: '2', TOKEN_DELAY_MS: '800' });
+  // Tokens live 6 s, so they are renewed after 3 s: the second process, however late a loaded
+  // machine starts it, reads the first one's new tokens well within their first half.
+  const remote = await startOAuthServer({ TOKEN_TTL_SECONDS: '6', TOKEN_DELAY_MS: '800' });
   const file = config('shared', { url: remote.url, oauth: {} });
   const [one, two] = await Promise.all([
     mcpmuxCall(file, 'shared__whoami'),
@@ -109,7 +111,7 @@ t.test('two mcpmux processes renew the shared tokens once, and sign in once', as
   );
   t.equal([one, two].filter((r) => /sign in to continue/.test(r.stderr)).length, 1, 'one process sent them');
 
-  await new Promise((resolve) => setTimeout(resolve, 1500));
+  await new Promise((resolve) => setTimeout(resolve, 3500));
   // The refresh token rotates: two processes renewing with it at once would have one refused.
   const noBrowser = { BROWSER: '/nonexistent/browser' };
   const renewed = await Promise.all([
