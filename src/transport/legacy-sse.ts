@@ -10,7 +10,7 @@ import type { JSONRPCMessage, Transport, TransportSendOptions } from '@modelcont
 import { reply } from './http-bodies.js';
 import { isJsonRpcMessage } from './json-line-reader.js';
 import { serializeMessage } from './json-serialization.js';
-import { invalidRequestId } from './request-ids.js';
+import { refusedRequest } from './request-ids.js';
 
 /** Where a legacy client opens its stream, and where it is told to post its messages. */
 export const LEGACY_SSE_PATH = '/sse';
@@ -94,7 +94,7 @@ export class LegacySseTransport implements Transport {
     if (messages.length === 0 || !messages.every(isJsonRpcMessage))
       return 'the body is not a JSON-RPC 2.0 message (nor a batch of them)';
     for (const message of messages) {
-      const refusal = invalidRequestId(message);
+      const refusal = refusedRequest(message);
       if (refusal) void this.send(refusal.answer).catch(() => {});
       else this.onmessage?.(message);
     }

@@ -1,6 +1,8 @@
 // What MCP allows as a request's id, checked where a client's messages come in before the
 // SDK's dispatch (stdio, HTTP+SSE): the SDK drops a request with any other id without a word.
+// There too a malformed initialize is refused (initialize-check.ts): refusedRequest is both.
 import type { JSONRPCMessage } from '@modelcontextprotocol/server';
+import { initializeRefusal } from './initialize-check.js';
 
 /**
  * A request whose id MCP does not allow (it must be a string or an integer, never null): the
@@ -35,4 +37,12 @@ export function cancelledRequestId(message: JSONRPCMessage): string | number | u
     return undefined;
   const id = (message.params as { requestId?: unknown } | undefined)?.requestId;
   return typeof id === 'string' || typeof id === 'number' ? id : undefined;
+}
+
+/**
+ * What a transport answers at once, before the SDK sees the message: a request whose id MCP
+ * does not allow, or a malformed initialize; undefined for everything else.
+ */
+export function refusedRequest(message: JSONRPCMessage): { answer: JSONRPCMessage; why: string } | undefined {
+  return invalidRequestId(message) ?? initializeRefusal(message);
 }

@@ -14,8 +14,7 @@ import {
 } from './json-line-reader.js';
 import { JsonLineWriter } from './json-line-writer.js';
 import { OpenExchanges } from './open-exchanges.js';
-import { invalidRequestId } from './request-ids.js';
-import { malformedInitialize } from './initialize-check.js';
+import { refusedRequest } from './request-ids.js';
 
 export interface StdioServerTransportOptions {
   stdin?: Readable;
@@ -86,22 +85,12 @@ export class StdioServerTransport implements Transport {
     });
     this.#reader = new JsonLineReader({
       onMessage: (message) => {
-        const refusal = invalidRequestId(message);
+        const refusal = refusedRequest(message);
         if (refusal) {
-          // The SDK drops such a request without a word, and the client would wait forever.
+          // The SDK drops a bad id without a word (the client would wait forever), and answers a
+          // malformed initialize as an internal error with raw JSON.
           this.post(refusal.answer);
           options.onDropped?.(refusal.why);
-          return true;
-        }
-        const malformed = malformedInitialize(message);
-        if (malformed) {
-          // The SDK would answer -32603 (an internal error) with zod's issues as raw JSON.
-          this.post({
-            jsonrpc: '2.0',
-            id: malformed.id!,
-            error: { code: -32602, message: malformed.message },
-          });
-          options.onDropped?.(`refused the client's initialize: ${malformed.message}`);
           return true;
         }
         if (!this.#holding && options.claim?.(message)) return true;

@@ -159,6 +159,24 @@ t.test(
         'an id past 2^53 is answered with an Invalid Request error',
       );
 
+      // So is an initialize with a wrong field (the SDK answers it as an internal error, in raw JSON).
+      await post(
+        messages,
+        JSON.stringify({ ...INITIALIZE, id: 9, params: { ...INITIALIZE.params, clientInfo: {} } }),
+      );
+      t.ok(
+        await waitFor(() =>
+          stream
+            .events()
+            .some((e) =>
+              /"id":9,"error":\{"code":-32602,"message":"invalid initialize request: .*at params\.clientInfo\.name/.test(
+                e.data,
+              ),
+            ),
+        ),
+        'a malformed initialize is answered Invalid Params, naming the field',
+      );
+
       const notRpc = await post(messages, JSON.stringify({ hello: 'world' }));
       t.equal(notRpc.status, 400);
       t.match(JSON.parse(notRpc.text), { error: { message: /not a JSON-RPC 2\.0 message/ } });
