@@ -5,7 +5,9 @@
 // listen stream); `confirm {action}` asks the client for a yes/no through input_required
 // (2026-07-28) or an elicitation request (2025) and says what it was told; `wizard` (2026-07-28)
 // asks a name, then a colour, carrying the name from round to round in its requestState;
-// `request_id` names the call's JSON-RPC id; `crash` ends the process without answering.
+// `request_id` names the call's JSON-RPC id; `crash` ends the process without answering;
+// `log {levels}` sends a log message at each level named (2026-07-28: those at or above the
+// level its request asked for, none when it asked for none; 2025: those the session's level lets through).
 // It has a resource, memo://modern, that can be subscribed to (2026-07-28: through the
 // client's listen stream); `touch` says it changed.
 import { McpServer, acceptedContent, inputRequired } from '@modelcontextprotocol/server';
@@ -23,7 +25,7 @@ const register = (/** @type {McpServer} */ server, /** @type {string} */ name) =
 serveStdio(({ era }) => {
   const server = new McpServer(
     { name: 'modern-v2', version: '1.0.0' },
-    { capabilities: { resources: { subscribe: true } } },
+    { capabilities: { resources: { subscribe: true }, logging: {} } },
   );
   server.registerResource('memo', 'memo://modern', { description: 'A memo' }, (uri) => ({
     contents: [{ uri: uri.href, text: 'a memo' }],
@@ -104,6 +106,17 @@ serveStdio(({ era }) => {
   server.registerTool('request_id', { description: 'The JSON-RPC id this call came under' }, (ctx) => ({
     content: [{ type: 'text', text: String(ctx.mcpReq.id) }],
   }));
+  server.registerTool(
+    'log',
+    {
+      description: 'Send a log message at each level named',
+      inputSchema: z.object({ levels: z.array(z.enum(['debug', 'info', 'notice', 'warning', 'error'])) }),
+    },
+    async ({ levels }, ctx) => {
+      for (const level of levels) await ctx.mcpReq.log(level, `${level} message`);
+      return { content: [{ type: 'text', text: `logged ${levels.length}` }] };
+    },
+  );
   // A server that dies mid-call: the call's answer is mcpmux's.
   server.registerTool('crash', { description: 'Exit without answering' }, () => process.exit(1));
   for (const add of added) add(server);

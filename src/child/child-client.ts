@@ -70,7 +70,7 @@ function relayToUpstream(
   client.fallbackRequestHandler = async (request) => {
     throw new WireError(ProtocolErrorCode.MethodNotFound, undeclaredRequestMessage(request.method));
   };
-  client.setNotificationHandler('notifications/message', (n) => upstream.notify(name, n));
+  client.setNotificationHandler('notifications/message', (n) => upstream.notify(name, n, gen.origins));
   client.setNotificationHandler('notifications/resources/updated', (n) => upstream.notify(name, n));
   client.setNotificationHandler('notifications/elicitation/complete', (n) => upstream.notify(name, n));
   // The SDK's v2 client keeps no task vocabulary: a task's status comes as an unknown method.

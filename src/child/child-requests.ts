@@ -21,6 +21,7 @@ import { DEFAULT_CALL_TIMEOUT_MS } from './child-types.js';
 import { DRAIN_AFTER_EXIT_MS, originDuring, type Generation } from './generation.js';
 import { httpRefusal } from './http-refusal.js';
 import { ResourceListen } from './resource-listen.js';
+import { moreVerbose } from './request-logs.js';
 import type { ReloadHold } from './reload-hold.js';
 import { SessionRenewal } from './session-renewal.js';
 import { delay } from './start-failure.js';
@@ -171,7 +172,8 @@ export async function forwardRequest(
     params = withEnvelope(
       params,
       origin?.capabilities && childCapabilities(origin.capabilities),
-      gen.logLevel,
+      // What its caller asked to hear, or a 2025 session (the child's log messages go to each as it asked).
+      moreVerbose(origin?.logs?.level, gen.logLevel),
     );
   // Only a 2026-07-28 server over HTTP reads arguments from headers.
   const mirrored = modern && gen.remote === 'streamable-http' && method === 'tools/call';

@@ -7,6 +7,7 @@ import type { Catalog } from '../router/capabilities.js';
 import type { ServerSpec } from '../server-spec.js';
 import type { ChildConnection } from './child-connection.js';
 import type { StopTimings } from './child-process.js';
+import type { RequestLogs } from './request-logs.js';
 
 /** How long a call may go without an answer or progress (--call-timeout's default, 300 s). */
 export const DEFAULT_CALL_TIMEOUT_MS = 300_000;
@@ -68,8 +69,11 @@ export interface ChildUpstream {
     signal: AbortSignal,
     origin?: InputOrigin,
   ): Promise<Record<string, unknown>>;
-  /** A notification of the child for the client (log messages, resource updates). */
-  notify(server: string, notification: JSONRPCRequestLike): void;
+  /**
+   * A notification of the child for the client (log messages, resource updates); `callers`:
+   * the clients of the child's requests in flight (its generation's origins).
+   */
+  notify(server: string, notification: JSONRPCRequestLike, callers?: readonly InputOrigin[]): void;
   /** A request's error named URL elicitations (-32042): their ends are for the client `notify` reaches. */
   elicitationsRequired?(
     server: string,
@@ -115,4 +119,9 @@ export interface InputOrigin {
    * elicitation it was asked (a 2025 client, on its session; absent for a 2026-07-28 one).
    */
   notify?(notification: JSONRPCRequestLike): Promise<void>;
+  /**
+   * A 2026-07-28 client's request that asked for the log messages sent while it is served
+   * (request-logs.ts); absent, the child's log messages during it do not reach that client.
+   */
+  readonly logs?: RequestLogs | undefined;
 }

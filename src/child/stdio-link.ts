@@ -42,7 +42,8 @@ export function stdioLink(host: ConnectHost, gen: Generation, proc: ChildProcess
   });
   const upstream = options.upstream;
   transport.divert = (message, bytes) =>
-    lane.divert(message, bytes) || (upstream !== undefined && relayedLogMessage(name, message, upstream));
+    lane.divert(message, bytes) ||
+    (upstream !== undefined && relayedLogMessage(name, message, upstream, gen.origins));
   transport.takeBytes = (bytes, start, end) => lane.takeBytes(bytes, start, end);
   gen.lane = lane;
   gen.input = transport;

@@ -9,6 +9,7 @@
 // goes to the held call from then on, and later rounds are the SDK's path's, as for any held call.
 import type { ClientCapabilities } from '@modelcontextprotocol/server';
 import type { InputOrigin, JSONRPCRequestLike } from '../child/child-types.js';
+import type { RequestLogs } from '../child/request-logs.js';
 import { MuxError, WireError, relayedError } from '../errors.js';
 import type { HeldCall } from '../proxy/held-call.js';
 import type { InputCapableMethod, InputRelay } from '../proxy/input-relay.js';
@@ -33,11 +34,16 @@ export class FastCallOrigin implements InputOrigin {
   readonly #declared: ClientCapabilities;
   readonly #holdable: HoldableCall | undefined;
   #held: HeldCall | undefined;
+  readonly logs: RequestLogs | undefined;
 
-  /** `holdable`: absent for a request that cannot carry a question (completion/complete). */
-  constructor(declared: ClientCapabilities, holdable?: HoldableCall) {
+  /**
+   * `holdable`: absent for a request that cannot carry a question (completion/complete), or
+   * whose child was not told it may ask; `logs`: what the request asked to hear (request-logs.ts).
+   */
+  constructor(declared: ClientCapabilities, holdable?: HoldableCall, logs?: RequestLogs) {
     this.#declared = declared;
     this.#holdable = holdable;
+    this.logs = logs;
   }
 
   /** What the client declared: on its first request, then on the round being served. */

@@ -24,6 +24,7 @@ import type { ClientCapabilities, JSONRPCMessage } from '@modelcontextprotocol/s
 import { CLIENT_CAPABILITIES_META_KEY, PROTOCOL_VERSION_META_KEY } from '@modelcontextprotocol/server';
 import type { ActivationPool } from '../catalog/activation-pool.js';
 import type { ChildUpstream, InputOrigin } from '../child/child-types.js';
+import { moreVerbose, requestLogs, requestedLogLevel, type RequestLogs } from '../child/request-logs.js';
 import type { InputCapableMethod, InputRelay } from '../proxy/input-relay.js';
 import { errorResult } from '../proxy/results.js';
 import type { Registry } from '../registry/registry.js';
@@ -129,7 +130,14 @@ export class FastPath {
       sharing ? this.#hearingElicitations(reply, target, sharing) : reply,
       () => release?.(),
     );
-    const origin = declared ? this.#originOf(call, target, message.method, declared) : sharing;
+    // A 2026-07-28 request hears the child's log messages only when it asked (request-logs.ts).
+    const logs =
+      this.#options.era === 'modern'
+        ? requestLogs(params['_meta'], async (n) => reply({ jsonrpc: '2.0', ...n } as JSONRPCMessage))
+        : undefined;
+    const origin = declared
+      ? this.#originOf(call, target, message.method, declared, logs)
+      : (sharing ?? (logs && new FastCallOrigin({}, undefined, logs)));
     if (origin) release = lane.peer.callFor(origin);
     lane.start(call, message.method, target.params);
     return true;
@@ -207,7 +215,8 @@ export class FastPath {
       if (!INPUT_CAPABLE.has(method) && (declared.sampling || declared.elicitation || declared.roots))
         return undefined;
     }
-    target = forModernClient(target, method, childModern, lane.peer.logLevel(), this.#options);
+    const logLevel = moreVerbose(requestedLogLevel(params?.['_meta']), lane.peer.logLevel());
+    target = forModernClient(target, method, childModern, logLevel, this.#options);
     return declared ? { target, lane, declared } : { target, lane };
   }
 
@@ -217,18 +226,23 @@ export class FastPath {
     target: Target,
     method: string,
     declared: ClientCapabilities,
+    logs: RequestLogs | undefined,
   ): FastCallOrigin {
-    if (!INPUT_CAPABLE.has(method)) return new FastCallOrigin(declared);
-    return new FastCallOrigin(declared, {
-      call,
-      request: {
-        server: target.connection.name,
-        method: method as InputCapableMethod,
-        requested: target.requested,
+    if (!INPUT_CAPABLE.has(method)) return new FastCallOrigin(declared, undefined, logs);
+    return new FastCallOrigin(
+      declared,
+      {
+        call,
+        request: {
+          server: target.connection.name,
+          method: method as InputCapableMethod,
+          requested: target.requested,
+        },
+        relay: this.#options.relay,
+        answered: () => this.#forget(call),
       },
-      relay: this.#options.relay,
-      answered: () => this.#forget(call),
-    });
+      logs,
+    );
   }
 
   /** The client's id is free again: its request was answered, though the call goes on (held). */

@@ -7,6 +7,7 @@
 // and what a session held is given back when it ends.
 import type { Server, LoggingLevel } from '@modelcontextprotocol/server';
 import type { ChildConnection } from '../child/child-connection.js';
+import { atOrAbove, moreVerbose } from '../child/request-logs.js';
 import { messageOf } from '../errors.js';
 import type { Logger } from '../log.js';
 import type { CatalogRouter } from '../router/catalog-router.js';
@@ -21,18 +22,6 @@ export interface ClientSettingsOptions {
   /** The settings of the other sessions that share the children. Default: none. */
   peers?: () => readonly ClientSettings[];
 }
-
-/** Severity order of MCP's logging levels, least severe first. */
-const LEVELS: readonly LoggingLevel[] = [
-  'debug',
-  'info',
-  'notice',
-  'warning',
-  'error',
-  'critical',
-  'alert',
-  'emergency',
-];
 
 export class ClientSettings {
   readonly #options: ClientSettingsOptions;
@@ -113,9 +102,7 @@ export class ClientSettings {
 
   /** Whether this session wants a log message of this level (it gets all when it set none). */
   wants(level: unknown): boolean {
-    if (this.#level === undefined) return true;
-    const rank = LEVELS.indexOf(level as LoggingLevel);
-    return rank === -1 || rank >= LEVELS.indexOf(this.#level);
+    return this.#level === undefined || atOrAbove(level, this.#level);
   }
 
   get level(): LoggingLevel | undefined {
@@ -154,12 +141,7 @@ export class ClientSettings {
 
   /** The level children log at: the most verbose any session asked for. */
   #sharedLevel(): LoggingLevel | undefined {
-    const levels = [this.#level, ...this.#peers().map((p) => p.level)].filter(
-      (l): l is LoggingLevel => l !== undefined,
-    );
-    return levels.length === 0
-      ? undefined
-      : levels.reduce((a, b) => (LEVELS.indexOf(a) <= LEVELS.indexOf(b) ? a : b));
+    return this.#peers().reduce((level, peer) => moreVerbose(level, peer.level), this.#level);
   }
 
   async #applyLevelToAll(): Promise<void> {

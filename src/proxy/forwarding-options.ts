@@ -4,6 +4,7 @@
 // requests during the call go to.
 import type { ClientCapabilities, Server } from '@modelcontextprotocol/server';
 import type { CallOptions, InputOrigin, JSONRPCRequestLike } from '../child/child-types.js';
+import { requestLogs } from '../child/request-logs.js';
 import { MuxError } from '../errors.js';
 import { UncheckedResult } from '../relay.js';
 import { clientCapabilitiesOf } from './input-relay.js';
@@ -61,6 +62,8 @@ function callerOrigin(ctx: CallerContext, caller: Caller): InputOrigin {
   if (caller.era === 'modern') {
     return {
       capabilities: clientCapabilitiesOf(ctx),
+      // Its log messages go on the request's own stream (over HTTP there is no other).
+      logs: requestLogs(ctx.mcpReq.envelope, (notification) => ctx.mcpReq.notify(notification as never)),
       ask: (request) =>
         Promise.reject(
           new MuxError(

@@ -7,6 +7,7 @@
 import { randomBytes } from 'node:crypto';
 import type { ClientCapabilities, Progress } from '@modelcontextprotocol/server';
 import type { InputOrigin, JSONRPCRequestLike } from '../child/child-types.js';
+import type { RequestLogs } from '../child/request-logs.js';
 import { MuxError } from '../errors.js';
 
 /** How long a round waits for requests the child sends together, so they reach the client as one. */
@@ -43,6 +44,8 @@ export class HeldCall implements InputOrigin {
   capabilities: ClientCapabilities | undefined;
   /** Where the child's progress goes: the request being served now. */
   onprogress: ((progress: Progress) => void) | undefined;
+  /** What the request being served now asked to hear of the child's log messages (request-logs.ts). */
+  logs: RequestLogs | undefined;
   readonly #abort = new AbortController();
   #outcome: Outcome | undefined;
   /** Asked by the child, not yet put to the client. */

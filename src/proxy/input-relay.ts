@@ -137,6 +137,7 @@ export class InputRelay {
       round.capabilities,
     );
     call.onprogress = options.onprogress;
+    call.logs = options.origin?.logs;
     return this.#nextRound(call, boundTo, options.signal);
   }
 
@@ -225,6 +226,7 @@ export class InputRelay {
       );
     call.capabilities = round.capabilities;
     call.onprogress = options.onprogress;
+    call.logs = options.origin?.logs;
     call.answer(round.inputResponses ?? {});
     return this.#nextRound(call, boundTo, options.signal);
   }

@@ -1,5 +1,6 @@
 // What children send to the one client: requests (sampling, elicitation, roots) go up and
-// their answers come back; log messages go up with the server's name in `logger`; resource
+// their answers come back; log messages go up with the server's name in `logger` (to a
+// 2026-07-28 client only through its requests that asked: request-logs.ts); resource
 // updates go up under the URI the client knows, and the end of a URL-mode elicitation to the
 // client that was asked (url-elicitations.ts). It also tells each child what the client can
 // do, and has a new child brought up to date (log level, subscriptions) before it is used.
@@ -7,6 +8,7 @@ import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
 import type { Server, ClientCapabilities } from '@modelcontextprotocol/server';
 import type { ChildConnection } from '../child/child-connection.js';
 import type { ChildUpstream, InputOrigin, JSONRPCRequestLike, StopReason } from '../child/child-types.js';
+import { asServerLog, logToRequests } from '../child/request-logs.js';
 import { MuxError, WireError, messageOf, relayedError } from '../errors.js';
 import type { Logger } from '../log.js';
 import type { CatalogRouter } from '../router/catalog-router.js';
@@ -189,7 +191,7 @@ export class UpstreamLink implements ChildUpstream {
       this.#elicitations.asked(server, { method: 'elicitation/create', params }, notify);
   }
 
-  notify(server: string, notification: JSONRPCRequestLike): void {
+  notify(server: string, notification: JSONRPCRequestLike, callers: readonly InputOrigin[] = []): void {
     if (notification.method === 'notifications/elicitation/complete')
       return this.#elicitationCompleted(server, notification);
     if (notification.method === 'notifications/tasks/status')
@@ -208,6 +210,11 @@ export class UpstreamLink implements ChildUpstream {
         this.#log.debug(() => `[${server}] ${notification.method} not relayed: ${messageOf(error)}`);
       });
     }
+    // A 2026-07-28 client hears a log message only through a request of its that asked for it.
+    if (message.method === 'notifications/message')
+      logToRequests(server, message, callers, (error) =>
+        this.#log.debug(() => `[${server}] ${notification.method} not relayed: ${messageOf(error)}`),
+      );
   }
 
   /** Only to the client that was asked (MCP's rule), or to the only one there has been. */
@@ -237,9 +244,10 @@ export class UpstreamLink implements ChildUpstream {
     const params = notification.params ?? {};
     if (notification.method === 'notifications/message') {
       // Children log at the most verbose level any session asked for; each session gets its own.
-      if (!attached.server || !attached.settings.wants(params['level'])) return undefined;
-      const logger = typeof params['logger'] === 'string' ? `${server}/${params['logger']}` : server;
-      return { method: notification.method, params: { ...params, logger } };
+      // A 2026-07-28 client has no session level: its requests ask (request-logs.ts).
+      if (!attached.server || attached.era === 'modern' || !attached.settings.wants(params['level']))
+        return undefined;
+      return asServerLog(server, notification);
     }
     if (notification.method === 'notifications/resources/updated' && typeof params['uri'] === 'string') {
       // Only clients subscribed to the resource hear of it.

@@ -22,7 +22,7 @@ t.test('a log message in the shape the spec gives it goes up, as it came', async
     method: 'notifications/message',
     params: { level: 'info', logger: 'db', data: { rows: 3 } },
   });
-  t.ok(relayedLogMessage('pg', log, upstream));
+  t.ok(relayedLogMessage('pg', log, upstream, []));
   t.same(notified, [
     {
       server: 'pg',
@@ -43,6 +43,6 @@ t.test('anything else is left to the SDK', async (t) => {
     ['progress', { method: 'notifications/progress', params: { progressToken: 1, progress: 1 } }],
     ['an answer', { id: 1, result: {} }],
   ] as const)
-    t.notOk(relayedLogMessage('pg', message(m), upstream), what);
+    t.notOk(relayedLogMessage('pg', message(m), upstream, []), what);
   t.same(notified, [], 'none went up');
 });

@@ -1,0 +1,117 @@
+// A 2026-07-28 client hears a child's log messages only through its requests that asked for
+// them (SEP-2577: a request names a level in its `_meta`; a server MUST NOT send any for a
+// request that names none), at that level or above, over stdio (the fast path) and HTTP (the
+// SDK's path, a held call), from a 2025 child and a 2026-07-28 one. A 2025 client still hears
+// them by session, as it set (or did not set) its level.
+import t, { type Test } from 'tap';
+import { Client, LOG_LEVEL_META_KEY, type LoggingLevel } from '@modelcontextprotocol/client';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { resultText } from '../helpers/client-calls.js';
+import { DIST_MAIN, fixturePath } from '../helpers/fixtures.js';
+import { startMcpmuxHttp } from '../helpers/mcpmux-process.js';
+import { LEAK_TAG_VAR, assertNoLeaks, killTaggedProcesses, taggedEnv } from '../helpers/processes.js';
+
+t.teardown(() => killTaggedProcesses());
+
+const SERVERS = [
+  ['flood', fixturePath('log-flood')],
+  ['v2', fixturePath('modern-v2')],
+] as const;
+const inlineServers = SERVERS.flatMap(([name, path]) => ['--', name, process.execPath, path]);
+
+/** A client that records the log messages it gets as `logger:level`. */
+function loggingClient(era: '2026-07-28' | '2025'): { client: Client; heard: string[] } {
+  const client = new Client(
+    { name: 'e2e', version: '1.0.0' },
+    era === '2025' ? {} : { versionNegotiation: { mode: { pin: '2026-07-28' } } },
+  );
+  const heard: string[] = [];
+  client.setNotificationHandler('notifications/message', (n) => {
+    heard.push(`${String(n.params.logger)}:${n.params.level}`);
+  });
+  return { client, heard };
+}
+
+/** What each call heard: flood's three info messages, and v2's messages at four levels. */
+async function callBoth(client: Client, heard: string[], level?: LoggingLevel): Promise<string[]> {
+  heard.length = 0;
+  const _meta = level === undefined ? {} : { [LOG_LEVEL_META_KEY]: level };
+  const flood = await client.callTool({ name: 'flood__flood', arguments: { count: 3, bytes: 4 }, _meta });
+  const v2 = await client.callTool({
+    name: 'v2__log',
+    arguments: { levels: ['debug', 'info', 'warning', 'error'] },
+    _meta,
+  });
+  if (resultText(flood) !== 'sent 3' || resultText(v2) !== 'logged 4')
+    throw new Error(`unexpected results: ${resultText(flood)} / ${resultText(v2)}`);
+  // A log message sent before a result arrives before it: nothing more is coming.
+  return [...heard];
+}
+
+async function checkModern(t: Test, client: Client, heard: string[]): Promise<void> {
+  t.same(await callBoth(client, heard), [], 'a request that names no level hears nothing');
+  t.same(
+    await callBoth(client, heard, 'info'),
+    ['flood:info', 'flood:info', 'flood:info', 'v2:info', 'v2:warning', 'v2:error'],
+    "at 'info': every message at info or above, named after its server",
+  );
+  t.same(await callBoth(client, heard, 'error'), ['v2:error'], "at 'error': only the error");
+}
+
+t.test('a 2026-07-28 client on stdio hears log messages only when its request asks', async (t) => {
+  const { client, heard } = loggingClient('2026-07-28');
+  await client.connect(
+    new StdioClientTransport({
+      command: process.execPath,
+      args: [DIST_MAIN, '--pass-env', LEAK_TAG_VAR, ...inlineServers],
+      env: taggedEnv(),
+      stderr: 'pipe',
+    }),
+  );
+  await client.listTools();
+  await checkModern(t, client, heard);
+  await client.close();
+  await assertNoLeaks(t);
+});
+
+t.test('a 2026-07-28 client over HTTP hears them on the request that asked', async (t) => {
+  const mux = await startMcpmuxHttp(inlineServers);
+  const { client, heard } = loggingClient('2026-07-28');
+  await client.connect(new StreamableHTTPClientTransport(new URL(mux.url)));
+  await client.listTools();
+  await checkModern(t, client, heard);
+  await client.close();
+  await mux.stop();
+  await assertNoLeaks(t);
+});
+
+t.test('a 2025 client hears a 2025 child by session, whatever its requests say', async (t) => {
+  const { client, heard } = loggingClient('2025');
+  await client.connect(
+    new StdioClientTransport({
+      command: process.execPath,
+      args: [
+        DIST_MAIN,
+        '--pass-env',
+        LEAK_TAG_VAR,
+        '--',
+        'flood',
+        process.execPath,
+        fixturePath('log-flood'),
+      ],
+      env: taggedEnv(),
+      stderr: 'pipe',
+    }),
+  );
+  await client.listTools();
+  heard.length = 0;
+  await client.callTool({ name: 'flood__flood', arguments: { count: 2, bytes: 4 } });
+  t.same(heard, ['flood:info', 'flood:info'], 'no level set: every message');
+  await client.setLoggingLevel('error');
+  heard.length = 0;
+  await client.callTool({ name: 'flood__flood', arguments: { count: 2, bytes: 4 } });
+  t.same(heard, [], "level 'error': no info message");
+  await client.close();
+  await assertNoLeaks(t);
+});
