@@ -196,11 +196,13 @@ export class ChildConnection {
     await unsubscribeResource(gen, uri, signal, this.#requests.context(gen));
   }
 
-  /** Sets the level of log messages the child sends (a 2026-07-28 one is told on each request). */
+  /**
+   * Sets the level of log messages the child sends. A 2026-07-28 one has no logging/setLevel:
+   * it is told on each request (ChildUpstream.sessionLogLevel).
+   */
   async setLogLevel(level: LoggingLevel): Promise<void> {
-    const gen = this.#running();
-    if (this.speaksModern) gen.logLevel = level;
-    else await this.request('logging/setLevel', { level });
+    this.#running();
+    if (!this.speaksModern) await this.request('logging/setLevel', { level });
   }
 
   /** The restart policy's next attempt waits (the crash is kept, for list_servers and errors). */

@@ -7,7 +7,7 @@
 // its tool marks in Mcp-Param-* headers (param-headers.ts); one the server refuses for its
 // headers goes once more after its tools are listed again (SEP-2243's refresh on a miss).
 import { ProtocolError, SdkError, SdkErrorCode } from '@modelcontextprotocol/server';
-import type { Client, Tool } from '@modelcontextprotocol/client';
+import type { Client, LoggingLevel, Tool } from '@modelcontextprotocol/client';
 import { MuxError } from '../errors.js';
 import { CAPABILITY_TABLE, type CapabilityRow } from '../router/capabilities.js';
 import { callTimeoutError } from '../forwarding/child-lane.js';
@@ -37,6 +37,8 @@ export interface RequestContext {
   tools(): readonly Tool[];
   /** Lists the running server's tools again (one listing for callers that ask at once). */
   relistTools(): Promise<void>;
+  /** The level 2025 sessions want log messages at (ChildUpstream.sessionLogLevel). */
+  sessionLogLevel(): LoggingLevel | undefined;
 }
 
 type Connected = Generation & { client: Client };
@@ -103,6 +105,7 @@ export function newRequestHost(parts: RequestHostParts): RequestHost {
       lostRemote: (error) => parts.lostRemote(gen, error),
       tools: parts.tools,
       relistTools: () => relistTools(gen),
+      sessionLogLevel: () => options.upstream?.sessionLogLevel?.(),
     }),
   };
 }
@@ -173,7 +176,7 @@ export async function forwardRequest(
       params,
       origin?.capabilities && childCapabilities(origin.capabilities),
       // What its caller asked to hear, or a 2025 session (the child's log messages go to each as it asked).
-      moreVerbose(origin?.logs?.level, gen.logLevel),
+      moreVerbose(origin?.logs?.level, ctx.sessionLogLevel()),
     );
   // Only a 2026-07-28 server over HTTP reads arguments from headers.
   const mirrored = modern && gen.remote === 'streamable-http' && method === 'tools/call';

@@ -1,6 +1,6 @@
 // The shapes a child connection is made with and speaks in: its options, what it can reach
 // of the client on the other side of mcpmux, its events, and the options of one call.
-import type { ClientCapabilities, Progress } from '@modelcontextprotocol/client';
+import type { ClientCapabilities, LoggingLevel, Progress } from '@modelcontextprotocol/client';
 import type { Logger } from '../log.js';
 import type { SpawnPolicy } from '../policy/spawn-policy.js';
 import type { Catalog } from '../router/capabilities.js';
@@ -74,6 +74,12 @@ export interface ChildUpstream {
    * the clients of the child's requests in flight (its generation's origins).
    */
   notify(server: string, notification: JSONRPCRequestLike, callers?: readonly InputOrigin[]): void;
+  /**
+   * The level 2025 sessions want a child's log messages at: the most verbose any set, 'debug'
+   * for one that set none (a 2025 server sends such a session every message); undefined with no
+   * 2025 session. A 2026-07-28 child, which has no logging/setLevel, is told it on each request.
+   */
+  sessionLogLevel?(): LoggingLevel | undefined;
   /** A request's error named URL elicitations (-32042): their ends are for the client `notify` reaches. */
   elicitationsRequired?(
     server: string,

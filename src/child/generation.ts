@@ -1,6 +1,6 @@
 // One generation of a child: one process (or one connection to a remote server) from its
 // start to its end. A reload or a restart makes a new one; events of an older one are ignored.
-import type { Client, ClientCapabilities, LoggingLevel } from '@modelcontextprotocol/client';
+import type { Client, ClientCapabilities } from '@modelcontextprotocol/client';
 import type { MuxError } from '../errors.js';
 import type { Logger } from '../log.js';
 import type { ServerSpec } from '../server-spec.js';
@@ -48,8 +48,6 @@ export interface Generation {
   readonly origins: InputOrigin[];
   /** A 2026-07-28 server's stream of the resources its client subscribed to. */
   resourceListen?: ResourceListen;
-  /** The log level a 2026-07-28 server is told on each request (it has no logging/setLevel). */
-  logLevel?: LoggingLevel;
   /** What the child was told at its handshake that its client can do (what it may ask). */
   declared?: ClientCapabilities;
   /** The forwarding fast path's calls to this generation (a stdio child). */

@@ -5,10 +5,10 @@
 // client that was asked (url-elicitations.ts). It also tells each child what the client can
 // do, and has a new child brought up to date (log level, subscriptions) before it is used.
 import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
-import type { Server, ClientCapabilities } from '@modelcontextprotocol/server';
+import type { Server, ClientCapabilities, LoggingLevel } from '@modelcontextprotocol/server';
 import type { ChildConnection } from '../child/child-connection.js';
 import type { ChildUpstream, InputOrigin, JSONRPCRequestLike, StopReason } from '../child/child-types.js';
-import { asServerLog, logToRequests } from '../child/request-logs.js';
+import { asServerLog, logToRequests, moreVerbose } from '../child/request-logs.js';
 import { MuxError, WireError, messageOf, relayedError } from '../errors.js';
 import type { Logger } from '../log.js';
 import type { CatalogRouter } from '../router/catalog-router.js';
@@ -97,6 +97,13 @@ export class UpstreamLink implements ChildUpstream {
       attachment.settings.release();
       if (attachment.server) this.childTasks.release(attachment.deliver);
     };
+  }
+
+  sessionLogLevel(): LoggingLevel | undefined {
+    let level: LoggingLevel | undefined;
+    for (const { server, era, settings } of this.#attached)
+      if (server && era === 'legacy') level = moreVerbose(level, settings.level ?? 'debug');
+    return level;
   }
 
   /** The settings of every connected session, for sessions to see what the others hold. */
