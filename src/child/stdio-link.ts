@@ -37,7 +37,7 @@ export function stdioLink(host: ConnectHost, gen: Generation, proc: ChildProcess
       modern: () => gen.client?.getProtocolEra() === 'modern',
       mayAsk: () => Boolean(gen.declared?.sampling || gen.declared?.elicitation || gen.declared?.roots),
       callFor: (origin) => originDuring(gen, origin),
-      logLevel: () => options.upstream?.sessionLogLevel?.(),
+      sessionLogLevel: () => options.upstream?.sessionLogLevel?.(),
     },
   });
   const upstream = options.upstream;

@@ -88,8 +88,11 @@ export interface ChildLaneOptions {
      * so), as a call on the SDK's path makes them.
      */
     callFor(origin: InputOrigin): () => void;
-    /** The log level a 2026-07-28 child is told on each request, once a client set one. */
-    logLevel(): LoggingLevel | undefined;
+    /**
+     * The level 2025 sessions want log messages at (ChildUpstream.sessionLogLevel): a
+     * 2026-07-28 child is told it on each request, with the caller's own.
+     */
+    sessionLogLevel(): LoggingLevel | undefined;
   };
 }
 

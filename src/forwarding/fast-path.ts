@@ -215,7 +215,7 @@ export class FastPath {
       if (!INPUT_CAPABLE.has(method) && (declared.sampling || declared.elicitation || declared.roots))
         return undefined;
     }
-    const logLevel = moreVerbose(requestedLogLevel(params?.['_meta']), lane.peer.logLevel());
+    const logLevel = moreVerbose(requestedLogLevel(params?.['_meta']), lane.peer.sessionLogLevel());
     target = forModernClient(target, method, childModern, logLevel, this.#options);
     return declared ? { target, lane, declared } : { target, lane };
   }

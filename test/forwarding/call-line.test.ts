@@ -138,7 +138,12 @@ t.test('a lane sends a spliced call under its own id, with a deadline like any c
     send: (message) => void messages.push(message),
     sendLine: (line) => void lines.push(line),
     callTimeoutMs: 60_000,
-    peer: { modern: () => false, mayAsk: () => false, callFor: () => () => {}, logLevel: () => undefined },
+    peer: {
+      modern: () => false,
+      mayAsk: () => false,
+      callFor: () => () => {},
+      sessionLogLevel: () => undefined,
+    },
   });
   const reply = Object.assign(() => {}, { line: () => {} });
   const call = new ForwardedCall(

@@ -19,7 +19,12 @@ function newLane(callTimeoutMs = 60_000) {
     send: async (message) => void sent.push(message),
     sendLine: (line) => void sent.push(JSON.parse(line) as JSONRPCMessage),
     callTimeoutMs,
-    peer: { modern: () => false, mayAsk: () => false, callFor: () => () => {}, logLevel: () => undefined },
+    peer: {
+      modern: () => false,
+      mayAsk: () => false,
+      callFor: () => () => {},
+      sessionLogLevel: () => undefined,
+    },
   });
   return { lane, sent };
 }

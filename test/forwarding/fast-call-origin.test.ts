@@ -18,7 +18,12 @@ function heldCall(progressToken?: string) {
     send: (message) => void sent.push(message),
     sendLine: () => {},
     callTimeoutMs: 60_000,
-    peer: { modern: () => false, mayAsk: () => true, callFor: () => () => {}, logLevel: () => undefined },
+    peer: {
+      modern: () => false,
+      mayAsk: () => true,
+      callFor: () => () => {},
+      sessionLogLevel: () => undefined,
+    },
   });
   const replies: JSONRPCMessage[] = [];
   const shaping: Shaping = {
