@@ -39,9 +39,10 @@ export interface StdioServingOptions {
   /** Largest message taken from the client. Default 16 MiB. */
   maxMessageBytes?: number;
   /**
-   * A 2025 client's initialize answer waits for `wait` (the configured servers' start, bounded) and
-   * then carries `instructions()`: a client reads instructions only there, so the servers'
-   * own reach it only if they have started by then.
+   * A 2025 client's initialize answer, and a 2026-07-28 client's opening server/discover answer,
+   * wait for `wait` (the configured servers' start, bounded) and then carry `instructions()`:
+   * a client reads instructions only there, so the servers' own reach it only if they have
+   * started by then.
    */
   opening?: { wait: () => Promise<unknown> | undefined; instructions: () => string };
   /** A 2026-07-28 request's client capabilities (its `_meta` envelope), as it arrives. */
@@ -54,12 +55,12 @@ export interface StdioServing {
    * than ping after its initialize, from a client that never sends notifications/initialized,
    * which would otherwise wait for the configured servers for ever), or made a request
    * other than server/discover (modern). A probe that only asks server/discover and goes
-   * away never settles it, so it never starts the configured servers.
+   * away never settles it.
    */
   readonly ready: Promise<void>;
   /**
    * Settles once the client has said what it can do, which is what the configured servers
-   * are told: its initialize processed (its answer waits for them), or `ready`.
+   * are told: its initialize or opening discover processed (the answer waits for them), or `ready`.
    */
   readonly declared: Promise<void>;
   /**
@@ -79,7 +80,8 @@ export function serveMuxOverStdio(options: StdioServingOptions): StdioServing {
   const declared = Promise.race([ready, new Promise<void>((resolve) => (markDeclared = resolve))]);
   /** When the client was last warned of for not reading its answers (Date.now()). */
   let inputPauseWarned = 0;
-  // The initialize answer: once the SDK has made it the client's capabilities are known, and
+  // The opening answer (initialize; a 2026-07-28 client's first discover): once the SDK has
+  // made it the client's capabilities are known (a discover carries them in its envelope), and
   // the configured servers are spoken to; it goes out when they have started (or failed), or
   // after a few seconds (StartupGate.openingWait), with their instructions.
   const holdOpening = (id: string | number) =>
@@ -108,6 +110,9 @@ export function serveMuxOverStdio(options: StdioServingOptions): StdioServing {
       const method = (message as { method?: unknown }).method;
       if (typeof method !== 'string') return;
       if (method === 'initialize' && 'id' in message) holdOpening(message.id as string | number);
+      // A 2026-07-28 client reads instructions only in the answer to its opening discover.
+      else if (method === 'server/discover' && 'id' in message && !current)
+        holdOpening(message.id as string | number);
       // A pinned 2026-07-28 client may open with its first real request: no session exists yet
       // while this runs (the SDK makes it next), and that request must not wait for an
       // initialize that never comes. An initialize opens a 2025 session, even after a discover

@@ -104,6 +104,32 @@ t.test(
 );
 
 t.test(
+  "a 2026-07-28 client that opens with server/discover is given the configured servers' instructions in its answer",
+  async (t) => {
+    // That revision has no initialize: a client reads instructions only in its discover answer.
+    const everything = npmServerPath('@modelcontextprotocol/server-everything');
+    const config = tempConfigPath(t, 'mcpmux-first-answer');
+    writeFileSync(
+      config,
+      JSON.stringify({ mcpServers: { ev: { command: process.execPath, args: [everything, 'stdio'] } } }),
+    );
+    const client = new Client({ name: 'e2e', version: '1.0.0' }, { versionNegotiation: { mode: 'auto' } });
+    await client.connect(
+      new StdioClientTransport({
+        command: process.execPath,
+        args: [DIST_MAIN, '--pass-env', LEAK_TAG_VAR, '--config', config],
+        env: taggedEnv(),
+        stderr: 'pipe',
+      }),
+    );
+    t.equal(client.getNegotiatedProtocolVersion(), '2026-07-28', 'it speaks 2026-07-28');
+    assertEverythingInstructions(t, client.getInstructions() ?? '');
+    await client.close();
+    await assertNoLeaks(t);
+  },
+);
+
+t.test(
   'a 2026-07-28 client that opens with its first real request gets them in its first answer too',
   async (t) => {
     // The SDK's stdio client pinned to 2026-07-28 sends no handshake: its tools/list is the
