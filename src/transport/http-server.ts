@@ -71,7 +71,7 @@ export interface HttpServeOptions {
   /** Sessions open at once. Default 100. */
   maxSessions?: number;
   createSession: () => HttpSession;
-  /** What a new 2025 session waits for before it is made (the configured servers' start, bounded). */
+  /** What a new 2025 session and a 2026-07-28 discover wait for: the configured servers' start, bounded. */
   beforeSession?: () => Promise<void> | undefined;
   /** A session ended (expired, deleted or dropped): what it held is garbage now. */
   onSessionEnd?: () => void;
@@ -245,6 +245,9 @@ export class McpHttpServer {
             res.once('close', watch.end);
             await watch.ready;
           }
+          // A 2026-07-28 client reads instructions only there (a session in its initialize answer).
+          if ((body as { method?: unknown } | null)?.method === 'server/discover')
+            await this.#options.beforeSession?.();
           const schemaOf = (name: string) => this.#options.toolInputSchema?.(name);
           const mismatch = callHeaderMismatch(body, req.headers, schemaOf);
           if (mismatch) return replyError(res, 400, mismatch.error, mismatch.id);

@@ -130,6 +130,22 @@ t.test(
 );
 
 t.test(
+  "over HTTP too, a 2026-07-28 client's discover as mcpmux starts is answered with the servers' instructions",
+  async (t) => {
+    const everything = npmServerPath('@modelcontextprotocol/server-everything');
+    const mux = await startMcpmuxHttp(['--', 'ev', process.execPath, everything, 'stdio']);
+    // Connected the moment mcpmux listens: server-everything is still starting.
+    const client = new Client({ name: 'e2e', version: '1.0.0' }, { versionNegotiation: { mode: 'auto' } });
+    await client.connect(new StreamableHTTPClientTransport(new URL(mux.url)));
+    t.equal(client.getNegotiatedProtocolVersion(), '2026-07-28', 'it speaks 2026-07-28');
+    assertEverythingInstructions(t, client.getInstructions() ?? '');
+    await client.close();
+    await mux.stop();
+    await assertNoLeaks(t);
+  },
+);
+
+t.test(
   'a 2026-07-28 client that opens with its first real request gets them in its first answer too',
   async (t) => {
     // The SDK's stdio client pinned to 2026-07-28 sends no handshake: its tools/list is the
