@@ -49,6 +49,19 @@ async function callBoth(client: Client, heard: string[], level?: LoggingLevel): 
   return [...heard];
 }
 
+/** Connects `client` to mcpmux on stdio with both servers, once they are up. */
+async function overStdio(client: Client): Promise<void> {
+  await client.connect(
+    new StdioClientTransport({
+      command: process.execPath,
+      args: [DIST_MAIN, '--pass-env', LEAK_TAG_VAR, ...inlineServers],
+      env: taggedEnv(),
+      stderr: 'pipe',
+    }),
+  );
+  await client.listTools();
+}
+
 async function checkModern(t: Test, client: Client, heard: string[]): Promise<void> {
   t.same(await callBoth(client, heard), [], 'a request that names no level hears nothing');
   t.same(
@@ -61,15 +74,7 @@ async function checkModern(t: Test, client: Client, heard: string[]): Promise<vo
 
 t.test('a 2026-07-28 client on stdio hears log messages only when its request asks', async (t) => {
   const { client, heard } = loggingClient('2026-07-28');
-  await client.connect(
-    new StdioClientTransport({
-      command: process.execPath,
-      args: [DIST_MAIN, '--pass-env', LEAK_TAG_VAR, ...inlineServers],
-      env: taggedEnv(),
-      stderr: 'pipe',
-    }),
-  );
-  await client.listTools();
+  await overStdio(client);
   await checkModern(t, client, heard);
   await client.close();
   await assertNoLeaks(t);
@@ -90,15 +95,7 @@ t.test('a 2025 client hears both children by session, whatever its requests say'
   // A 2026-07-28 child has no logging/setLevel: mcpmux names the session's level on each request,
   // and 'debug' for a session that set none, as a 2025 server sends such a session everything.
   const { client, heard } = loggingClient('2025');
-  await client.connect(
-    new StdioClientTransport({
-      command: process.execPath,
-      args: [DIST_MAIN, '--pass-env', LEAK_TAG_VAR, ...inlineServers],
-      env: taggedEnv(),
-      stderr: 'pipe',
-    }),
-  );
-  await client.listTools();
+  await overStdio(client);
   t.same(
     await callBoth(client, heard, 'error'),
     ['flood:info', 'flood:info', 'flood:info', 'v2:debug', 'v2:info', 'v2:warning', 'v2:error'],
