@@ -102,6 +102,8 @@ t.test(
   'on stdio, a client that probed with server/discover before its initialize hears the -32042 one ended',
   async (t) => {
     // The probe opens a 2026-07-28 session that initialize then replaces: still one 2025 client.
+    // Its discover declares what its initialize does, as the SDKs' probes do: the configured
+    // server is told at the discover, whose answer waits for it (and carries its instructions).
     const completed: string[] = [];
     const answers = new Map<unknown, Record<string, any>>();
     const { mcpmux, send } = await rawMcpmux(
@@ -121,7 +123,7 @@ t.test(
               _meta: {
                 'io.modelcontextprotocol/protocolVersion': '2026-07-28',
                 'io.modelcontextprotocol/clientInfo': { name: 'prober', version: '1' },
-                'io.modelcontextprotocol/clientCapabilities': {},
+                'io.modelcontextprotocol/clientCapabilities': URL_CAPABLE,
               },
             },
           },
