@@ -54,7 +54,12 @@ export async function serve({
     logger: log,
   });
   // Over HTTP, children are told what mcpmux can relay (clients come and go); on stdio, what the client declared.
-  const upstream = new UpstreamLink({ router, logger: log, declareRelayable: options.http !== undefined });
+  const upstream = new UpstreamLink({
+    router,
+    logger: log,
+    declareRelayable: options.http !== undefined,
+    followClientEra: options.http === undefined,
+  });
   const registry = new Registry({
     logger: log,
     validateName: (name) => serverNameProblem(name, options.maxToolName),

@@ -5,7 +5,8 @@
 // listen stream); `confirm {action}` asks the client for a yes/no through input_required
 // (2026-07-28) or an elicitation request (2025) and says what it was told; `wizard` (2026-07-28)
 // asks a name, then a colour, carrying the name from round to round in its requestState;
-// `request_id` names the call's JSON-RPC id; `crash` ends the process without answering;
+// `confirm_push {action}` asks with elicitInput whatever the era, as a server written for 2025
+// does (its SDK refuses that in 2026-07-28); `request_id` names the call's JSON-RPC id; `crash` ends the process without answering;
 // `log {levels}` sends a log message at each level named (2026-07-28: those at or above the
 // level its request asked for, none when it asked for none; 2025: those the session's level lets through).
 // It has a resource, memo://modern, that can be subscribed to (2026-07-28: through the
@@ -78,6 +79,24 @@ serveStdio(({ era }) => {
         });
       }
       return { content: [{ type: 'text', text: `${action}: accept ${JSON.stringify(answer)}` }] };
+    },
+  );
+  server.registerTool(
+    'confirm_push',
+    {
+      description: 'Ask the user to confirm, as a 2025 server asks',
+      inputSchema: z.object({ action: z.string() }),
+    },
+    async ({ action }, ctx) => {
+      const answer = await ctx.mcpReq.elicitInput({
+        message: `Confirm ${action}?`,
+        requestedSchema: {
+          type: 'object',
+          properties: { confirm: { type: 'boolean' } },
+          required: ['confirm'],
+        },
+      });
+      return { content: [{ type: 'text', text: `${action}: ${answer.action}` }] };
     },
   );
   server.registerTool('wizard', { description: 'Ask a name, then a colour' }, (ctx) => {

@@ -41,7 +41,7 @@ export function newChildClient(sdk: ClientSdk, gen: Generation, options: ChildCl
   const client = new sdk.Client(CLIENT_INFO, {
     capabilities: declared,
     versionNegotiation: {
-      mode: negotiationMode(options.era),
+      mode: negotiationMode(options.era ?? upstream?.childEra?.()),
       probe: { timeoutMs: ERA_PROBE_TIMEOUT_MS },
     },
   });

@@ -80,6 +80,13 @@ export interface ChildUpstream {
    * 2025 session. A 2026-07-28 child, which has no logging/setLevel, is told it on each request.
    */
   sessionLogLevel?(): LoggingLevel | undefined;
+  /**
+   * The era to speak to a child whose spec names none, instead of probing for the newest:
+   * 'legacy' where mcpmux's one client (stdio) speaks 2025. A server on a v2 SDK serves both
+   * eras, but its push-style requests (elicitInput, createMessage, listRoots) fail in
+   * 2026-07-28, so a 2025 client's servers are spoken to as the client itself would.
+   */
+  childEra?(): 'legacy' | undefined;
   /** A request's error named URL elicitations (-32042): their ends are for the client `notify` reaches. */
   elicitationsRequired?(
     server: string,

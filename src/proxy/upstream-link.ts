@@ -55,6 +55,8 @@ export class UpstreamLink implements ChildUpstream {
   readonly #attached: Attachment[] = [];
 
   readonly #declareRelayable: boolean;
+  /** Children speak the one client's era when it is 2025 (ChildUpstream.childEra). */
+  readonly #followClientEra: boolean;
   readonly #elicitations = new UrlElicitations();
   /**
    * 2025 sessions ever attached: with only one, every notice is its client's. (A 2026-07-28
@@ -75,10 +77,17 @@ export class UpstreamLink implements ChildUpstream {
    * connected client declared is answered with an error that says so. Default false: a
    * child is told what the connected client(s) declared.
    */
-  constructor(options: { router: CatalogRouter; logger: Logger; declareRelayable?: boolean }) {
+  constructor(options: {
+    router: CatalogRouter;
+    logger: Logger;
+    declareRelayable?: boolean;
+    /** One client (stdio): children that speak both eras are spoken to in its era when it is 2025. */
+    followClientEra?: boolean;
+  }) {
     this.#router = options.router;
     this.#log = options.logger;
     this.#declareRelayable = options.declareRelayable ?? false;
+    this.#followClientEra = options.followClientEra ?? false;
   }
 
   /**
@@ -97,6 +106,11 @@ export class UpstreamLink implements ChildUpstream {
       attachment.settings.release();
       if (attachment.server) this.childTasks.release(attachment.deliver);
     };
+  }
+
+  childEra(): 'legacy' | undefined {
+    if (!this.#followClientEra) return undefined;
+    return this.#attached.findLast((a) => a.server)?.era === 'legacy' ? 'legacy' : undefined;
   }
 
   sessionLogLevel(): LoggingLevel | undefined {

@@ -70,6 +70,57 @@ for (const [mode, era] of [
 }
 
 t.test(
+  "on stdio, a server that speaks both eras is spoken to in the client's: a 2025 client's elicitInput works",
+  async (t) => {
+    // A server on a v2 SDK serves either era, but refuses its push-style requests (elicitInput,
+    // createMessage, listRoots) in 2026-07-28; a 2025 client reaches it as it would directly.
+    const eraOf = async (client: Client, name: string) =>
+      (
+        JSON.parse(resultText(await client.callTool({ name: 'list_servers', arguments: {} }))) as {
+          servers: { name: string; protocol_version?: string }[];
+        }
+      ).servers.find((s) => s.name === name)?.protocol_version;
+    const confirm = (client: Client, name: string) =>
+      client
+        .callTool({ name: `${name}__confirm_push`, arguments: { action: 'deploy' } })
+        .then((r) => ({ text: resultText(r), isError: Boolean(r.isError) }));
+    for (const mode of ['legacy', 'auto'] as const) {
+      const client = new Client(
+        { name: 'era-client', version: '1.0.0' },
+        { capabilities: { elicitation: { form: {} } }, versionNegotiation: { mode } },
+      );
+      client.setRequestHandler('elicitation/create', () => ({
+        action: 'accept',
+        content: { confirm: true },
+      }));
+      await client.connect(mcpmuxStdioTransport().transport);
+      await client.callTool({ name: 'add_server', arguments: { name: 'v2', ...fixture('modern-v2') } });
+      await client.callTool({
+        name: 'add_server',
+        arguments: { name: 'pinned', ...fixture('modern-v2'), era: 'modern' },
+      });
+      if (mode === 'legacy') {
+        t.equal(await eraOf(client, 'v2'), '2025-11-25', '2025 client: spoken to in 2025');
+        t.same(
+          await confirm(client, 'v2'),
+          { text: 'deploy: accept', isError: false },
+          'its question is answered',
+        );
+      } else t.equal(await eraOf(client, 'v2'), '2026-07-28', '2026-07-28 client: spoken to in 2026-07-28');
+      // Pinned to 2026-07-28 (as an auto client's is), the server refuses to ask, as it would directly.
+      t.equal(await eraOf(client, 'pinned'), '2026-07-28', `${mode}: "era": "modern" is kept`);
+      t.match(
+        await confirm(client, 'pinned'),
+        { text: /not available on protocol revision 2026-07-28/ },
+        `${mode}: the pinned server refuses to ask`,
+      );
+      await client.close();
+    }
+    await assertNoLeaks(t);
+  },
+);
+
+t.test(
   "a modern client with a config: the configured server's tools are there; an auto client's probe starts nothing",
   async (t) => {
     const config = tempConfigPath(t, 'mcpmux-eras');

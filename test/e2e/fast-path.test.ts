@@ -3,7 +3,7 @@
 // progress, cancellation, --call-timeout, removal, a crash and result spilling behaving as
 // on the SDK's path.
 import t, { type Test } from 'tap';
-import { resultText } from '../helpers/client-calls.js';
+import { addFixtures, resultText } from '../helpers/client-calls.js';
 import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { DIST_MAIN, fixturePath, npmServerPath } from '../helpers/fixtures.js';
@@ -231,8 +231,10 @@ t.test('a 2026-07-28 child that leaves resultType out is read as complete, in ei
       { name: era, version: '1.0.0' },
       era === '2025' ? {} : { versionNegotiation: { mode: { pin: '2026-07-28' } } },
     );
-    await overStdio(t, client, server('bare', 'omits-result-type'));
-    // (A 2025 client's call to a 2026-07-28 child takes the SDK's path, which reshapes it.)
+    await overStdio(t, client, []);
+    // Pinned: a 2025 client's servers otherwise speak 2025 when they can. (A 2025 client's
+    // call to a 2026-07-28 child takes the SDK's path, which reshapes it.)
+    await addFixtures(client, { bare: { fixture: 'omits-result-type', era: 'modern' } });
     if (era === '2026-07-28')
       t.match(
         await client.callTool({ name: 'bare__request_id', arguments: {} }).then(resultText),

@@ -64,7 +64,9 @@ async function overStdio(client: Client): Promise<void> {
   );
 }
 
-const addServers = (client: Client) => addFixtures(client, { old: 'asks-client', new: 'modern-v2' });
+// The 2026-07-28 child is pinned to its era: a 2025 client's servers otherwise speak 2025 when they can.
+const addServers = (client: Client) =>
+  addFixtures(client, { old: 'asks-client', new: { fixture: 'modern-v2', era: 'modern' } });
 
 for (const [label, mode] of [
   ['2026-07-28', MODERN],

@@ -7,7 +7,7 @@ import t, { type Test } from 'tap';
 import { Client, LOG_LEVEL_META_KEY, type LoggingLevel } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { resultText } from '../helpers/client-calls.js';
+import { addFixtures, resultText } from '../helpers/client-calls.js';
 import { DIST_MAIN, fixturePath } from '../helpers/fixtures.js';
 import { startMcpmuxHttp } from '../helpers/mcpmux-process.js';
 import { LEAK_TAG_VAR, assertNoLeaks, killTaggedProcesses, taggedEnv } from '../helpers/processes.js';
@@ -50,11 +50,11 @@ async function callBoth(client: Client, heard: string[], level?: LoggingLevel): 
 }
 
 /** Connects `client` to mcpmux on stdio with both servers, once they are up. */
-async function overStdio(client: Client): Promise<void> {
+async function overStdio(client: Client, servers = inlineServers): Promise<void> {
   await client.connect(
     new StdioClientTransport({
       command: process.execPath,
-      args: [DIST_MAIN, '--pass-env', LEAK_TAG_VAR, ...inlineServers],
+      args: [DIST_MAIN, '--pass-env', LEAK_TAG_VAR, ...servers],
       env: taggedEnv(),
       stderr: 'pipe',
     }),
@@ -95,7 +95,9 @@ t.test('a 2025 client hears both children by session, whatever its requests say'
   // A 2026-07-28 child has no logging/setLevel: mcpmux names the session's level on each request,
   // and 'debug' for a session that set none, as a 2025 server sends such a session everything.
   const { client, heard } = loggingClient('2025');
-  await overStdio(client);
+  // Pinned: a 2025 client's servers otherwise speak 2025 when they can (then it sets a level itself).
+  await overStdio(client, ['--', 'flood', process.execPath, fixturePath('log-flood')]);
+  await addFixtures(client, { v2: { fixture: 'modern-v2', era: 'modern' } });
   t.same(
     await callBoth(client, heard, 'error'),
     ['flood:info', 'flood:info', 'flood:info', 'v2:debug', 'v2:info', 'v2:warning', 'v2:error'],

@@ -31,7 +31,9 @@ function newClient(mode: Mode) {
   return { client, updates };
 }
 
-const addServers = (client: Client) => addFixtures(client, { old: 'tracks-subscriptions', new: 'modern-v2' });
+// The 2026-07-28 child is pinned to its era: a 2025 client's servers otherwise speak 2025 when they can.
+const addServers = (client: Client) =>
+  addFixtures(client, { old: 'tracks-subscriptions', new: { fixture: 'modern-v2', era: 'modern' } });
 
 /** Both children say their resource changed; resolves once `expected` URIs arrived (in any order). */
 /**

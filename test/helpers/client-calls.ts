@@ -9,12 +9,20 @@ import { fixture, type FixtureName } from './fixtures.js';
 export const resultText = (result: unknown): string =>
   (result as CallToolResult).content.map((c) => (c.type === 'text' ? c.text : '')).join('');
 
-/** Adds each fixture under its name: `{ old: 'asks-client', new: 'modern-v2' }`. */
-export async function addFixtures(client: Client, servers: Record<string, FixtureName>): Promise<void> {
+/**
+ * Adds each fixture under its name: `{ old: 'asks-client', new: 'modern-v2' }`; one whose era
+ * must not follow the client's (a 2025 client's servers speak 2025 when they can): `{ fixture, era }`.
+ */
+export async function addFixtures(
+  client: Client,
+  servers: Record<string, FixtureName | { fixture: FixtureName; era: 'legacy' | 'modern' }>,
+): Promise<void> {
   for (const [name, server] of Object.entries(servers)) {
+    const spec =
+      typeof server === 'string' ? fixture(server) : { ...fixture(server.fixture), era: server.era };
     const added = (await client.callTool({
       name: 'add_server',
-      arguments: { name, ...fixture(server) },
+      arguments: { name, ...spec },
     })) as CallToolResult;
     if (added.isError) throw new Error(`add_server ${name}: ${resultText(added)}`);
   }
