@@ -16,6 +16,15 @@ import { serveStdio } from '@modelcontextprotocol/server/stdio';
 import { z } from 'zod';
 
 const confirmation = z.object({ confirm: z.boolean() });
+/** A 2025-style elicitation (a request to the client) asking to confirm `action`. */
+const confirmRequest = (/** @type {string} */ action) => ({
+  message: `Confirm ${action}?`,
+  requestedSchema: {
+    type: /** @type {const} */ ('object'),
+    properties: { confirm: { type: /** @type {const} */ ('boolean') } },
+    required: ['confirm'],
+  },
+});
 /** @type {Array<(server: McpServer) => void>} */
 const added = [];
 const register = (/** @type {McpServer} */ server, /** @type {string} */ name) =>
@@ -56,14 +65,7 @@ serveStdio(({ era }) => {
     { description: 'Ask the user to confirm an action', inputSchema: z.object({ action: z.string() }) },
     async ({ action }, ctx) => {
       if (era === 'legacy') {
-        const answer = await ctx.mcpReq.elicitInput({
-          message: `Confirm ${action}?`,
-          requestedSchema: {
-            type: 'object',
-            properties: { confirm: { type: 'boolean' } },
-            required: ['confirm'],
-          },
-        });
+        const answer = await ctx.mcpReq.elicitInput(confirmRequest(action));
         return {
           content: [
             { type: 'text', text: `${action}: ${answer.action} ${JSON.stringify(answer.content ?? {})}` },
@@ -88,14 +90,7 @@ serveStdio(({ era }) => {
       inputSchema: z.object({ action: z.string() }),
     },
     async ({ action }, ctx) => {
-      const answer = await ctx.mcpReq.elicitInput({
-        message: `Confirm ${action}?`,
-        requestedSchema: {
-          type: 'object',
-          properties: { confirm: { type: 'boolean' } },
-          required: ['confirm'],
-        },
-      });
+      const answer = await ctx.mcpReq.elicitInput(confirmRequest(action));
       return { content: [{ type: 'text', text: `${action}: ${answer.action}` }] };
     },
   );

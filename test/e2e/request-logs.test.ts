@@ -4,13 +4,16 @@
 // SDK's path, a held call), from a 2025 child and a 2026-07-28 one. A 2025 client hears them
 // by session, as it set (or did not set) its level, from a 2026-07-28 child too.
 import t, { type Test } from 'tap';
-import { Client, LOG_LEVEL_META_KEY, type LoggingLevel } from '@modelcontextprotocol/client';
-import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import {
+  Client,
+  LOG_LEVEL_META_KEY,
+  StreamableHTTPClientTransport,
+  type LoggingLevel,
+} from '@modelcontextprotocol/client';
 import { addFixtures, resultText } from '../helpers/client-calls.js';
-import { DIST_MAIN, fixturePath } from '../helpers/fixtures.js';
-import { startMcpmuxHttp } from '../helpers/mcpmux-process.js';
-import { LEAK_TAG_VAR, assertNoLeaks, killTaggedProcesses, taggedEnv } from '../helpers/processes.js';
+import { fixturePath } from '../helpers/fixtures.js';
+import { mcpmuxStdioTransport, startMcpmuxHttp } from '../helpers/mcpmux-process.js';
+import { assertNoLeaks, killTaggedProcesses } from '../helpers/processes.js';
 
 t.teardown(() => killTaggedProcesses());
 
@@ -51,14 +54,7 @@ async function callBoth(client: Client, heard: string[], level?: LoggingLevel): 
 
 /** Connects `client` to mcpmux on stdio with both servers, once they are up. */
 async function overStdio(client: Client, servers = inlineServers): Promise<void> {
-  await client.connect(
-    new StdioClientTransport({
-      command: process.execPath,
-      args: [DIST_MAIN, '--pass-env', LEAK_TAG_VAR, ...servers],
-      env: taggedEnv(),
-      stderr: 'pipe',
-    }),
-  );
+  await client.connect(mcpmuxStdioTransport(servers).transport);
   await client.listTools();
 }
 
