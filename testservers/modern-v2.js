@@ -32,6 +32,10 @@ const register = (/** @type {McpServer} */ server, /** @type {string} */ name) =
     content: [{ type: 'text', text: name }],
   }));
 
+// SLOW_START_MS: how long it takes to start reading (as a server behind an npx download does).
+if (process.env.SLOW_START_MS)
+  await new Promise((resolve) => setTimeout(resolve, Number(process.env.SLOW_START_MS)));
+
 serveStdio(({ era }) => {
   const server = new McpServer(
     { name: 'modern-v2', version: '1.0.0' },

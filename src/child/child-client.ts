@@ -21,7 +21,9 @@ const CLIENT_INFO = { name: 'mcpmux', version: '0.1.0' };
  * taken for a 2025 server. A 2025 server answers an unknown method at once; this only
  * bounds one that ignores it or is slow to start (then initialize follows the probe on the
  * same pipe), and only on its first start (the verdict is remembered). A stdio child only:
- * for a remote one the SDK takes a probe without answer for a failed connection.
+ * for a remote one the SDK takes a probe without answer for a failed connection. Not for a
+ * server pinned to 2026-07-28: it has no fallback, and its answer waits only for its start
+ * (an npx download, say), which the start-up deadline bounds (armStartupDeadline).
  */
 const ERA_PROBE_TIMEOUT_MS = 3000;
 
@@ -38,12 +40,10 @@ export function newChildClient(sdk: ClientSdk, gen: Generation, options: ChildCl
   const declared = upstream ? childCapabilities(upstream.clientCapabilities()) : {};
   gen.declared = declared;
   // Both eras: probe with server/discover, fall back to initialize (2025) when it is not understood.
+  const mode = negotiationMode(options.era ?? upstream?.childEra?.());
   const client = new sdk.Client(CLIENT_INFO, {
     capabilities: declared,
-    versionNegotiation: {
-      mode: negotiationMode(options.era ?? upstream?.childEra?.()),
-      probe: { timeoutMs: ERA_PROBE_TIMEOUT_MS },
-    },
+    versionNegotiation: { mode, ...(mode === 'auto' && { probe: { timeoutMs: ERA_PROBE_TIMEOUT_MS } }) },
   });
   if (upstream) relayToUpstream(gen, client, upstream, declared, options);
   client.onerror = (error) => options.logger.debug(() => `[${options.name}] protocol: ${messageOf(error)}`);

@@ -6,7 +6,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import type { CallToolResult } from '@modelcontextprotocol/client';
 import { writeFileSync } from 'node:fs';
 import t from 'tap';
-import { recordWireProgress, resultText } from '../helpers/client-calls.js';
+import { addFixtures, recordWireProgress, resultText } from '../helpers/client-calls.js';
 import { z } from 'zod';
 import { fixture, npmServerPath } from '../helpers/fixtures.js';
 import { tempConfigPath } from '../helpers/temp-config.js';
@@ -94,11 +94,7 @@ t.test(
         content: { confirm: true },
       }));
       await client.connect(mcpmuxStdioTransport().transport);
-      await client.callTool({ name: 'add_server', arguments: { name: 'v2', ...fixture('modern-v2') } });
-      await client.callTool({
-        name: 'add_server',
-        arguments: { name: 'pinned', ...fixture('modern-v2'), era: 'modern' },
-      });
+      await addFixtures(client, { v2: 'modern-v2', pinned: { fixture: 'modern-v2', era: 'modern' } });
       if (mode === 'legacy') {
         t.equal(await eraOf(client, 'v2'), '2025-11-25', '2025 client: spoken to in 2025');
         t.same(
@@ -119,6 +115,21 @@ t.test(
     await assertNoLeaks(t);
   },
 );
+
+t.test('a server pinned to 2026-07-28 that takes 4 s to start is waited for, not refused', async (t) => {
+  // Its discover is answered once it has started (an npx download, say); the start-up deadline
+  // bounds that, not the 3 s after which a server of unknown era is taken for a 2025 one.
+  const client = new Client({ name: 'era-client', version: '1.0.0' });
+  await client.connect(mcpmuxStdioTransport().transport);
+  const added = await client.callTool({
+    name: 'add_server',
+    arguments: { name: 'slow', ...fixture('modern-v2'), env: { SLOW_START_MS: '4000' }, era: 'modern' },
+  });
+  t.notOk(added.isError, 'add_server succeeded', { text: resultText(added) });
+  t.match(resultText(added), /"protocol_version": "2026-07-28"/, 'spoken to in 2026-07-28');
+  await client.close();
+  await assertNoLeaks(t);
+});
 
 t.test(
   "a modern client with a config: the configured server's tools are there; an auto client's probe starts nothing",
