@@ -20,11 +20,11 @@
 // 2026-07-28 flow. Everything else (an unknown name, bad params, a child still starting, a
 // 2026-07-28 child called by a 2025 client, whose input_required is fulfilled there, a later
 // round) goes to the SDK's path, which answers as it always has.
-import type { ClientCapabilities, JSONRPCMessage } from '@modelcontextprotocol/server';
+import type { ClientCapabilities, JSONRPCMessage, LoggingLevel } from '@modelcontextprotocol/server';
 import { CLIENT_CAPABILITIES_META_KEY, PROTOCOL_VERSION_META_KEY } from '@modelcontextprotocol/server';
 import type { ActivationPool } from '../catalog/activation-pool.js';
 import type { ChildUpstream, InputOrigin } from '../child/child-types.js';
-import { moreVerbose, requestLogs, requestedLogLevel, type RequestLogs } from '../child/request-logs.js';
+import { moreVerbose, requestLogs, type RequestLogs } from '../child/request-logs.js';
 import type { InputCapableMethod, InputRelay } from '../proxy/input-relay.js';
 import { errorResult } from '../proxy/results.js';
 import type { Registry } from '../registry/registry.js';
@@ -115,7 +115,12 @@ export class FastPath {
     if ('task' in params) return false;
     if (this.#options.era === 'modern' && !hasModernEnvelope(params)) return false;
     if (!this.#open(message.id)) return false;
-    const accepted = this.#accept(this.#resolve(message.method, params), message.method, params);
+    // A 2026-07-28 request hears the child's log messages only when it asked (request-logs.ts).
+    const logs =
+      this.#options.era === 'modern'
+        ? requestLogs(params['_meta'], async (n) => reply({ jsonrpc: '2.0', ...n } as JSONRPCMessage))
+        : undefined;
+    const accepted = this.#accept(this.#resolve(message.method, params), message.method, params, logs?.level);
     if (!accepted) return false;
     const { target, lane, declared } = accepted;
     const token = (params['_meta'] as { progressToken?: unknown } | undefined)?.progressToken;
@@ -130,11 +135,6 @@ export class FastPath {
       sharing ? this.#hearingElicitations(reply, target, sharing) : reply,
       () => release?.(),
     );
-    // A 2026-07-28 request hears the child's log messages only when it asked (request-logs.ts).
-    const logs =
-      this.#options.era === 'modern'
-        ? requestLogs(params['_meta'], async (n) => reply({ jsonrpc: '2.0', ...n } as JSONRPCMessage))
-        : undefined;
     const origin = declared
       ? this.#originOf(call, target, message.method, declared, logs)
       : (sharing ?? (logs && new FastCallOrigin({}, undefined, logs)));
@@ -201,6 +201,7 @@ export class FastPath {
     target: Target | undefined,
     method: string,
     params?: Params,
+    requestedLevel?: LoggingLevel,
   ): { target: Target; lane: ChildLane; declared?: ClientCapabilities } | undefined {
     const lane = target?.connection.lane;
     if (!target || !lane) return undefined;
@@ -215,7 +216,7 @@ export class FastPath {
       if (!INPUT_CAPABLE.has(method) && (declared.sampling || declared.elicitation || declared.roots))
         return undefined;
     }
-    const logLevel = moreVerbose(requestedLogLevel(params?.['_meta']), lane.peer.sessionLogLevel());
+    const logLevel = moreVerbose(requestedLevel, lane.peer.sessionLogLevel());
     target = forModernClient(target, method, childModern, logLevel, this.#options);
     return declared ? { target, lane, declared } : { target, lane };
   }
