@@ -1,13 +1,13 @@
-// What the client sees: one MCP server (the SDK's low-level Server) whose tools are the
-// management tools plus every child tool under its exposed name, with the children's
-// prompts, resources, templates, completions and logging behind it. Registry changes
-// become debounced list_changed notifications, one per list that changed.
-import { Server } from '@modelcontextprotocol/server';
+// What the client sees: one MCP server (the SDK's Server: params-checked-server.ts) whose tools
+// are the management tools plus every child tool under its exposed name, with the children's
+// prompts, resources, templates, completions and logging behind it. Registry changes become
+// debounced list_changed notifications, one per list that changed.
 import type {
   ClientCapabilities,
   Transport,
   CallToolRequest,
   JSONRPCMessage,
+  Server,
 } from '@modelcontextprotocol/server';
 import { messageOf } from '../errors.js';
 import type { Logger } from '../log.js';
@@ -34,6 +34,7 @@ import { AgentTasks, TASKS_CAPABILITY } from './agent-tasks.js';
 import { AgentListing, agentAccess, type AgentSetup } from './agent-access.js';
 import { newActivationPool, ownToolsOf, type ExposeMode } from './exposure.js';
 import { ToolCalls, legacyToolCallHandler } from './tool-calls.js';
+import { ParamsCheckedServer } from './params-checked-server.js';
 
 export interface MuxServerOptions {
   /** A tools/list was answered (at 5,000 tools, megabytes of JSON): the idle collection's cue. */
@@ -132,7 +133,7 @@ export class MuxServer {
     this.#relay = options.inputRelay ?? new InputRelay();
     // Children come and go while the client stays, so every list and feature a child could
     // bring is declared up front; with no child behind it, a list is simply empty.
-    this.server = new Server(
+    this.server = new ParamsCheckedServer(
       { name: 'mcpmux', version: options.version },
       {
         capabilities: {
@@ -288,10 +289,7 @@ export class MuxServer {
     this.server.fallbackRequestHandler = legacyToolCallHandler(this.#calls, this.#caller, runs) as never;
   }
 
-  /**
-   * Offers a message of the client to the forwarding fast path (after initialize): true when
-   * it was taken, and its answer will come through `reply`.
-   */
+  /** Offers a client's message to the forwarding fast path (after initialize): true when taken, answered through `reply`. */
   claim(message: JSONRPCMessage, reply: Reply, shared = false): boolean {
     if (!this.#ready || this.#fastPath === undefined) return false;
     return this.#fastPath.claim(

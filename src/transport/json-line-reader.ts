@@ -14,8 +14,8 @@ export interface JsonLineReaderOptions {
    * dealt with at once (the forwarding fast path took it): the next one need not wait.
    */
   onMessage: (message: JSONRPCMessage, bytes: number) => boolean | void;
-  /** A line that is not a JSON-RPC message (a stray log line, say). */
-  onSkippedLine: (line: string) => void;
+  /** A line that is not a JSON-RPC message (a stray log line, say), with what it parsed to if JSON. */
+  onSkippedLine: (line: string, parsed?: unknown) => void;
   /**
    * Offered each complete line before it is parsed, when no message is waiting to be handed
    * over (so order holds): returning true says it was dealt with as it is, unparsed.
@@ -180,7 +180,7 @@ export class JsonLineReader {
       return;
     }
     if (!isJsonRpcMessage(message)) {
-      this.#options.onSkippedLine(line);
+      this.#options.onSkippedLine(line, message);
       return;
     }
     this.#handOver(message, size);

@@ -1,8 +1,10 @@
 // What MCP allows as a request's id, checked where a client's messages come in before the
 // SDK's dispatch (stdio, HTTP+SSE): the SDK drops a request with any other id without a word.
-// There too a malformed initialize is refused (initialize-check.ts): refusedRequest is both.
+// There too a malformed envelope (request-shape.ts) and a malformed initialize
+// (initialize-check.ts) are refused: refusedRequest is all three.
 import type { JSONRPCMessage } from '@modelcontextprotocol/server';
 import { initializeRefusal } from './initialize-check.js';
+import { malformedRequest } from './request-shape.js';
 
 /**
  * A request whose id MCP does not allow (it must be a string or an integer, never null): the
@@ -41,8 +43,9 @@ export function cancelledRequestId(message: JSONRPCMessage): string | number | u
 
 /**
  * What a transport answers at once, before the SDK sees the message: a request whose id MCP
- * does not allow, or a malformed initialize; undefined for everything else.
+ * does not allow, whose method or params are not what a request's must be, or a malformed
+ * initialize; undefined for everything else.
  */
 export function refusedRequest(message: JSONRPCMessage): { answer: JSONRPCMessage; why: string } | undefined {
-  return invalidRequestId(message) ?? initializeRefusal(message);
+  return invalidRequestId(message) ?? malformedRequest(message) ?? initializeRefusal(message);
 }

@@ -15,6 +15,7 @@ import {
 import { JsonLineWriter } from './json-line-writer.js';
 import { OpenExchanges } from './open-exchanges.js';
 import { refusedRequest } from './request-ids.js';
+import { notJsonRpcRequest } from './request-shape.js';
 
 export interface StdioServerTransportOptions {
   stdin?: Readable;
@@ -104,7 +105,13 @@ export class StdioServerTransport implements Transport {
           if (this.#holding === held) this.#holding = undefined;
         });
       },
-      onSkippedLine: options.onSkippedLine ?? (() => {}),
+      onSkippedLine: (line, parsed) => {
+        // A request that only lacks "jsonrpc": "2.0" is answered, so that its client does not wait.
+        const refusal = parsed === undefined ? undefined : notJsonRpcRequest(parsed);
+        if (!refusal) return options.onSkippedLine?.(line);
+        this.post(refusal.answer);
+        options.onDropped?.(refusal.why);
+      },
       ...(options.claimLine && {
         takeLine: (line: string) => !this.#holding && options.claimLine!(line),
       }),

@@ -1,7 +1,9 @@
 // The client's side on stdio: a request whose id MCP does not allow (null, a fraction, an
 // object) is answered with JSON-RPC's Invalid Request at once, where the SDK would have
 // dropped it and left the client waiting; a request with a string or integer id goes on.
-// An initialize with a wrong or missing field is answered Invalid Params, saying which. When
+// So is a request whose envelope is wrong ("jsonrpc" not "2.0", a method that is not a string,
+// params that are not an object) but whose id can be read. An initialize with a wrong or
+// missing field is answered Invalid Params, saying which. When
 // the client closes its input, what it asked is still owed, and what it was asked fails.
 import { PassThrough } from 'node:stream';
 import type { JSONRPCMessage } from '@modelcontextprotocol/server';
@@ -58,6 +60,53 @@ t.test('a request with an id MCP does not allow is answered Invalid Request; oth
   );
   t.equal(dropped.length, 5, 'each refusal is logged');
   t.match(dropped[0], /refused a ping request from the client: its id null/);
+  await transport.close();
+});
+
+t.test('a request whose envelope is wrong but whose id can be read is answered, not dropped', async (t) => {
+  const dropped: string[] = [];
+  const skipped: string[] = [];
+  const { stdin, transport, written, handed } = await piped({
+    onDropped: (why) => dropped.push(why),
+    onSkippedLine: (line) => skipped.push(line),
+  });
+  const lines = [
+    { jsonrpc: '2.0', id: 1, method: 'ping', params: 'x' },
+    { jsonrpc: '2.0', id: 2, method: 'tools/list', params: null },
+    { jsonrpc: '2.0', id: 3, method: 'tools/call', params: [1] },
+    { jsonrpc: '2.0', id: 4, method: 7 },
+    { id: 5, method: 'ping' },
+    { jsonrpc: '1.0', id: 'six', method: 'ping' },
+    // Nothing to answer under: a notification, and a request without an id, are skipped or the SDK's.
+    { jsonrpc: '2.0', method: 'notifications/progress', params: 'x' },
+    { method: 'ping' },
+    { jsonrpc: '2.0', id: 7, method: 'ping', params: {} },
+    { jsonrpc: '2.0', id: 8, method: 'ping' },
+  ];
+  for (const line of lines) stdin.write(JSON.stringify(line) + '\n');
+  t.ok(await waitFor(() => written.length === 6 && handed.length === 3), 'six answered, three handed over');
+  t.match(written, [
+    {
+      id: 1,
+      error: { code: -32600, message: 'Invalid Request: "params" must be an object when present, not "x"' },
+    },
+    { id: 2, error: { code: -32600, message: /not null$/ } },
+    {
+      id: 3,
+      error: { code: -32602, message: /^Invalid params: "params" must be an object .* not an array$/ },
+    },
+    { id: 4, error: { code: -32600, message: 'Invalid Request: "method" must be a string, not 7' } },
+    { id: 5, error: { code: -32600, message: 'Invalid Request: "jsonrpc" must be "2.0", not missing' } },
+    { id: 'six', error: { code: -32600, message: 'Invalid Request: "jsonrpc" must be "2.0", not "1.0"' } },
+  ]);
+  t.match(handed, [{ method: 'notifications/progress' }, { id: 7 }, { id: 8 }]);
+  t.same(skipped, ['{"method":"ping"}'], 'a line with no id to answer under is skipped, as before');
+  t.match(dropped, [
+    /^refused a ping request from the client: "params"/,
+    /tools\/list/,
+    /tools\/call/,
+    /refused a request/,
+  ]);
   await transport.close();
 });
 
