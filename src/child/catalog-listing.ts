@@ -1,12 +1,12 @@
 // Reading a child's catalog: each list it declared (tools, prompts, resources, templates),
 // every page of each. Only tools/list is essential: a list a server declares but does not
-// serve, or fails, is taken as empty, and said so. Each item is checked on its own: one that
+// serve, fails or answers malformed is taken as empty, and said so. Each item is checked on its own: one that
 // is not valid MCP (a tool without an inputSchema, say) is left out and reported, so that
 // it neither fails the server's start nor reaches the client, whose whole tools/list it
 // would fail. A server's pages must end: a cursor it gave before, or a list past
 // MAX_LIST_PAGES pages or MAX_LIST_ITEMS items, ends the listing there (said in the log),
 // where it would otherwise have asked for the same page forever, holding every copy.
-import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
+import { ProtocolError, ProtocolErrorCode, SdkError, SdkErrorCode } from '@modelcontextprotocol/server';
 import type { Client, Tool } from '@modelcontextprotocol/client';
 import { z } from 'zod';
 import { messageOf } from '../errors.js';
@@ -158,17 +158,23 @@ function describeSkipped(row: CapabilityRow, raw: unknown, index: number, error:
 
 /**
  * Many servers declare `resources` but serve no resources/templates/list, or declare a
- * capability they never implemented; others fail resources/list when a backend is down.
- * Such a list is empty, not a failed start: only tools/list is essential. A timeout or an
- * abort still fails the start.
+ * capability they never implemented; others fail resources/list when a backend is down, or
+ * answer it with something that is not a list (`{}`). Such a list is empty, not a failed
+ * start: only tools/list is essential (a client connected directly would still have the
+ * tools). A timeout or an abort still fails the start.
  */
 function isEmptyList(
   row: Pick<CapabilityRow, 'kind' | 'capability' | 'listMethod'>,
   error: unknown,
   options: ListingOptions,
 ): boolean {
+  if (options.signal.aborted) return false;
+  if (row.kind !== 'tools' && error instanceof SdkError && error.code === SdkErrorCode.InvalidResult) {
+    options.logger.warn(`[${options.name}] ${row.listMethod}: ${error.message}; taking it as empty`);
+    return true;
+  }
   // A timeout or a closed connection is the SDK's own error (SdkError), never an empty list.
-  if (options.signal.aborted || !(error instanceof ProtocolError)) return false;
+  if (!(error instanceof ProtocolError)) return false;
   if (error.code === ProtocolErrorCode.MethodNotFound) {
     options.logger.debug(
       () => `[${options.name}] declares '${row.capability}' but has no ${row.listMethod}; taking it as empty`,

@@ -11,11 +11,12 @@ import {
   oversizeHandlers,
 } from './json-line-reader.js';
 import { JsonLineWriter } from './json-line-writer.js';
+import { wellFormedAnswer } from './answer-shape.js';
 
 export interface StdioChildTransportOptions {
   /** Called with each stdout line that is not a JSON-RPC message. */
   onSkippedLine?: (line: string) => void;
-  /** Called once for each message dropped for its size, or whose handling failed. */
+  /** Called once for each message dropped for its size, whose handling failed, or that was a malformed answer. */
   onDropped?: (why: string) => void;
   /**
    * An error answer with a null id: the child could not read a message of ours well enough to
@@ -134,7 +135,10 @@ export class StdioChildTransport implements Transport {
   }
 
   /** True when the fast path took it. */
-  #handOver(message: JSONRPCMessage, bytes: number): boolean {
+  #handOver(received: JSONRPCMessage, bytes: number): boolean {
+    // A malformed answer settles its call as an error, on either path (answer-shape.ts).
+    const { answer: message, why } = wellFormedAnswer(received);
+    if (why !== undefined) this.#options.onDropped?.(`${why}; the request it answers fails with that`);
     if (this.divert?.(message, bytes)) return true;
     if ('error' in message && message.id === null) {
       this.#options.onErrorWithoutId?.(message.error);

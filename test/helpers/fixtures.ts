@@ -45,7 +45,8 @@ export type FixtureName =
   | 'bad-pages'
   | 'deep-json'
   | 'http-faults'
-  | 'task-tools';
+  | 'task-tools'
+  | 'bad-answers';
 
 export const fixturePath = (name: FixtureName): string => join(ROOT, 'testservers', `${name}.js`);
 
