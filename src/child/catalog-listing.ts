@@ -1,9 +1,9 @@
 // Reading a child's catalog: each list it declared (tools, prompts, resources, templates),
 // every page of each. Only tools/list is essential: a list a server declares but does not
-// serve, fails or answers malformed is taken as empty, and said so. Each item is checked on its own: one that
-// is not valid MCP (a tool without an inputSchema, say) is left out and reported, so that
-// it neither fails the server's start nor reaches the client, whose whole tools/list it
-// would fail. A server's pages must end: a cursor it gave before, or a list past
+// serve, fails or answers malformed is taken as empty, and said so. Each item is checked on
+// its own: one that is not valid MCP (a tool without an inputSchema, say) is left out and
+// reported, so that it neither fails the server's start nor reaches the client, whose whole
+// tools/list it would fail. A server's pages must end: a cursor it gave before, or a list past
 // MAX_LIST_PAGES pages or MAX_LIST_ITEMS items, ends the listing there (said in the log),
 // where it would otherwise have asked for the same page forever, holding every copy.
 import { ProtocolError, ProtocolErrorCode, SdkError, SdkErrorCode } from '@modelcontextprotocol/server';

@@ -289,7 +289,7 @@ export class MuxServer {
     this.server.fallbackRequestHandler = legacyToolCallHandler(this.#calls, this.#caller, runs) as never;
   }
 
-  /** Offers a client's message to the forwarding fast path (after initialize): true when taken, answered through `reply`. */
+  /** Offers a client's message to the fast path (after initialize): true when taken, answered through `reply`. */
   claim(message: JSONRPCMessage, reply: Reply, shared = false): boolean {
     if (!this.#ready || this.#fastPath === undefined) return false;
     return this.#fastPath.claim(

@@ -16,7 +16,7 @@ import { wellFormedAnswer } from './answer-shape.js';
 export interface StdioChildTransportOptions {
   /** Called with each stdout line that is not a JSON-RPC message. */
   onSkippedLine?: (line: string) => void;
-  /** Called once for each message dropped for its size, whose handling failed, or that was a malformed answer. */
+  /** Called once for each message dropped for its size, whose handling failed, or that was malformed. */
   onDropped?: (why: string) => void;
   /**
    * An error answer with a null id: the child could not read a message of ours well enough to

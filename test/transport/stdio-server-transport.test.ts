@@ -3,8 +3,8 @@
 // dropped it and left the client waiting; a request with a string or integer id goes on.
 // So is a request whose envelope is wrong ("jsonrpc" not "2.0", a method that is not a string,
 // params that are not an object) but whose id can be read. An initialize with a wrong or
-// missing field is answered Invalid Params, saying which. When
-// the client closes its input, what it asked is still owed, and what it was asked fails.
+// missing field is answered Invalid Params, saying which. When the client closes its input,
+// what it asked is still owed, and what it was asked fails.
 import { PassThrough } from 'node:stream';
 import type { JSONRPCMessage } from '@modelcontextprotocol/server';
 import t from 'tap';
