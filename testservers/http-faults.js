@@ -10,8 +10,9 @@
 // `big {bytes}` answers with a text of that many bytes; `big_notice {bytes}` sends a log message
 // of that size on the call's stream, then answers "done". `flood_next {bytes, as}` answers the
 // next request with that many bytes of no JSON at all, as one SSE event (`as: "sse"`) or as an
-// application/json body, written as the socket takes them. A session opened at `/mcp?json`
-// answers with JSON bodies rather than SSE streams.
+// application/json body, written as the socket takes them. `malformed_next {as}` answers the
+// next request with an error JSON-RPC does not allow (no code), as an SSE event or a JSON body.
+// A session opened at `/mcp?json` answers with JSON bodies rather than SSE streams.
 import { randomUUID } from 'node:crypto';
 import { createServer } from 'node:http';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
@@ -26,6 +27,8 @@ let forgetAlways = false;
 let failing;
 /** @type {{ bytes: number, as: 'sse' | 'json' } | undefined} */
 let flooding;
+/** @type {'sse' | 'json' | undefined} */
+let malformed;
 
 const forgetAll = (afterMs = 20) =>
   setTimeout(() => {
@@ -72,6 +75,10 @@ function build(number) {
       return { content: [{ type: 'text', text: `the next request gets ${bytes} bytes as ${as}` }] };
     },
   );
+  server.registerTool('malformed_next', { inputSchema: { as: z.enum(['sse', 'json']) } }, async ({ as }) => {
+    malformed = as;
+    return { content: [{ type: 'text', text: `the next request gets a malformed answer as ${as}` }] };
+  });
   server.registerTool('forget_always', { inputSchema: {} }, async () => {
     forgetAlways = true;
     forgetAll();
@@ -94,6 +101,17 @@ const http = createServer(async (req, res) => {
     const { bytes, as } = flooding;
     flooding = undefined;
     return flood(res, bytes, as);
+  }
+  if (malformed && body?.method && body.id !== undefined) {
+    const answer = JSON.stringify({
+      jsonrpc: '2.0',
+      id: body.id,
+      error: { message: 'an error without a code' },
+    });
+    const sse = malformed === 'sse';
+    malformed = undefined;
+    res.writeHead(200, { 'content-type': sse ? 'text/event-stream' : 'application/json' });
+    return res.end(sse ? `event: message\ndata: ${answer}\n\n` : answer);
   }
   if (typeof id === 'string') {
     const transport = sessions.get(id);

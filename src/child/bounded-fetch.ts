@@ -9,6 +9,10 @@
 //   end, and when it was an answer, an error answer with its id takes its place. Failing the
 //   stream instead would leave the call waiting for its timeout: the SDK resumes a cut
 //   stream (which sends the event again) or gives it up without failing the call.
+// And a small answer (a JSON body or an event under ANSWER_CHECK_BYTES) that JSON-RPC does
+// not allow, such as an error without a code, is replaced by the error answer that stands for
+// it (answer-shape.ts): the SDK drops such an event, and the call waited for its timeout, or
+// fails the whole body with zod's issues as raw JSON.
 import type { FetchLike } from '@modelcontextprotocol/client';
 import { WireError } from '../errors.js';
 import {
@@ -19,6 +23,7 @@ import {
   type EnvelopeHead,
 } from '../transport/envelope-peek.js';
 import { PARSE_ERROR, oversizeReason } from '../transport/json-line-reader.js';
+import { wellFormedBody, wellFormedEvent } from '../transport/answer-shape.js';
 
 export interface MessageBound {
   /** Largest message taken, in bytes. */
@@ -51,15 +56,32 @@ export function boundedFetch(inner: FetchLike, bound: MessageBound): FetchLike {
   };
 }
 
+/** Answers this small or smaller are checked for their shape; errors are small, results need not be. */
+const ANSWER_CHECK_BYTES = 64 * 1024;
+
 function wholeBodyBound(bound: MessageBound, why: string): TransformStream<Uint8Array, Uint8Array> {
   let bytes = 0;
+  // A small body is held until it ends, to be checked whole; past the size, it flows.
+  let held: Uint8Array[] | undefined = [];
   return new TransformStream({
     transform(chunk, controller) {
       bytes += chunk.byteLength;
-      if (bytes <= bound.limit) return controller.enqueue(chunk);
-      bound.onDropped(why);
-      // The SDK's send rejects with it, and so does the call that waited for this answer.
-      controller.error(new WireError(PARSE_ERROR, why));
+      if (bytes > bound.limit) {
+        bound.onDropped(why);
+        // The SDK's send rejects with it, and so does the call that waited for this answer.
+        return controller.error(new WireError(PARSE_ERROR, why));
+      }
+      if (held && bytes <= ANSWER_CHECK_BYTES) return void held.push(chunk);
+      for (const each of held ?? []) controller.enqueue(each);
+      held = undefined;
+      controller.enqueue(chunk);
+    },
+    flush(controller) {
+      if (!held) return;
+      const text = new TextDecoder().decode(Buffer.concat(held));
+      const replaced = wellFormedBody(text);
+      if (replaced) bound.onDropped(replaced.why);
+      controller.enqueue(replaced ? new TextEncoder().encode(replaced.text) : Buffer.concat(held));
     },
   });
 }
@@ -131,8 +153,17 @@ function eventStreamBound(
       startDrop([...held, part], controller);
       return finishDrop(controller);
     }
-    for (const each of held) controller.enqueue(each);
-    controller.enqueue(part);
+    const replaced =
+      heldBytes + part.byteLength <= ANSWER_CHECK_BYTES
+        ? wellFormedEvent(new TextDecoder().decode(Buffer.concat([...held, part])))
+        : undefined;
+    if (replaced) {
+      bound.onDropped(replaced.why);
+      controller.enqueue(encoder.encode(replaced.text));
+    } else {
+      for (const each of held) controller.enqueue(each);
+      controller.enqueue(part);
+    }
     held = [];
     heldBytes = 0;
   };

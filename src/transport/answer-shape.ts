@@ -39,3 +39,70 @@ function errorProblem(error: unknown): string | undefined {
 function shown(value: unknown): string {
   return value === undefined ? 'missing' : (JSON.stringify(value) ?? String(value)).slice(0, 100);
 }
+
+/**
+ * An SSE event (its whole text) whose message is a malformed answer, rewritten to carry the
+ * error answer that stands for it (its `id:` line kept, for resuming the stream); undefined to
+ * pass it on as it is.
+ */
+export function wellFormedEvent(text: string): { text: string; why: string } | undefined {
+  if (mayBeWellFormedResult(text)) return undefined;
+  const lines = text.split(/\r\n|\r|\n/);
+  const field = (name: string) =>
+    lines.filter((l) => l.startsWith(name)).map((l) => l.slice(name.length).replace(/^ /, ''));
+  const type = field('event:')[0];
+  if (type !== undefined && type !== '' && type !== 'message') return undefined;
+  const replaced = replacedAnswer(field('data:').join('\n'));
+  if (!replaced) return undefined;
+  const id = field('id:')[0];
+  const idLine = id === undefined ? '' : `id: ${id}\n`;
+  return { text: `${idLine}event: message\ndata: ${JSON.stringify(replaced.answer)}\n\n`, why: replaced.why };
+}
+
+/** A JSON body (one message, or a batch) with its malformed answers replaced; undefined to pass it on. */
+export function wellFormedBody(text: string): { text: string; why: string } | undefined {
+  if (mayBeWellFormedResult(text)) return undefined;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    return undefined; // the SDK says what is wrong with a body that is not JSON
+  }
+  const messages = Array.isArray(parsed) ? parsed : [parsed];
+  const whys: string[] = [];
+  const answers = messages.map((message) => {
+    const replaced = isAnswer(message) ? wellFormedAnswer(message) : undefined;
+    if (replaced?.why !== undefined) whys.push(replaced.why);
+    return replaced?.answer ?? message;
+  });
+  if (whys.length === 0) return undefined;
+  return { text: JSON.stringify(Array.isArray(parsed) ? answers : answers[0]), why: whys.join('; ') };
+}
+
+function replacedAnswer(data: string): { answer: JSONRPCMessage; why: string } | undefined {
+  let message: unknown;
+  try {
+    message = JSON.parse(data);
+  } catch {
+    return undefined;
+  }
+  if (!isAnswer(message)) return undefined;
+  const { answer, why } = wellFormedAnswer(message);
+  return why === undefined ? undefined : { answer, why };
+}
+
+/** A JSON-RPC answer by its envelope: an object with an id and no method. */
+function isAnswer(value: unknown): value is JSONRPCMessage {
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    !Array.isArray(value) &&
+    'id' in value &&
+    !('method' in value)
+  );
+}
+
+/** A result without an error anywhere in its text is well formed: most answers, not parsed again. */
+function mayBeWellFormedResult(text: string): boolean {
+  return text.includes('"result"') && !text.includes('"error"');
+}

@@ -1,7 +1,9 @@
 // --max-message-bytes for a remote (HTTP) server, through the built mcpmux: an answer over the
 // bound fails that one call at once (not at its timeout), as an SSE event or a JSON body; a
 // notification over it is dropped and the call goes on; a flood of bytes costs mcpmux no more
-// than the bound; and the server is called as before after each.
+// than the bound; an answer JSON-RPC does not allow (an error without a code) fails its call
+// at once, saying so, where the SDK dropped the event (the call waited for its timeout) or
+// failed on the body with zod's issues as raw JSON; and the server is called as before after each.
 import t, { type Test } from 'tap';
 import { startMcpmux, text, type Session } from '../helpers/mcpmux-process.js';
 import {
@@ -82,6 +84,30 @@ for (const as of ['sse', 'json'] as const) {
           `RSS peaked ${(peak - before).toFixed(0)} MB above its start for 64 MB (the bound is 1 MB)`,
         );
         t.equal(text(await s.call('far__big', { bytes: 10 })), 'x'.repeat(10), 'called as before');
+      }),
+  );
+}
+
+for (const as of ['sse', 'json'] as const) {
+  t.test(
+    `an error without a code, as ${as === 'sse' ? 'an SSE event' : 'a JSON body'}: that call fails saying so`,
+    (t) =>
+      withRemote(t, '', [], async (s) => {
+        await s.call('far__malformed_next', { as });
+        await t.rejects(s.call('far__echo', { message: 'x' }), {
+          code: -32603,
+          message: `the server's answer is not valid JSON-RPC: its error's "code" is missing, not an integer (it said: an error without a code)`,
+        });
+        t.match(
+          text(await s.call('far__echo', { message: 'after' })),
+          /^after \(session \d\)$/,
+          'the next call',
+        );
+        t.match(
+          s.stderr(),
+          /\[far\] the server's answer is not valid JSON-RPC/,
+          'logged with the server name',
+        );
       }),
   );
 }
