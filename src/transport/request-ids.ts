@@ -15,6 +15,7 @@ import { malformedRequest } from './request-shape.js';
  */
 export function invalidRequestId(
   message: JSONRPCMessage,
+  from = 'the client',
 ): { answer: JSONRPCMessage; why: string } | undefined {
   if (!('method' in message) || !('id' in message)) return undefined;
   const id: unknown = message.id;
@@ -29,7 +30,7 @@ export function invalidRequestId(
         message: `Invalid Request: the id of a request must be a string or an integer (MCP) within ±(2^53 − 1), not ${shown}`,
       },
     },
-    why: `refused a ${message.method} request from the client: its id ${shown} is not a string or an integer, as MCP requires`,
+    why: `refused a ${message.method} request from ${from}: its id ${shown} is not a string or an integer, as MCP requires`,
   };
 }
 

@@ -1,14 +1,18 @@
 // A request whose envelope is wrong though its id can be read: "jsonrpc" missing or not
 // "2.0", a method that is not a string, params that are not an object. Over stdio the SDK
 // drops such a request without a word (and mcpmux's line reader skipped the first kind), so
-// the client waits for an answer that never comes; JSON-RPC answers it under its id.
+// its sender, the client or a server asking mcpmux something, waits for an answer that never
+// comes; JSON-RPC answers it under its id.
 import type { JSONRPCMessage } from '@modelcontextprotocol/server';
 
 type Refusal = { answer: JSONRPCMessage; why: string };
 
+/** Who sent a message, as log lines name them: "the client", or "server 'ev'". */
+export type Sender = string;
+
 /** A request that is JSON-RPC by its envelope but that MCP's dispatch cannot take; else undefined. */
-export function malformedRequest(message: JSONRPCMessage): Refusal | undefined {
-  return wrongEnvelope(message, { jsonrpcChecked: true });
+export function malformedRequest(message: JSONRPCMessage, from: Sender = 'the client'): Refusal | undefined {
+  return wrongEnvelope(message, { jsonrpcChecked: true, from });
 }
 
 /**
@@ -16,18 +20,18 @@ export function malformedRequest(message: JSONRPCMessage): Refusal | undefined {
  * answered (a hand-written client that left out "jsonrpc", say); else undefined, and the line
  * is skipped as before.
  */
-export function notJsonRpcRequest(value: unknown): Refusal | undefined {
+export function notJsonRpcRequest(value: unknown, from: Sender = 'the client'): Refusal | undefined {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return undefined;
-  return wrongEnvelope(value as Record<string, unknown>, { jsonrpcChecked: false });
+  return wrongEnvelope(value as Record<string, unknown>, { jsonrpcChecked: false, from });
 }
 
 function wrongEnvelope(
   message: object,
-  { jsonrpcChecked }: { jsonrpcChecked: boolean },
+  { jsonrpcChecked, from }: { jsonrpcChecked: boolean; from: Sender },
 ): Refusal | undefined {
   const { jsonrpc, id, method, params } = message as Record<string, unknown>;
   if (!('method' in message) || !answerable(id)) return undefined;
-  const named = typeof method === 'string' ? `a ${method.slice(0, 100)} request` : 'a request';
+  const named = `${typeof method === 'string' ? `a ${method.slice(0, 100)} request` : 'a request'} from ${from}`;
   if (!jsonrpcChecked && jsonrpc !== '2.0')
     return refusal(id, -32600, `"jsonrpc" must be "2.0", not ${shown(jsonrpc)}`, named);
   if (typeof method !== 'string')
@@ -56,6 +60,6 @@ function refusal(id: string | number, code: number, problem: string, named: stri
   const kind = code === -32602 ? 'Invalid params' : 'Invalid Request';
   return {
     answer: { jsonrpc: '2.0', id, error: { code, message: `${kind}: ${problem}` } },
-    why: `refused ${named} from the client: ${problem}`,
+    why: `refused ${named}: ${problem}`,
   };
 }

@@ -12,6 +12,8 @@ import {
 } from './json-line-reader.js';
 import { JsonLineWriter } from './json-line-writer.js';
 import { wellFormedAnswer } from './answer-shape.js';
+import { invalidRequestId } from './request-ids.js';
+import { malformedRequest, notJsonRpcRequest } from './request-shape.js';
 
 export interface StdioChildTransportOptions {
   /** Called with each stdout line that is not a JSON-RPC message. */
@@ -58,7 +60,11 @@ export class StdioChildTransport implements Transport {
     this.#writer = new JsonLineWriter(process.stdin);
     this.#reader = new JsonLineReader({
       onMessage: (message, bytes) => this.#handOver(message, bytes),
-      onSkippedLine: options.onSkippedLine ?? (() => {}),
+      onSkippedLine: (line, parsed) => {
+        const refusal = parsed === undefined ? undefined : notJsonRpcRequest(parsed, 'the server');
+        if (refusal) this.#refuse(refusal);
+        else options.onSkippedLine?.(line);
+      },
       takeBytes: (bytes, start, end) => this.takeBytes?.(bytes, start, end) ?? false,
       ...oversizeHandlers({
         limit: options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES,
@@ -136,6 +142,9 @@ export class StdioChildTransport implements Transport {
 
   /** True when the fast path took it. */
   #handOver(received: JSONRPCMessage, bytes: number): boolean {
+    // A request of the server's that mcpmux cannot take is answered, so that the server does not wait.
+    const refusal = invalidRequestId(received, 'the server') ?? malformedRequest(received, 'the server');
+    if (refusal) return this.#refuse(refusal);
     // A malformed answer settles its call as an error, on either path (answer-shape.ts).
     const { answer: message, why } = wellFormedAnswer(received);
     if (why !== undefined) this.#options.onDropped?.(`${why}; the request it answers fails with that`);
@@ -146,6 +155,12 @@ export class StdioChildTransport implements Transport {
     }
     this.onmessage?.(message);
     return false;
+  }
+
+  #refuse(refusal: { answer: JSONRPCMessage; why: string }): true {
+    this.post(refusal.answer);
+    this.#options.onDropped?.(refusal.why);
+    return true;
   }
 
   #markClosed(): void {

@@ -1,6 +1,8 @@
 // The transport over a child's pipes sees the child's end even when it came first: a server
 // that exits before it is spoken to (a missing key, a crash at load) closes its stdout before
-// anyone listens, and the client must not wait for an answer that cannot come.
+// anyone listens, and the client must not wait for an answer that cannot come. A request of
+// the child's that mcpmux cannot take (a malformed envelope, an id MCP does not allow) is
+// answered to the child, which would otherwise wait for it.
 import t from 'tap';
 import { ChildProcess } from '../../src/child/child-process.js';
 import { inputRefusal } from '../../src/child/input-backlog.js';
@@ -48,6 +50,52 @@ t.test('an error answer with a null id is reported, not handed to the client as 
   for (let i = 0; i < 100 && handed.length === 0; i++) await new Promise((r) => setTimeout(r, 20));
   t.same(reported, [{ code: -32700, message: 'Parse error' }], 'reported');
   t.same(handed, [{ jsonrpc: '2.0', id: 7, result: {} }], 'the next answer is handed over as before');
+  await proc.stop();
+});
+
+t.test('a request of the child that mcpmux cannot take is answered to the child, not dropped', async (t) => {
+  // The child asks four malformed things and one fine one, then prints every answer it gets on stderr.
+  const proc = await ChildProcess.spawn({
+    command: process.execPath,
+    args: [
+      '-e',
+      `const out = (m) => process.stdout.write(JSON.stringify(m) + '\\n');
+      out({ jsonrpc: '2.0', id: 'a', method: 'roots/list', params: 'x' });
+      out({ jsonrpc: '2.0', id: 'b', method: 7 });
+      out({ id: 'c', method: 'ping' });
+      out({ jsonrpc: '2.0', id: { o: 1 }, method: 'ping' });
+      out({ jsonrpc: '2.0', id: 'e', method: 'ping' });
+      process.stdin.on('data', (d) => process.stderr.write(d));`,
+    ],
+    env: { PATH: process.env['PATH'] ?? '' },
+  });
+  let answers = '';
+  proc.stderr.on('data', (d: Buffer) => (answers += d.toString('utf8')));
+  const dropped: string[] = [];
+  const transport = new StdioChildTransport(proc, { onDropped: (why) => dropped.push(why) });
+  const handed: unknown[] = [];
+  transport.onmessage = (message) => handed.push(message);
+  await transport.start();
+  for (let i = 0; i < 100 && answers.split('\n').length < 5; i++) await new Promise((r) => setTimeout(r, 20));
+  t.match(
+    answers
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line)),
+    [
+      { id: 'a', error: { code: -32600, message: /"params" must be an object when present, not "x"/ } },
+      { id: 'b', error: { code: -32600, message: /"method" must be a string, not 7/ } },
+      { id: 'c', error: { code: -32600, message: /"jsonrpc" must be "2.0", not missing/ } },
+      { id: null, error: { code: -32600, message: /not \{"o":1\}/ } },
+    ],
+  );
+  t.match(handed, [{ id: 'e', method: 'ping' }], 'a well-formed request is handed over');
+  t.match(dropped, [
+    /^refused a roots\/list request from the server/,
+    /from the server/,
+    /from the server/,
+    /from the server/,
+  ]);
   await proc.stop();
 });
 
