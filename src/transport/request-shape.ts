@@ -7,7 +7,7 @@ import type { JSONRPCMessage } from '@modelcontextprotocol/server';
 
 type Refusal = { answer: JSONRPCMessage; why: string };
 
-/** Who sent a message, as log lines name them: "the client", or "server 'ev'". */
+/** Who sent a message, as the log line says it: "the client", or "the server" (the line's prefix names it). */
 export type Sender = string;
 
 /** A request that is JSON-RPC by its envelope but that MCP's dispatch cannot take; else undefined. */
