@@ -1,14 +1,20 @@
-// A server's answer that JSON-RPC does not allow: neither a result nor an error, or an error
-// that is not an object with an integer code and a string message. Taken as it was, an
+// An answer that JSON-RPC does not allow: neither a result nor an error, or an error that is
+// not an object with an integer code and a string message. From a server, taken as it was, an
 // `"error": null` threw in the forwarding fast path after the call had been taken off its
 // list, so the call was never answered; an error without a code went to the client as it
-// was, and an SDK client drops such a message and waits until its own timeout. It becomes an
-// Internal error that says what the server sent, under the same id.
+// was, and an SDK client drops such a message and waits until its own timeout. From the
+// client (its answer to a server's question: sampling, roots), the SDK dropped it, and the
+// server's question and the client's own call waited. It becomes an Internal error that says
+// what was sent, under the same id, so that whoever waits for it is answered.
 import type { JSONRPCMessage } from '@modelcontextprotocol/server';
+
+/** Who sent an answer, as its error says it: "the server", "the client". */
+type Sender = string;
 
 /** `message` when it is not an answer or is well formed; else the error answer that stands for it, and why. */
 export function wellFormedAnswer(
   message: JSONRPCMessage,
+  from: Sender = 'the server',
 ): { answer: JSONRPCMessage; why?: undefined } | { answer: JSONRPCMessage; why: string } {
   if ('method' in message || !('id' in message)) return { answer: message };
   const body = message as { result?: unknown; error?: unknown };
@@ -19,11 +25,25 @@ export function wellFormedAnswer(
         ? 'it has neither a "result" nor an "error"'
         : undefined;
   if (problem === undefined) return { answer: message };
-  const why = `the server's answer is not valid JSON-RPC: ${problem}`;
+  const why = `${from}'s answer is not valid JSON-RPC: ${problem}`;
   return {
     answer: { jsonrpc: '2.0', id: message.id, error: { code: -32603, message: why } } as JSONRPCMessage,
     why,
   };
+}
+
+/**
+ * A parsed body (one message, or a batch) with its malformed answers replaced; each
+ * replacement's why is told to `told`. Anything that is not an object passes as it is.
+ */
+export function wellFormedAnswers(body: unknown, from: Sender, told: (why: string) => void): unknown {
+  const check = (message: unknown) => {
+    if (!isAnswer(message)) return message;
+    const { answer, why } = wellFormedAnswer(message, from);
+    if (why !== undefined) told(why);
+    return answer;
+  };
+  return Array.isArray(body) ? body.map(check) : check(body);
 }
 
 function errorProblem(error: unknown): string | undefined {
@@ -68,15 +88,9 @@ export function wellFormedBody(text: string): { text: string; why: string } | un
   } catch {
     return undefined; // the SDK says what is wrong with a body that is not JSON
   }
-  const messages = Array.isArray(parsed) ? parsed : [parsed];
   const whys: string[] = [];
-  const answers = messages.map((message) => {
-    const replaced = isAnswer(message) ? wellFormedAnswer(message) : undefined;
-    if (replaced?.why !== undefined) whys.push(replaced.why);
-    return replaced?.answer ?? message;
-  });
-  if (whys.length === 0) return undefined;
-  return { text: JSON.stringify(Array.isArray(parsed) ? answers : answers[0]), why: whys.join('; ') };
+  const checked = wellFormedAnswers(parsed, 'the server', (why) => whys.push(why));
+  return whys.length === 0 ? undefined : { text: JSON.stringify(checked), why: whys.join('; ') };
 }
 
 function replacedAnswer(data: string): { answer: JSONRPCMessage; why: string } | undefined {

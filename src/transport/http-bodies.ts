@@ -1,7 +1,9 @@
-// What an HTTP request brings (a JSON body, read up to a bound) and the error bodies that go
+// What an HTTP request brings (a JSON body, read up to a bound; MCP messages, their malformed
+// answers replaced) and the error bodies that go
 // back: a JSON-RPC error, which MCP clients know how to show, for every status mcpmux refuses with.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { messageOf } from '../errors.js';
+import { wellFormedAnswers } from './answer-shape.js';
 
 /** A body refused before it reached MCP: too large (413) or not JSON (400). */
 export class BodyError extends Error {
@@ -29,6 +31,19 @@ export async function readJson(req: IncomingMessage, maxBytes: number): Promise<
   } catch (error) {
     throw new BodyError(`request body is not JSON: ${messageOf(error)}`, 400);
   }
+}
+
+/**
+ * A POSTed body of MCP messages: readJson's, with the client's malformed answers (to a
+ * server's question) replaced by the error that stands for each, told to `log`, so that the
+ * question fails at once (the SDK refused the whole body with 400, and the question waited).
+ */
+export async function readMessages(
+  req: IncomingMessage,
+  maxBytes: number,
+  log: (why: string) => void,
+): Promise<unknown> {
+  return wellFormedAnswers(await readJson(req, maxBytes), 'the client', log);
 }
 
 /** A JSON-RPC error body, which MCP clients know how to show. */

@@ -30,7 +30,7 @@ import { messageOf } from '../errors.js';
 import { listenedResources } from '../proxy/resource-watch.js';
 import type { Logger } from '../log.js';
 import type { ListChangedMethod } from '../router/capabilities.js';
-import { BodyError, readJson, reply, replyError } from './http-bodies.js';
+import { BodyError, readMessages, reply, replyError } from './http-bodies.js';
 import { HttpGuard } from './http-guard.js';
 import { malformedInitialize } from './initialize-check.js';
 import { SessionTable } from './http-sessions.js';
@@ -111,6 +111,7 @@ export class McpHttpServer {
   readonly #guard: HttpGuard;
   readonly #sessions: SessionTable<OpenSession>;
   readonly #maxSessions: number;
+  readonly #maxBody: number;
   #shuttingDown = false;
   /** What a request a closing session leaves unanswered is told (unanswered-requests.ts). */
   readonly #closedWhy = () =>
@@ -128,9 +129,9 @@ export class McpHttpServer {
       ...(options.allowedOrigins && { allowedOrigins: options.allowedOrigins }),
     });
     this.#maxSessions = options.maxSessions ?? DEFAULT_MAX_SESSIONS;
+    const maxRequestBodySize = (this.#maxBody = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES);
     const createRequestServer = options.createRequestServer;
     if (createRequestServer) {
-      const maxRequestBodySize = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
       const onerror = (error: Error) => options.logger.debug(() => `HTTP (2026-07-28): ${messageOf(error)}`);
       const handler = createMcpHandler(() => createRequestServer(), {
         legacy: 'reject',
@@ -230,7 +231,7 @@ export class McpHttpServer {
       const found = typeof sessionId === 'string' ? this.#sessions.get(sessionId) : undefined;
       const existing = found?.transport instanceof LegacySseTransport ? undefined : found;
       if (req.method === 'POST') {
-        const body = await readJson(req, this.#options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES);
+        const body = await readMessages(req, this.#maxBody, (why) => this.#options.logger.warn(why));
         // A 2026-07-28 request names its era in its _meta envelope; it needs no session.
         // (Node's IncomingMessage is what the adapter takes; only its optional fields' typing differs.)
         const nodeReq = req as NodeIncomingMessageLike;
@@ -297,7 +298,7 @@ export class McpHttpServer {
       );
     const done = this.#sessions.busy(id as string);
     try {
-      const body = await readJson(req, this.#options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES);
+      const body = await readMessages(req, this.#maxBody, (why) => this.#options.logger.warn(why));
       const wrong = open.transport.receive(body);
       if (wrong) return reply(res, 400, wrong);
       res.writeHead(202).end('Accepted');

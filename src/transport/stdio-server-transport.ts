@@ -16,6 +16,7 @@ import { JsonLineWriter } from './json-line-writer.js';
 import { OpenExchanges } from './open-exchanges.js';
 import { refusedRequest } from './request-ids.js';
 import { notJsonRpcRequest } from './request-shape.js';
+import { wellFormedAnswer } from './answer-shape.js';
 
 export interface StdioServerTransportOptions {
   stdin?: Readable;
@@ -85,8 +86,8 @@ export class StdioServerTransport implements Transport {
       wrote: () => this.#resumeInputIfRead(),
     });
     this.#reader = new JsonLineReader({
-      onMessage: (message) => {
-        const refusal = refusedRequest(message);
+      onMessage: (received) => {
+        const refusal = refusedRequest(received);
         if (refusal) {
           // The SDK drops a bad id without a word (the client would wait forever), and answers a
           // malformed initialize as an internal error with raw JSON.
@@ -94,6 +95,9 @@ export class StdioServerTransport implements Transport {
           options.onDropped?.(refusal.why);
           return true;
         }
+        // The client's malformed answer to a server's question fails that question (answer-shape.ts).
+        const { answer: message, why } = wellFormedAnswer(received, 'the client');
+        if (why !== undefined) options.onDropped?.(why);
         if (!this.#holding && options.claim?.(message)) return true;
         this.#exchanges.read(message);
         const hold = options.onIncoming?.(message);

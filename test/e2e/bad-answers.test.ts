@@ -5,12 +5,15 @@
 // the server's `{}` for resources/templates/list failed its whole start, where a client
 // connected to it directly would still have had its tools. Now each such answer fails its own
 // request with an Internal error saying what the server sent, and the malformed list is empty.
+// The same holds the other way: a client's malformed answer to a server's question (the SDK
+// dropped it, and the question and the client's own call waited) fails that question.
 import { Client } from '@modelcontextprotocol/client';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import t, { type Test } from 'tap';
 import { fixturePath } from '../helpers/fixtures.js';
 import { startMcpmux, startMcpmuxHttp } from '../helpers/mcpmux-process.js';
-import { assertNoLeaks, killTaggedProcesses } from '../helpers/processes.js';
+import { assertNoLeaks, killTaggedProcesses, waitFor } from '../helpers/processes.js';
+import { rawMcpmux } from '../helpers/raw-stdio-client.js';
 
 t.teardown(() => killTaggedProcesses());
 
@@ -60,4 +63,92 @@ t.test('over HTTP', async (t) => {
   await client.connect(new StreamableHTTPClientTransport(new URL(mux.url)));
   t.teardown(() => client.close());
   await checkAnswers(t, client);
+});
+
+t.test("a client's malformed answer to a server's question fails that question, over stdio", async (t) => {
+  const answers = new Map<unknown, Record<string, any>>();
+  const { mcpmux, send, stderr } = await rawMcpmux(
+    ['--', 'asks', process.execPath, fixturePath('asks-client')],
+    'asks',
+    (m) => {
+      // The server's questions get answers JSON-RPC does not allow: an error without a code, an empty answer.
+      if (m.method === 'sampling/createMessage') send({ id: m.id, error: { message: 'no model here' } });
+      else if (m.method === 'roots/list') send({ id: m.id });
+      else if (m.id !== undefined && m.method === undefined) answers.set(m.id, m);
+    },
+    { capabilities: { sampling: {}, roots: {} } },
+  );
+  send({
+    id: 10,
+    method: 'tools/call',
+    params: { name: 'asks__ask', arguments: { method: 'sampling/createMessage' } },
+  });
+  send({ id: 11, method: 'tools/call', params: { name: 'asks__ask', arguments: { method: 'roots/list' } } });
+  if (!t.ok(await waitFor(() => answers.has(10) && answers.has(11)), 'both calls answered'))
+    t.comment(stderr());
+  t.match(
+    answers.get(10)?.result?.content?.[0]?.text,
+    /the client's answer is not valid JSON-RPC: its error's "code" is missing, not an integer \(it said: no model here\)/,
+  );
+  t.match(
+    answers.get(11)?.result?.content?.[0]?.text,
+    /the client's answer is not valid JSON-RPC: it has neither a "result" nor an "error"/,
+  );
+  t.match(stderr(), /warn: the client's answer is not valid JSON-RPC/, 'logged');
+  mcpmux.stdin.end();
+  await mcpmux.exited;
+  await assertNoLeaks(t);
+});
+
+t.test("the same over HTTP: the client's malformed answer, POSTed, fails the question", async (t) => {
+  const mux = await startMcpmuxHttp(['--', 'asks', process.execPath, fixturePath('asks-client')]);
+  t.teardown(() => mux.stop());
+  const headers: Record<string, string> = {
+    'content-type': 'application/json',
+    accept: 'application/json, text/event-stream',
+  };
+  const post = (body: object) => fetch(mux.url, { method: 'POST', headers, body: JSON.stringify(body) });
+  const opened = await post({
+    jsonrpc: '2.0',
+    id: 1,
+    method: 'initialize',
+    params: {
+      protocolVersion: '2025-11-25',
+      capabilities: { sampling: {} },
+      clientInfo: { name: 'raw', version: '1' },
+    },
+  });
+  headers['mcp-session-id'] = opened.headers.get('mcp-session-id') ?? '';
+  headers['mcp-protocol-version'] = '2025-11-25';
+  await opened.text();
+  await (await post({ jsonrpc: '2.0', method: 'notifications/initialized' })).text();
+  // The call's answer comes on its own SSE stream, after the question the client answers malformed.
+  const call = await post({
+    jsonrpc: '2.0',
+    id: 2,
+    method: 'tools/call',
+    params: { name: 'asks__ask', arguments: { method: 'sampling/createMessage' } },
+  });
+  let pending = '';
+  let answered: Record<string, any> | undefined;
+  const decoder = new TextDecoder();
+  for await (const chunk of call.body as AsyncIterable<Uint8Array>) {
+    // Whole lines only: an event may come cut across chunks.
+    const lines = (pending + decoder.decode(chunk, { stream: true })).split('\n');
+    pending = lines.pop() ?? '';
+    for (const line of lines.filter((l) => l.startsWith('data: '))) {
+      const message = JSON.parse(line.slice('data: '.length));
+      if (message.method === 'sampling/createMessage') {
+        const posted = await post({ jsonrpc: '2.0', id: message.id, error: { message: 'no model here' } });
+        t.equal(posted.status, 202, 'the malformed answer is taken (it was refused 400)');
+        await posted.text();
+      } else if (message.id === 2) answered = message;
+    }
+    if (answered) break;
+  }
+  t.match(
+    answered?.result?.content?.[0]?.text,
+    /the client's answer is not valid JSON-RPC: its error's "code" is missing/,
+  );
+  t.match(mux.stderr(), /warn: the client's answer is not valid JSON-RPC/, 'logged');
 });
