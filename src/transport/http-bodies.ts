@@ -1,6 +1,6 @@
-// What an HTTP request brings (a JSON body, read up to a bound; MCP messages, their malformed
-// answers replaced) and the error bodies that go
-// back: a JSON-RPC error, which MCP clients know how to show, for every status mcpmux refuses with.
+// What an HTTP request brings (a JSON body, read up to a bound; MCP messages, with their
+// malformed answers replaced) and the error bodies that go back: a JSON-RPC error, which MCP
+// clients know how to show, for every status mcpmux refuses with.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { messageOf } from '../errors.js';
 import { wellFormedAnswers } from './answer-shape.js';
