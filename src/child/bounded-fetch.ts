@@ -78,10 +78,10 @@ function wholeBodyBound(bound: MessageBound, why: string): TransformStream<Uint8
     },
     flush(controller) {
       if (!held) return;
-      const text = new TextDecoder().decode(Buffer.concat(held));
-      const replaced = wellFormedBody(text);
+      const body = Buffer.concat(held);
+      const replaced = wellFormedBody(new TextDecoder().decode(body));
       if (replaced) bound.onDropped(replaced.why);
-      controller.enqueue(replaced ? new TextEncoder().encode(replaced.text) : Buffer.concat(held));
+      controller.enqueue(replaced ? new TextEncoder().encode(replaced.text) : body);
     },
   });
 }

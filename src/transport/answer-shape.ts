@@ -7,6 +7,7 @@
 // server's question and the client's own call waited. It becomes an Internal error that says
 // what was sent, under the same id, so that whoever waits for it is answered.
 import type { JSONRPCMessage } from '@modelcontextprotocol/server';
+import { shown } from './request-shape.js';
 
 /** Who sent an answer, as its error says it: "the server", "the client". */
 type Sender = string;
@@ -54,10 +55,6 @@ function errorProblem(error: unknown): string | undefined {
   if (!Number.isInteger(code)) return `its error's "code" is ${shown(code)}, not an integer${said}`;
   if (typeof message !== 'string') return `its error's "message" is ${shown(message)}, not a string`;
   return undefined;
-}
-
-function shown(value: unknown): string {
-  return value === undefined ? 'missing' : (JSON.stringify(value) ?? String(value)).slice(0, 100);
 }
 
 /**

@@ -52,7 +52,8 @@ function isObject(value: unknown): boolean {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-function shown(value: unknown): string {
+/** A field's value as an error message shows it: its JSON, cut short, or "missing". */
+export function shown(value: unknown): string {
   return value === undefined ? 'missing' : (JSON.stringify(value) ?? String(value)).slice(0, 100);
 }
 
