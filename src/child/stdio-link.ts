@@ -26,6 +26,8 @@ export function stdioLink(host: ConnectHost, gen: Generation, proc: ChildProcess
       ),
     maxMessageBytes: inputBound,
     refuseRequest: refusal,
+    // What the crash says when no exit does (a child that died says how it ended instead).
+    onInputClosed: () => (gen.lostBecause ??= 'closed its stdin and stopped reading requests'),
   });
   const lane = new ChildLane({
     server: name,

@@ -32,6 +32,8 @@ export interface StdioChildTransportOptions {
    * input-backlog.ts); send() rejects with it. Other messages always go.
    */
   refuseRequest?: () => Error | undefined;
+  /** The child's stdin was found closed (EPIPE) before its stdout: the transport closes next. */
+  onInputClosed?: () => void;
 }
 
 export class StdioChildTransport implements Transport {
@@ -111,8 +113,15 @@ export class StdioChildTransport implements Transport {
     stdout.once('close', () => this.#markClosed());
     // A child that exited before it was spoken to closed its stdout already: no event will come.
     if (stdout.closed || stdout.destroyed) queueMicrotask(() => this.#markClosed());
-    // Writing to a child that died raises EPIPE on stdin; the exit is reported elsewhere.
-    stdin.on('error', (error) => this.onerror?.(error));
+    // Writing to a child that died raises EPIPE on stdin, and so does writing to one that closed
+    // its stdin and lives on: nothing can reach it again, so its connection is lost either way
+    // (judgeEnd waits for an exit before it says which).
+    stdin.on('error', (error: NodeJS.ErrnoException) => {
+      this.onerror?.(error);
+      if (error.code !== 'EPIPE' || this.#closed) return;
+      this.#options.onInputClosed?.();
+      this.#markClosed();
+    });
   }
 
   send(message: JSONRPCMessage): Promise<void> {

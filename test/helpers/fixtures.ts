@@ -13,6 +13,7 @@ export type FixtureName =
   | 'echo-v2'
   | 'crash-on-call'
   | 'closes-stdout'
+  | 'closes-stdin'
   | 'hang-on-shutdown'
   | 'slow-start'
   | 'noisy-stdout'

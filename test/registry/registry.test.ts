@@ -206,6 +206,29 @@ t.test(
 );
 
 t.test(
+  'a server that closes its stdin and lives on: crashed at the next request, which fails, its process ended',
+  async (t) => {
+    const h = await startHarness(t);
+    const { server } = await h.callJson('add_server', { name: 'deaf', ...fixture('closes-stdin') });
+    t.equal(textOf(await h.call('deaf__close')), 'closing');
+    // Nothing tells mcpmux until it writes: the next request finds stdin closed (EPIPE).
+    const call = await h.call('deaf__echo');
+    t.ok(call.isError);
+    t.match(
+      textOf(call),
+      /server 'deaf' crashed \(closed its stdin and stopped reading requests\); call reload_server/,
+    );
+    t.ok(await waitFor(async () => (await statusOf(h, 'deaf'))?.status === 'crashed'), 'marked crashed');
+    t.same((await statusOf(h, 'deaf'))?.tools, [], 'its tools withdrawn');
+    t.ok(
+      await waitFor(() => !isAlive(server.pid)),
+      'the process, which ignores SIGTERM, is ended all the same',
+    );
+    await h.close();
+  },
+);
+
+t.test(
   "a server's own instructions reach the model: in add_server's answer and in list_servers",
   async (t) => {
     const everything = {
