@@ -12,7 +12,9 @@
 // And a small answer (a JSON body or an event under ANSWER_CHECK_BYTES) that JSON-RPC does
 // not allow, such as an error without a code, is replaced by the error answer that stands for
 // it (answer-shape.ts): the SDK drops such an event, and the call waited for its timeout, or
-// fails the whole body with zod's issues as raw JSON.
+// fails the whole body with zod's issues as raw JSON. A successful answer to requests that
+// holds no JSON-RPC at all (a status object, a web page: not the server's MCP endpoint) is
+// replaced the same way, by an error answer for each request, saying what came instead.
 import type { FetchLike } from '@modelcontextprotocol/client';
 import { WireError } from '../errors.js';
 import {
@@ -23,7 +25,7 @@ import {
   type EnvelopeHead,
 } from '../transport/envelope-peek.js';
 import { PARSE_ERROR, oversizeReason } from '../transport/json-line-reader.js';
-import { wellFormedBody, wellFormedEvent } from '../transport/answer-shape.js';
+import { answersInstead, wellFormedBody, wellFormedEvent } from '../transport/answer-shape.js';
 
 export interface MessageBound {
   /** Largest message taken, in bytes. */
@@ -39,10 +41,15 @@ export function boundedFetch(inner: FetchLike, bound: MessageBound): FetchLike {
     const response = await inner(input, init);
     // A redirect keeps its own response: the SDK reads where it points from it (url, type).
     if (!response.body || (response.status >= 300 && response.status < 400)) return response;
+    const type = mediaType(response.headers.get('content-type'));
+    const ids = () => requestIds(init?.body);
+    // A success in a type the SDK does not read (a web page): it would say only "Unexpected content type".
+    if (response.ok && type !== 'text/event-stream' && type !== 'application/json' && ids().length > 0)
+      return answeredInstead(response, type, ids(), bound);
     const body =
-      mediaType(response.headers.get('content-type')) === 'text/event-stream'
-        ? response.body.pipeThrough(eventStreamBound(bound, why, () => requestIds(init?.body)))
-        : response.body.pipeThrough(wholeBodyBound(bound, why));
+      type === 'text/event-stream'
+        ? response.body.pipeThrough(eventStreamBound(bound, why, ids))
+        : response.body.pipeThrough(wholeBodyBound(bound, why, response.ok ? ids : () => []));
     const bounded = new Response(body, {
       status: response.status,
       statusText: response.statusText,
@@ -59,7 +66,46 @@ export function boundedFetch(inner: FetchLike, bound: MessageBound): FetchLike {
 /** Answers this small or smaller are checked for their shape; errors are small, results need not be. */
 const ANSWER_CHECK_BYTES = 64 * 1024;
 
-function wholeBodyBound(bound: MessageBound, why: string): TransformStream<Uint8Array, Uint8Array> {
+/**
+ * A successful answer to requests in a type that is not JSON-RPC's: its first bytes, read, and
+ * in its place error answers saying what came (answersInstead), in JSON.
+ */
+async function answeredInstead(
+  response: Response,
+  type: string,
+  ids: (string | number)[],
+  bound: MessageBound,
+): Promise<Response> {
+  const text = await firstText(response, ANSWER_CHECK_BYTES);
+  const replaced = answersInstead(text, type, () => ids);
+  if (!replaced) return new Response(text, { status: response.status, headers: response.headers });
+  bound.onDropped(replaced.why);
+  return new Response(replaced.text, {
+    status: response.status,
+    headers: { 'content-type': 'application/json' },
+  });
+}
+
+/** Up to `max` bytes of a body as text; the rest is not read. */
+async function firstText(response: Response, max: number): Promise<string> {
+  const reader = response.body!.getReader();
+  const chunks: Uint8Array[] = [];
+  let bytes = 0;
+  while (bytes < max) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    chunks.push(value);
+    bytes += value.byteLength;
+  }
+  await reader.cancel().catch(() => {});
+  return new TextDecoder().decode(Buffer.concat(chunks).subarray(0, max));
+}
+
+function wholeBodyBound(
+  bound: MessageBound,
+  why: string,
+  requestIds: () => (string | number)[],
+): TransformStream<Uint8Array, Uint8Array> {
   let bytes = 0;
   // A small body is held until it ends, to be checked whole; past the size, it flows.
   let held: Uint8Array[] | undefined = [];
@@ -79,7 +125,8 @@ function wholeBodyBound(bound: MessageBound, why: string): TransformStream<Uint8
     flush(controller) {
       if (!held) return;
       const body = Buffer.concat(held);
-      const replaced = wellFormedBody(new TextDecoder().decode(body));
+      const text = new TextDecoder().decode(body);
+      const replaced = wellFormedBody(text) ?? answersInstead(text, 'application/json', requestIds);
       if (replaced) bound.onDropped(replaced.why);
       controller.enqueue(replaced ? new TextEncoder().encode(replaced.text) : body);
     },

@@ -96,6 +96,7 @@ async function connectRemote(
     onDropped: (why) => host.log.warn(`[${host.name}] ${why}`),
   });
   const streamable = newClient(host, gen, sdk);
+  let refused: string;
   try {
     await streamable.connect(
       new sdk.StreamableHTTPClientTransport(url, { requestInit, fetch: bounded }),
@@ -114,23 +115,35 @@ async function connectRemote(
       `[${host.name}] ${spec.url} does not speak streamable HTTP (${error.message}); trying HTTP+SSE`,
     );
     await streamable.close().catch(() => {});
+    refused = `HTTP ${error.status ?? '?'} (${error.message.slice(0, 200)})`;
   }
   const sse = newClient(host, gen, sdk);
   const headers = { ...spec.headers };
-  await sse.connect(
-    new sdk.SSEClientTransport(url, {
-      requestInit,
-      fetch: bounded,
-      eventSourceInit: {
-        fetch: (input, init) =>
-          bounded(input, {
-            ...init,
-            headers: { ...Object.fromEntries(new Headers(init?.headers)), ...headers },
-          }),
-      },
-    }),
-    options,
-  );
+  // Failing both ways, both answers are told: a wrong path is seen in the first one as much as in the second.
+  const bothRefused = (error: unknown) => {
+    if (gen.startup.signal.aborted || !(error instanceof sdk.SseError || error instanceof SdkHttpError))
+      throw error;
+    const status = error instanceof SdkHttpError ? error.status : error.code;
+    throw new Error(
+      `streamable HTTP's POST was answered ${refused}, and HTTP+SSE's GET HTTP ${status ?? '?'} (${error.message}); is it the server's MCP endpoint?`,
+    );
+  };
+  await sse
+    .connect(
+      new sdk.SSEClientTransport(url, {
+        requestInit,
+        fetch: bounded,
+        eventSourceInit: {
+          fetch: (input, init) =>
+            bounded(input, {
+              ...init,
+              headers: { ...Object.fromEntries(new Headers(init?.headers)), ...headers },
+            }),
+        },
+      }),
+      options,
+    )
+    .catch(bothRefused);
   gen.remote = 'sse';
   settleEra(host, gen, sse);
   return sse;

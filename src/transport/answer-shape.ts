@@ -90,6 +90,44 @@ export function wellFormedBody(text: string): { text: string; why: string } | un
   return whys.length === 0 ? undefined : { text: JSON.stringify(checked), why: whys.join('; ') };
 }
 
+/**
+ * Error answers, one for each of `ids`, standing for a body that holds no JSON-RPC message at
+ * all (a status object, a web page: an address that is not the server's MCP endpoint), so
+ * that the requests it answered fail saying what came instead. Undefined when the body is
+ * JSON-RPC, however malformed (that is wellFormedBody's), or when nothing waits for it
+ * (`requestIds` is asked only for a body that is not JSON-RPC).
+ */
+export function answersInstead(
+  text: string,
+  contentType: string,
+  requestIds: () => readonly (string | number)[],
+): { text: string; why: string } | undefined {
+  if (mayBeWellFormedResult(text) || holdsJsonRpc(text)) return undefined;
+  const ids = requestIds();
+  if (ids.length === 0) return undefined;
+  const flat = text.replace(/\s+/g, ' ').trim();
+  const sent = flat.length > 200 ? `${flat.slice(0, 200)}…` : flat;
+  const why = `the server's answer is not JSON-RPC: it sent ${contentType || 'a body without a content type'}${sent ? `: ${sent}` : ', empty'}`;
+  const answers = ids.map((id) => ({ jsonrpc: '2.0', id, error: { code: -32603, message: why } }));
+  return { text: JSON.stringify(answers.length === 1 ? answers[0] : answers), why };
+}
+
+/** Whether a body is a JSON-RPC message or a batch of them, by its envelope alone. */
+function holdsJsonRpc(text: string): boolean {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    return false;
+  }
+  const isMessage = (value: unknown) =>
+    typeof value === 'object' &&
+    value !== null &&
+    !Array.isArray(value) &&
+    ('id' in value || 'method' in value);
+  return Array.isArray(parsed) ? parsed.length > 0 && parsed.every(isMessage) : isMessage(parsed);
+}
+
 function replacedAnswer(data: string): { answer: JSONRPCMessage; why: string } | undefined {
   let message: unknown;
   try {

@@ -29,6 +29,12 @@ t.test("a remote server's HTTP refusal says whose it was and what to do; the ser
     /^server 'exp' answered HTTP 502 Bad Gateway: <html> <body>x+…; the server \(or a proxy in front of it\) failed: try again, and reload_server if it persists \[CHILD_ERROR\]$/,
     'an error page, on one line and cut short',
   );
+  // A success that is a web page (a proxy's, say), not JSON-RPC: the call's answer is an error saying so.
+  await h.call('exp__fail_next', { status: 200, body: page });
+  await t.rejects(h.call('exp__echo', { message: 'x' }), {
+    code: -32603,
+    message: /^the server's answer is not JSON-RPC: it sent text\/plain: <html> <body>x+…$/,
+  });
   t.notMatch(h.logs.join('\n') + JSON.stringify(await h.callJson('list_servers')), /unexpectedly/);
   t.match((await h.callJson('list_servers')).servers[0], { status: 'running' });
   t.match(

@@ -1,6 +1,7 @@
 // Remote children: server-everything served over streamable HTTP and over the older
 // HTTP+SSE on 127.0.0.1, added by URL. Header values stay secret; a server that goes away
 // is reported crashed; reload_server reconnects.
+import { createServer as createHttpServer } from 'node:http';
 import { createServer } from 'node:net';
 import t from 'tap';
 import { ChildProcess } from '../../src/child/child-process.js';
@@ -107,6 +108,37 @@ t.test('a URL where nothing listens fails add_server with the reason, and regist
     /could not be reached at http:\/\/127\.0\.0\.1:1\/mcp: .*fetch failed \(bad port\)/,
   );
   await h.close();
+});
+
+t.test('an address that answers but is not an MCP endpoint fails add_server saying what came', async (t) => {
+  // A web server, not an MCP one: a page, a status object, and 404 elsewhere.
+  const web = createHttpServer((req, res) => {
+    if (req.url === '/page')
+      res.writeHead(200, { 'content-type': 'text/html' }).end('<html>\n<h1>Welcome</h1></html>');
+    else if (req.url === '/status')
+      res.writeHead(200, { 'content-type': 'application/json' }).end('{"status":"ok"}');
+    else res.writeHead(404, { 'content-type': 'text/html' }).end('<h1>Not Found</h1>');
+  });
+  await new Promise<void>((resolve) => web.listen(0, '127.0.0.1', resolve));
+  const base = `http://127.0.0.1:${(web.address() as { port: number }).port}`;
+  const h = await startHarness(t);
+  const added = async (path: string) => textOf(await h.call('add_server', { name: 'web', url: base + path }));
+  t.match(
+    await added('/page'),
+    /could not be reached at .*\/page: the server's answer is not JSON-RPC: it sent text\/html: <html> <h1>Welcome<\/h1><\/html> \[STARTUP_FAILED\]$/,
+  );
+  t.match(
+    await added('/status'),
+    /could not be reached at .*\/status: the server's answer is not JSON-RPC: it sent application\/json: \{"status":"ok"\} \[STARTUP_FAILED\]$/,
+  );
+  t.match(
+    await added('/mcp'),
+    /could not be reached at .*\/mcp: streamable HTTP's POST was answered HTTP 404 \(.*Not Found.*\), and HTTP\+SSE's GET HTTP 404 \(.*\); is it the server's MCP endpoint\? \[STARTUP_FAILED\]$/,
+    'both ways of reaching it, each with its answer',
+  );
+  t.same((await h.callJson('list_servers')).servers, [], 'nothing registered');
+  await h.close();
+  await new Promise((resolve) => web.close(resolve));
 });
 
 for (const mode of ['streamableHttp', 'sse'] as const) {
