@@ -11,14 +11,20 @@ import { DEFAULT_CALL_TIMEOUT_MS } from './child-types.js';
 import { originDuring, type Generation } from './generation.js';
 import { inputRefusal } from './input-backlog.js';
 import { relayedLogMessage } from './log-relay.js';
+import { throttledWarning } from '../throttled-warning.js';
 
 /** The transport to `proc`, with the generation's lane and input set on `gen`. */
 export function stdioLink(host: ConnectHost, gen: Generation, proc: ChildProcess): StdioChildTransport {
   const { name, options, log } = host;
   const inputBound = options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
   const refusal = (): MuxError | undefined => inputRefusal(name, transport, inputBound);
+  const skipped = throttledWarning(
+    log,
+    (count, seconds) => `[${name}] skipped ${count} more non-JSON lines on stdout in ${seconds} s`,
+  );
   const transport: StdioChildTransport = new StdioChildTransport(proc, {
-    onSkippedLine: (line) => log.warn(`[${name}] skipped a non-JSON line on stdout: ${line.slice(0, 200)}`),
+    onSkippedLine: (line) =>
+      skipped(() => `[${name}] skipped a non-JSON line on stdout: ${line.slice(0, 200)}`),
     onDropped: (why) => log.warn(`[${name}] ${why}`),
     onErrorWithoutId: (error) =>
       log.warn(

@@ -51,6 +51,7 @@ export interface DroppedMessage {
 const NEWLINE = 0x0a;
 const CARRIAGE_RETURN = 0x0d;
 const OPEN_BRACE = 0x7b;
+const OPEN_BRACKET = 0x5b;
 export const DEFAULT_MAX_MESSAGE_BYTES = 16 * 1024 * 1024;
 /** How much of a dropped line's beginning is read for its id and method. */
 const HEAD_BYTES = 64 * 1024;
@@ -161,8 +162,14 @@ export class JsonLineReader {
       start,
       end > start && bytes[end - 1] === CARRIAGE_RETURN ? end - 1 : end,
     );
-    // Only a line that does not open with a brace can be blank.
-    if (line.charCodeAt(0) !== OPEN_BRACE && line.trim() === '') return;
+    // Only a line that does not open with a brace can be blank, or be no message at all.
+    if (line.charCodeAt(0) !== OPEN_BRACE) {
+      const first = line.trimStart().charCodeAt(0);
+      if (Number.isNaN(first)) return;
+      // Not parsed: a failed JSON.parse throws, and a server printing a flood of text on
+      // stdout (`yes`, a debug log) cost an exception a line, enough to hold up every timer.
+      if (first !== OPEN_BRACE && first !== OPEN_BRACKET) return this.#options.onSkippedLine(line);
+    }
     if (!this.#draining && this.#options.takeLine?.(line, size)) return;
     let message: unknown;
     try {

@@ -9,6 +9,7 @@ import { CLIENT_CAPABILITIES_META_KEY } from '@modelcontextprotocol/server';
 import type { ClientCapabilities, JSONRPCMessage, Server } from '@modelcontextprotocol/server';
 import type { Logger } from '../log.js';
 import { messageOf } from '../errors.js';
+import { throttledWarning } from '../throttled-warning.js';
 import { cancelledRequestId } from './request-ids.js';
 import { StdioServerTransport } from './stdio-server-transport.js';
 import { listenedResources } from '../proxy/resource-watch.js';
@@ -80,6 +81,10 @@ export function serveMuxOverStdio(options: StdioServingOptions): StdioServing {
   const declared = Promise.race([ready, new Promise<void>((resolve) => (markDeclared = resolve))]);
   /** When the client was last warned of for not reading its answers (Date.now()). */
   let inputPauseWarned = 0;
+  const skippedLine = throttledWarning(
+    logger,
+    (count, seconds) => `skipped ${count} more lines from the client that are not JSON-RPC in ${seconds} s`,
+  );
   // The opening answer (initialize; a 2026-07-28 client's first discover): once the SDK has
   // made it the client's capabilities are known (a discover carries them in its envelope), and
   // the configured servers are spoken to; it goes out when they have started (or failed), or
@@ -94,7 +99,7 @@ export function serveMuxOverStdio(options: StdioServingOptions): StdioServing {
     });
   const transport = new StdioServerTransport({
     onSkippedLine: (line) =>
-      logger.warn(`skipped a line from the client that is not JSON-RPC: ${line.slice(0, 200)}`),
+      skippedLine(() => `skipped a line from the client that is not JSON-RPC: ${line.slice(0, 200)}`),
     onDropped: (why) => logger.warn(why),
     onInputPaused: (why) => {
       // A client that reads slowly while it writes fast may pass the bound again and again: a warning a minute.

@@ -291,6 +291,26 @@ t.test('noisy stdout lines are skipped and logged, calls still work', async (t) 
   await h.close();
 });
 
+t.test(
+  'a server flooding its stdout with text: a few lines logged, its start-up timeout still kept',
+  async (t) => {
+    const h = await startHarness(t);
+    // As `yes` does: lines of text, as fast as the pipe takes them, and never a JSON-RPC message.
+    const flood =
+      "const b = Buffer.alloc(65536, 'y\\n'); const w = () => { while (process.stdout.write(b)); process.stdout.once('drain', w); }; w();";
+    const failed = await h.call('add_server', {
+      name: 'yes',
+      command: process.execPath,
+      args: ['-e', flood],
+      startup_timeout_seconds: 2,
+    });
+    t.match(textOf(failed), /did not finish start-up .* within 2 s/);
+    const logged = h.logs.filter((l) => l.includes('[yes] skipped'));
+    t.ok(logged.length >= 1 && logged.length <= 11, `${logged.length} lines logged about it`);
+    await h.close();
+  },
+);
+
 t.test('child stderr is forwarded with the server name as prefix', async (t) => {
   const h = await startHarness(t);
   await h.callJson('add_server', { name: 'boom', ...fixture('crash-on-call') });

@@ -55,6 +55,26 @@ t.test(
   },
 );
 
+t.test('a line that cannot open a message is skipped without being parsed', async (t) => {
+  // A server printing a flood of text (`yes`) cost a thrown JSON.parse a line, enough to hold up timers.
+  const { reader, messages, skipped } = collectingReader();
+  const parse = JSON.parse;
+  let parsed = 0;
+  JSON.parse = (...args: Parameters<typeof JSON.parse>) => (parsed++, parse(...args));
+  t.teardown(() => void (JSON.parse = parse));
+  reader.push(Buffer.from('y\n  hello\n123\n"text"\r\n'));
+  t.equal(parsed, 0);
+  reader.push(Buffer.from(' {"jsonrpc":"2.0","id":1,"result":{}}\n\t[{"jsonrpc":"2.0","method":"a"}]\n'));
+  await settle();
+  JSON.parse = parse;
+  t.equal(parsed, 2, 'one opening with a brace or bracket after blanks is');
+  t.same(skipped, ['y', '  hello', '123', '"text"']);
+  t.same(messages, [
+    { jsonrpc: '2.0', id: 1, result: {} },
+    { jsonrpc: '2.0', method: 'a' },
+  ]);
+});
+
 t.test('a byte-order mark opening the stream is dropped, and only there', async (t) => {
   const BOM = Buffer.from([0xef, 0xbb, 0xbf]);
   const line = (id: number) => Buffer.from(JSON.stringify({ jsonrpc: '2.0', id, result: {} }) + '\n');
