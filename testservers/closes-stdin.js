@@ -3,9 +3,9 @@
 // the descriptor): tool `close` answers, then closes stdin; anything written to it after that
 // fails with EPIPE. It ignores SIGTERM, so only a SIGKILL to its group ends it. Written by hand
 // and read synchronously: Node aborts if a descriptor its event loop watches is closed under it.
-import { closeSync, readSync, writeSync } from 'node:fs';
+import { closeSync, readSync } from 'node:fs';
+import { answerInitialize, send } from './raw-protocol.js';
 
-const send = (message) => writeSync(1, JSON.stringify({ jsonrpc: '2.0', ...message }) + '\n');
 const tools = [
   { name: 'close', description: 'Answer, then close stdin', inputSchema: { type: 'object' } },
   { name: 'echo', description: 'Answer "echo"', inputSchema: { type: 'object' } },
@@ -14,15 +14,7 @@ const tools = [
 /** Answers one message; false once stdin is closed. */
 function answer(line) {
   const { id, method, params } = JSON.parse(line);
-  if (method === 'initialize')
-    send({
-      id,
-      result: {
-        protocolVersion: params.protocolVersion,
-        capabilities: { tools: {} },
-        serverInfo: { name: 'closes-stdin', version: '1.0.0' },
-      },
-    });
+  if (method === 'initialize') answerInitialize(id, params, 'closes-stdin');
   else if (method === 'tools/list') send({ id, result: { tools } });
   else if (method === 'tools/call') {
     send({ id, result: { content: [{ type: 'text', text: params.name === 'close' ? 'closing' : 'echo' }] } });

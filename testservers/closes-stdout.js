@@ -3,21 +3,13 @@
 // handed to something else, or closed by a bug): tool `close` closes it without answering.
 // It ignores stdin EOF and SIGTERM, so only a SIGKILL to its group ends it. Written by hand,
 // not with the SDK, whose transport would throw writing to the closed descriptor.
-import { closeSync, writeSync } from 'node:fs';
+import { closeSync } from 'node:fs';
 import { createInterface } from 'node:readline';
+import { answerInitialize, send } from './raw-protocol.js';
 
-const send = (message) => writeSync(1, JSON.stringify({ jsonrpc: '2.0', ...message }) + '\n');
 createInterface({ input: process.stdin }).on('line', (line) => {
   const { id, method, params } = JSON.parse(line);
-  if (method === 'initialize')
-    send({
-      id,
-      result: {
-        protocolVersion: params.protocolVersion,
-        capabilities: { tools: {} },
-        serverInfo: { name: 'closes-stdout', version: '1.0.0' },
-      },
-    });
+  if (method === 'initialize') answerInitialize(id, params, 'closes-stdout');
   else if (method === 'tools/list')
     send({
       id,
