@@ -44,8 +44,10 @@ export function boundedFetch(inner: FetchLike, bound: MessageBound): FetchLike {
     const type = mediaType(response.headers.get('content-type'));
     const ids = () => requestIds(init?.body);
     // A success in a type the SDK does not read (a web page): it would say only "Unexpected content type".
-    if (response.ok && type !== 'text/event-stream' && type !== 'application/json' && ids().length > 0)
-      return answeredInstead(response, type, ids(), bound);
+    if (response.ok && type !== 'text/event-stream' && type !== 'application/json') {
+      const waiting = ids();
+      if (waiting.length > 0) return answeredInstead(response, type, waiting, bound);
+    }
     const body =
       type === 'text/event-stream'
         ? response.body.pipeThrough(eventStreamBound(bound, why, ids))
