@@ -112,7 +112,7 @@ export function createManagementTools(): ReadonlyMap<string, ManagementTool> {
         addServerInput,
         startedOutput,
       ),
-      handle: async (raw, { registry, router, policy, config }) => {
+      handle: async (raw, { registry, router, policy, config, callOptions }) => {
         const args = parse('add_server', addServerInput, raw);
         const spec = specFromWire(args);
         if (typeof spec === 'string') throw new MuxError('INVALID_ARGUMENTS', `add_server: ${spec}`);
@@ -121,10 +121,15 @@ export function createManagementTools(): ReadonlyMap<string, ManagementTool> {
         if (args.persist) requireConfig(config, 'add_server');
         const timeout = args.startup_timeout_seconds;
         // A server waiting for a person to sign in answers at once: needs_auth, with the URL.
-        const started = await registry.add(
-          args.name,
-          timeout === undefined ? admitted : { ...admitted, startupTimeoutMs: timeout * 1000 },
-          { returnWhenSigningIn: true },
+        const started = await untilCancelled(
+          callOptions.signal,
+          registry.add(
+            args.name,
+            timeout === undefined ? admitted : { ...admitted, startupTimeoutMs: timeout * 1000 },
+            { returnWhenSigningIn: true },
+          ),
+          // A start the client cancelled is undone as a failed one is: nothing left running.
+          () => registry.remove(args.name),
         );
         const result = {
           server: exposeStatus(started.status, router, registry.snapshot),
@@ -359,4 +364,20 @@ async function withDeclaration(
   const declared = await code.declarations.tool(hit.server, route.item);
   const { inputSchema: _schema, ...rest } = hit;
   return { ...rest, declaration: `${declared.types}\n\n${declared.call}` };
+}
+
+/** `work`, with `undo` run if `signal` aborts before it settles (the caller is not answered then). */
+async function untilCancelled<T>(
+  signal: AbortSignal | undefined,
+  work: Promise<T>,
+  undo: () => Promise<unknown>,
+): Promise<T> {
+  const cancelled = () => void undo().catch(() => {});
+  if (signal?.aborted) cancelled();
+  signal?.addEventListener('abort', cancelled, { once: true });
+  try {
+    return await work;
+  } finally {
+    signal?.removeEventListener('abort', cancelled);
+  }
 }

@@ -32,6 +32,40 @@ t.test('add_server exposes the child tools at once, with schemas, and list_chang
   await h.close();
 });
 
+t.test(
+  'add_server cancelled while its server starts: the start is undone, nothing left running',
+  async (t) => {
+    const dir = mkdtempSync(join(tmpdir(), 'mcpmux-cancel-add-'));
+    t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+    const h = await startHarness(t);
+    const abort = new AbortController();
+    // Its start never ends: the gate file is never made.
+    const adding = h.client.callTool(
+      {
+        name: 'add_server',
+        arguments: { name: 'slow', ...fixture('slow-start'), env: { SLOW_START_GATE: join(dir, 'never') } },
+      },
+      { signal: abort.signal },
+    );
+    adding.catch(() => {});
+    let pid: number | undefined;
+    t.ok(
+      await waitFor(async () => (pid = (await h.callJson('list_servers')).servers[0]?.pid) !== undefined),
+      'spawned, and listed as starting',
+    );
+    abort.abort('changed my mind');
+    await t.rejects(adding, 'the client gave up on it');
+    t.ok(await waitFor(async () => (await h.callJson('list_servers')).servers.length === 0), 'unregistered');
+    t.ok(await waitFor(() => !isAlive(pid!)), 'its process ended');
+    // The name is free again.
+    t.equal(
+      (await h.callJson('add_server', { name: 'slow', ...fixture('echo-v1') })).server.status,
+      'running',
+    );
+    await h.close();
+  },
+);
+
 t.test('list_servers reports status, pid, exposed tools, uptime and env names only', async (t) => {
   const h = await startHarness(t);
   await h.callJson('add_server', {
