@@ -178,7 +178,11 @@ export async function serve({
         logger: log,
         maxMessageBytes: options.maxMessageBytes,
         opening: {
-          wait: () => startup?.openingWait(),
+          // A configured server asking the client something (roots) during its start waits for the answer.
+          wait: () => {
+            const opening = startup?.openingWait();
+            return opening && Promise.race([opening, upstream.clientAwaited]);
+          },
           instructions: () => sessionInstructions(registry.snapshot),
         },
         onRequestCapabilities: (capabilities) => upstream.declaredInRequest(capabilities),

@@ -211,6 +211,7 @@ export class MuxServer {
         registry: options.registry,
         settings,
         deliver: this.#deliver,
+        initializing: () => (this.#ready ? undefined : this.#initialized),
       });
     }
     this.#results = perRequest?.results ?? newResultStore(options.maxResultBytes);

@@ -30,6 +30,8 @@ interface Attachment {
   settings: ClientSettings;
   /** Where its notifications go (a session and its listen streams share one: an update goes out once). */
   deliver: Deliver;
+  /** Until a 2025 client has said `notifications/initialized`: when it does. Undefined once it has. */
+  initializing?: () => Promise<void> | undefined;
 }
 
 /** Which client capability a child's request needs. */
@@ -69,6 +71,13 @@ export class UpstreamLink implements ChildUpstream {
    * says what it can do on each request, and a 2025 child must be told once, at its start.
    */
   #declaredPerRequest: ClientCapabilities | undefined;
+  #clientAwaited: () => void = () => {};
+  /**
+   * Settles when a server's request first waits for a client to finish its initialization:
+   * a client's initialize answer, held while the servers given at start start, then goes out
+   * at once, or that server's start (and so the answer) would wait for the answer.
+   */
+  readonly clientAwaited = new Promise<void>((resolve) => (this.#clientAwaited = resolve));
 
   /**
    * `declareRelayable`: tell every child that the client side can sample, elicit and list
@@ -171,21 +180,31 @@ export class UpstreamLink implements ChildUpstream {
       this.#elicitations.asked(server, asked, origin.notify?.bind(origin));
       return this.#relayed(() => origin.ask(asked, signal));
     }
-    // Outside any call: the most recently connected client that can answer it.
-    const target = [...this.#attached]
+    // Outside any call: the most recently connected client that can answer it, one whose
+    // initialization is done first.
+    const able = [...this.#attached]
       .reverse()
-      .find(
+      .filter(
         (a) =>
           a.server &&
           (owner === undefined || a.deliver === owner) &&
           (need === undefined || a.server.getClientCapabilities()?.[need]),
       );
+    const target = able.find((a) => !a.initializing?.()) ?? able[0];
     const upstream = target?.server;
     if (!upstream)
       throw new MuxError(
         'NOT_SUPPORTED',
         `no client connected to mcpmux can answer ${request.method} from server '${server}'`,
       );
+    // MCP's lifecycle: a client is asked nothing before its initialization is done. A server
+    // that asks while mcpmux starts (a client's initialize answer held for it) waits for that.
+    const initializing = target.initializing?.();
+    if (initializing) {
+      this.#log.debug(() => `[${server}] ${request.method} waits for the client's initialization`);
+      this.#clientAwaited();
+      await untilAborted(initializing, signal);
+    }
     this.#log.debug(() => `[${server}] ${request.method} → client`);
     this.#elicitations.asked(server, asked, target.deliver);
     return this.#relayed(() =>
@@ -306,5 +325,22 @@ export class UpstreamLink implements ChildUpstream {
         });
       }
     }
+  }
+}
+
+/** `work`, or the abort's reason as a rejection once `signal` aborts first. */
+async function untilAborted(work: Promise<void>, signal: AbortSignal): Promise<void> {
+  signal.throwIfAborted();
+  let stop: () => void = () => {};
+  try {
+    await Promise.race([
+      work,
+      new Promise<never>((_, reject) => {
+        stop = () => reject(signal.reason);
+        signal.addEventListener('abort', stop, { once: true });
+      }),
+    ]);
+  } finally {
+    signal.removeEventListener('abort', stop);
   }
 }

@@ -245,3 +245,37 @@ t.test(
     await assertNoLeaks(t);
   },
 );
+
+t.test(
+  'a configured server that asks the client during its start: the client is asked once it has said initialized',
+  async (t) => {
+    // MCP's lifecycle: nothing but pings and logs goes to a client before its initialization
+    // is done; and the initialize answer, held for the servers given at start, is not held for
+    // one that waits on the client.
+    const order: string[] = [];
+    let called: unknown;
+    const { mcpmux, send } = await rawMcpmux(
+      ['--', 'early', process.execPath, fixturePath('asks-on-start')],
+      'early',
+      (message, answer) => {
+        order.push(message.method ?? `answer ${message.id}`);
+        if (message.id === 2) called = message.result?.content?.[0]?.text;
+        if (message.method === 'roots/list')
+          answer({ id: message.id, result: { roots: [{ uri: 'file:///work', name: 'work' }] } });
+      },
+      { capabilities: { roots: {} }, initialized: false },
+    );
+    t.ok(await waitFor(() => order.includes('answer 1')), 'initialize is answered');
+    // Time for a request that would follow the answer at once, as it did.
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    t.same(order, ['answer 1'], 'and nothing asked of the client before it says initialized');
+    send({ method: 'notifications/initialized' });
+    t.ok(await waitFor(() => order.includes('roots/list')), 'then the server asks');
+    send({ id: 2, method: 'tools/call', params: { name: 'early__roots', arguments: {} } });
+    t.ok(await waitFor(() => called !== undefined));
+    t.equal(called, 'file:///work', 'the server got the roots it asked for, and runs');
+    mcpmux.stdin.end();
+    await mcpmux.exited;
+    await assertNoLeaks(t);
+  },
+);

@@ -22,12 +22,13 @@ export interface RawOpening {
 
 /**
  * Spawns mcpmux with `args` (after `--pass-env` for the leak tag), hands each line it writes
- * to `onMessage` parsed, opens a 2025 session, and waits until `server` is running.
+ * to `onMessage` parsed (with the means to answer it), opens a 2025 session, and waits until
+ * `server` is running.
  */
 export async function rawMcpmux(
   args: string[],
   server: string,
-  onMessage: (message: Record<string, any>) => void,
+  onMessage: (message: Record<string, any>, send: (message: object) => void) => void,
   { initialized = true, capabilities = {}, before = [] }: RawOpening = {},
 ): Promise<RawClient> {
   const mcpmux = await ChildProcess.spawn({
@@ -39,16 +40,16 @@ export async function rawMcpmux(
   mcpmux.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
   let partial = '';
   const answered = new Set<unknown>();
+  const send = (message: object) => mcpmux.stdin.write(JSON.stringify({ jsonrpc: '2.0', ...message }) + '\n');
   mcpmux.stdout.on('data', (chunk: Buffer) => {
     const lines = (partial + chunk.toString('utf8')).split('\n');
     partial = lines.pop() ?? '';
     for (const line of lines) {
       const message = JSON.parse(line);
       if (message.id !== undefined && message.method === undefined) answered.add(message.id);
-      onMessage(message);
+      onMessage(message, send);
     }
   });
-  const send = (message: object) => mcpmux.stdin.write(JSON.stringify({ jsonrpc: '2.0', ...message }) + '\n');
   for (const message of before) {
     send(message);
     if (!(await waitFor(() => answered.has(message.id))))
