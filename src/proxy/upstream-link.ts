@@ -41,6 +41,9 @@ const NEEDS: Readonly<Record<string, keyof ClientCapabilities>> = {
   'roots/list': 'roots',
 };
 
+/** Longest a server's question waits for a client to say initialized before it is asked anyway. */
+const INITIALIZED_WAIT_MS = 10_000;
+
 /** Everything a child may ask of a client through mcpmux. */
 const RELAYABLE: ClientCapabilities = Object.freeze({
   sampling: {},
@@ -198,12 +201,15 @@ export class UpstreamLink implements ChildUpstream {
         `no client connected to mcpmux can answer ${request.method} from server '${server}'`,
       );
     // MCP's lifecycle: a client is asked nothing before its initialization is done. A server
-    // that asks while mcpmux starts (a client's initialize answer held for it) waits for that.
+    // that asks while mcpmux starts (a client's initialize answer held for it) waits for that;
+    // a client that never says initialized (some do not) is asked all the same, later.
     const initializing = target.initializing?.();
     if (initializing) {
       this.#log.debug(() => `[${server}] ${request.method} waits for the client's initialization`);
       this.#clientAwaited();
-      await untilAborted(initializing, signal);
+      let timer: NodeJS.Timeout | undefined;
+      const bound = new Promise<void>((resolve) => (timer = setTimeout(resolve, INITIALIZED_WAIT_MS)));
+      await untilAborted(Promise.race([initializing, bound]), signal).finally(() => clearTimeout(timer));
     }
     this.#log.debug(() => `[${server}] ${request.method} → client`);
     this.#elicitations.asked(server, asked, target.deliver);

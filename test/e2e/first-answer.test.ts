@@ -279,3 +279,23 @@ t.test(
     await assertNoLeaks(t);
   },
 );
+
+t.test('a client that never says initialized is asked all the same, after a while', async (t) => {
+  const order: string[] = [];
+  const { mcpmux, send } = await rawMcpmux(
+    ['--', 'early', process.execPath, fixturePath('asks-on-start')],
+    'early',
+    (message, answer) => {
+      order.push(message.method ?? `answer ${message.id}`);
+      if (message.method === 'roots/list') answer({ id: message.id, result: { roots: [] } });
+    },
+    { capabilities: { roots: {} }, initialized: false },
+  );
+  t.ok(await waitFor(() => order.includes('roots/list'), 20_000), 'the server is not left waiting for ever');
+  send({ id: 2, method: 'tools/call', params: { name: 'early__roots', arguments: {} } });
+  t.ok(await waitFor(() => order.includes('answer 2')), 'and runs');
+  t.same(order.slice(0, 2), ['answer 1', 'roots/list']);
+  mcpmux.stdin.end();
+  await mcpmux.exited;
+  await assertNoLeaks(t);
+});
