@@ -1,8 +1,8 @@
 // @ts-check
 // Simulates: a hand-written server whose answers JSON-RPC does not allow (an error without an
 // integer code, `"error": null`, an answer with neither result nor error), and whose
-// resources/templates/list answers `{}` though it declares resources. Raw JSON lines, no SDK:
-// an SDK would not write these.
+// resources/templates/list answers `{}` though it declares resources; tool `latin1` answers
+// with a byte that is not UTF-8. Raw JSON lines, no SDK: an SDK would not write these.
 import { createInterface } from 'node:readline';
 
 /** @param {unknown} message */
@@ -15,7 +15,18 @@ const ANSWERS = {
   null_error: { error: null },
   empty_answer: {},
   fine: { result: { content: [{ type: 'text', text: 'fine' }] } },
+  latin1: {},
 };
+
+/** "café" in Latin-1 (its é the one byte 0xE9, not UTF-8), in the TypeScript SDK's order: result first. */
+const latin1 = (/** @type {unknown} */ id) =>
+  process.stdout.write(
+    Buffer.concat([
+      Buffer.from('{"result":{"content":[{"type":"text","text":"caf'),
+      Buffer.from([0xe9]),
+      Buffer.from(`"}]},"jsonrpc":"2.0","id":${JSON.stringify(id)}}\n`),
+    ]),
+  );
 
 createInterface({ input: process.stdin }).on('line', (line) => {
   const message = JSON.parse(line);
@@ -42,6 +53,7 @@ createInterface({ input: process.stdin }).on('line', (line) => {
   if (method === 'resources/templates/list') return out({ jsonrpc: '2.0', id, result: {} });
   if (method === 'resources/read')
     return out({ jsonrpc: '2.0', id, error: { code: '404', message: 'a read that went wrong' } });
+  if (method === 'tools/call' && params.name === 'latin1') return latin1(id);
   if (method === 'tools/call')
     return out({ jsonrpc: '2.0', id, ...ANSWERS[/** @type {keyof typeof ANSWERS} */ (params.name)] });
   out({ jsonrpc: '2.0', id, result: {} });

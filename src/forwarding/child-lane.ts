@@ -2,6 +2,7 @@
 // to one child generation, by the id mcpmux gave each (also its progress token), with their
 // timeouts. Its transport offers it every message first; nothing else knows these ids.
 // The module's binding, not the global: globalThis.performance is a lazy getter, read on every call here.
+import { isUtf8 } from 'node:buffer';
 import { performance } from 'node:perf_hooks';
 import type { JSONRPCMessage, LoggingLevel } from '@modelcontextprotocol/server';
 import type { InputOrigin } from '../child/child-types.js';
@@ -175,6 +176,10 @@ export class ChildLane {
     if (!at) return false;
     const call = this.#pending.get(at.seq);
     if (!call?.reply.pieces || !call.shaping.passThrough?.(end - start)) return false;
+    // Bytes that are not UTF-8 (a server writing Latin-1) are decoded instead, each bad one
+    // becoming U+FFFD: passed on, they broke a strict client's whole connection (the Python
+    // SDK's reader raises on them), every server's with it.
+    if (!isUtf8(bytes.subarray(start, end))) return false;
     this.#settle(call);
     call.reply.pieces([bytes.subarray(start, at.start), idJson(call.id), bytes.subarray(at.end, end)]);
     return true;

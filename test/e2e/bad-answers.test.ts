@@ -7,6 +7,7 @@
 // request with an Internal error saying what the server sent, and the malformed list is empty.
 // The same holds the other way: a client's malformed answer to a server's question (the SDK
 // dropped it, and the question and the client's own call waited) fails that question.
+import { isUtf8 } from 'node:buffer';
 import { Client } from '@modelcontextprotocol/client';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import t, { type Test } from 'tap';
@@ -151,4 +152,20 @@ t.test("the same over HTTP: the client's malformed answer, POSTed, fails the que
     /the client's answer is not valid JSON-RPC: its error's "code" is missing/,
   );
   t.match(mux.stderr(), /warn: the client's answer is not valid JSON-RPC/, 'logged');
+});
+
+t.test('over stdio, a result whose bytes are not UTF-8 reaches the client as UTF-8', async (t) => {
+  // Passed on as bytes, a Latin-1 é broke a strict client's whole connection (the Python SDK's
+  // reader raises on it), every server's with it.
+  let answered: Record<string, any> | undefined;
+  const { mcpmux, send, output } = await rawMcpmux(SERVER, 'bad', (message) => {
+    if (message.id === 7) answered = message;
+  });
+  send({ id: 7, method: 'tools/call', params: { name: 'bad__latin1', arguments: {} } });
+  t.ok(await waitFor(() => answered !== undefined));
+  t.same(answered?.result?.content, [{ type: 'text', text: 'caf\uFFFD' }], 'the bad byte as U+FFFD');
+  t.ok(isUtf8(output()), 'every byte mcpmux wrote is UTF-8');
+  mcpmux.stdin.end();
+  await mcpmux.exited;
+  await assertNoLeaks(t);
 });

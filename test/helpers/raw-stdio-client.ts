@@ -9,6 +9,8 @@ export interface RawClient {
   stderr: () => string;
   /** Writes one message (`jsonrpc` is added). */
   send: (message: object) => void;
+  /** Every byte mcpmux wrote on stdout so far. */
+  output: () => Buffer;
 }
 
 export interface RawOpening {
@@ -39,9 +41,11 @@ export async function rawMcpmux(
   let stderr = '';
   mcpmux.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
   let partial = '';
+  const written: Buffer[] = [];
   const answered = new Set<unknown>();
   const send = (message: object) => mcpmux.stdin.write(JSON.stringify({ jsonrpc: '2.0', ...message }) + '\n');
   mcpmux.stdout.on('data', (chunk: Buffer) => {
+    written.push(chunk);
     const lines = (partial + chunk.toString('utf8')).split('\n');
     partial = lines.pop() ?? '';
     for (const line of lines) {
@@ -64,12 +68,12 @@ export async function rawMcpmux(
       clientInfo: { name: 'raw-client', version: '1' },
     },
   });
-  if (!initialized) return { mcpmux, stderr: () => stderr, send };
+  if (!initialized) return { mcpmux, stderr: () => stderr, send, output: () => Buffer.concat(written) };
   // As a client does: initialized only once initialize is answered (the answer waits for the
   // configured servers, so it may come after they log that they run).
   if (!(await waitFor(() => answered.has(1)))) throw new Error(`initialize was not answered: ${stderr}`);
   send({ method: 'notifications/initialized' });
   if (!(await waitFor(() => stderr.includes(`server '${server}' is running`))))
     throw new Error(`server '${server}' did not start: ${stderr}`);
-  return { mcpmux, stderr: () => stderr, send };
+  return { mcpmux, stderr: () => stderr, send, output: () => Buffer.concat(written) };
 }
