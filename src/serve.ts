@@ -178,7 +178,7 @@ export async function serve({
         logger: log,
         maxMessageBytes: options.maxMessageBytes,
         opening: {
-          // A configured server asking the client something (roots) during its start waits for the answer.
+          // Not held for a server that waits on the client (one asking for its roots as it starts).
           wait: () => {
             const opening = startup?.openingWait();
             return opening && Promise.race([opening, upstream.clientAwaited]);

@@ -76,9 +76,9 @@ export class UpstreamLink implements ChildUpstream {
   #declaredPerRequest: ClientCapabilities | undefined;
   #clientAwaited: () => void = () => {};
   /**
-   * Settles when a server's request first waits for a client to finish its initialization:
-   * a client's initialize answer, held while the servers given at start start, then goes out
-   * at once, or that server's start (and so the answer) would wait for the answer.
+   * Settles when a server's request first waits for a client's initialization. A client's
+   * initialize answer, held while the servers given at start start, then goes out at once:
+   * held on, it would wait for a server that waits for it.
    */
   readonly clientAwaited = new Promise<void>((resolve) => (this.#clientAwaited = resolve));
 
