@@ -10,13 +10,15 @@
 // the other, which is what coverage of the built CLI run by the tests needs. What code mode
 // alone loads stays a package (esbuild's native binary, QuickJS's wasm, prettier under
 // json-schema-to-typescript): its chunk is loaded on first use.
+//
+// Run as a script it builds ./dist; bin/build-once.js calls `bundle` where an install from
+// git must put its first build.
 import { rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { build } from 'esbuild';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
-const OUT = join(ROOT, 'dist');
 const UNBUNDLED = ['esbuild', '@jitl/*', 'quickjs-emscripten-core', 'json-schema-to-typescript'];
 const COMMON = /** @type {const} */ ({
   bundle: true,
@@ -29,6 +31,7 @@ const COMMON = /** @type {const} */ ({
   banner: {
     js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);",
   },
+  absWorkingDir: ROOT,
   sourcemap: 'linked',
   legalComments: 'eof',
   logLevel: 'warning',
@@ -39,52 +42,56 @@ const vendorName = (/** @type {string} */ specifier) => specifier.replace(/^@/, 
 const isUnbundled = (/** @type {string} */ specifier) =>
   UNBUNDLED.some((u) => (u.endsWith('/*') ? specifier.startsWith(u.slice(0, -1)) : specifier === u));
 
-rmSync(OUT, { recursive: true, force: true });
-
-// mcpmux's own code; every package it imports becomes ./vendor/NAME.js.
-/** @type {Set<string>} */
-const packages = new Set();
-await build({
-  ...COMMON,
-  entryPoints: [
-    // The executable, which loads main.ts once Node's compile cache is on.
-    { in: join(ROOT, 'src/bin.ts'), out: 'main' },
-    // The sandbox worker is started from its own file, next to the chunk that starts it.
-    { in: join(ROOT, 'src/code/sandbox-worker.ts'), out: 'sandbox-worker' },
-    // What bench/ measures, from the built code.
-    { in: join(ROOT, 'src/internals.ts'), out: 'internals' },
-  ],
-  outdir: OUT,
-  plugins: [
-    {
-      name: 'packages-from-vendor',
-      setup(build) {
-        build.onResolve({ filter: /^[^./]/ }, ({ path }) => {
-          if (path.startsWith('node:') || isUnbundled(path)) return undefined;
-          packages.add(path);
-          return { path: `./vendor/${vendorName(path)}.js`, external: true };
-        });
+/** Bundles src/ into `outdir` (emptied first): mcpmux's code there, its packages in vendor/. */
+export async function bundle(/** @type {string} */ outdir) {
+  rmSync(outdir, { recursive: true, force: true });
+  // mcpmux's own code; every package it imports becomes ./vendor/NAME.js.
+  /** @type {Set<string>} */
+  const packages = new Set();
+  await build({
+    ...COMMON,
+    entryPoints: [
+      // The executable, which loads main.ts once Node's compile cache is on.
+      { in: join(ROOT, 'src/bin.ts'), out: 'main' },
+      // The sandbox worker is started from its own file, next to the chunk that starts it.
+      { in: join(ROOT, 'src/code/sandbox-worker.ts'), out: 'sandbox-worker' },
+      // What bench/ measures, from the built code.
+      { in: join(ROOT, 'src/internals.ts'), out: 'internals' },
+    ],
+    outdir,
+    plugins: [
+      {
+        name: 'packages-from-vendor',
+        setup(build) {
+          build.onResolve({ filter: /^[^./]/ }, ({ path }) => {
+            if (path.startsWith('node:') || isUnbundled(path)) return undefined;
+            packages.add(path);
+            return { path: `./vendor/${vendorName(path)}.js`, external: true };
+          });
+        },
       },
-    },
-  ],
-});
+    ],
+  });
 
-// A package whose main file is a UMD build that requires its own files by computed paths,
-// which esbuild cannot follow: its ES module build is bundled instead.
-/** @type {Record<string, string>} */
-const ES_MODULE_BUILD = { 'jsonc-parser': 'jsonc-parser/lib/esm/main.js' };
+  // A package whose main file is a UMD build that requires its own files by computed paths,
+  // which esbuild cannot follow: its ES module build is bundled instead.
+  /** @type {Record<string, string>} */
+  const ES_MODULE_BUILD = { 'jsonc-parser': 'jsonc-parser/lib/esm/main.js' };
 
-// The packages, each an entry of its own, their shared code in common chunks.
-await build({
-  ...COMMON,
-  entryPoints: [...packages].map((specifier) => ({
-    in: ES_MODULE_BUILD[specifier] ?? specifier,
-    out: vendorName(specifier),
-  })),
-  outdir: join(OUT, 'vendor'),
-  sourcesContent: false,
-  plugins: [lazyValidatorShims(), englishOnlyZodLocales()],
-});
+  // The packages, each an entry of its own, their shared code in common chunks.
+  await build({
+    ...COMMON,
+    entryPoints: [...packages].sort().map((specifier) => ({
+      in: ES_MODULE_BUILD[specifier] ?? specifier,
+      out: vendorName(specifier),
+    })),
+    outdir: join(outdir, 'vendor'),
+    sourcesContent: false,
+    plugins: [lazyValidatorShims(), englishOnlyZodLocales()],
+  });
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) await bundle(join(ROOT, 'dist'));
 
 /**
  * The SDK's `_shims` for Node export Ajv as the default JSON Schema validator of every
