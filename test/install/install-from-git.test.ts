@@ -1,0 +1,174 @@
+// mcpmux installed straight from git arrives as source (bin/mcpmux.js says why): its first run
+// bundles src/ once. These start a copy of what npm installs (package.json's "files" without
+// dist/, the checkout's node_modules beside it) as a client starts mcpmux, and, at the end,
+// install the checkout's HEAD with npm itself.
+import { spawn, spawnSync } from 'node:child_process';
+import {
+  chmodSync,
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+} from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import t, { type Test } from 'tap';
+import { ROOT } from '../helpers/fixtures.js';
+
+const manifest = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'));
+const NOBODY = 65534;
+const asRoot = process.getuid?.() === 0;
+
+/** A temporary directory that everyone may read (a build run as another user reads it). */
+function tempDir(t: Test, prefix: string): string {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  chmodSync(dir, 0o755);
+  t.teardown(() => {
+    spawnSync('chmod', ['-R', 'u+w', dir]);
+    rmSync(dir, { recursive: true, force: true });
+  });
+  return dir;
+}
+
+/** What npm installs from git: the package's files, no dist/, its dependencies beside it. */
+function sourceInstall(t: Test): string {
+  const dir = join(tempDir(t, 'mcpmux-source-'), 'mcpmux');
+  mkdirSync(dir);
+  for (const file of [...manifest.files, 'package.json'].filter((f: string) => f !== 'dist'))
+    cpSync(join(ROOT, file), join(dir, file), { recursive: true });
+  symlinkSync(join(ROOT, 'node_modules'), join(dir, 'node_modules'));
+  return dir;
+}
+
+interface Started {
+  answer: { result?: { serverInfo?: { name: string } } };
+  stderr: string;
+}
+
+/** Runs a command as a client does, sends initialize, reads the answer, then closes stdin. */
+function initialize(
+  command: string,
+  { env = {}, uid }: { env?: Record<string, string>; uid?: number } = {},
+): Promise<Started> {
+  const child = spawn(process.execPath, [command], {
+    env: { ...process.env, ...env },
+    ...(uid === undefined ? {} : { uid, gid: uid }),
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk));
+  child.stdin.write(
+    JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: {
+        protocolVersion: '2025-11-25',
+        capabilities: {},
+        clientInfo: { name: 'install', version: '1' },
+      },
+    }) + '\n',
+  );
+  return new Promise((resolve, reject) => {
+    child.stdout.on('data', (chunk: Buffer) => {
+      stdout += chunk;
+      if (stdout.includes('\n')) child.stdin.end();
+    });
+    child.on('error', reject);
+    child.on('exit', (code) =>
+      stdout.includes('\n')
+        ? resolve({ answer: JSON.parse(stdout.slice(0, stdout.indexOf('\n'))), stderr })
+        : reject(new Error(`exited ${code} without answering: ${stderr}`)),
+    );
+  });
+}
+
+const BUILDING = 'bundling src/ once';
+
+t.test('npm prepares a git install of mcpmux in no way that npm before 12 breaks', async (t) => {
+  // pacote (npm's fetcher) runs an install in the clone when one of these is present.
+  const preparing = ['build', 'prepare', 'prepack', 'preinstall', 'install', 'postinstall'];
+  t.same(
+    Object.keys(manifest.scripts).filter((name) => preparing.includes(name)),
+    [],
+    'no script npm runs when it prepares a git dependency',
+  );
+  t.equal(manifest.workspaces, undefined);
+  t.equal(manifest.bin.mcpmux, 'bin/mcpmux.js', 'the command is the launcher, which is in git');
+});
+
+t.test('the first run bundles src/ into dist/ beside it; the next one starts at once', async (t) => {
+  const dir = sourceInstall(t);
+  const first = await initialize(join(dir, 'bin/mcpmux.js'));
+  t.equal(first.answer.result?.serverInfo?.name, 'mcpmux');
+  t.match(first.stderr, `${BUILDING} into ${join(dir, 'dist')}`);
+  t.ok(existsSync(join(dir, 'dist/main.js')));
+  t.same(
+    readdirSync(dir).filter((name) => name.startsWith('.dist-')),
+    [],
+    'no staging directory left behind',
+  );
+  const second = await initialize(join(dir, 'bin/mcpmux.js'));
+  t.equal(second.answer.result?.serverInfo?.name, 'mcpmux');
+  t.notMatch(second.stderr, BUILDING);
+});
+
+t.test('two first runs at once both answer and leave one build', async (t) => {
+  const dir = sourceInstall(t);
+  const both = await Promise.all([
+    initialize(join(dir, 'bin/mcpmux.js')),
+    initialize(join(dir, 'bin/mcpmux.js')),
+  ]);
+  for (const started of both) t.equal(started.answer.result?.serverInfo?.name, 'mcpmux');
+  t.ok(existsSync(join(dir, 'dist/main.js')));
+  t.same(
+    readdirSync(dir).filter((name) => name.startsWith('.dist-')),
+    [],
+  );
+});
+
+t.test("an install the user cannot write builds in the user's cache", async (t) => {
+  const dir = sourceInstall(t);
+  const cache = tempDir(t, 'mcpmux-cache-');
+  // Root writes anywhere: the install is then run as nobody, as after `sudo npm install -g`.
+  if (asRoot) spawnSync('chown', [String(NOBODY), cache]);
+  spawnSync('chmod', ['-R', 'a-w', dir]);
+  const user = asRoot ? { uid: NOBODY } : {};
+  const first = await initialize(join(dir, 'bin/mcpmux.js'), { env: { XDG_CACHE_HOME: cache }, ...user });
+  t.equal(first.answer.result?.serverInfo?.name, 'mcpmux');
+  t.match(first.stderr, `${BUILDING} into ${join(cache, 'mcpmux')}`);
+  t.notOk(existsSync(join(dir, 'dist')), 'nothing written in the install');
+  const second = await initialize(join(dir, 'bin/mcpmux.js'), { env: { XDG_CACHE_HOME: cache }, ...user });
+  t.equal(second.answer.result?.serverInfo?.name, 'mcpmux');
+  t.notMatch(second.stderr, BUILDING, 'the cached build is used');
+});
+
+t.test('with nowhere to write, the first run says what to do', async (t) => {
+  const dir = sourceInstall(t);
+  spawnSync('chmod', ['-R', 'a-w', dir]);
+  const cache = tempDir(t, 'mcpmux-cache-');
+  spawnSync('chmod', ['a-w', cache]);
+  const user = asRoot ? { uid: NOBODY } : {};
+  await t.rejects(
+    initialize(join(dir, 'bin/mcpmux.js'), { env: { XDG_CACHE_HOME: join(cache, 'inner') }, ...user }),
+    /could not build this copy of mcpmux: .*set XDG_CACHE_HOME to a directory you can write/,
+  );
+});
+
+t.test('npm install -g from a git URL gives a working mcpmux command', async (t) => {
+  // The checkout's HEAD as npm fetches it (git+file: clones the repository: what is committed).
+  const prefix = tempDir(t, 'mcpmux-global-');
+  const install = spawnSync(
+    'npm',
+    ['install', '-g', '--prefix', prefix, '--no-audit', '--no-fund', `git+file://${ROOT}`],
+    { encoding: 'utf8' },
+  );
+  t.equal(install.status, 0, 'npm install -g succeeds', { stderr: install.stderr.slice(-3000) });
+  const started = await initialize(join(prefix, 'bin/mcpmux'));
+  t.equal(started.answer.result?.serverInfo?.name, 'mcpmux');
+  t.match(started.stderr, `${BUILDING} into ${join(prefix, 'lib/node_modules/mcpmux/dist')}`);
+});
