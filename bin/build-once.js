@@ -8,6 +8,7 @@ import {
   existsSync,
   mkdirSync,
   mkdtempSync,
+  readdirSync,
   readFileSync,
   renameSync,
   rmSync,
@@ -45,6 +46,7 @@ async function buildIn(home, prepare) {
   try {
     mkdirSync(home, { recursive: true });
     prepare?.(home);
+    removeAbandoned(home);
     staging = mkdtempSync(join(home, '.dist-'));
   } catch (error) {
     if (UNWRITABLE.has(/** @type {NodeJS.ErrnoException} */ (error).code ?? '')) return undefined;
@@ -67,6 +69,15 @@ async function buildIn(home, prepare) {
     await esbuild.stop();
   }
   return home;
+}
+
+/** Staging directories of first runs killed mid-build: a build takes a second, so ten minutes is long dead. */
+function removeAbandoned(/** @type {string} */ home) {
+  for (const name of readdirSync(home)) {
+    const path = join(home, name);
+    if (name.startsWith('.dist-') && Date.now() - statSync(path).mtimeMs > 600_000)
+      rmSync(path, { recursive: true, force: true });
+  }
 }
 
 /** One directory per installed copy (a reinstall makes a new src/), under the user's cache. */

@@ -13,6 +13,7 @@ import {
   readFileSync,
   rmSync,
   symlinkSync,
+  utimesSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -115,6 +116,21 @@ t.test('the first run bundles src/ into dist/ beside it; the next one starts at 
   const second = await initialize(join(dir, 'bin/mcpmux.js'));
   t.equal(second.answer.result?.serverInfo?.name, 'mcpmux');
   t.notMatch(second.stderr, BUILDING);
+});
+
+t.test('a first run removes what a first run killed mid-build left, once it is long dead', async (t) => {
+  const dir = sourceInstall(t);
+  mkdirSync(join(dir, '.dist-killed'));
+  const longAgo = new Date(Date.now() - 3_600_000);
+  utimesSync(join(dir, '.dist-killed'), longAgo, longAgo);
+  mkdirSync(join(dir, '.dist-building'));
+  const started = await initialize(join(dir, 'bin/mcpmux.js'));
+  t.equal(started.answer.result?.serverInfo?.name, 'mcpmux');
+  t.same(
+    readdirSync(dir).filter((name) => name.startsWith('.dist-')),
+    ['.dist-building'],
+    "a build under way (another mcpmux's) is left alone",
+  );
 });
 
 t.test('two first runs at once both answer and leave one build', async (t) => {
