@@ -14,6 +14,7 @@ import { helpText } from './cli/cli-help.js';
 import { CliError, type CliOptions } from './cli/cli-options.js';
 import { parseCli } from './cli/parse-cli.js';
 import { missingEmbeddingTable } from './catalog/semantic/static-embedder.js';
+import { missingCodeModePackages } from './code/code-mode-packages.js';
 import {
   ConfigError,
   loadConfigFile,
@@ -31,6 +32,14 @@ const version: string = createRequire(import.meta.url)('../package.json').versio
 async function main(): Promise<void> {
   const options = readOptions();
   const servers = await readServers(options);
+  const missing = options.expose === 'code' ? missingCodeModePackages() : [];
+  if (missing.length > 0)
+    exitWith(
+      EXIT_USAGE,
+      `mcpmux: --expose code needs ${missing.join(', ')}, an optional dependency of mcpmux that this install ` +
+        `left out (npm --omit=optional): install it beside mcpmux (npm install ${missing.join(' ')}), or expose ` +
+        `the tools another way (--expose all, search or agent)`,
+    );
   const log = createLogger({ level: options.logLevel });
   if (options.command !== 'serve') return runOneShotCommand(options, servers, log);
   // The exit hooks cover every end but SIGKILL; the reaper covers that one too. It is in

@@ -2,91 +2,12 @@
 // bundles src/ once. These start a copy of what npm installs (package.json's "files" without
 // dist/, the checkout's node_modules beside it) as a client starts mcpmux, and, at the end,
 // install the checkout's HEAD with npm itself.
-import { spawn, spawnSync } from 'node:child_process';
-import {
-  chmodSync,
-  cpSync,
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  rmSync,
-  symlinkSync,
-  utimesSync,
-} from 'node:fs';
-import { tmpdir } from 'node:os';
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readdirSync, utimesSync } from 'node:fs';
 import { join } from 'node:path';
-import t, { type Test } from 'tap';
+import t from 'tap';
 import { ROOT } from '../helpers/fixtures.js';
-
-const manifest = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'));
-const NOBODY = 65534;
-const asRoot = process.getuid?.() === 0;
-
-/** A temporary directory that everyone may read (a build run as another user reads it). */
-function tempDir(t: Test, prefix: string): string {
-  const dir = mkdtempSync(join(tmpdir(), prefix));
-  chmodSync(dir, 0o755);
-  t.teardown(() => {
-    spawnSync('chmod', ['-R', 'u+w', dir]);
-    rmSync(dir, { recursive: true, force: true });
-  });
-  return dir;
-}
-
-/** What npm installs from git: the package's files, no dist/, its dependencies beside it. */
-function sourceInstall(t: Test): string {
-  const dir = join(tempDir(t, 'mcpmux-source-'), 'mcpmux');
-  mkdirSync(dir);
-  for (const file of [...manifest.files, 'package.json'].filter((f: string) => f !== 'dist'))
-    cpSync(join(ROOT, file), join(dir, file), { recursive: true });
-  symlinkSync(join(ROOT, 'node_modules'), join(dir, 'node_modules'));
-  return dir;
-}
-
-interface Started {
-  answer: { result?: { serverInfo?: { name: string } } };
-  stderr: string;
-}
-
-/** Runs a command as a client does, sends initialize, reads the answer, then closes stdin. */
-function initialize(
-  command: string,
-  { env = {}, uid }: { env?: Record<string, string>; uid?: number } = {},
-): Promise<Started> {
-  const child = spawn(process.execPath, [command], {
-    env: { ...process.env, ...env },
-    ...(uid === undefined ? {} : { uid, gid: uid }),
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk));
-  child.stdin.write(
-    JSON.stringify({
-      jsonrpc: '2.0',
-      id: 1,
-      method: 'initialize',
-      params: {
-        protocolVersion: '2025-11-25',
-        capabilities: {},
-        clientInfo: { name: 'install', version: '1' },
-      },
-    }) + '\n',
-  );
-  return new Promise((resolve, reject) => {
-    child.stdout.on('data', (chunk: Buffer) => {
-      stdout += chunk;
-      if (stdout.includes('\n')) child.stdin.end();
-    });
-    child.on('error', reject);
-    child.on('exit', (code) =>
-      stdout.includes('\n')
-        ? resolve({ answer: JSON.parse(stdout.slice(0, stdout.indexOf('\n'))), stderr })
-        : reject(new Error(`exited ${code} without answering: ${stderr}`)),
-    );
-  });
-}
+import { NOBODY, asRoot, initialize, manifest, sourceInstall, tempDir } from '../helpers/installed-copy.js';
 
 const BUILDING = 'bundling src/ once';
 
