@@ -196,10 +196,7 @@ export class ChildConnection {
     await unsubscribeResource(gen, uri, signal, this.#requests.context(gen));
   }
 
-  /**
-   * Sets the level of log messages the child sends. A 2026-07-28 one has no logging/setLevel:
-   * it is told on each request (ChildUpstream.sessionLogLevel).
-   */
+  /** Sets the level of the child's log messages (a 2026-07-28 one is told per request: sessionLogLevel). */
   async setLogLevel(level: LoggingLevel): Promise<void> {
     this.#running();
     if (!this.speaksModern) await this.request('logging/setLevel', { level });
@@ -217,10 +214,7 @@ export class ChildConnection {
     if (next) this.#setState(next);
   }
 
-  /**
-   * Calls that arrive while `restart` runs (a reload: stop, then start) wait for it, then go
-   * to the new process, instead of failing because none is running for a moment.
-   */
+  /** Calls that arrive while `restart` (a reload) runs wait for it, then go to the new process. */
   holdCallsDuring(restart: Promise<unknown>): void {
     this.#reloadHold.during(restart);
   }
