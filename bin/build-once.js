@@ -42,6 +42,7 @@ export async function builtMain() {
 async function buildIn(home, prepare) {
   const dist = join(home, 'dist');
   if (existsSync(join(dist, 'main.js'))) return home;
+  const esbuild = await import('esbuild');
   let staging;
   try {
     mkdirSync(home, { recursive: true });
@@ -54,7 +55,6 @@ async function buildIn(home, prepare) {
   }
   const started = Date.now();
   process.stderr.write(`mcpmux: no build of this copy yet; bundling src/ once into ${dist}\n`);
-  const esbuild = await import('esbuild');
   try {
     const { bundle } = await import('../scripts/build.js');
     await bundle(staging);
