@@ -10,6 +10,7 @@ import {
   mkdtempSync,
   readdirSync,
   readFileSync,
+  readlinkSync,
   renameSync,
   rmSync,
   statSync,
@@ -19,12 +20,12 @@ import { homedir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
-const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const ROOT = dirname(dirname(fileURLToPath(import.meta.url)));
 const UNWRITABLE = new Set(['EACCES', 'EPERM', 'EROFS']);
 
 /** The URL of a built dist/main.js, building it first. */
 export async function builtMain() {
-  const home = (await buildIn(ROOT)) ?? (await buildIn(cacheHome(), linkPackage));
+  const home = (await buildIn(ROOT)) ?? (await buildIn(cacheHome(), linkPackage, removeOrphanedBuilds));
   if (home === undefined)
     throw new Error(
       `mcpmux was installed from source and could not write its build in ${ROOT} or in ${cacheHome()}: ` +
@@ -35,11 +36,13 @@ export async function builtMain() {
 
 /**
  * Builds `home`/dist unless it is there; undefined when `home` cannot be written. `prepare`
- * readies a new `home` (the cache's needs the package's files beside its dist).
+ * readies a new `home` (the cache's needs the package's files beside its dist); `built`
+ * runs after a build.
  * @param {string} home
  * @param {(home: string) => void} [prepare]
+ * @param {(home: string) => void} [built]
  */
-async function buildIn(home, prepare) {
+async function buildIn(home, prepare, built) {
   const dist = join(home, 'dist');
   if (existsSync(join(dist, 'main.js'))) return home;
   const esbuild = await import('esbuild');
@@ -60,6 +63,7 @@ async function buildIn(home, prepare) {
     await bundle(staging);
     renameSync(staging, dist);
     process.stderr.write(`mcpmux: built in ${Date.now() - started} ms\n`);
+    built?.(home);
   } catch (error) {
     rmSync(staging, { recursive: true, force: true });
     // Another mcpmux starting at the same time built it first.
@@ -75,16 +79,19 @@ async function buildIn(home, prepare) {
 function removeAbandoned(/** @type {string} */ home) {
   for (const name of readdirSync(home)) {
     const path = join(home, name);
-    if (name.startsWith('.dist-') && Date.now() - statSync(path).mtimeMs > 600_000)
-      rmSync(path, { recursive: true, force: true });
+    if (name.startsWith('.dist-') && Date.now() - statSync(path).mtimeMs > 600_000) removeQuietly(path);
   }
 }
 
 /** One directory per installed copy (a reinstall makes a new src/), under the user's cache. */
 function cacheHome() {
-  const src = statSync(join(ROOT, 'src'));
-  const key = createHash('sha256').update(`${ROOT}\0${src.ino}\0${src.mtimeMs}`).digest('hex').slice(0, 16);
-  return join(process.env.XDG_CACHE_HOME || join(homedir(), '.cache'), 'mcpmux', key);
+  return join(process.env.XDG_CACHE_HOME || join(homedir(), '.cache'), 'mcpmux', cacheKey(ROOT));
+}
+
+/** The cache's name for the install at `root` as it is now. */
+function cacheKey(/** @type {string} */ root) {
+  const src = statSync(join(root, 'src'));
+  return createHash('sha256').update(`${root}\0${src.ino}\0${src.mtimeMs}`).digest('hex').slice(0, 16);
 }
 
 /**
@@ -105,6 +112,35 @@ function linkPackage(home) {
     mkdirSync(dirname(join(home, 'node_modules', name)), { recursive: true });
     linkOnce(found, join(home, 'node_modules', name));
   }
+}
+
+/**
+ * The cache's builds of installs that are gone (uninstalled, or replaced by a reinstall): each
+ * one's package.json links to its install's, whose key is no longer the build's. One made in
+ * the last ten minutes may be another mcpmux's first run under way, and is left.
+ * @param {string} home
+ */
+function removeOrphanedBuilds(home) {
+  const builds = dirname(home);
+  for (const key of readdirSync(builds)) {
+    const other = join(builds, key);
+    let install;
+    try {
+      if (other === home || Date.now() - statSync(other).mtimeMs < 600_000) continue;
+      install = dirname(readlinkSync(join(other, 'package.json')));
+    } catch {
+      continue; // gone meanwhile, or not one of these builds
+    }
+    const now = existsSync(join(install, 'src')) ? cacheKey(install) : undefined;
+    if (now !== key) removeQuietly(other);
+  }
+}
+
+/** Clearing up is worth no failed start: what cannot be removed stays. */
+function removeQuietly(/** @type {string} */ path) {
+  try {
+    rmSync(path, { recursive: true, force: true });
+  } catch {}
 }
 
 /** Node's lookup order for a package imported from `dir`. */

@@ -3,7 +3,7 @@
 // dist/, the checkout's node_modules beside it) as a client starts mcpmux, and, at the end,
 // install the checkout's HEAD with npm itself.
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, utimesSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, symlinkSync, utimesSync } from 'node:fs';
 import { join } from 'node:path';
 import t from 'tap';
 import { ROOT } from '../helpers/fixtures.js';
@@ -82,6 +82,38 @@ t.test("an install the user cannot write builds in the user's cache", async (t) 
   const second = await initialize(join(dir, 'bin/mcpmux.js'), { env: { XDG_CACHE_HOME: cache }, ...user });
   t.equal(second.answer.result?.serverInfo?.name, 'mcpmux');
   t.notMatch(second.stderr, BUILDING, 'the cached build is used');
+});
+
+t.test("a build in the cache clears the cache's builds of installs that are gone", async (t) => {
+  const dir = sourceInstall(t);
+  const cache = tempDir(t, 'mcpmux-cache-');
+  const builds = join(cache, 'mcpmux');
+  const longAgo = new Date(Date.now() - 3_600_000);
+  /** A build of the cache's shape, its package.json linking to `install`'s. */
+  const build = (key: string, install: string, when = longAgo) => {
+    mkdirSync(join(builds, key, 'dist'), { recursive: true });
+    symlinkSync(join(install, 'package.json'), join(builds, key, 'package.json'));
+    utimesSync(join(builds, key), when, when);
+  };
+  build('0000000000000000', '/nonexistent/mcpmux'); // uninstalled
+  build('1111111111111111', dir); // this install before a reinstall: its key is not this one's
+  build('2222222222222222', '/nonexistent/other', new Date()); // made now: maybe a first run under way
+  mkdirSync(join(builds, 'notes'));
+  utimesSync(join(builds, 'notes'), longAgo, longAgo); // not a build
+  if (asRoot) spawnSync('chown', ['-R', String(NOBODY), cache]);
+  spawnSync('chmod', ['-R', 'a-w', dir]);
+  const started = await initialize(join(dir, 'bin/mcpmux.js'), {
+    env: { XDG_CACHE_HOME: cache },
+    ...(asRoot ? { uid: NOBODY } : {}),
+  });
+  t.equal(started.answer.result?.serverInfo?.name, 'mcpmux');
+  const left = readdirSync(builds).sort();
+  t.equal(left.length, 3, `left: ${left.join(', ')}`);
+  t.ok(
+    left.includes('2222222222222222') && left.includes('notes'),
+    'a young build and what is not a build stay',
+  );
+  t.notOk(left.includes('0000000000000000') || left.includes('1111111111111111'), 'the orphans are gone');
 });
 
 t.test('with nowhere to write, the first run says what to do', async (t) => {
