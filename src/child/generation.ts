@@ -12,6 +12,7 @@ import type { ChildInput } from './input-backlog.js';
 import type { Pinging } from './liveness.js';
 import type { ResourceListen } from './resource-listen.js';
 import { StderrTail } from './stderr-tail.js';
+import type { StdoutNoise } from './stdout-noise.js';
 import { delay, describeEnd } from './start-failure.js';
 
 /** How long after an exit the last messages on stdout may still arrive. */
@@ -33,6 +34,8 @@ export interface Generation {
   readonly callsEnd: AbortController;
   /** A remote server: which HTTP transport reached it. */
   remote?: 'streamable-http' | 'sse';
+  /** What a stdio child printed on stdout that is not JSON-RPC, for a failed start's report. */
+  noise?: StdoutNoise;
   /** Why the connection was judged lost when no process exit says so (a remote server that stopped answering). */
   lostBecause?: string;
   /** A remote server answered 404 to this generation's session: it ended there (session-renewal.ts). */

@@ -40,11 +40,11 @@ export async function describeStartFailure(
   // A remote server has no stderr of ours to show.
   const tail = gen.tail.lines(20);
   const message =
-    tail.length > 0
+    (tail.length > 0
       ? `${why}\nlast stderr lines:\n${tail.join('\n')}${knownFix(tail)}`
       : spec.transport === 'http'
         ? why
-        : `${why} (it wrote nothing on stderr)`;
+        : `${why} (it wrote nothing on stderr)`) + (gen.noise?.describe() ?? '');
   return new MuxError(signal.reason instanceof MuxError ? signal.reason.code : 'STARTUP_FAILED', message, {
     cause: error,
   });

@@ -1,7 +1,7 @@
 // The pipes to a spawned child as a generation uses them: the transport over its stdin and
 // stdout, the forwarding fast path's lane of calls (which sees every message first), the
 // child's log messages relayed straight to the client, and the bound on its unread input.
-import type { MuxError } from '../errors.js';
+import { MuxError } from '../errors.js';
 import { ChildLane } from '../forwarding/child-lane.js';
 import { DEFAULT_MAX_MESSAGE_BYTES } from '../transport/json-line-reader.js';
 import { StdioChildTransport } from '../transport/stdio-child-transport.js';
@@ -11,6 +11,7 @@ import { DEFAULT_CALL_TIMEOUT_MS } from './child-types.js';
 import { originDuring, type Generation } from './generation.js';
 import { inputRefusal } from './input-backlog.js';
 import { relayedLogMessage } from './log-relay.js';
+import { MULTI_LINE, StdoutNoise } from './stdout-noise.js';
 import { throttledWarning } from '../throttled-warning.js';
 
 /** The transport to `proc`, with the generation's lane and input set on `gen`. */
@@ -22,9 +23,15 @@ export function stdioLink(host: ConnectHost, gen: Generation, proc: ChildProcess
     log,
     (count, seconds) => `[${name}] skipped ${count} more non-JSON lines on stdout in ${seconds} s`,
   );
+  // Such a server can never finish its handshake: its start fails at once, not at the deadline.
+  const noise = (gen.noise = new StdoutNoise(() => {
+    if (!host.runs(gen)) gen.startup.abort(new MuxError('STARTUP_FAILED', `server '${name}' ${MULTI_LINE}`));
+  }));
   const transport: StdioChildTransport = new StdioChildTransport(proc, {
-    onSkippedLine: (line) =>
-      skipped(() => `[${name}] skipped a non-JSON line on stdout: ${line.slice(0, 200)}`),
+    onSkippedLine: (line) => {
+      noise.skipped(line);
+      skipped(() => `[${name}] skipped a non-JSON line on stdout: ${line.slice(0, 200)}`);
+    },
     onDropped: (why) => log.warn(`[${name}] ${why}`),
     onErrorWithoutId: (error) =>
       log.warn(

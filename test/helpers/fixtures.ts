@@ -14,6 +14,7 @@ export type FixtureName =
   | 'crash-on-call'
   | 'closes-stdout'
   | 'closes-stdin'
+  | 'pretty-prints'
   | 'asks-on-start'
   | 'hang-on-shutdown'
   | 'slow-start'

@@ -311,6 +311,53 @@ t.test(
   },
 );
 
+t.test('a server that pretty-prints its messages fails to start at once, saying why', async (t) => {
+  const h = await startHarness(t);
+  // Without the diagnosis the start waited its whole timeout and said only that.
+  const failed = await h.call('add_server', {
+    name: 'pretty',
+    ...fixture('pretty-prints'),
+    startup_timeout_seconds: 60,
+  });
+  t.ok(failed.isError);
+  t.match(
+    textOf(failed),
+    "server 'pretty' it writes each message across several lines of stdout (pretty-printed JSON?): MCP's stdio transport takes one JSON-RPC message a line",
+  );
+  t.match(textOf(failed), /STARTUP_FAILED/);
+  t.notMatch(textOf(failed), /within 60 s/);
+  await h.close();
+});
+
+t.test(
+  'pretty-printed JSON on stdout that is no message is noise: the server starts and works',
+  async (t) => {
+    const h = await startHarness(t);
+    await h.callJson('add_server', {
+      name: 'dump',
+      ...fixture('pretty-prints'),
+      env: { PRETTY_PRINTS: 'dump' },
+    });
+    t.equal(textOf(await h.call('dump__hello')), 'hello');
+    await h.close();
+  },
+);
+
+t.test('a start that times out says what the server printed on stdout instead of messages', async (t) => {
+  const h = await startHarness(t);
+  const failed = await h.call('add_server', {
+    name: 'chatty',
+    command: process.execPath,
+    args: ['-e', "console.log('listening on port 3000'); console.log('ready'); setInterval(() => {}, 1000)"],
+    startup_timeout_seconds: 1,
+  });
+  t.match(
+    textOf(failed),
+    /within 1 s \(it wrote nothing on stderr\)\non stdout it wrote 2 lines that are not JSON-RPC messages, the first: listening on port 3000/,
+  );
+  await h.close();
+});
+
 t.test('child stderr is forwarded with the server name as prefix', async (t) => {
   const h = await startHarness(t);
   await h.callJson('add_server', { name: 'boom', ...fixture('crash-on-call') });

@@ -1,0 +1,77 @@
+// What a child printed on stdout that is not JSON-RPC, kept for the report of a start that
+// fails: how many lines, the first, and whether consecutive ones join into a JSON-RPC
+// message, the mark of a server that pretty-prints its messages (MCP's stdio transport takes
+// one message a line, so such a server never completes its handshake: it timed out unexplained).
+
+/** How much of the skipped lines is joined while looking for a message written across lines. */
+const MAX_JOINED = 64 * 1024;
+const OPENS_VALUE = /^\s*[{[]/;
+const CLOSES_VALUE = /[}\]]\s*$/;
+
+export const MULTI_LINE =
+  'it writes each message across several lines of stdout (pretty-printed JSON?): ' +
+  "MCP's stdio transport takes one JSON-RPC message a line, with no line break inside it";
+
+export class StdoutNoise {
+  #count = 0;
+  #first: string | undefined;
+  /** Skipped lines joined since one that opened an object or array; undefined when none is open. */
+  #joined: string | undefined;
+  #multiLine = false;
+  readonly #onMultiLine: (() => void) | undefined;
+
+  /** `onMultiLine` is told once, when skipped lines first join into a message. */
+  constructor(onMultiLine?: () => void) {
+    this.#onMultiLine = onMultiLine;
+  }
+
+  /** A line the reader skipped. Cheap for a flood of text: only a line opening `{` or `[` is kept. */
+  skipped(line: string): void {
+    this.#count++;
+    this.#first ??= line.slice(0, 200);
+    if (this.#multiLine) return;
+    if (this.#joined === undefined) {
+      // A whole value alone on its line (JSON that is no JSON-RPC message) opens nothing.
+      if (!OPENS_VALUE.test(line) || (CLOSES_VALUE.test(line) && parses(line))) return;
+      this.#joined = line;
+      return;
+    }
+    this.#joined += `\n${line}`;
+    if (this.#joined.length > MAX_JOINED) this.#joined = undefined;
+    else if (CLOSES_VALUE.test(line) && isJsonRpc(this.#joined)) {
+      this.#multiLine = true;
+      this.#joined = undefined;
+      this.#onMultiLine?.();
+    }
+  }
+
+  /** What a failed start's report adds about stdout: '' when it held nothing but messages. */
+  describe(): string {
+    if (this.#multiLine) return `\n${MULTI_LINE}`;
+    if (this.#count === 0) return '';
+    const lines =
+      this.#count === 1
+        ? '1 line that is not a JSON-RPC message'
+        : `${this.#count} lines that are not JSON-RPC messages`;
+    return `\non stdout it wrote ${lines}, the first: ${this.#first}`;
+  }
+}
+
+/** Whether `text` is a JSON-RPC message (pretty-printed JSON of anything else, a config dump say, is just noise). */
+function isJsonRpc(text: string): boolean {
+  try {
+    const value: unknown = JSON.parse(text);
+    return typeof value === 'object' && value !== null && (value as { jsonrpc?: unknown }).jsonrpc === '2.0';
+  } catch {
+    return false;
+  }
+}
+
+function parses(text: string): boolean {
+  try {
+    JSON.parse(text);
+    return true;
+  } catch {
+    return false;
+  }
+}

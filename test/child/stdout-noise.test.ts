@@ -1,0 +1,55 @@
+import t from 'tap';
+import { MULTI_LINE, StdoutNoise } from '../../src/child/stdout-noise.js';
+
+const pretty = (value: object) => JSON.stringify(value, null, 2).split('\n');
+
+t.test('a JSON-RPC message written across lines is recognized at its last line, and told once', async (t) => {
+  let told = 0;
+  const noise = new StdoutNoise(() => told++);
+  const lines = pretty({
+    jsonrpc: '2.0',
+    id: 0,
+    result: { capabilities: { tools: {} }, list: [{ a: 1 }, { b: [] }] },
+  });
+  for (const line of lines.slice(0, -1)) noise.skipped(line);
+  t.equal(told, 0, 'not before the message is whole');
+  noise.skipped(lines.at(-1)!);
+  t.equal(told, 1);
+  for (const line of pretty({ jsonrpc: '2.0', id: 1, result: {} })) noise.skipped(line);
+  t.equal(told, 1, 'once');
+  t.equal(noise.describe(), `\n${MULTI_LINE}`);
+});
+
+t.test(
+  'pretty-printed JSON that is no message, and whole JSON values on one line, are only noise',
+  async (t) => {
+    let told = 0;
+    const noise = new StdoutNoise(() => told++);
+    for (const line of pretty({ config: { port: 3000 } })) noise.skipped(line);
+    noise.skipped('{"debug": true}');
+    noise.skipped('["a", "b"]');
+    t.equal(told, 0);
+    t.equal(noise.describe(), '\non stdout it wrote 7 lines that are not JSON-RPC messages, the first: {');
+  },
+);
+
+t.test('a message after noise that opened a value is still found', async (t) => {
+  let told = 0;
+  const noise = new StdoutNoise(() => told++);
+  noise.skipped('{ not json at all');
+  noise.skipped('x'.repeat(70 * 1024)); // what was joined passes its bound and is let go
+  for (const line of pretty({ jsonrpc: '2.0', id: 0, result: {} })) noise.skipped(line);
+  t.equal(told, 1);
+});
+
+t.test('text alone: counted, the first line kept short', async (t) => {
+  const noise = new StdoutNoise();
+  t.equal(noise.describe(), '', 'nothing skipped, nothing said');
+  noise.skipped(`starting ${'.'.repeat(500)}`);
+  t.equal(
+    noise.describe(),
+    `\non stdout it wrote 1 line that is not a JSON-RPC message, the first: starting ${'.'.repeat(191)}`,
+  );
+  for (let i = 0; i < 100_000; i++) noise.skipped('y');
+  t.match(noise.describe(), /wrote 100001 lines that are not JSON-RPC messages/);
+});
