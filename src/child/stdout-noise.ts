@@ -5,7 +5,8 @@
 
 /** How much of the skipped lines is joined while looking for a message written across lines. */
 const MAX_JOINED = 64 * 1024;
-const OPENS_VALUE = /^\s*[{[]/;
+const OPEN_BRACE = 0x7b;
+const OPEN_BRACKET = 0x5b;
 const CLOSES_VALUE = /[}\]]\s*$/;
 
 export const MULTI_LINE =
@@ -32,7 +33,7 @@ export class StdoutNoise {
     if (this.#multiLine) return;
     if (this.#joined === undefined) {
       // A whole value alone on its line (JSON that is no JSON-RPC message) opens nothing.
-      if (!OPENS_VALUE.test(line) || (CLOSES_VALUE.test(line) && parses(line))) return;
+      if (!opensValue(line) || (CLOSES_VALUE.test(line) && parses(line))) return;
       this.#joined = line;
       return;
     }
@@ -65,6 +66,15 @@ function isJsonRpc(text: string): boolean {
   } catch {
     return false;
   }
+}
+
+/** Whether a line opens an object or an array (a flood of text is ruled out by its first character). */
+function opensValue(line: string): boolean {
+  const first = line.charCodeAt(0);
+  if (first === OPEN_BRACE || first === OPEN_BRACKET) return true;
+  if (first !== 0x20 && first !== 0x09) return false;
+  const next = line.trimStart().charCodeAt(0);
+  return next === OPEN_BRACE || next === OPEN_BRACKET;
 }
 
 function parses(text: string): boolean {
