@@ -11,8 +11,11 @@ import { DEFAULT_CALL_TIMEOUT_MS } from './child-types.js';
 import { originDuring, type Generation } from './generation.js';
 import { inputRefusal } from './input-backlog.js';
 import { relayedLogMessage } from './log-relay.js';
-import { MULTI_LINE, StdoutNoise } from './stdout-noise.js';
+import { isJsonRpc, MULTI_LINE, NO_NEWLINE, StdoutNoise } from './stdout-noise.js';
 import { throttledWarning } from '../throttled-warning.js';
+
+/** How long a message without its newline waits for one before the start is failed. */
+const UNTERMINATED_WAIT_MS = 1000;
 
 /** The transport to `proc`, with the generation's lane and input set on `gen`. */
 export function stdioLink(host: ConnectHost, gen: Generation, proc: ChildProcess): StdioChildTransport {
@@ -23,9 +26,14 @@ export function stdioLink(host: ConnectHost, gen: Generation, proc: ChildProcess
     log,
     (count, seconds) => `[${name}] skipped ${count} more non-JSON lines on stdout in ${seconds} s`,
   );
-  // Such a server can never finish its handshake: its start fails at once, not at the deadline.
-  const noise = (gen.noise = new StdoutNoise(() => {
-    if (!host.runs(gen)) gen.startup.abort(new MuxError('STARTUP_FAILED', `server '${name}' ${MULTI_LINE}`));
+  // A server that writes so can never finish its handshake: its start fails at once, not at
+  // its deadline (60 s by default), saying why.
+  const failStart = (why: string) => {
+    if (!host.runs(gen)) gen.startup.abort(new MuxError('STARTUP_FAILED', `server '${name}' ${why}`));
+  };
+  const noise = (gen.noise = new StdoutNoise({
+    onMultiLine: () => failStart(MULTI_LINE),
+    unterminated: () => transport.unterminated(),
   }));
   const transport: StdioChildTransport = new StdioChildTransport(proc, {
     onSkippedLine: (line) => {
@@ -41,6 +49,14 @@ export function stdioLink(host: ConnectHost, gen: Generation, proc: ChildProcess
     refuseRequest: refusal,
     // What the crash says when no exit does (a child that died says how it ended instead).
     onInputClosed: () => (gen.lostBecause ??= 'closed its stdin and stopped reading requests'),
+    // A whole message with no newline after it, and nothing more for a second.
+    onUnterminated: () => {
+      const open = transport.unterminated();
+      if (host.runs(gen) || open === undefined || !isJsonRpc(open)) return;
+      setTimeout(() => {
+        if (transport.unterminated() === open) failStart(NO_NEWLINE);
+      }, UNTERMINATED_WAIT_MS).unref();
+    },
   });
   const lane = new ChildLane({
     server: name,

@@ -9,8 +9,11 @@ const OPEN_BRACE = 0x7b;
 const OPEN_BRACKET = 0x5b;
 const CLOSES_VALUE = /[}\]]\s*$/;
 
+export const NO_NEWLINE =
+  "wrote a message without the newline that ends it: MCP's stdio transport ends each JSON-RPC message with one";
+
 export const MULTI_LINE =
-  'it writes each message across several lines of stdout (pretty-printed JSON?): ' +
+  'writes each message across several lines of stdout (pretty-printed JSON?): ' +
   "MCP's stdio transport takes one JSON-RPC message a line, with no line break inside it";
 
 export class StdoutNoise {
@@ -20,10 +23,16 @@ export class StdoutNoise {
   #joined: string | undefined;
   #multiLine = false;
   readonly #onMultiLine: (() => void) | undefined;
+  /** What stdout holds since its last newline (the reader's open line). */
+  readonly #unterminated: () => string | undefined;
 
-  /** `onMultiLine` is told once, when skipped lines first join into a message. */
-  constructor(onMultiLine?: () => void) {
-    this.#onMultiLine = onMultiLine;
+  /**
+   * `onMultiLine` is told once, when skipped lines first join into a message; `unterminated`
+   * reads what the child wrote after its last newline.
+   */
+  constructor(options: { onMultiLine?: () => void; unterminated?: () => string | undefined } = {}) {
+    this.#onMultiLine = options.onMultiLine;
+    this.#unterminated = options.unterminated ?? (() => undefined);
   }
 
   /** A line the reader skipped. Cheap for a flood of text: only a line opening `{` or `[` is kept. */
@@ -48,18 +57,24 @@ export class StdoutNoise {
 
   /** What a failed start's report adds about stdout: '' when it held nothing but messages. */
   describe(): string {
-    if (this.#multiLine) return `\n${MULTI_LINE}`;
-    if (this.#count === 0) return '';
+    if (this.#multiLine) return `\nit ${MULTI_LINE}`;
+    const open = this.#unterminated();
+    if (open !== undefined && isJsonRpc(open)) return `\nit ${NO_NEWLINE}`;
+    const unended =
+      open === undefined || open.trim() === ''
+        ? ''
+        : `\nits stdout ends with text no newline has ended: ${open.slice(0, 200)}`;
+    if (this.#count === 0) return unended;
     const lines =
       this.#count === 1
         ? '1 line that is not a JSON-RPC message'
         : `${this.#count} lines that are not JSON-RPC messages`;
-    return `\non stdout it wrote ${lines}, the first: ${this.#first}`;
+    return `\non stdout it wrote ${lines}, the first: ${this.#first}${unended}`;
   }
 }
 
 /** Whether `text` is a JSON-RPC message (pretty-printed JSON of anything else, a config dump say, is just noise). */
-function isJsonRpc(text: string): boolean {
+export function isJsonRpc(text: string): boolean {
   try {
     const value: unknown = JSON.parse(text);
     return typeof value === 'object' && value !== null && (value as { jsonrpc?: unknown }).jsonrpc === '2.0';

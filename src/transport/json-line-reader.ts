@@ -40,6 +40,11 @@ export interface JsonLineReaderOptions {
    * reported here and the messages after it go on. Without it, the error is thrown on.
    */
   onFailed?: (message: JSONRPCMessage, error: unknown) => void;
+  /**
+   * A read left a line open that ends like a message (`}`) and is not large: a sender that
+   * forgot the newline, if nothing more comes (the caller judges, from `unterminated()`).
+   */
+  onUnterminated?: () => void;
 }
 
 export interface DroppedMessage {
@@ -52,6 +57,9 @@ const NEWLINE = 0x0a;
 const CARRIAGE_RETURN = 0x0d;
 const OPEN_BRACE = 0x7b;
 const OPEN_BRACKET = 0x5b;
+const CLOSE_BRACE = 0x7d;
+/** Longest open line offered to onUnterminated: a message that forgot its newline is small at start-up. */
+const UNTERMINATED_CHECKED = 64 * 1024;
 export const DEFAULT_MAX_MESSAGE_BYTES = 16 * 1024 * 1024;
 /** How much of a dropped line's beginning is read for its id and method. */
 const HEAD_BYTES = 64 * 1024;
@@ -126,8 +134,14 @@ export class JsonLineReader {
       if (this.#pendingBytes > this.#maxMessageBytes) {
         this.#dropping = this.#startDrop(this.#pending, this.#pendingBytes);
         this.clear();
-      }
+      } else if (chunk[chunk.length - 1] === CLOSE_BRACE && this.#pendingBytes <= UNTERMINATED_CHECKED)
+        this.#options.onUnterminated?.();
     }
+  }
+
+  /** What has arrived of a line whose newline has not, decoded; undefined when none is open. */
+  unterminated(): string | undefined {
+    return this.#pending.length > 0 ? Buffer.concat(this.#pending).toString('utf8') : undefined;
   }
 
   /** Drops a partial line (the stream ended or the transport closed). */

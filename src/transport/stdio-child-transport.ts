@@ -34,6 +34,8 @@ export interface StdioChildTransportOptions {
   refuseRequest?: () => Error | undefined;
   /** The child's stdin was found closed (EPIPE) before its stdout: the transport closes next. */
   onInputClosed?: () => void;
+  /** Its stdout was left with an open line that ends like a message (json-line-reader.ts). */
+  onUnterminated?: () => void;
 }
 
 export class StdioChildTransport implements Transport {
@@ -53,6 +55,8 @@ export class StdioChildTransport implements Transport {
   readonly #reader: JsonLineReader;
   readonly #writer: JsonLineWriter;
   #closed = false;
+  /** What stdout held after its last newline when the transport closed (the report of a failed start reads it). */
+  #unterminatedAtClose: string | undefined;
   /** Ends the pausing of this child's stdout while the client is backed up. */
   #unthrottle: (() => void) | undefined;
 
@@ -68,6 +72,7 @@ export class StdioChildTransport implements Transport {
         else options.onSkippedLine?.(line);
       },
       takeBytes: (bytes, start, end) => this.takeBytes?.(bytes, start, end) ?? false,
+      ...(options.onUnterminated && { onUnterminated: options.onUnterminated }),
       ...oversizeHandlers({
         limit: options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES,
         sender: 'the server',
@@ -94,6 +99,11 @@ export class StdioChildTransport implements Transport {
 
   get stderr(): NodeJS.ReadableStream {
     return this.#process.stderr;
+  }
+
+  /** What the child has written on stdout since its last newline (when it closed, after that); undefined when nothing. */
+  unterminated(): string | undefined {
+    return this.#closed ? this.#unterminatedAtClose : this.#reader.unterminated();
   }
 
   /** What waits to reach the child's stdin, in bytes (json-line-writer.ts). */
@@ -176,6 +186,7 @@ export class StdioChildTransport implements Transport {
     if (this.#closed) return;
     this.#closed = true;
     this.#unthrottle?.();
+    this.#unterminatedAtClose = this.#reader.unterminated();
     this.#reader.clear();
     this.onclose?.();
   }

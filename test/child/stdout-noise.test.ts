@@ -1,11 +1,11 @@
 import t from 'tap';
-import { MULTI_LINE, StdoutNoise } from '../../src/child/stdout-noise.js';
+import { MULTI_LINE, NO_NEWLINE, StdoutNoise } from '../../src/child/stdout-noise.js';
 
 const pretty = (value: object) => JSON.stringify(value, null, 2).split('\n');
 
 t.test('a JSON-RPC message written across lines is recognized at its last line, and told once', async (t) => {
   let told = 0;
-  const noise = new StdoutNoise(() => told++);
+  const noise = new StdoutNoise({ onMultiLine: () => told++ });
   const lines = pretty({
     jsonrpc: '2.0',
     id: 0,
@@ -17,14 +17,14 @@ t.test('a JSON-RPC message written across lines is recognized at its last line, 
   t.equal(told, 1);
   for (const line of pretty({ jsonrpc: '2.0', id: 1, result: {} })) noise.skipped(line);
   t.equal(told, 1, 'once');
-  t.equal(noise.describe(), `\n${MULTI_LINE}`);
+  t.equal(noise.describe(), `\nit ${MULTI_LINE}`);
 });
 
 t.test(
   'pretty-printed JSON that is no message, and whole JSON values on one line, are only noise',
   async (t) => {
     let told = 0;
-    const noise = new StdoutNoise(() => told++);
+    const noise = new StdoutNoise({ onMultiLine: () => told++ });
     for (const line of pretty({ config: { port: 3000 } })) noise.skipped(line);
     noise.skipped('{"debug": true}');
     noise.skipped('["a", "b"]');
@@ -35,7 +35,7 @@ t.test(
 
 t.test('a message after noise that opened a value is still found', async (t) => {
   let told = 0;
-  const noise = new StdoutNoise(() => told++);
+  const noise = new StdoutNoise({ onMultiLine: () => told++ });
   noise.skipped('{ not json at all');
   noise.skipped('x'.repeat(70 * 1024)); // what was joined passes its bound and is let go
   for (const line of pretty({ jsonrpc: '2.0', id: 0, result: {} })) noise.skipped(line);
@@ -52,4 +52,22 @@ t.test('text alone: counted, the first line kept short', async (t) => {
   );
   for (let i = 0; i < 100_000; i++) noise.skipped('y');
   t.match(noise.describe(), /wrote 100001 lines that are not JSON-RPC messages/);
+});
+
+t.test('what stdout holds after its last newline: a message that forgot it, or text', async (t) => {
+  let open: string | undefined = '{"jsonrpc":"2.0","id":0,"result":{}}';
+  const noise = new StdoutNoise({ unterminated: () => open });
+  t.equal(noise.describe(), `\nit ${NO_NEWLINE}`);
+  open = 'Listening on';
+  t.equal(noise.describe(), '\nits stdout ends with text no newline has ended: Listening on');
+  noise.skipped('starting');
+  t.equal(
+    noise.describe(),
+    '\non stdout it wrote 1 line that is not a JSON-RPC message, the first: starting\nits stdout ends with text no newline has ended: Listening on',
+  );
+  open = '  ';
+  t.equal(
+    noise.describe(),
+    '\non stdout it wrote 1 line that is not a JSON-RPC message, the first: starting',
+  );
 });

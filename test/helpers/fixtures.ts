@@ -15,6 +15,7 @@ export type FixtureName =
   | 'closes-stdout'
   | 'closes-stdin'
   | 'pretty-prints'
+  | 'no-newline'
   | 'asks-on-start'
   | 'hang-on-shutdown'
   | 'slow-start'

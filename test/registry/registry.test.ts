@@ -322,12 +322,31 @@ t.test('a server that pretty-prints its messages fails to start at once, saying 
   t.ok(failed.isError);
   t.match(
     textOf(failed),
-    "server 'pretty' it writes each message across several lines of stdout (pretty-printed JSON?): MCP's stdio transport takes one JSON-RPC message a line",
+    "server 'pretty' writes each message across several lines of stdout (pretty-printed JSON?): MCP's stdio transport takes one JSON-RPC message a line",
   );
   t.match(textOf(failed), /STARTUP_FAILED/);
   t.notMatch(textOf(failed), /within 60 s/);
   await h.close();
 });
+
+t.test(
+  'a server that ends no message with a newline fails to start within a second, saying why',
+  async (t) => {
+    const h = await startHarness(t);
+    const failed = await h.call('add_server', {
+      name: 'unended',
+      ...fixture('no-newline'),
+      startup_timeout_seconds: 60,
+    });
+    t.ok(failed.isError);
+    t.match(
+      textOf(failed),
+      "server 'unended' wrote a message without the newline that ends it: MCP's stdio transport ends each JSON-RPC message with one",
+    );
+    t.match(textOf(failed), /STARTUP_FAILED/);
+    await h.close();
+  },
+);
 
 t.test(
   'pretty-printed JSON on stdout that is no message is noise: the server starts and works',
@@ -348,12 +367,15 @@ t.test('a start that times out says what the server printed on stdout instead of
   const failed = await h.call('add_server', {
     name: 'chatty',
     command: process.execPath,
-    args: ['-e', "console.log('listening on port 3000'); console.log('ready'); setInterval(() => {}, 1000)"],
+    args: [
+      '-e',
+      "console.log('listening on port 3000'); console.log('ready'); process.stdout.write('waiting'); setInterval(() => {}, 1000)",
+    ],
     startup_timeout_seconds: 1,
   });
   t.match(
     textOf(failed),
-    /within 1 s \(it wrote nothing on stderr\)\non stdout it wrote 2 lines that are not JSON-RPC messages, the first: listening on port 3000/,
+    /within 1 s \(it wrote nothing on stderr\)\non stdout it wrote 2 lines that are not JSON-RPC messages, the first: listening on port 3000\nits stdout ends with text no newline has ended: waiting/,
   );
   await h.close();
 });

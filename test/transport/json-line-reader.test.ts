@@ -351,3 +351,23 @@ t.test(
     t.equal(logged.length, 2, 'both are logged');
   },
 );
+
+t.test('a line left open that ends like a message is offered once a read leaves it so', async (t) => {
+  let offered = 0;
+  const reader = new JsonLineReader({
+    onMessage: () => {},
+    onSkippedLine: () => {},
+    onOversize: () => {},
+    onUnterminated: () => offered++,
+  });
+  t.equal(reader.unterminated(), undefined);
+  reader.push(Buffer.from('{"jsonrpc":"2.0","id":1,'));
+  t.equal(offered, 0, 'a read that does not end with a brace');
+  reader.push(Buffer.from('"result":{}}'));
+  t.equal(offered, 1);
+  t.equal(reader.unterminated(), '{"jsonrpc":"2.0","id":1,"result":{}}');
+  reader.push(Buffer.from('\n'));
+  t.equal(reader.unterminated(), undefined, 'its newline came');
+  reader.push(Buffer.from(`{"a":"${'x'.repeat(70 * 1024)}"}`));
+  t.equal(offered, 1, 'a long open line is not offered');
+});
