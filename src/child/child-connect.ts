@@ -174,11 +174,17 @@ async function spawnAndConnect(
   // An exit during start-up must fail the start at once, not wait for the timeout.
   const exitedEarly = proc.exited.then(() => Promise.reject(new MuxError('STARTUP_FAILED', 'exited')));
   exitedEarly.catch(() => {});
+  // A start failed from outside the SDK (the deadline; what the child writes, stdio-link.ts)
+  // ends at once, even while the SDK still waits for an answer of its own.
+  const failed = new Promise<never>((_, reject) =>
+    signal.addEventListener('abort', () => reject(signal.reason), { once: true }),
+  );
+  failed.catch(() => {});
   const probing = host.memory.era === undefined;
   const connecting = client.connect(transport, connectOptions(host, options));
   warmSchemasWhileWaiting(loaded);
   try {
-    await Promise.race([connecting, exitedEarly]);
+    await Promise.race([connecting, exitedEarly, failed]);
   } catch (error) {
     // Judged now, before the exit that the SDK's closing of a refused connection brings.
     const alive = proc.exit === undefined && !signal.aborted;
