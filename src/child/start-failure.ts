@@ -30,7 +30,8 @@ export async function describeStartFailure(
   if (proc && !proc.exit) await Promise.race([proc.exited, delay(200)]);
   await Promise.race([gen.transportClosed, delay(50)]);
   let why: string;
-  if (signal.aborted && signal.reason instanceof MuxError) why = signal.reason.message;
+  const timedOut = signal.aborted && signal.reason instanceof MuxError;
+  if (timedOut) why = signal.reason.message;
   else if (spec.transport === 'http') {
     why = `server '${name}' could not be reached at ${spec.url}: ${connectionFailureCode(error) ?? withRootCause(error)}`;
   } else if (proc?.exit) {
@@ -44,7 +45,10 @@ export async function describeStartFailure(
       ? `${why}\nlast stderr lines:\n${tail.join('\n')}${knownFix(tail)}`
       : spec.transport === 'http'
         ? why
-        : `${why} (it wrote nothing on stderr)`) + (gen.noise?.describe() ?? '');
+        : `${why} (it wrote nothing on stderr)`) +
+    (gen.noise?.describe() ?? '') +
+    // (At its deadline it ran: an exit after it is the closing of its stdin.)
+    (timedOut ? (gen.noise?.silence() ?? '') : '');
   return new MuxError(signal.reason instanceof MuxError ? signal.reason.code : 'STARTUP_FAILED', message, {
     cause: error,
   });

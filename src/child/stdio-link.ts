@@ -11,7 +11,7 @@ import { DEFAULT_CALL_TIMEOUT_MS } from './child-types.js';
 import { originDuring, type Generation } from './generation.js';
 import { inputRefusal } from './input-backlog.js';
 import { relayedLogMessage } from './log-relay.js';
-import { isJsonRpc, MULTI_LINE, NO_NEWLINE, StdoutNoise } from './stdout-noise.js';
+import { isJsonRpc, MULTI_LINE, NO_NEWLINE, NO_VERSION, StdoutNoise } from './stdout-noise.js';
 import { throttledWarning } from '../throttled-warning.js';
 
 /** How long a message without its newline waits for one before the start is failed. */
@@ -33,8 +33,16 @@ export function stdioLink(host: ConnectHost, gen: Generation, proc: ChildProcess
   };
   const noise = (gen.noise = new StdoutNoise({
     onMultiLine: () => failStart(MULTI_LINE),
+    onUnversioned: (line) => failStart(`${NO_VERSION}: ${line.slice(0, 200)}`),
     unterminated: () => transport.unterminated(),
+    wroteAny: () => wroteBeforeFailure ?? transport.stdoutBytes > 0,
   }));
+  // What it wrote by the time its start failed: a program that buffers its output writes it
+  // all as it exits, when the failed start closes its stdin.
+  let wroteBeforeFailure: boolean | undefined;
+  gen.startup.signal.addEventListener('abort', () => (wroteBeforeFailure = transport.stdoutBytes > 0), {
+    once: true,
+  });
   const transport: StdioChildTransport = new StdioChildTransport(proc, {
     onSkippedLine: (line) => {
       noise.skipped(line);

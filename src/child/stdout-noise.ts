@@ -12,9 +12,23 @@ const CLOSES_VALUE = /[}\]]\s*$/;
 export const NO_NEWLINE =
   "wrote a message without the newline that ends it: MCP's stdio transport ends each JSON-RPC message with one";
 
+export const NO_VERSION =
+  'answers without "jsonrpc": "2.0" in its messages, which JSON-RPC 2.0, and so MCP, requires of each';
+
 export const MULTI_LINE =
   'writes each message across several lines of stdout (pretty-printed JSON?): ' +
   "MCP's stdio transport takes one JSON-RPC message a line, with no line break inside it";
+
+export interface StdoutNoiseOptions {
+  /** Told once, when skipped lines first join into a message. */
+  onMultiLine?: () => void;
+  /** Told of a line that is an answer but for its "jsonrpc" member. */
+  onUnversioned?: (line: string) => void;
+  /** What the child wrote after its last newline. */
+  unterminated?: () => string | undefined;
+  /** Whether the child wrote anything on stdout. */
+  wroteAny?: () => boolean;
+}
 
 export class StdoutNoise {
   #count = 0;
@@ -22,17 +36,10 @@ export class StdoutNoise {
   /** Skipped lines joined since one that opened an object or array; undefined when none is open. */
   #joined: string | undefined;
   #multiLine = false;
-  readonly #onMultiLine: (() => void) | undefined;
-  /** What stdout holds since its last newline (the reader's open line). */
-  readonly #unterminated: () => string | undefined;
+  readonly #options: StdoutNoiseOptions;
 
-  /**
-   * `onMultiLine` is told once, when skipped lines first join into a message; `unterminated`
-   * reads what the child wrote after its last newline.
-   */
-  constructor(options: { onMultiLine?: () => void; unterminated?: () => string | undefined } = {}) {
-    this.#onMultiLine = options.onMultiLine;
-    this.#unterminated = options.unterminated ?? (() => undefined);
+  constructor(options: StdoutNoiseOptions = {}) {
+    this.#options = options;
   }
 
   /** A line the reader skipped. Cheap for a flood of text: only a line opening `{` or `[` is kept. */
@@ -41,8 +48,14 @@ export class StdoutNoise {
     this.#first ??= line.slice(0, 200);
     if (this.#multiLine) return;
     if (this.#joined === undefined) {
-      // A whole value alone on its line (JSON that is no JSON-RPC message) opens nothing.
-      if (!opensValue(line) || (CLOSES_VALUE.test(line) && parses(line))) return;
+      if (!opensValue(line)) return;
+      // A whole value alone on its line (JSON that is no JSON-RPC message) opens nothing;
+      // an answer but for its "jsonrpc" is a server that leaves it out.
+      const value = CLOSES_VALUE.test(line) ? parsed(line) : undefined;
+      if (value !== undefined) {
+        if (isUnversionedAnswer(value)) this.#options.onUnversioned?.(line);
+        return;
+      }
       this.#joined = line;
       return;
     }
@@ -51,14 +64,23 @@ export class StdoutNoise {
     else if (CLOSES_VALUE.test(line) && isJsonRpc(this.#joined)) {
       this.#multiLine = true;
       this.#joined = undefined;
-      this.#onMultiLine?.();
+      this.#options.onMultiLine?.();
     }
+  }
+
+  /** What a start that timed out adds when the child wrote nothing at all on stdout. */
+  silence(): string {
+    return this.#options.wroteAny?.() === false
+      ? "\nit wrote nothing on stdout either: still starting (give it more time: add_server's " +
+          'startup_timeout_seconds, --startup-timeout), or its output is buffered (Python: print(…, flush=True), ' +
+          'or run it with python -u)'
+      : '';
   }
 
   /** What a failed start's report adds about stdout: '' when it held nothing but messages. */
   describe(): string {
     if (this.#multiLine) return `\nit ${MULTI_LINE}`;
-    const open = this.#unterminated();
+    const open = this.#options.unterminated?.();
     if (open !== undefined && isJsonRpc(open)) return `\nit ${NO_NEWLINE}`;
     const unended =
       open === undefined || open.trim() === ''
@@ -92,11 +114,18 @@ function opensValue(line: string): boolean {
   return next === OPEN_BRACE || next === OPEN_BRACKET;
 }
 
-function parses(text: string): boolean {
+/** `text` parsed, or undefined when it is not JSON. */
+function parsed(text: string): unknown {
   try {
-    JSON.parse(text);
-    return true;
+    return JSON.parse(text) as unknown;
   } catch {
-    return false;
+    return undefined;
   }
+}
+
+/** An object with an id and a result or an error, and no `"jsonrpc": "2.0"`. */
+function isUnversionedAnswer(value: unknown): boolean {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
+  const message = value as Record<string, unknown>;
+  return message.jsonrpc !== '2.0' && 'id' in message && ('result' in message || 'error' in message);
 }

@@ -55,6 +55,7 @@ export class StdioChildTransport implements Transport {
   readonly #reader: JsonLineReader;
   readonly #writer: JsonLineWriter;
   #closed = false;
+  #stdoutBytes = 0;
   /** What stdout held after its last newline when the transport closed (the report of a failed start reads it). */
   #unterminatedAtClose: string | undefined;
   /** Ends the pausing of this child's stdout while the client is backed up. */
@@ -101,6 +102,11 @@ export class StdioChildTransport implements Transport {
     return this.#process.stderr;
   }
 
+  /** How many bytes the child has written on stdout. */
+  get stdoutBytes(): number {
+    return this.#stdoutBytes;
+  }
+
   /** What the child has written on stdout since its last newline (when it closed, after that); undefined when nothing. */
   unterminated(): string | undefined {
     return this.#closed ? this.#unterminatedAtClose : this.#reader.unterminated();
@@ -118,7 +124,10 @@ export class StdioChildTransport implements Transport {
 
   async start(): Promise<void> {
     const { stdout, stdin } = this.#process;
-    stdout.on('data', (chunk: Buffer) => this.#reader.push(chunk));
+    stdout.on('data', (chunk: Buffer) => {
+      this.#stdoutBytes += chunk.length;
+      this.#reader.push(chunk);
+    });
     this.#unthrottle = throttleByClient(stdout);
     stdout.once('close', () => this.#markClosed());
     // A child that exited before it was spoken to closed its stdout already: no event will come.

@@ -71,3 +71,29 @@ t.test('what stdout holds after its last newline: a message that forgot it, or t
     '\non stdout it wrote 1 line that is not a JSON-RPC message, the first: starting',
   );
 });
+
+t.test('an answer but for its "jsonrpc" is told; other JSON on a line is not', async (t) => {
+  const told: string[] = [];
+  const noise = new StdoutNoise({ onUnversioned: (line) => told.push(line) });
+  noise.skipped('{"id":0,"result":{"protocolVersion":"2025-11-25"}}');
+  noise.skipped('{"id":1,"error":{"code":-32601,"message":"no"}}');
+  noise.skipped('{"debug":true,"id":3}');
+  noise.skipped('{"jsonrpc":"1.0","id":4,"result":{}}');
+  t.same(told, [
+    '{"id":0,"result":{"protocolVersion":"2025-11-25"}}',
+    '{"id":1,"error":{"code":-32601,"message":"no"}}',
+    '{"jsonrpc":"1.0","id":4,"result":{}}',
+  ]);
+});
+
+t.test('silence: said only when the child wrote nothing on stdout', async (t) => {
+  let wrote = false;
+  const noise = new StdoutNoise({ wroteAny: () => wrote });
+  t.match(
+    noise.silence(),
+    /^\nit wrote nothing on stdout either: still starting .* or its output is buffered/,
+  );
+  wrote = true;
+  t.equal(noise.silence(), '');
+  t.equal(new StdoutNoise().silence(), '', 'unknown: nothing said');
+});

@@ -16,6 +16,8 @@ export type FixtureName =
   | 'closes-stdin'
   | 'pretty-prints'
   | 'no-newline'
+  | 'no-jsonrpc'
+  | 'buffers-output'
   | 'asks-on-start'
   | 'hang-on-shutdown'
   | 'slow-start'

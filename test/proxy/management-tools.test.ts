@@ -173,7 +173,7 @@ t.test('bad input gets a clear error and leaves nothing registered or running', 
     [
       'process that never answers',
       { name: 'mute', ...fixture('silent'), startup_timeout_seconds: 1 },
-      /did not finish start-up .* within 1 s[\s\S]*silent: listening/,
+      /did not finish start-up .* within 1 s[\s\S]*silent: listening[\s\S]*it wrote nothing on stdout either: still starting .* or its output is buffered/,
     ],
   ];
   for (const [label, args, expected] of cases) {

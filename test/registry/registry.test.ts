@@ -321,6 +321,10 @@ for (const { fixtureName, says } of [
     fixtureName: 'no-newline' as const,
     says: "wrote a message without the newline that ends it: MCP's stdio transport ends each JSON-RPC message with one",
   },
+  {
+    fixtureName: 'no-jsonrpc' as const,
+    says: 'answers without "jsonrpc": "2.0" in its messages, which JSON-RPC 2.0, and so MCP, requires of each: {"id":',
+  },
 ])
   t.test(
     `a server that can never finish its handshake (${fixtureName}) fails to start, saying why`,
@@ -351,6 +355,21 @@ t.test(
     await h.close();
   },
 );
+
+t.test('a start that times out with nothing on stdout suggests buffered output', async (t) => {
+  const h = await startHarness(t);
+  // Its answers come only as it exits, when the failed start closes its stdin: too late.
+  const failed = await h.call('add_server', {
+    name: 'held',
+    ...fixture('buffers-output'),
+    startup_timeout_seconds: 1,
+  });
+  t.match(
+    textOf(failed),
+    /within 1 s \(it wrote nothing on stderr\)\nit wrote nothing on stdout either: still starting .* or its output is buffered \(Python: print\(…, flush=True\), or run it with python -u\)/,
+  );
+  await h.close();
+});
 
 t.test('a start that times out says what the server printed on stdout instead of messages', async (t) => {
   const h = await startHarness(t);
