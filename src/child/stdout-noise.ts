@@ -2,6 +2,7 @@
 // fails: how many lines, the first, and whether consecutive ones join into a JSON-RPC
 // message, the mark of a server that pretty-prints its messages (MCP's stdio transport takes
 // one message a line, so such a server never completes its handshake: it timed out unexplained).
+import { isJsonRpcMessage } from '../transport/json-line-reader.js';
 
 /** How much of the skipped lines is joined while looking for a message written across lines. */
 const MAX_JOINED = 64 * 1024;
@@ -96,14 +97,7 @@ export class StdoutNoise {
 }
 
 /** Whether `text` is a JSON-RPC message (pretty-printed JSON of anything else, a config dump say, is just noise). */
-export function isJsonRpc(text: string): boolean {
-  try {
-    const value: unknown = JSON.parse(text);
-    return typeof value === 'object' && value !== null && (value as { jsonrpc?: unknown }).jsonrpc === '2.0';
-  } catch {
-    return false;
-  }
-}
+export const isJsonRpc = (text: string): boolean => isJsonRpcMessage(parsed(text));
 
 /** Whether a line opens an object or an array (a flood of text is ruled out by its first character). */
 function opensValue(line: string): boolean {
