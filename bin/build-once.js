@@ -16,8 +16,9 @@ import {
   statSync,
   symlinkSync,
 } from 'node:fs';
+import { createRequire } from 'node:module';
 import { homedir } from 'node:os';
-import { basename, dirname, join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const ROOT = dirname(dirname(fileURLToPath(import.meta.url)));
@@ -104,10 +105,9 @@ function linkPackage(home) {
   linkOnce(join(ROOT, 'package.json'), join(home, 'package.json'));
   const manifest = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'));
   const names = Object.keys({ ...manifest.dependencies, ...manifest.optionalDependencies });
+  const lookup = createRequire(join(ROOT, 'package.json')).resolve.paths;
   for (const name of names) {
-    const found = nodeModulesDirs(ROOT)
-      .map((dir) => join(dir, name))
-      .find((dir) => existsSync(dir));
+    const found = (lookup(name) ?? []).map((dir) => join(dir, name)).find((dir) => existsSync(dir));
     if (found === undefined) continue;
     mkdirSync(dirname(join(home, 'node_modules', name)), { recursive: true });
     linkOnce(found, join(home, 'node_modules', name));
@@ -141,15 +141,6 @@ function removeQuietly(/** @type {string} */ path) {
   try {
     rmSync(path, { recursive: true, force: true });
   } catch {}
-}
-
-/** Node's lookup order for a package imported from `dir`. */
-function nodeModulesDirs(/** @type {string} */ dir) {
-  const dirs = [];
-  for (let at = dir; ; at = dirname(at)) {
-    if (basename(at) !== 'node_modules') dirs.push(join(at, 'node_modules'));
-    if (dirname(at) === at) return dirs;
-  }
 }
 
 function linkOnce(/** @type {string} */ target, /** @type {string} */ path) {
