@@ -5,15 +5,19 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { messageOf } from '../errors.js';
 import { wellFormedAnswers } from './answer-shape.js';
 
-/** A body refused before it reached MCP: too large (413) or not JSON (400). */
+/** A body refused before it reached MCP: too large (413) or not JSON (400, JSON-RPC's parse error). */
 export class BodyError extends Error {
   constructor(
     message: string,
     readonly status: 400 | 413,
+    readonly code = status === 400 ? PARSE_ERROR : -32000,
   ) {
     super(message);
   }
 }
+
+/** JSON-RPC's code for a text that is not JSON, as the SDK's own HTTP handler answers it. */
+const PARSE_ERROR = -32700;
 
 export async function readJson(req: IncomingMessage, maxBytes: number): Promise<unknown> {
   const tooLarge = () =>
@@ -54,6 +58,13 @@ export function reply(
   headers: Record<string, string> = {},
 ): void {
   replyError(res, status, { code: -32000, message }, null, headers);
+}
+
+/** The answer to a request that failed before MCP could have it: a BodyError as it says, else 500. */
+export function replyFailure(res: ServerResponse, error: unknown): void {
+  if (!(error instanceof BodyError)) return reply(res, 500, messageOf(error));
+  // Its body may be left unread (past the bound): the connection cannot carry another request.
+  replyError(res, error.status, { code: error.code, message: error.message }, null, { Connection: 'close' });
 }
 
 /** A JSON-RPC error answering the request `id` (null when it is not known). */

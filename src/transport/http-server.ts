@@ -30,7 +30,7 @@ import { messageOf } from '../errors.js';
 import { listenedResources } from '../proxy/resource-watch.js';
 import type { Logger } from '../log.js';
 import type { ListChangedMethod } from '../router/capabilities.js';
-import { BodyError, readMessages, reply, replyError } from './http-bodies.js';
+import { readMessages, reply, replyError, replyFailure } from './http-bodies.js';
 import { HttpGuard } from './http-guard.js';
 import { malformedInitialize } from './initialize-check.js';
 import { SessionTable } from './http-sessions.js';
@@ -277,10 +277,7 @@ export class McpHttpServer {
       return reply(res, 405, `method ${req.method} is not allowed`);
     } catch (error) {
       this.#options.logger.warn(`HTTP ${req.method} ${req.url}: ${messageOf(error)}`);
-      if (!res.headersSent) {
-        if (error instanceof BodyError) res.setHeader('Connection', 'close');
-        reply(res, error instanceof BodyError ? error.status : 500, messageOf(error));
-      }
+      if (!res.headersSent) replyFailure(res, error);
     }
   }
 

@@ -26,7 +26,10 @@ const INITIALIZE = {
 };
 const JSON_HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
 
-/** One POST with whatever headers a test wants: node:http, because fetch will not send a Host of our choosing. */
+/**
+ * One POST with whatever headers a test wants: node:http, because fetch will not send a Host of
+ * our choosing. A Buffer body goes as it is (a text that is not JSON); anything else as JSON.
+ */
 function post(
   url: string,
   body: unknown,
@@ -39,7 +42,7 @@ function post(
       res.on('end', () => resolve({ status: res.statusCode!, text, headers: res.headers }));
     });
     req.on('error', reject);
-    req.end(JSON.stringify(body));
+    req.end(Buffer.isBuffer(body) ? body : JSON.stringify(body));
   });
 }
 
@@ -448,6 +451,26 @@ t.test('a body past --max-message-bytes gets 413, and the session goes on', asyn
   t.equal((await post(served.url, callTool('list_servers'), inSession(id))).status, 200);
   await stop(t, served);
 });
+
+t.test(
+  "a body that is not JSON gets 400 with JSON-RPC's parse error (-32700), and the session goes on",
+  async (t) => {
+    const served = await startMcpmuxHttp([]);
+    const id = await openSession(served.url);
+    const broken = await post(
+      served.url,
+      Buffer.from('{"jsonrpc": "2.0", "id": 3, "method": "tools/list"'),
+      inSession(id),
+    );
+    t.equal(broken.status, 400);
+    t.match(JSON.parse(broken.text), {
+      id: null,
+      error: { code: -32700, message: /^request body is not JSON: / },
+    });
+    t.equal((await post(served.url, callTool('list_servers'), inSession(id))).status, 200);
+    await stop(t, served);
+  },
+);
 
 t.test(
   '1,000 sessions opened and abandoned: all expire, nothing they held stays live, and RSS comes back within 10 MB',
