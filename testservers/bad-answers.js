@@ -1,6 +1,7 @@
 // @ts-check
 // Simulates: a hand-written server whose answers JSON-RPC does not allow (an error without an
-// integer code, `"error": null`, an answer with neither result nor error), and whose
+// integer code, `"error": null`, an answer with neither result nor error), results MCP does not
+// allow (null, a string: MCP's are objects), and whose
 // resources/templates/list answers `{}` though it declares resources; tool `latin1` answers
 // with a byte that is not UTF-8. Raw JSON lines, no SDK: an SDK would not write these.
 import { createInterface } from 'node:readline';
@@ -14,6 +15,8 @@ const ANSWERS = {
   string_code: { error: { code: 'E42', message: 'a string code' } },
   null_error: { error: null },
   empty_answer: {},
+  null_result: { result: null },
+  text_result: { result: 'done' },
   fine: { result: { content: [{ type: 'text', text: 'fine' }] } },
   latin1: {},
 };

@@ -297,8 +297,10 @@ const LANE_ID_PREFIX = 'mcpmux-';
 const ID_SUFFIX = Buffer.from(',"jsonrpc":"2.0","id":"mcpmux-');
 /** …and where the Python SDK puts it: first. */
 const ID_PREFIX = Buffer.from('{"jsonrpc":"2.0","id":"mcpmux-');
-const RESULT_FIRST = Buffer.from('{"result":');
-const RESULT_AFTER_ID = Buffer.from(',"result":');
+// A result that is not an object (null, a string) is not passed through: it is answered as the
+// malformed answer it is (answer-shape.ts).
+const RESULT_FIRST = Buffer.from('{"result":{');
+const RESULT_AFTER_ID = Buffer.from(',"result":{');
 /** `"mcpmux-`: from an id's opening quote to its number. */
 const QUOTED_PREFIX_LENGTH = LANE_ID_PREFIX.length + 1;
 /** Longest lane number read: a lane counts far below 10^15, and beyond it a double loses digits. */

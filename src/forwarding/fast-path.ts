@@ -31,6 +31,7 @@ import type { Registry } from '../registry/registry.js';
 import type { StartupGate } from '../registry/startup-gate.js';
 import type { ResultStore } from '../results/result-store.js';
 import type { CatalogRouter } from '../router/catalog-router.js';
+import { isObject } from '../transport/request-shape.js';
 import { readCallLine } from './call-line.js';
 import { FastCallOrigin } from './fast-call-origin.js';
 import { IdTable } from './id-table.js';
@@ -44,7 +45,6 @@ import {
 } from './child-lane.js';
 import {
   forModernClient,
-  isObject,
   resolveTarget,
   resolveToolLine,
   type Target,

@@ -20,6 +20,7 @@ import type { Registry } from '../registry/registry.js';
 import { runsOnlyAsTask } from '../router/task-support.js';
 import type { CatalogRouter, Route } from '../router/catalog-router.js';
 import { forwardedParams, withoutProgressToken } from '../router/forwarded-params.js';
+import { isObject } from '../transport/request-shape.js';
 import { plainError, type Params, type Shaping } from './child-lane.js';
 
 export interface TargetContext {
@@ -218,6 +219,4 @@ const PLAIN: Shaping = {
   failure: (error) => ({ error: plainError(toJsonRpcError(error)) }),
 };
 
-export const isObject = (value: unknown): value is Params =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
 const optionalObject = (value: unknown) => value === undefined || isObject(value);

@@ -7,7 +7,7 @@
 // server's question and the client's own call waited. It becomes an Internal error that says
 // what was sent, under the same id, so that whoever waits for it is answered.
 import type { JSONRPCMessage } from '@modelcontextprotocol/server';
-import { shown } from './request-shape.js';
+import { isObject, shown } from './request-shape.js';
 
 /** Who sent an answer, as its error says it: "the server", "the client". */
 type Sender = string;
@@ -25,8 +25,13 @@ export function wellFormedAnswer(
       : body.result === undefined
         ? 'it has neither a "result" nor an "error"'
         : undefined;
-  if (problem === undefined) return { answer: message };
-  const why = `${from}'s answer is not valid JSON-RPC: ${problem}`;
+  // JSON-RPC allows any result; MCP's are objects, and an SDK client drops any other and waits.
+  const notMcp =
+    problem === undefined && !('error' in body) && !isObject(body.result)
+      ? `its "result" is ${shown(body.result)}, not an object`
+      : undefined;
+  if (problem === undefined && notMcp === undefined) return { answer: message };
+  const why = `${from}'s answer is not valid ${problem ? `JSON-RPC: ${problem}` : `MCP: ${notMcp}`}`;
   return {
     answer: { jsonrpc: '2.0', id: message.id, error: { code: -32603, message: why } } as JSONRPCMessage,
     why,
@@ -151,7 +156,9 @@ function isAnswer(value: unknown): value is JSONRPCMessage {
   );
 }
 
-/** A result without an error anywhere in its text is well formed: most answers, not parsed again. */
+/** A result object without an error anywhere in its text is well formed: most answers, not parsed again. */
 function mayBeWellFormedResult(text: string): boolean {
-  return text.includes('"result"') && !text.includes('"error"');
+  return RESULT_OBJECT.test(text) && !text.includes('"error"');
 }
+
+const RESULT_OBJECT = /"result"\s*:\s*\{/;

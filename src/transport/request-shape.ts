@@ -48,7 +48,8 @@ function answerable(id: unknown): id is string | number {
   return typeof id === 'string' || Number.isSafeInteger(id);
 }
 
-function isObject(value: unknown): boolean {
+/** A JSON object: what params and results are (not null, not a list). */
+export function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 

@@ -1,7 +1,8 @@
 // A hand-written server whose answers JSON-RPC does not allow, behind the built mcpmux
 // (testservers/bad-answers.js). Before: `"error": null` threw in the forwarding fast path
 // after the call was taken off its list, and the call was never answered; an error without an
-// integer code reached the client as it was, which an SDK client drops and then waits for; and
+// integer code reached the client as it was, which an SDK client drops and then waits for (as
+// did a result that is not an object, such as null, which MCP does not allow); and
 // the server's `{}` for resources/templates/list failed its whole start, where a client
 // connected to it directly would still have had its tools. Now each such answer fails its own
 // request with an Internal error saying what the server sent, and the malformed list is empty.
@@ -33,6 +34,18 @@ async function checkAnswers(t: Test, client: Client) {
     await t.rejects(
       client.callTool({ name: `bad__${tool}` }),
       { code: -32603, message: NOT_JSON_RPC + why },
+      tool,
+    );
+  for (const [tool, shown] of [
+    ['null_result', 'null'],
+    ['text_result', '"done"'],
+  ])
+    await t.rejects(
+      client.callTool({ name: `bad__${tool}` }),
+      {
+        code: -32603,
+        message: `the server's answer is not valid MCP: its "result" is ${shown}, not an object`,
+      },
       tool,
     );
   await t.rejects(client.readResource({ uri: 'bad://one' }), {

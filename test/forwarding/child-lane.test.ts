@@ -72,7 +72,7 @@ t.test('the two ways SDKs write a result, and the id in each', async (t) => {
   t.same(idOf('{"result":{"content":[]},"jsonrpc":"2.0","id":"mcpmux-12"}'), { id: '"mcpmux-12"', seq: 12 });
   t.same(idOf('{"jsonrpc":"2.0","id":"mcpmux-7","result":{"content":[]}}'), { id: '"mcpmux-7"', seq: 7 });
   t.same(
-    idOf('{"result":"ü","jsonrpc":"2.0","id":"mcpmux-3"}'),
+    idOf('{"result":{"t":"ü"},"jsonrpc":"2.0","id":"mcpmux-3"}'),
     { id: '"mcpmux-3"', seq: 3 },
     'bytes, not characters',
   );
@@ -91,6 +91,9 @@ t.test('lines that are not a plain result with a lane id are not recognized', as
     '{"result":{},"jsonrpc":"2.0","id":"mcpmux-1234567890123456"}', // past 15 digits
     '{"result":{},"jsonrpc":"2.0","id":"xmcpmux-3"}',
     '{"result":"mcpmux-3"}', // the number's prefix would start before the line
+    '{"result":null,"jsonrpc":"2.0","id":"mcpmux-3"}', // not an object: divert answers it
+    '{"jsonrpc":"2.0","id":"mcpmux-3","result":"done"}',
+    '{"result":[],"jsonrpc":"2.0","id":"mcpmux-3"}',
     '{"result":{}}',
     '{"jsonrpc":"2.0","id":"mcpmux-3',
     '{"result":{},"id":"mcpmux-3"}', // no jsonrpc member: the parsed path judges it

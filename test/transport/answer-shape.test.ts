@@ -1,6 +1,6 @@
-// What stands in for a remote server's answer that holds no JSON-RPC at all.
+// What stands in for a remote server's answer that holds no JSON-RPC at all, or a result MCP does not allow.
 import t from 'tap';
-import { answersInstead } from '../../src/transport/answer-shape.js';
+import { answersInstead, wellFormedBody, wellFormedEvent } from '../../src/transport/answer-shape.js';
 
 const ids =
   (...list: (string | number)[]) =>
@@ -42,3 +42,21 @@ t.test('JSON-RPC, however malformed, and a body nobody waits for are left alone'
     'no request waits',
   );
 });
+
+t.test(
+  'a result that is not an object, in a body or an event, fails its request as MCP requires',
+  async (t) => {
+    const why = `the server's answer is not valid MCP: its "result" is null, not an object`;
+    const body = wellFormedBody('{"jsonrpc":"2.0","id":4,"result":null}');
+    t.same(body && { ...body, text: JSON.parse(body.text) }, {
+      text: { jsonrpc: '2.0', id: 4, error: { code: -32603, message: why } },
+      why,
+    });
+    const event = wellFormedEvent('id: 9\nevent: message\ndata: {"jsonrpc":"2.0","id":5,"result":[1]}\n\n');
+    t.match(event, {
+      text: /^id: 9\nevent: message\ndata: .*"id":5.*its \\"result\\" is \[1\], not an object/,
+    });
+    t.equal(wellFormedBody('{"jsonrpc":"2.0","id":4,"result": {"content":[]}}'), undefined, 'an object');
+    t.equal(wellFormedBody('{"jsonrpc":"2.0","id":4,"result":{}}'), undefined);
+  },
+);
