@@ -39,7 +39,7 @@ async function checkAnswers(t: Test, client: Client) {
   for (const [tool, shown] of [
     ['null_result', 'null'],
     ['text_result', '"done"'],
-  ])
+  ] as const)
     await t.rejects(
       client.callTool({ name: `bad__${tool}` }),
       {

@@ -52,7 +52,7 @@ function operations(random: ReturnType<typeof seeded>): Operation[] {
     if (random.next() < 0.2) setTimeout(() => cancel.abort(), Math.floor(random.next() * 200));
     const args = ARGUMENTS[tool.split('__')[1]!] ?? {};
     return (await client
-      .callTool({ name: tool, arguments: args }, undefined, { signal: cancel.signal })
+      .callTool({ name: tool, arguments: args }, { signal: cancel.signal })
       .catch((error: unknown) => {
         if (cancel.signal.aborted) return undefined;
         throw error;
