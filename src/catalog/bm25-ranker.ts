@@ -6,6 +6,7 @@
 import MiniSearch, { type SearchResult } from 'minisearch';
 import { stemmer } from 'stemmer';
 import { ALTERNATIVE_WEIGHT, alternativesOf } from './query-expansion.js';
+import { withTaskServersRaised } from './server-prior.js';
 import { FUSION_DEPTH, fuseRankings, taskClauses } from './task-clauses.js';
 import { FIELD_BOOSTS, TaskPostings, type Field, type FieldWords } from './task-postings.js';
 import { TASK_BM25, isTask, queryWords, rankTask, rarestWords, taskWords } from './task-query.js';
@@ -186,13 +187,21 @@ export class Bm25Ranker implements ToolRanker {
       }));
     };
     const clauses = taskClauses(query);
-    const ranked =
+    const fused =
       clauses.length < 2
         ? rankText(query, Math.max(options.limit, FUSION_DEPTH))
         : fuseRankings(
             rankText(query),
             clauses.map((clause) => rankText(clause)),
           );
+    // Narrowed to one server, every tool is of it; else the task's servers' tools are raised (server-prior.ts).
+    const ranked = keep
+      ? fused
+      : withTaskServersRaised(
+          fused.slice(0, Math.max(options.limit, FUSION_DEPTH)),
+          (name) => this.#docs.get(name)!.server,
+          this.#postings.serversByLikelihood(taskWords(tokenize(query), termOf).map((word) => termOf(word)!)),
+        );
     // The words each hit matched, only for what is returned: a task matches most of the catalog.
     return ranked.slice(0, options.limit).map(({ name, score }) => ({
       name,

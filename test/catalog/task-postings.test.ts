@@ -118,3 +118,68 @@ t.test('a text can be narrowed to some tools', async (t) => {
   const totals = postings.score(['contents'], (slot) => postings.serverOf(slot) === 'fs');
   t.same(totals.slots.map((slot) => postings.idOf(slot)).sort(), ['fs__read_file', 'fs__write_file']);
 });
+
+/**
+ * The query likelihood of `terms` under each server's words, worked out directly from the
+ * documents (the reference serversByLikelihood must agree with): a server's words are its
+ * name's and its tools' names' twice each and each tool's distinct description words, and
+ * they are smoothed with all servers' words (μ = 1000).
+ */
+function likelihoodOrder(list: Doc[], terms: string[]): string[] {
+  const termsOf = (text: string) =>
+    tokenize(text)
+      .map(processTerm)
+      .filter((x): x is string => x !== null);
+  const words = new Map<string, string[]>();
+  for (const d of list) {
+    if (!words.has(d.server)) words.set(d.server, [...termsOf(d.server), ...termsOf(d.server)]);
+    words.get(d.server)!.push(...termsOf(d.name), ...termsOf(d.name), ...new Set(termsOf(d.description)));
+  }
+  const all = [...words.values()].flat();
+  const searched = [...new Set(terms)].filter((term) => all.includes(term));
+  const mu = 1000;
+  const score = (own: string[]) =>
+    searched.reduce((sum, term) => {
+      const expected = (mu * all.filter((w) => w === term).length) / all.length;
+      return sum + Math.log(1 + own.filter((w) => w === term).length / expected);
+    }, 0) +
+    searched.length * Math.log(mu / (own.length + mu));
+  return [...words].sort((a, b) => score(b[1]) - score(a[1])).map(([server]) => server);
+}
+
+t.test('servers ranked by how likely their words make a task', async (t) => {
+  const postings = new TaskPostings(BM25);
+  for (const d of docs) postings.add(d.id, d.server, fields(d));
+  for (const terms of [
+    ['read', 'write', 'file', 'contents', 'url'],
+    ['fetch', 'url', 'markdown', 'contents'],
+    ['issue', 'repository', 'file'],
+    ['gh', 'contents'],
+    ['title', 'fetch'], // "title" is only an argument's word: it counts for no server
+  ]) {
+    t.same(postings.serversByLikelihood(terms), likelihoodOrder(docs, terms), terms.join(' '));
+  }
+  t.equal(postings.serversByLikelihood(['read', 'write', 'file'])[0], 'fs', 'the server with all three');
+  t.same(postings.serversByLikelihood(['title', 'fetch']), postings.serversByLikelihood(['fetch']));
+});
+
+t.test("a server's words follow its tools as they come and go", async (t) => {
+  const postings = new TaskPostings(BM25);
+  for (const d of docs) postings.add(d.id, d.server, fields(d));
+  const tasks = [['read', 'file', 'url'], ['issue', 'fetch', 'contents'], ['write']];
+  const before = tasks.map((terms) => postings.serversByLikelihood(terms));
+  postings.remove('fs__read_file');
+  postings.remove('fs__write_file');
+  t.same(
+    postings.serversByLikelihood(['file']),
+    likelihoodOrder(docs.slice(0, 2).concat(docs[4]!), ['file']),
+  );
+  t.notOk(postings.serversByLikelihood(['read']).includes('fs'), 'a server with no tool left is not ranked');
+  postings.add(docs[3]!.id, docs[3]!.server, fields(docs[3]!));
+  postings.add(docs[2]!.id, docs[2]!.server, fields(docs[2]!));
+  t.same(
+    tasks.map((terms) => postings.serversByLikelihood(terms)),
+    before,
+    'back as they were with the same tools',
+  );
+});
