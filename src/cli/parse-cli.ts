@@ -143,7 +143,7 @@ export function parseCli(
     expose: values['expose'] ?? 'all',
     activePool: values['active-pool'] ?? 15,
     // BM25 alone: on the held-out halves the fusion with meaning no longer wins (docs/search.md).
-    searchRanker: values['search-ranker'] ?? 'auto',
+    searchRanker: values['search-ranker'] ?? 'bm25',
     maxResultBytes: values['max-result-bytes'] ?? 16_384,
     codeMemory: values['code-memory'] ?? 128,
     codeMaxCalls: values['code-max-calls'] ?? 200,
