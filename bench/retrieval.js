@@ -212,6 +212,62 @@ for (const [setName, { servers, queries }] of Object.entries(sets)) {
   results[setName] = result;
 }
 
+// Small catalogs, as most users have: each task searched among its own servers and `others`
+// drawn at random (a fixed seed) from the rest of its set's catalog, for mcpmux's rankers.
+if (!process.env.RETRIEVAL_NO_SMALL) {
+  let seed = 7;
+  const random = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
+  /** @type {Record<string, any>} */
+  const small = {};
+  for (const setName of ['mcp-bench', 'msc-multi-server'].filter((name) => sets[name])) {
+    const { servers, queries } = sets[setName];
+    const byName = new Map(servers.map((s) => [s.server, s]));
+    for (const others of [2, 5, 10]) {
+      /** @type {Record<string, Record<string, Query[]>>} */
+      const byCatalog = {};
+      /** @type {Record<string, Record<string, any>>} */
+      const scores = {};
+      for (const half of ['dev', 'held_out']) {
+        scores[half] = {};
+        for (const query of queries.filter((q) => q.split === half)) {
+          const steps = query.steps ?? query.relevant?.map((name) => [name]) ?? [];
+          const own = [...new Set(steps.flat().map((name) => name.split('__')[0]))].filter((s) =>
+            byName.has(s),
+          );
+          const rest = servers.filter((s) => !own.includes(s.server));
+          const drawn = new Set();
+          while (drawn.size < others) drawn.add(rest[Math.floor(random() * rest.length)].server);
+          const { rankers } = rankersFor(
+            [...own, ...drawn].map((name) => /** @type {Server} */ (byName.get(name))),
+          );
+          for (const name of ['mcpmux', 'semantic'].filter((n) => rankers[n])) {
+            const result = await evaluate(rankers[name], [query]);
+            (byCatalog[half] ??= {})[name] ??= [];
+            byCatalog[half][name].push(/** @type {any} */ (result));
+          }
+        }
+        for (const [name, list] of Object.entries(byCatalog[half] ?? {})) {
+          const mean = (/** @type {string} */ key) =>
+            Math.round((1000 * list.reduce((sum, r) => sum + r[key], 0)) / list.length) / 1000;
+          scores[half][name] = {
+            queries: list.length,
+            hit_at_1: mean('hit_at_1'),
+            recall_at_5: mean('recall_at_5'),
+            recall_at_10: mean('recall_at_10'),
+            mrr: mean('mrr'),
+          };
+          const r = scores[half][name];
+          lines.push(
+            `${setName}, its servers and ${others} others: ${half.padEnd(9)} ${name.padEnd(9)} n=${String(r.queries).padEnd(4)} Hit@1 ${r.hit_at_1.toFixed(3)}  R@5 ${r.recall_at_5.toFixed(3)}  R@10 ${r.recall_at_10.toFixed(3)}  MRR ${r.mrr.toFixed(3)}`,
+          );
+        }
+      }
+      small[`${setName}+${others}`] = scores;
+    }
+  }
+  results['small_catalogs'] = small;
+}
+
 // Search time at 5,000 tools: the mcp-bench catalog copied under other server names until it
 // holds 5,000, every query of three sets (short and long) once, after one warm-up pass.
 if (!process.env.RETRIEVAL_NO_TIMING) {
@@ -277,7 +333,12 @@ if (!process.env.RETRIEVAL_NO_TIMING) {
 }
 
 // A narrowed run (RETRIEVAL_*) prints its figures but leaves the recorded ones alone.
-if (!process.env.RETRIEVAL_SETS && !process.env.RETRIEVAL_RANKERS && !process.env.RETRIEVAL_NO_TIMING) {
+if (
+  !process.env.RETRIEVAL_SETS &&
+  !process.env.RETRIEVAL_RANKERS &&
+  !process.env.RETRIEVAL_NO_TIMING &&
+  !process.env.RETRIEVAL_NO_SMALL
+) {
   mkdirSync(join(root, 'bench/results'), { recursive: true });
   writeFileSync(join(root, 'bench/results/retrieval.json'), JSON.stringify(results, null, 2) + '\n');
 }
