@@ -3,7 +3,8 @@
 // integer code, `"error": null`, an answer with neither result nor error), results MCP does not
 // allow (null, a string: MCP's are objects), and whose
 // resources/templates/list answers `{}` though it declares resources; tool `latin1` answers
-// with a byte that is not UTF-8. Raw JSON lines, no SDK: an SDK would not write these.
+// with a byte that is not UTF-8, `broken_json` with 20 KB of text holding an unescaped quote
+// (not JSON: written by hand, as a shell script's printf would). Raw JSON lines, no SDK: an SDK would not write these.
 import { createInterface } from 'node:readline';
 
 /** @param {unknown} message */
@@ -19,7 +20,14 @@ const ANSWERS = {
   text_result: { result: 'done' },
   fine: { result: { content: [{ type: 'text', text: 'fine' }] } },
   latin1: {},
+  broken_json: {},
 };
+
+/** A result of 20 KB whose text has a quote left unescaped, in the order people write by hand: id, then result. */
+const brokenJson = (/** @type {unknown} */ id) =>
+  process.stdout.write(
+    `{"jsonrpc": "2.0", "id": ${JSON.stringify(id)}, "result": {"content": [{"type": "text", "text": "he said "hi" ${'x'.repeat(20_000)}"}]}}\n`,
+  );
 
 /** "café" in Latin-1 (its é the one byte 0xE9, not UTF-8), in the TypeScript SDK's order: result first. */
 const latin1 = (/** @type {unknown} */ id) =>
@@ -57,6 +65,7 @@ createInterface({ input: process.stdin }).on('line', (line) => {
   if (method === 'resources/read')
     return out({ jsonrpc: '2.0', id, error: { code: '404', message: 'a read that went wrong' } });
   if (method === 'tools/call' && params.name === 'latin1') return latin1(id);
+  if (method === 'tools/call' && params.name === 'broken_json') return brokenJson(id);
   if (method === 'tools/call')
     return out({ jsonrpc: '2.0', id, ...ANSWERS[/** @type {keyof typeof ANSWERS} */ (params.name)] });
   out({ jsonrpc: '2.0', id, result: {} });

@@ -145,6 +145,38 @@ function replacedAnswer(data: string): { answer: JSONRPCMessage; why: string } |
   return why === undefined ? undefined : { answer, why };
 }
 
+/**
+ * A line that is not JSON but plainly a result's answer, by its envelope where SDKs and most
+ * hand-written servers put it (`{"jsonrpc":"2.0","id":7,"result":…` or `{"result":…,"jsonrpc":
+ * "2.0","id":7}`): the error answer that stands for it, so that the request it answers fails
+ * now, not at --call-timeout (a text with an unescaped quote, written by hand). Else undefined.
+ */
+export function unparsableAnswer(line: string): { answer: JSONRPCMessage; why: string } | undefined {
+  const found = RESULT_AFTER_ID.exec(line) ?? (RESULT_FIRST.test(line) ? ID_LAST.exec(line) : null);
+  if (!found) return undefined;
+  const id = found[1]!.startsWith('"') ? found[1]!.slice(1, -1) : Number(found[1]);
+  let reason = '';
+  try {
+    JSON.parse(line);
+  } catch (error) {
+    reason = ` (${(error as Error).message})`;
+  }
+  const written = line.length > 200 ? `${line.slice(0, 200)}…` : line;
+  const why = `the server's answer is not JSON${reason}: ${written}`;
+  return {
+    answer: { jsonrpc: '2.0', id, error: { code: -32603, message: why } } as JSONRPCMessage,
+    why,
+  };
+}
+
+/** An id as SDKs write one: a string without escapes, or an integer. */
+const ID = String.raw`("[^"\\]*"|-?\d{1,15})`;
+const RESULT_AFTER_ID = new RegExp(
+  String.raw`^\{\s*(?:"jsonrpc"\s*:\s*"2\.0"\s*,\s*)?"id"\s*:\s*${ID}\s*,\s*"result"\s*:`,
+);
+const RESULT_FIRST = /^\{\s*"result"\s*:/;
+const ID_LAST = new RegExp(String.raw`,\s*"jsonrpc"\s*:\s*"2\.0"\s*,\s*"id"\s*:\s*${ID}\s*\}\s*$`);
+
 /** A JSON-RPC answer by its envelope: an object with an id and no method. */
 function isAnswer(value: unknown): value is JSONRPCMessage {
   return (

@@ -11,7 +11,7 @@ import {
   oversizeHandlers,
 } from './json-line-reader.js';
 import { JsonLineWriter } from './json-line-writer.js';
-import { wellFormedAnswer } from './answer-shape.js';
+import { unparsableAnswer, wellFormedAnswer } from './answer-shape.js';
 import { invalidRequestId } from './request-ids.js';
 import { malformedRequest, notJsonRpcRequest } from './request-shape.js';
 
@@ -69,8 +69,12 @@ export class StdioChildTransport implements Transport {
       onMessage: (message, bytes) => this.#handOver(message, bytes),
       onSkippedLine: (line, parsed) => {
         const refusal = parsed === undefined ? undefined : notJsonRpcRequest(parsed, 'the server');
+        const broken = parsed === undefined ? unparsableAnswer(line) : undefined;
         if (refusal) this.#refuse(refusal);
-        else options.onSkippedLine?.(line);
+        else if (broken) {
+          options.onDropped?.(`${broken.why}; the request it answers fails with that`);
+          this.#handOver(broken.answer, line.length);
+        } else options.onSkippedLine?.(line);
       },
       takeBytes: (bytes, start, end) => this.takeBytes?.(bytes, start, end) ?? false,
       ...(options.onUnterminated && { onUnterminated: options.onUnterminated }),

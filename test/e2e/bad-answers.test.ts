@@ -36,6 +36,15 @@ async function checkAnswers(t: Test, client: Client) {
       { code: -32603, message: NOT_JSON_RPC + why },
       tool,
     );
+  await t.rejects(
+    client.callTool({ name: 'bad__broken_json' }),
+    {
+      code: -32603,
+      message:
+        /^the server's answer is not JSON \(.+ in JSON at position \d+\): \{"jsonrpc": "2\.0", "id": .*…$/,
+    },
+    'broken_json: failed at once, not at --call-timeout',
+  );
   for (const [tool, shown] of [
     ['null_result', 'null'],
     ['text_result', '"done"'],

@@ -1,6 +1,11 @@
 // What stands in for a remote server's answer that holds no JSON-RPC at all, or a result MCP does not allow.
 import t from 'tap';
-import { answersInstead, wellFormedBody, wellFormedEvent } from '../../src/transport/answer-shape.js';
+import {
+  answersInstead,
+  unparsableAnswer,
+  wellFormedBody,
+  wellFormedEvent,
+} from '../../src/transport/answer-shape.js';
 
 const ids =
   (...list: (string | number)[]) =>
@@ -58,5 +63,43 @@ t.test(
     });
     t.equal(wellFormedBody('{"jsonrpc":"2.0","id":4,"result": {"content":[]}}'), undefined, 'an object');
     t.equal(wellFormedBody('{"jsonrpc":"2.0","id":4,"result":{}}'), undefined);
+  },
+);
+
+t.test(
+  'a line that is not JSON but plainly an answer with a result fails the request it answers',
+  async (t) => {
+    const broken = '"text": "he said "hi""';
+    for (const [line, id] of [
+      [`{"jsonrpc":"2.0","id":7,"result":{${broken}}}`, 7],
+      [`{"jsonrpc": "2.0", "id": "mcpmux-12", "result": {${broken}}}`, 'mcpmux-12'],
+      [`{"id": -3, "result": {${broken}}}`, -3],
+      [`{"result":{${broken}},"jsonrpc":"2.0","id":"a b"}`, 'a b'],
+      [`{"result": {${broken}}, "jsonrpc": "2.0", "id": 0}\r`, 0],
+    ] as const) {
+      const found = unparsableAnswer(line);
+      t.match(found, {
+        answer: {
+          jsonrpc: '2.0',
+          id,
+          error: { code: -32603, message: /^the server's answer is not JSON \(.+\): \{/ },
+        },
+        why: /^the server's answer is not JSON \(.+ in JSON at position \d+\): \{/,
+      });
+      t.equal((found!.answer as { id?: unknown }).id, id, line);
+    }
+    t.match(
+      unparsableAnswer(`{"jsonrpc":"2.0","id":1,"result":"${'x'.repeat(300)}`)!.why,
+      /: \{"jsonrpc".{190,}…$/,
+      'cut',
+    );
+    for (const line of [
+      `{"jsonrpc":"2.0","id":3,"method":"sampling/createMessage","params":{${broken}}}`, // a request: not ours to answer
+      `{"jsonrpc":"2.0","method":"notifications/message","params":{${broken}}}`,
+      `{"result":{${broken}},"id":4}`, // no envelope at its end
+      `{"jsonrpc":"2.0","id":{"a":1},"result":{}`, // an id no request has
+      `listening on 3000 {"result":`,
+    ])
+      t.equal(unparsableAnswer(line), undefined, line);
   },
 );
