@@ -9,7 +9,7 @@ import type { CallToolResult } from '@modelcontextprotocol/client';
 import t, { type Test } from 'tap';
 import { fixturePath, type FixtureName } from '../helpers/fixtures.js';
 import { startMcpmux, startMcpmuxHttp } from '../helpers/mcpmux-process.js';
-import { assertNoLeaks, killTaggedProcesses } from '../helpers/processes.js';
+import { assertNoLeaks, killTaggedProcesses, taggedProcesses } from '../helpers/processes.js';
 
 t.teardown(() => killTaggedProcesses());
 
@@ -62,7 +62,16 @@ function operations(random: ReturnType<typeof seeded>): Operation[] {
     const listed = (await client.callTool({ name: 'list_servers', arguments: {} })) as CallToolResult;
     const { servers } = listed.structuredContent as { servers: { pid?: number; status: string }[] };
     const running = servers.filter((s) => s.pid !== undefined && s.status === 'running');
-    if (running.length > 0) process.kill(random.pick(running).pid!, 'SIGKILL');
+    if (running.length === 0) return undefined;
+    const pid = random.pick(running).pid!;
+    // Only a process this test started (its pid could have been reused since the list).
+    if (!taggedProcesses().includes(pid)) return undefined;
+    try {
+      process.kill(pid, 'SIGKILL');
+    } catch (error) {
+      // Gone since list_servers answered: another worker removed, reloaded or crashed it.
+      if ((error as NodeJS.ErrnoException).code !== 'ESRCH') throw error;
+    }
     return undefined;
   };
   const list: Operation = async (client) => void (await client.listTools());
@@ -90,7 +99,7 @@ async function storm(clients: Client[], seed: number, workers = 6, each = 40): P
         // A refusal names its reason ([SERVER_CRASHED], [NAME_TAKEN]…); mcpmux's own failure would not.
         else if (
           result?.isError &&
-          /internal error|TypeError|Cannot read|undefined/i.test(JSON.stringify(result))
+          /internal error|TypeError|Cannot read|is not a function/i.test(JSON.stringify(result))
         )
           wrong.push(`worker ${n}, operation ${i}: ${JSON.stringify(result.content)}`);
       } catch (error) {
