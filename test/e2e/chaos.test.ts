@@ -9,7 +9,7 @@ import type { CallToolResult } from '@modelcontextprotocol/client';
 import t, { type Test } from 'tap';
 import { fixturePath, type FixtureName } from '../helpers/fixtures.js';
 import { startMcpmux, startMcpmuxHttp } from '../helpers/mcpmux-process.js';
-import { assertNoLeaks, killTaggedProcesses, taggedProcesses } from '../helpers/processes.js';
+import { assertNoLeaks, killTaggedProcesses, taggedProcesses, waitFor } from '../helpers/processes.js';
 
 t.teardown(() => killTaggedProcesses());
 
@@ -113,15 +113,28 @@ async function storm(clients: Client[], seed: number, workers = 6, each = 40): P
   return wrong;
 }
 
-/** Each client lists exactly the tools of the servers list_servers says are running. */
+/**
+ * Each client lists exactly the tools of the servers list_servers says are running, once the
+ * last SIGKILL's crash has been seen (the storm's last operation may have just sent one).
+ */
 async function checkListsAgree(t: Test, clients: Client[]) {
-  const listed = (await clients[0]!.callTool({ name: 'list_servers', arguments: {} })) as CallToolResult;
-  const { servers } = listed.structuredContent as { servers: { status: string; tools?: string[] }[] };
-  const running = servers.flatMap((s) => (s.status === 'running' ? (s.tools ?? []) : [])).sort();
-  for (const [i, client] of clients.entries()) {
-    const names = (await client.listTools()).tools.map((tool) => tool.name).filter((n) => n.includes('__'));
-    t.same(names.sort(), running, `client ${i} lists the running servers' tools`);
-  }
+  let seen = '';
+  const agree = async () => {
+    const listed = (await clients[0]!.callTool({ name: 'list_servers', arguments: {} })) as CallToolResult;
+    const { servers } = listed.structuredContent as { servers: { status: string; tools?: string[] }[] };
+    const running = servers.flatMap((s) => (s.status === 'running' ? (s.tools ?? []) : [])).sort();
+    const lists = await Promise.all(
+      clients.map(async (client) =>
+        (await client.listTools()).tools
+          .map((tool) => tool.name)
+          .filter((n) => n.includes('__'))
+          .sort(),
+      ),
+    );
+    seen = JSON.stringify({ running, lists });
+    return lists.every((names) => JSON.stringify(names) === JSON.stringify(running));
+  };
+  t.ok(await waitFor(agree, 5000), `every client lists the running servers' tools: ${seen}`);
 }
 
 t.test('over stdio: one client, six workers', async (t) => {
