@@ -146,13 +146,14 @@ function replacedAnswer(data: string): { answer: JSONRPCMessage; why: string } |
 }
 
 /**
- * A line that is not JSON but plainly a result's answer, by its envelope where SDKs and most
+ * A line that is not JSON but plainly an answer, by its envelope where SDKs and most
  * hand-written servers put it (`{"jsonrpc":"2.0","id":7,"result":…` or `{"result":…,"jsonrpc":
- * "2.0","id":7}`): the error answer that stands for it, so that the request it answers fails
- * now, not at --call-timeout (a text with an unescaped quote, written by hand). Else undefined.
+ * "2.0","id":7}`, or "error" for "result"): the error answer that stands for it, so that the
+ * request it answers fails now, not at --call-timeout (a text with an unescaped quote, written
+ * by hand). Else undefined.
  */
 export function unparsableAnswer(line: string): { answer: JSONRPCMessage; why: string } | undefined {
-  const found = RESULT_AFTER_ID.exec(line) ?? (RESULT_FIRST.test(line) ? ID_LAST.exec(line) : null);
+  const found = BODY_AFTER_ID.exec(line) ?? (BODY_FIRST.test(line) ? ID_LAST.exec(line) : null);
   if (!found) return undefined;
   const id = found[1]!.startsWith('"') ? found[1]!.slice(1, -1) : Number(found[1]);
   let reason = '';
@@ -171,10 +172,10 @@ export function unparsableAnswer(line: string): { answer: JSONRPCMessage; why: s
 
 /** An id as SDKs write one: a string without escapes, or an integer. */
 const ID = String.raw`("[^"\\]*"|-?\d{1,15})`;
-const RESULT_AFTER_ID = new RegExp(
-  String.raw`^\{\s*(?:"jsonrpc"\s*:\s*"2\.0"\s*,\s*)?"id"\s*:\s*${ID}\s*,\s*"result"\s*:`,
+const BODY_AFTER_ID = new RegExp(
+  String.raw`^\{\s*(?:"jsonrpc"\s*:\s*"2\.0"\s*,\s*)?"id"\s*:\s*${ID}\s*,\s*"(?:result|error)"\s*:`,
 );
-const RESULT_FIRST = /^\{\s*"result"\s*:/;
+const BODY_FIRST = /^\{\s*"(?:result|error)"\s*:/;
 const ID_LAST = new RegExp(String.raw`,\s*"jsonrpc"\s*:\s*"2\.0"\s*,\s*"id"\s*:\s*${ID}\s*\}\s*$`);
 
 /** A JSON-RPC answer by its envelope: an object with an id and no method. */

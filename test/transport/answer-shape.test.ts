@@ -67,7 +67,7 @@ t.test(
 );
 
 t.test(
-  'a line that is not JSON but plainly an answer with a result fails the request it answers',
+  'a line that is not JSON but plainly an answer (a result or an error) fails the request it answers',
   async (t) => {
     const broken = '"text": "he said "hi""';
     for (const [line, id] of [
@@ -76,6 +76,8 @@ t.test(
       [`{"id": -3, "result": {${broken}}}`, -3],
       [`{"result":{${broken}},"jsonrpc":"2.0","id":"a b"}`, 'a b'],
       [`{"result": {${broken}}, "jsonrpc": "2.0", "id": 0}\r`, 0],
+      [`{"jsonrpc":"2.0","id":8,"error":{"code":-1,"message":"no "such" file"}}`, 8],
+      [`{"error":{"code":-1,"message":"no "such" file"},"jsonrpc":"2.0","id":"e"}`, 'e'],
     ] as const) {
       const found = unparsableAnswer(line);
       t.match(found, {
