@@ -174,10 +174,12 @@ export class Bm25Ranker implements ToolRanker {
       if (!stems.has(word)) stems.set(word, processTerm(word));
       return stems.get(word)!;
     };
-    const rankText = (text: string, depth = FUSION_DEPTH) => {
-      const words = rarestWords(taskWords(tokenize(text), termOf), (word) =>
-        this.#postings.toolsWith(termOf(word)!),
-      );
+    /** A text's words, each once, conversation left out (task-query.ts). */
+    const wordsOf = (text: string) => taskWords(tokenize(text), termOf);
+    // The whole task's words serve its ranking and the likelihood of each server alike.
+    const taskText = wordsOf(query);
+    const rankText = (textWords: string[], depth = FUSION_DEPTH) => {
+      const words = rarestWords(textWords, (word) => this.#postings.toolsWith(termOf(word)!));
       const terms = words.map((word) => termOf(word)!);
       terms.forEach((term, i) => searched.has(term) || searched.set(term, words[i]!.toLowerCase()));
       const totals = this.#postings.score(terms, keep);
@@ -189,10 +191,10 @@ export class Bm25Ranker implements ToolRanker {
     const clauses = taskClauses(query);
     const fused =
       clauses.length < 2
-        ? rankText(query, Math.max(options.limit, FUSION_DEPTH))
+        ? rankText(taskText, Math.max(options.limit, FUSION_DEPTH))
         : fuseRankings(
-            rankText(query),
-            clauses.map((clause) => rankText(clause)),
+            rankText(taskText),
+            clauses.map((clause) => rankText(wordsOf(clause))),
           );
     // Narrowed to one server, every tool is of it; else the task's servers' tools are raised (server-prior.ts).
     const ranked = keep
@@ -200,7 +202,7 @@ export class Bm25Ranker implements ToolRanker {
       : withTaskServersRaised(
           fused.slice(0, Math.max(options.limit, FUSION_DEPTH)),
           (name) => this.#docs.get(name)!.server,
-          this.#postings.serversByLikelihood(taskWords(tokenize(query), termOf).map((word) => termOf(word)!)),
+          this.#postings.serversByLikelihood(taskText.map((word) => termOf(word)!)),
         );
     // The words each hit matched, only for what is returned: a task matches most of the catalog.
     return ranked.slice(0, options.limit).map(({ name, score }) => ({
