@@ -3,6 +3,7 @@
 // message, the mark of a server that pretty-prints its messages (MCP's stdio transport takes
 // one message a line, so such a server never completes its handshake: it timed out unexplained).
 import { isJsonRpcMessage } from '../transport/json-line-reader.js';
+import { isObject } from '../transport/request-shape.js';
 
 /** How much of the skipped lines is joined while looking for a message written across lines. */
 const MAX_JOINED = 64 * 1024;
@@ -119,7 +120,7 @@ function parsed(text: string): unknown {
 
 /** An object with an id and a result or an error, and no `"jsonrpc": "2.0"`. */
 function isUnversionedAnswer(value: unknown): boolean {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
-  const message = value as Record<string, unknown>;
-  return message.jsonrpc !== '2.0' && 'id' in message && ('result' in message || 'error' in message);
+  return (
+    isObject(value) && value.jsonrpc !== '2.0' && 'id' in value && ('result' in value || 'error' in value)
+  );
 }

@@ -125,11 +125,7 @@ function holdsJsonRpc(text: string): boolean {
   } catch {
     return false;
   }
-  const isMessage = (value: unknown) =>
-    typeof value === 'object' &&
-    value !== null &&
-    !Array.isArray(value) &&
-    ('id' in value || 'method' in value);
+  const isMessage = (value: unknown) => isObject(value) && ('id' in value || 'method' in value);
   return Array.isArray(parsed) ? parsed.length > 0 && parsed.every(isMessage) : isMessage(parsed);
 }
 
@@ -180,13 +176,7 @@ const ID_LAST = new RegExp(String.raw`,\s*"jsonrpc"\s*:\s*"2\.0"\s*,\s*"id"\s*:\
 
 /** A JSON-RPC answer by its envelope: an object with an id and no method. */
 function isAnswer(value: unknown): value is JSONRPCMessage {
-  return (
-    typeof value === 'object' &&
-    value !== null &&
-    !Array.isArray(value) &&
-    'id' in value &&
-    !('method' in value)
-  );
+  return isObject(value) && 'id' in value && !('method' in value);
 }
 
 /** A result object without an error anywhere in its text is well formed: most answers, not parsed again. */
