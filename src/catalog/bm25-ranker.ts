@@ -42,6 +42,15 @@ function processTerm(term: string): string | null {
   return processed;
 }
 
+interface RankOptions {
+  limit: number;
+  server?: string | undefined;
+  /** The servers closest to a task in meaning, closest first (semantic-ranker.ts): one more view of its servers (server-prior.ts). */
+  closestServers?: readonly string[] | undefined;
+  /** How deep into a task's ranking its servers' tools are raised from (FUSION_DEPTH unless given). */
+  depth?: number | undefined;
+}
+
 interface Document {
   id: string;
   /** The child's own tool name, in words (the server name is a field of its own). */
@@ -103,7 +112,7 @@ export class Bm25Ranker implements ToolRanker {
     return this.#taskPostings;
   }
 
-  rank(query: string, options: { limit: number; server?: string | undefined }): RankedTool[] {
+  rank(query: string, options: RankOptions): RankedTool[] {
     const words = queryWords(query);
     return isTask(words) ? this.#rankTask(query, options) : this.#rankWords(query, words, options);
   }
@@ -161,7 +170,7 @@ export class Bm25Ranker implements ToolRanker {
    * scores that do not grow with the number of words a long description happens to share.
    * Each of its requests is ranked too, and the rankings fused (task-clauses.ts).
    */
-  #rankTask(query: string, options: { limit: number; server?: string | undefined }): RankedTool[] {
+  #rankTask(query: string, options: RankOptions): RankedTool[] {
     const keep =
       options.server === undefined
         ? undefined
@@ -188,10 +197,11 @@ export class Bm25Ranker implements ToolRanker {
         score,
       }));
     };
+    const depth = Math.max(options.limit, options.depth ?? FUSION_DEPTH);
     const clauses = taskClauses(query);
     const fused =
       clauses.length < 2
-        ? rankText(taskText, Math.max(options.limit, FUSION_DEPTH))
+        ? rankText(taskText, depth)
         : fuseRankings(
             rankText(taskText),
             clauses.map((clause) => rankText(wordsOf(clause))),
@@ -200,9 +210,14 @@ export class Bm25Ranker implements ToolRanker {
     const ranked = keep
       ? fused
       : withTaskServersRaised(
-          fused.slice(0, Math.max(options.limit, FUSION_DEPTH)),
+          fused.slice(0, depth),
           (name) => this.#docs.get(name)!.server,
           this.#postings.serversByLikelihood(taskText.map((word) => termOf(word)!)),
+          options.closestServers && {
+            closest: options.closestServers,
+            toolsOf: (server) =>
+              [...this.#docs.values()].filter((doc) => doc.server === server).map(({ id }) => id),
+          },
         );
     // The words each hit matched, only for what is returned: a task matches most of the catalog.
     return ranked.slice(0, options.limit).map(({ name, score }) => ({

@@ -1,5 +1,6 @@
-// The semantic ranker: BM25 fused with each server's closeness to a task. The fusion's rules
-// with an embedder whose vectors are known, then the real distilled embeddings.
+// The semantic ranker: the servers closest to a task in meaning are one more view of which
+// servers it is about (server-prior.ts). Its rules with an embedder whose vectors are known,
+// then the real distilled embeddings.
 import type { Tool } from '@modelcontextprotocol/server';
 import t from 'tap';
 import type { Embedder } from '../../src/catalog/semantic/embedder.js';
@@ -51,73 +52,87 @@ const catalog = {
     tool('list_notes', 'List the notes saved on a topic'),
   ],
   scholar: [
-    tool('search_arxiv', 'Search arXiv preprints by keywords'),
+    tool('search_arxiv', 'Search the main arXiv preprints by keywords'),
     tool('read_arxiv_paper', 'Read the full text of an arXiv paper'),
   ],
   git: [tool('git_commit', 'Record changes to the repository')],
+  // Two servers that share a word or two with the task, so that the task's three servers are a choice.
+  trips: [tool('plan_route', 'Plan a short route for a trip')],
+  weather: [tool('forecast', 'Forecast for a place over the next three days')],
 };
 const task =
   "I'm preparing a talk and need to know what is new in research on protein folding over the last " +
   'three months: the main studies, a short summary of each, and the results they report on the topic.';
 
-t.test('a task: the tools of the servers closest to it rise above BM25 alone', async (t) => {
-  const embedder = new KeywordEmbedder();
-  const ranker = new SemanticRanker({ embedder, logger: createLogger({ level: 'error', sink: () => {} }) });
-  const bm25 = new Bm25Ranker();
-  const tools = catalogOf(catalog);
-  ranker.update(tools);
-  bm25.update(tools);
-  t.equal(bm25.rank(task, { limit: 5 })[0]?.name, 'notes__save_note', 'BM25 alone: the words');
-  t.notOk(
-    bm25.rank(task, { limit: 5 }).some((r) => r.name.startsWith('scholar__')),
-    'BM25 alone: no word of the task is in the paper server',
-  );
-  const ranked = await ranker.rank(task, { limit: 5 });
-  t.equal(ranked[0]?.name, 'notes__save_note', 'fused: a strong match of words still comes first');
-  const scholar = ranked.filter((r) => r.name.startsWith('scholar__'));
-  t.same(
-    scholar.map((r) => r.name).sort(),
-    ['scholar__read_arxiv_paper', 'scholar__search_arxiv'],
-    'and the tools of the server about research are found, though they share no word with the task',
-  );
-  t.same(
-    scholar.map((r) => r.matched),
-    [[], []],
-    'with no matched words to show',
-  );
-  t.ok(
-    ranked.findIndex((r) => r.name.startsWith('git__')) === -1 ||
-      ranked.findIndex((r) => r.name.startsWith('git__')) > ranked.indexOf(scholar[1]!),
-    'above the tools of a server far from the task',
-  );
-  t.equal(embedder.calls.length, 2, 'one batch for the servers, one for the task');
-  const serverBatch = embedder.calls.find((texts) => texts.length === 3)!;
-  t.same(
-    serverBatch.map((text) => text.split(':')[0]).sort(),
-    ['git', 'notes', 'scholar'],
-    'one text per server',
-  );
-  t.ok(
-    serverBatch.includes('scholar: search arxiv, read arxiv paper'),
-    "a server's text: its name and its tools' names",
-  );
+t.test(
+  'a task: the server closest to it in meaning is among its servers, with its tools that share no word',
+  async (t) => {
+    const embedder = new KeywordEmbedder();
+    const ranker = new SemanticRanker({ embedder, logger: createLogger({ level: 'error', sink: () => {} }) });
+    const bm25 = new Bm25Ranker();
+    const tools = catalogOf(catalog);
+    ranker.update(tools);
+    bm25.update(tools);
+    const byWords = bm25.rank(task, { limit: 10 }).map((r) => r.name);
+    t.same(
+      byWords,
+      [
+        'notes__save_note',
+        'notes__list_notes',
+        'weather__forecast',
+        'trips__plan_route',
+        'scholar__search_arxiv',
+      ],
+      'BM25 alone: the paper server last, by one word ("main"), its other tool not at all',
+    );
+    const ranked = await ranker.rank(task, { limit: 5 });
+    t.same(
+      ranked.map((r) => r.name),
+      [
+        'notes__save_note',
+        'notes__list_notes',
+        'weather__forecast',
+        'scholar__search_arxiv',
+        'scholar__read_arxiv_paper',
+      ],
+      "with meaning: the paper server is one of the task's three, its tools above the route planner's",
+    );
+    t.same(
+      ranked.map((r) => r.matched),
+      [['new', 'summary', 'results', 'topic'], ['topic'], ['over', 'three'], ['main'], []],
+      'a tool found through its server alone has no matched words to show',
+    );
+    t.equal(embedder.calls.length, 2, 'one batch for the servers, one for the task');
+    const serverBatch = embedder.calls.find((texts) => texts.length === 5)!;
+    t.same(
+      serverBatch.map((text) => text.split(':')[0]).sort(),
+      ['git', 'notes', 'scholar', 'trips', 'weather'],
+      'one text per server',
+    );
+    t.ok(
+      serverBatch.includes('scholar: search arxiv, read arxiv paper'),
+      "a server's text: its name and its tools' names",
+    );
 
-  await ranker.rank(task, { limit: 5 });
-  t.equal(embedder.calls.length, 3, 'the servers are not embedded again: only the task is');
-  ranker.update(catalogOf({ ...catalog, git: [...catalog.git, tool('git_log', 'Show the commit history')] }));
-  await ranker.rank(task, { limit: 5 });
-  t.equal(embedder.calls.length, 5);
-  t.ok(
-    embedder.calls.slice(3).some((texts) => texts.join() === 'git: git commit, git log'),
-    'a server whose tools changed is embedded again, alone',
-  );
-  ranker.update(catalogOf({ notes: catalog.notes, git: catalog.git }));
-  const without = await ranker.rank(task, { limit: 5 });
-  t.notOk(
-    without.some((r) => r.name.startsWith('scholar__')),
-    'a server that left is not ranked',
-  );
-});
+    await ranker.rank(task, { limit: 5 });
+    t.equal(embedder.calls.length, 3, 'the servers are not embedded again: only the task is');
+    ranker.update(
+      catalogOf({ ...catalog, git: [...catalog.git, tool('git_log', 'Show the commit history')] }),
+    );
+    await ranker.rank(task, { limit: 5 });
+    t.equal(embedder.calls.length, 5);
+    t.ok(
+      embedder.calls.slice(3).some((texts) => texts.join() === 'git: git commit, git log'),
+      'a server whose tools changed is embedded again, alone',
+    );
+    ranker.update(catalogOf({ ...catalog, scholar: [] }));
+    const without = await ranker.rank(task, { limit: 5 });
+    t.notOk(
+      without.some((r) => r.name.startsWith('scholar__')),
+      'a server that left is not ranked',
+    );
+  },
+);
 
 t.test('a few words, or one server asked for: BM25 alone, the model untouched', async (t) => {
   const embedder = new KeywordEmbedder();
@@ -175,13 +190,15 @@ t.test('the real embeddings, distilled at build time from the sentence encoder',
     'a text with no pieces: the zero vector, not NaN',
   );
 
-  // Real ranking through the table: the paper server is found for a task that never says "paper".
+  // Real ranking through the table, over three servers (each of them one of the task's): the
+  // paper server's tools are listed though the task never says "paper" or "arXiv".
   const ranker = new SemanticRanker({ embedder, logger: createLogger({ level: 'error', sink: () => {} }) });
-  ranker.update(catalogOf(catalog));
+  ranker.update(catalogOf({ notes: catalog.notes, scholar: catalog.scholar, git: catalog.git }));
   ranker.prepare();
+  const ranked = await ranker.rank(task, { limit: 5 });
   t.ok(
-    (await ranker.rank(task, { limit: 3 })).some((r) => r.name.startsWith('scholar__')),
-    'a tool of the research server in the top 3, where BM25 alone has none',
+    ranked.some((r) => r.name === 'scholar__read_arxiv_paper' && r.matched?.length === 0),
+    `the research server's tool that shares no word is in the first five: ${ranked.map((r) => r.name).join(', ')}`,
   );
 });
 

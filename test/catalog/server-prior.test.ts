@@ -80,3 +80,58 @@ t.test("through BM25: a stranger sharing a word of the task drops below the task
   );
   t.equal(order[0], 'papers__read_arxiv_paper');
 });
+
+t.test(
+  "meaning's order is a third view: it settles a close call, not what the words rank far apart",
+  async (t) => {
+    const list = ranked('a__1', 'b__1', 'c__1', 'd__1', 'e__1', 'f__1', 'g__1', 'h__1', 'a__2');
+    const likely = ['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h'];
+    const toolsOf = (server: string) => [`${server}__1`, `${server}__2`];
+    const raisedServers = (closest: string[]) =>
+      withTaskServersRaised(list, serverOf, likely, { closest, toolsOf })
+        .slice(0, 4)
+        .map(({ name }) => serverOf(name))
+        .filter((server, i, all) => all.indexOf(server) === i)
+        .sort();
+    t.same(raisedServers(likely), ['a', 'b', 'c'], 'meaning agreeing: the words’ first three');
+    t.same(
+      raisedServers(['d', 'e', 'f', 'g', 'h', 'a', 'b', 'c']),
+      ['a', 'b', 'd'],
+      'the fourth by words and first by meaning passes the third by words and last by meaning',
+    );
+    t.same(
+      raisedServers(['h', 'a', 'b', 'd', 'c', 'e', 'f', 'g']),
+      ['a', 'b', 'c'],
+      'the last by words stays below the third, however close in meaning',
+    );
+  },
+);
+
+t.test(
+  "with meaning, a task server's tools that share no word with the task are listed after its others",
+  async (t) => {
+    const toolsOf = (server: string) => [`${server}__1`, `${server}__2`, `${server}__3`];
+    const out = withTaskServersRaised(
+      ranked('a__1', 'b__1', 'c__1', 'd__1', 'a__2'),
+      serverOf,
+      ['a', 'b', 'c', 'd'],
+      {
+        closest: ['a', 'b', 'c', 'd'],
+        toolsOf,
+      },
+    ).map(({ name }) => name);
+    t.same(out.slice(0, 4), ['a__1', 'b__1', 'c__1', 'a__2'], 'first the ranked tools of the task servers');
+    t.same(
+      out.slice(4).sort(),
+      ['a__3', 'b__2', 'b__3', 'c__2', 'c__3', 'd__1'].sort(),
+      "then their unranked tools, and the other server's ranked one",
+    );
+    t.equal(out.at(-1), 'd__1', 'which comes last');
+    t.notOk(out.includes('d__2'), "no unranked tool of a server that is not the task's");
+    t.same(
+      withTaskServersRaised(ranked('a__1', 'b__1'), serverOf, ['a', 'b']).map(({ name }) => name),
+      ['a__1', 'b__1'],
+      'without meaning, only ranked tools',
+    );
+  },
+);
