@@ -108,26 +108,33 @@ t.test(
 );
 
 t.test(
-  "with meaning, a task server's tools that share no word with the task are listed after its others",
+  "with meaning, a task server's tools that share no word with the task follow every tool that does",
   async (t) => {
     const toolsOf = (server: string) => [`${server}__1`, `${server}__2`, `${server}__3`];
     const out = withTaskServersRaised(
       ranked('a__1', 'b__1', 'c__1', 'd__1', 'a__2'),
       serverOf,
       ['a', 'b', 'c', 'd'],
-      {
-        closest: ['a', 'b', 'c', 'd'],
-        toolsOf,
-      },
-    ).map(({ name }) => name);
-    t.same(out.slice(0, 4), ['a__1', 'b__1', 'c__1', 'a__2'], 'first the ranked tools of the task servers');
-    t.same(
-      out.slice(4).sort(),
-      ['a__3', 'b__2', 'b__3', 'c__2', 'c__3', 'd__1'].sort(),
-      "then their unranked tools, and the other server's ranked one",
+      { closest: ['a', 'b', 'c', 'd'], toolsOf },
     );
-    t.equal(out.at(-1), 'd__1', 'which comes last');
-    t.notOk(out.includes('d__2'), "no unranked tool of a server that is not the task's");
+    t.same(
+      out.slice(0, 5).map(({ name }) => name),
+      ['a__1', 'b__1', 'c__1', 'a__2', 'd__1'],
+      "first every ranked tool: the task servers', then the other server's",
+    );
+    t.same(
+      out
+        .slice(5)
+        .map(({ name }) => name)
+        .sort(),
+      ['a__3', 'b__2', 'b__3', 'c__2', 'c__3'],
+      "then the task servers' unranked tools",
+    );
+    t.ok(out[5]!.score < out[4]!.score, 'scored below every ranked tool');
+    t.notOk(
+      out.some(({ name }) => name === 'd__2'),
+      "no unranked tool of a server that is not the task's",
+    );
     t.same(
       withTaskServersRaised(ranked('a__1', 'b__1'), serverOf, ['a', 'b']).map(({ name }) => name),
       ['a__1', 'b__1'],
