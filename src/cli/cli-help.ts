@@ -60,7 +60,7 @@ export const FLAG_HELP: ReadonlyArray<[flag: string, help: string]> = [
   ],
   [
     '--search-ranker auto|bm25|semantic',
-    'How search_tools ranks a whole task: bm25 (default) alone; semantic fuses BM25 with word-piece embeddings distilled at build time from the Universal Sentence Encoder; auto does when the build has them.',
+    'How search_tools ranks a whole task: auto (default) as semantic when the build has its embeddings, else as bm25; bm25: BM25 alone; semantic: BM25, with the servers closest to the task in meaning (word-piece embeddings distilled at build time from the Universal Sentence Encoder) as one more view of which servers it is about.',
   ],
   [
     '--max-result-bytes N',

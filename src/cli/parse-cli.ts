@@ -142,8 +142,8 @@ export function parseCli(
     pingInterval: values['ping-interval'] ?? 30,
     expose: values['expose'] ?? 'all',
     activePool: values['active-pool'] ?? 15,
-    // BM25 alone: on the held-out halves the fusion with meaning no longer wins (docs/search.md).
-    searchRanker: values['search-ranker'] ?? 'bm25',
+    // Meaning as one view of a task's servers, where the build has the table: it wins or ties every held-out half (docs/search.md).
+    searchRanker: values['search-ranker'] ?? 'auto',
     maxResultBytes: values['max-result-bytes'] ?? 16_384,
     codeMemory: values['code-memory'] ?? 128,
     codeMaxCalls: values['code-max-calls'] ?? 200,

@@ -304,7 +304,7 @@ t.test('auth NAME [--logout]', async (t) => {
 });
 
 t.test('--search-ranker', async (t) => {
-  t.match(parseCli([], {}), { searchRanker: 'bm25' });
+  t.match(parseCli([], {}), { searchRanker: 'auto' });
   for (const choice of ['auto', 'bm25', 'semantic'])
     t.match(parseCli(['--search-ranker', choice], {}), { searchRanker: choice });
   t.throws(
