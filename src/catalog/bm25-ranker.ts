@@ -45,7 +45,7 @@ function processTerm(term: string): string | null {
 interface RankOptions {
   limit: number;
   server?: string | undefined;
-  /** The servers closest to a task in meaning, closest first (semantic-ranker.ts): one more view of its servers (server-prior.ts). */
+  /** The servers closest to a task in meaning, closest first (semantic-ranker.ts; server-prior.ts). */
   closestServers?: readonly string[] | undefined;
   /** How deep into a task's ranking its servers' tools are raised from (FUSION_DEPTH unless given). */
   depth?: number | undefined;

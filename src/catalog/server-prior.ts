@@ -20,7 +20,7 @@
 const RANK_OFFSET = 3;
 /** How much the likelihood's order counts against the tool ranking's (1–4 did well; 3 best). */
 const LIKELIHOOD_WEIGHT = 3;
-/** How much meaning's order counts against the tool ranking's (1–2 did about as well; 2.5 and more less). */
+/** How much meaning's order counts against the tool ranking's (1–2 did about as well; 2.5, 4 less). */
 const CLOSENESS_WEIGHT = 2;
 /** How many servers of the fusion are the task's (2–4 did about as well; 5 and more less). */
 const TASK_SERVERS = 3;

@@ -142,7 +142,8 @@ export function parseCli(
     pingInterval: values['ping-interval'] ?? 30,
     expose: values['expose'] ?? 'all',
     activePool: values['active-pool'] ?? 15,
-    // Meaning as one view of a task's servers, where the build has the table: it wins or ties every held-out half (docs/search.md).
+    // Meaning as a view of a task's servers where the build has the table: it wins or ties
+    // every held-out half (docs/search.md).
     searchRanker: values['search-ranker'] ?? 'auto',
     maxResultBytes: values['max-result-bytes'] ?? 16_384,
     codeMemory: values['code-memory'] ?? 128,
