@@ -26,6 +26,7 @@ import {
 } from '../transport/envelope-peek.js';
 import { PARSE_ERROR, oversizeReason } from '../transport/json-line-reader.js';
 import { answersInstead, wellFormedBody, wellFormedEvent } from '../transport/answer-shape.js';
+import { OwedAnswers } from './owed-answers.js';
 
 export interface MessageBound {
   /** Largest message taken, in bytes. */
@@ -60,6 +61,7 @@ export function boundedFetch(inner: FetchLike, bound: MessageBound): FetchLike {
     Object.defineProperties(bounded, {
       url: { value: response.url },
       redirected: { value: response.redirected },
+      ...(response.ok && type !== 'text/event-stream' && { json: { value: () => readJson(bounded) } }),
     });
     return bounded;
   };
@@ -86,6 +88,22 @@ async function answeredInstead(
     status: response.status,
     headers: { 'content-type': 'application/json' },
   });
+}
+
+/**
+ * A JSON body, parsed as Response.json parses it, or the error that says what it is instead:
+ * a body too large to be checked whole (ANSWER_CHECK_BYTES) that is not JSON failed its call
+ * with JSON.parse's words, as if mcpmux had failed.
+ */
+async function readJson(response: Response): Promise<unknown> {
+  const text = await Response.prototype.text.call(response);
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    const flat = text.slice(0, 400).replace(/\s+/g, ' ').trim();
+    const quoted = flat.length > 200 ? `${flat.slice(0, 200)}…` : flat;
+    throw new WireError(-32603, `the server's answer is not JSON (${(error as Error).message}): ${quoted}`);
+  }
 }
 
 /** Up to `max` bytes of a body as text; the rest is not read. */
@@ -141,6 +159,8 @@ const CR = 0x0d;
 const HEAD_BYTES = 64 * 1024;
 /** How much of its end is kept: the SDK writes a response's id after its result. */
 const TAIL_BYTES = 1024;
+/** How much of a large event passed on is read for its type, id field and message id. */
+const OWED_PEEK_BYTES = 4096;
 
 /** Where the stream is within its line: mid-line, at a line's start, or right after a CR (an LF would end no line). */
 type LinePosition = 'mid' | 'start' | 'cr';
@@ -167,10 +187,13 @@ function eventStreamBound(
   let line: LinePosition = 'start';
   let drop: Drop | undefined;
   const encoder = new TextEncoder();
+  let owed: OwedAnswers | undefined;
+  const owedAnswers = () => (owed ??= new OwedAnswers(postedRequests()));
 
   const answer = (controller: TransformStreamDefaultController<Uint8Array>, id: string | number) => {
     const error = { jsonrpc: '2.0', id, error: { code: PARSE_ERROR, message: why } };
     controller.enqueue(encoder.encode(`event: message\ndata: ${JSON.stringify(error)}\n\n`));
+    owedAnswers().answered(id);
   };
   const startDrop = (parts: Uint8Array[], controller: TransformStreamDefaultController<Uint8Array>) => {
     const head = eventHead(new TextDecoder().decode(firstBytes(parts, HEAD_BYTES)));
@@ -202,16 +225,20 @@ function eventStreamBound(
       startDrop([...held, part], controller);
       return finishDrop(controller);
     }
-    const replaced =
+    const parts = [...held, part];
+    const whole =
       heldBytes + part.byteLength <= ANSWER_CHECK_BYTES
-        ? wellFormedEvent(new TextDecoder().decode(Buffer.concat([...held, part])))
+        ? new TextDecoder().decode(Buffer.concat(parts))
         : undefined;
+    const replaced = whole === undefined ? undefined : wellFormedEvent(whole);
     if (replaced) {
       bound.onDropped(replaced.why);
       controller.enqueue(encoder.encode(replaced.text));
+      owedAnswers().passed(replaced.text, replaced.text, replaced.text);
     } else {
-      for (const each of held) controller.enqueue(each);
-      controller.enqueue(part);
+      for (const each of parts) controller.enqueue(each);
+      const head = whole ?? new TextDecoder().decode(firstBytes(parts, OWED_PEEK_BYTES));
+      owedAnswers().passed(head, whole ?? new TextDecoder().decode(lastBytes(parts, TAIL_BYTES)), whole);
     }
     held = [];
     heldBytes = 0;
@@ -257,6 +284,12 @@ function eventStreamBound(
       }
       if (at < chunk.byteLength) line = 'mid';
       if (start < chunk.byteLength) hold(chunk.subarray(start), controller);
+    },
+    flush(controller) {
+      const unanswered = owedAnswers().atEnd();
+      if (!unanswered) return;
+      bound.onDropped(unanswered.why);
+      controller.enqueue(encoder.encode(unanswered.events));
     },
   });
 }

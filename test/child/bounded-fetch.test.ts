@@ -62,7 +62,8 @@ t.test('an answer past the bound becomes an error answer with its id', async (t)
     for (const size of [5, 64, 1000]) {
       const chunks = (before + event + after).match(new RegExp(`[\\s\\S]{1,${size}}`, 'g'))!;
       const { fetch, dropped } = bounded(chunks);
-      const text = await (await fetch('http://x.test/', post(42))).text();
+      // The POST carried the request the event answers (42 when the event does not say).
+      const text = await (await fetch('http://x.test/', post(id))).text();
       // A CRLF blank line is known to end the event at its CR: its LF stays, an empty line (no event).
       const left = event.endsWith('\r\n\r\n') ? '\n' : '';
       t.equal(text, before + errorEvent(id) + left + after, `${what}, in chunks of ${size}`);
@@ -119,4 +120,77 @@ t.test('a bounded response keeps its status, headers and url', async (t) => {
   t.equal(response.headers.get('x-a'), 'b');
   t.equal(response.url, 'http://final.test/mcp');
   t.equal(await response.text(), '{}');
+});
+
+t.test("a POST's event stream that ends owing an answer brings an error answer for it", async (t) => {
+  const answer = (id: number) => `data: {"jsonrpc":"2.0","id":${id},"result":{}}\n\n`;
+  const progress = 'data: {"jsonrpc":"2.0","method":"notifications/progress","params":{}}\n\n';
+  const owedError = (id: number, why: string) =>
+    `event: message\ndata: ${JSON.stringify({ jsonrpc: '2.0', id, error: { code: -32603, message: why } })}\n\n`;
+  const ended = 'the server ended its response stream without answering';
+  // JSON.parse's words differ between Node versions: the reason is matched loosely.
+  const cases: [string, string, string | RegExp][] = [
+    ['answered: nothing added', progress + answer(1), ''],
+    ['a notification, then the end', progress, owedError(1, ended)],
+    [
+      'an event that is not JSON',
+      'data: <html>oops</html>\n\n',
+      /^event: message\ndata: \{"jsonrpc":"2\.0","id":1,"error":\{"code":-32603,"message":"the server ended its response stream without answering; it sent an event that is not JSON \(Unexpected token [^)]*\): <html>oops<\/html>"\}\}\n\n$/,
+    ],
+    [
+      'an answer with an unescaped quote',
+      'data: {"jsonrpc":"2.0","id":1,"result":{"t":"a "b""}}\n\n',
+      /^event: message\ndata: \{"jsonrpc":"2\.0","id":1,"error":\{"code":-32603,"message":"the server ended its response stream without answering; it sent an event that is not JSON \(Expected ',' or '\}' after property value in JSON at position \d+[^)]*\)+: \{\\"jsonrpc\\":/,
+    ],
+    [
+      "the server's own request under the same id",
+      'data: {"jsonrpc":"2.0","id":1,"method":"sampling/createMessage","params":{}}\n\n',
+      owedError(1, ended),
+    ],
+    ['an event with an id: the SDK resumes the stream', 'id: e-1\ndata: \n\n', ''],
+  ];
+  for (const [what, stream, added] of cases) {
+    const { fetch, dropped } = bounded([stream]);
+    const text = await (await fetch('http://x.test/', post(1))).text();
+    t.equal(text.slice(0, stream.length), stream, `${what}: the stream as it came`);
+    const tail = text.slice(stream.length);
+    if (typeof added === 'string') t.equal(tail, added, what);
+    else t.match(tail, added, what);
+    t.same(dropped, tail ? [JSON.parse(tail.slice(tail.indexOf('{'))).error.message] : [], `${what}: told`);
+  }
+  const batch = {
+    method: 'POST',
+    body: JSON.stringify([1, 2].map((id) => ({ jsonrpc: '2.0', id, method: 'ping' }))),
+  };
+  t.equal(
+    await (await bounded([answer(2)]).fetch('http://x.test/', batch)).text(),
+    answer(2) + owedError(1, ended),
+    'a batch: only the request left unanswered',
+  );
+  t.equal(
+    await (await bounded([progress]).fetch('http://x.test/', { method: 'GET' })).text(),
+    progress,
+    'a stream no POST opened owes nothing',
+  );
+});
+
+t.test('a JSON body too large to be checked whole that is not JSON: the error says so', async (t) => {
+  const body = `{"jsonrpc":"2.0","id":1,"result":{"t":"${'a'.repeat(70_000)}"b"}}`;
+  const inner = async () => new Response(body, { headers: { 'content-type': 'application/json' } });
+  const fetch = boundedFetch(inner, { limit: 1_000_000, onDropped: () => {} });
+  await t.rejects((await fetch('http://x.test/', post(1))).json(), {
+    code: -32603,
+    message:
+      /^the server's answer is not JSON \(Expected ',' or '\}' after property value in JSON at position \d+[^)]*\): \{"jsonrpc":"2\.0","id":1,"result":\{"t":"a{161}…$/,
+  });
+  const json = { 'content-type': 'application/json' };
+  const good = boundedFetch(async () => new Response(`{"n":"${'b'.repeat(70_000)}"}`, { headers: json }), {
+    limit: 1_000_000,
+    onDropped: () => {},
+  });
+  t.equal(
+    ((await (await good('http://x.test/', post(1))).json()) as { n: string }).n.length,
+    70_000,
+    'JSON is read',
+  );
 });

@@ -3,7 +3,9 @@
 // notification over it is dropped and the call goes on; a flood of bytes costs mcpmux no more
 // than the bound; an answer JSON-RPC does not allow (an error without a code) fails its call
 // at once, saying so, where the SDK dropped the event (the call waited for its timeout) or
-// failed on the body with zod's issues as raw JSON; and the server is called as before after each.
+// failed on the body with zod's issues as raw JSON; an event or a large body that is not JSON at
+// all fails its call at once, saying so, where it waited for its timeout or failed "unexpectedly";
+// and the server is called as before after each.
 import t, { type Test } from 'tap';
 import { startMcpmux, text, type Session } from '../helpers/mcpmux-process.js';
 import {
@@ -108,6 +110,32 @@ for (const as of ['sse', 'json'] as const) {
           /\[far\] the server's answer is not valid JSON-RPC/,
           'logged with the server name',
         );
+      }),
+  );
+}
+
+for (const [as, bytes] of [
+  ['sse', 20_000],
+  ['sse', 200_000],
+  ['json', 200_000],
+] as const) {
+  t.test(
+    `${bytes} bytes of no JSON as ${as === 'sse' ? 'the one SSE event of a call' : 'a JSON body'}: that call fails at once, saying so`,
+    (t) =>
+      withRemote(t, '', [], async (s) => {
+        await s.call('far__flood_next', { bytes, as });
+        const started = Date.now();
+        // The SDK dropped the event and gave the stream up (the call waited for its timeout),
+        // or failed on the body with JSON.parse's words, as if mcpmux had failed.
+        await t.rejects(s.call('far__big', { bytes: 10 }), {
+          code: -32603,
+          message:
+            as === 'sse'
+              ? /^the server ended its response stream without answering; it sent an event that is not JSON( \([^)]*\))?: x{200}…$/
+              : /^the server's answer is not JSON \([^)]*\): x{200}…$/,
+        });
+        t.ok(Date.now() - started < 30_000, 'long before the call timeout');
+        t.equal(text(await s.call('far__big', { bytes: 10 })), 'x'.repeat(10), 'the next call');
       }),
   );
 }
