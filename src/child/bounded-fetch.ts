@@ -14,7 +14,9 @@
 // it (answer-shape.ts): the SDK drops such an event, and the call waited for its timeout, or
 // fails the whole body with zod's issues as raw JSON. A successful answer to requests that
 // holds no JSON-RPC at all (a status object, a web page: not the server's MCP endpoint) is
-// replaced the same way, by an error answer for each request, saying what came instead.
+// replaced the same way, by an error answer for each request, saying what came instead. An
+// event stream that ends owing the POST's requests their answers, with no event id to resume
+// it by, brings an error answer for each (owed-answers.ts); a JSON body is read by json-body.ts.
 import type { FetchLike } from '@modelcontextprotocol/client';
 import { WireError } from '../errors.js';
 import {
@@ -26,6 +28,7 @@ import {
 } from '../transport/envelope-peek.js';
 import { PARSE_ERROR, oversizeReason } from '../transport/json-line-reader.js';
 import { answersInstead, wellFormedBody, wellFormedEvent } from '../transport/answer-shape.js';
+import { readJson } from './json-body.js';
 import { OwedAnswers } from './owed-answers.js';
 
 export interface MessageBound {
@@ -88,22 +91,6 @@ async function answeredInstead(
     status: response.status,
     headers: { 'content-type': 'application/json' },
   });
-}
-
-/**
- * A JSON body, parsed as Response.json parses it, or the error that says what it is instead:
- * a body too large to be checked whole (ANSWER_CHECK_BYTES) that is not JSON failed its call
- * with JSON.parse's words, as if mcpmux had failed.
- */
-async function readJson(response: Response): Promise<unknown> {
-  const text = await Response.prototype.text.call(response);
-  try {
-    return JSON.parse(text);
-  } catch (error) {
-    const flat = text.slice(0, 400).replace(/\s+/g, ' ').trim();
-    const quoted = flat.length > 200 ? `${flat.slice(0, 200)}…` : flat;
-    throw new WireError(-32603, `the server's answer is not JSON (${(error as Error).message}): ${quoted}`);
-  }
 }
 
 /** Up to `max` bytes of a body as text; the rest is not read. */

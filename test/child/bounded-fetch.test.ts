@@ -194,3 +194,30 @@ t.test('a JSON body too large to be checked whole that is not JSON: the error sa
     'JSON is read',
   );
 });
+
+t.test('a JSON body of messages one a line is read as a batch of them', async (t) => {
+  const progress = {
+    jsonrpc: '2.0',
+    method: 'notifications/progress',
+    params: { progressToken: 'p', progress: 50 },
+  };
+  const answer = { jsonrpc: '2.0', id: 1, result: { content: [] } };
+  const body = `${JSON.stringify(progress)}\n${JSON.stringify(answer)}\n`;
+  const fetch = boundedFetch(
+    async () => new Response(body, { headers: { 'content-type': 'application/json' } }),
+    { limit: 1_000_000, onDropped: () => {} },
+  );
+  t.same(await (await fetch('http://x.test/', post(1))).json(), [progress, answer]);
+  const broken = boundedFetch(
+    async () =>
+      new Response(`${JSON.stringify(answer)}\nnot json\n`, {
+        headers: { 'content-type': 'application/json' },
+      }),
+    { limit: 1_000_000, onDropped: () => {} },
+  );
+  await t.rejects((await broken('http://x.test/', post(1))).json(), {
+    code: -32603,
+    message:
+      /^the server's answer is not JSON \([^)]*\): \{"jsonrpc":"2\.0","id":1,"result":\{"content":\[\]\}\} not json$/,
+  });
+});
