@@ -28,7 +28,7 @@ import {
 } from '../transport/envelope-peek.js';
 import { PARSE_ERROR, oversizeReason } from '../transport/json-line-reader.js';
 import { answersInstead, wellFormedBody, wellFormedEvent } from '../transport/answer-shape.js';
-import { readJson } from './json-body.js';
+import { jsonLines, readJson } from './json-body.js';
 import { OwedAnswers } from './owed-answers.js';
 
 export interface MessageBound {
@@ -131,11 +131,15 @@ function wholeBodyBound(
     },
     flush(controller) {
       if (!held) return;
-      const body = Buffer.concat(held);
-      const text = new TextDecoder().decode(body);
+      const whole = Buffer.concat(held);
+      const decoded = new TextDecoder().decode(whole);
+      // Messages one a line are checked, and passed on, as the batch they are (json-body.ts).
+      const batch = /\}\s*\n\s*\{/.test(decoded) ? jsonLines(decoded) : undefined;
+      const text = batch ? JSON.stringify(batch) : decoded;
       const replaced = wellFormedBody(text) ?? answersInstead(text, 'application/json', requestIds);
       if (replaced) bound.onDropped(replaced.why);
-      controller.enqueue(replaced ? new TextEncoder().encode(replaced.text) : body);
+      const encoder = new TextEncoder();
+      controller.enqueue(replaced ? encoder.encode(replaced.text) : batch ? encoder.encode(text) : whole);
     },
   });
 }
@@ -218,14 +222,20 @@ function eventStreamBound(
         ? new TextDecoder().decode(Buffer.concat(parts))
         : undefined;
     const replaced = whole === undefined ? undefined : wellFormedEvent(whole);
+    const owes = owedAnswers();
     if (replaced) {
       bound.onDropped(replaced.why);
       controller.enqueue(encoder.encode(replaced.text));
-      owedAnswers().passed(replaced.text, replaced.text, replaced.text);
+      owes.passed(replaced.text, replaced.text, replaced.text);
     } else {
       for (const each of parts) controller.enqueue(each);
-      const head = whole ?? new TextDecoder().decode(firstBytes(parts, OWED_PEEK_BYTES));
-      owedAnswers().passed(head, whole ?? new TextDecoder().decode(lastBytes(parts, TAIL_BYTES)), whole);
+      // Read only while an answer is owed: once it has passed, events go by unread.
+      if (whole !== undefined) owes.passed(whole, whole, whole);
+      else if (owes.owing)
+        owes.passed(
+          new TextDecoder().decode(firstBytes(parts, OWED_PEEK_BYTES)),
+          new TextDecoder().decode(lastBytes(parts, TAIL_BYTES)),
+        );
     }
     held = [];
     heldBytes = 0;

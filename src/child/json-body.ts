@@ -25,7 +25,7 @@ export async function readJson(response: Response): Promise<unknown> {
 }
 
 /** A text of two or more JSON objects, one a line, as a list of them; else undefined. */
-function jsonLines(text: string): unknown[] | undefined {
+export function jsonLines(text: string): unknown[] | undefined {
   const lines = text.split(/\r?\n/).filter((line) => line.trim() !== '');
   if (lines.length < 2) return undefined;
   const parsed: unknown[] = [];

@@ -21,13 +21,18 @@ export class OwedAnswers {
     this.#owed = new Set(posted);
   }
 
+  /** Whether an answer is still owed. */
+  get owing(): boolean {
+    return this.#owed.size > 0;
+  }
+
   /**
    * An event passed on to the SDK: its first bytes and its last, decoded, and its whole text
    * when it is small enough to be read whole (then its data is parsed: the SDK drops an event
    * that is not JSON, so an answer the SDK cannot read is still owed).
    */
   passed(head: string, tail: string, whole?: string): void {
-    if (this.#owed.size === 0) return;
+    if (!this.owing) return;
     if (/(?:^|[\r\n])id: ?[^\r\n]/.test(head)) this.#resumable = true;
     const type = /(?:^|[\r\n])event: ?([^\r\n]*)/.exec(head)?.[1];
     if (type !== undefined && type !== '' && type !== 'message') return;

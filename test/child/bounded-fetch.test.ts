@@ -208,6 +208,19 @@ t.test('a JSON body of messages one a line is read as a batch of them', async (t
     { limit: 1_000_000, onDropped: () => {} },
   );
   t.same(await (await fetch('http://x.test/', post(1))).json(), [progress, answer]);
+  const failed = { jsonrpc: '2.0', id: 1, error: { code: -32000, message: 'no such file' } };
+  const withError = boundedFetch(
+    async () =>
+      new Response(`${JSON.stringify(progress)}\n${JSON.stringify(failed)}\n`, {
+        headers: { 'content-type': 'application/json' },
+      }),
+    { limit: 1_000_000, onDropped: () => {} },
+  );
+  t.same(
+    await (await withError('http://x.test/', post(1))).json(),
+    [progress, failed],
+    'an error answer among them too (a small body is checked as the batch it is)',
+  );
   const broken = boundedFetch(
     async () =>
       new Response(`${JSON.stringify(answer)}\nnot json\n`, {
