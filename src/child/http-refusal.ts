@@ -4,6 +4,7 @@
 import { STATUS_CODES } from 'node:http';
 import { SdkHttpError } from '@modelcontextprotocol/server';
 import { MuxError } from '../errors.js';
+import { quoted } from '../transport/answer-shape.js';
 
 /** The MuxError for `error` when it is an HTTP refusal; anything else as it is. */
 export function httpRefusal(name: string, error: unknown): unknown {
@@ -46,6 +47,5 @@ function refusalText(body: unknown): string {
   } catch {
     // not JSON: the text as it is (an HTML error page, a proxy's words)
   }
-  text = text.replace(/\s+/g, ' ');
-  return text.length > 200 ? `${text.slice(0, 200)}…` : text;
+  return quoted(text);
 }

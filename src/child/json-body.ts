@@ -1,6 +1,7 @@
 // How a remote server's JSON body is read: as Response.json reads it, with two mends (below).
 // The fetch given to the SDK's transports (bounded-fetch.ts) puts it in place of Response.json.
 import { WireError } from '../errors.js';
+import { quoted } from '../transport/answer-shape.js';
 import { isObject } from '../transport/request-shape.js';
 
 /**
@@ -18,9 +19,10 @@ export async function readJson(response: Response): Promise<unknown> {
   } catch (error) {
     const lines = jsonLines(text);
     if (lines) return lines;
-    const flat = text.slice(0, 400).replace(/\s+/g, ' ').trim();
-    const quoted = flat.length > 200 ? `${flat.slice(0, 200)}…` : flat;
-    throw new WireError(-32603, `the server's answer is not JSON (${(error as Error).message}): ${quoted}`);
+    throw new WireError(
+      -32603,
+      `the server's answer is not JSON (${(error as Error).message}): ${quoted(text)}`,
+    );
   }
 }
 

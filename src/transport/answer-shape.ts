@@ -110,8 +110,7 @@ export function answersInstead(
   if (mayBeWellFormedResult(text) || holdsJsonRpc(text)) return undefined;
   const ids = requestIds();
   if (ids.length === 0) return undefined;
-  const flat = text.replace(/\s+/g, ' ').trim();
-  const sent = flat.length > 200 ? `${flat.slice(0, 200)}…` : flat;
+  const sent = quoted(text);
   const why = `the server's answer is not JSON-RPC: it sent ${contentType || 'a body without a content type'}${sent ? `: ${sent}` : ', empty'}`;
   const answers = ids.map((id) => ({ jsonrpc: '2.0', id, error: { code: -32603, message: why } }));
   return { text: JSON.stringify(answers.length === 1 ? answers[0] : answers), why };
@@ -173,6 +172,21 @@ const BODY_AFTER_ID = new RegExp(
 );
 const BODY_FIRST = /^\{\s*"(?:result|error)"\s*:/;
 const ID_LAST = new RegExp(String.raw`,\s*"jsonrpc"\s*:\s*"2\.0"\s*,\s*"id"\s*:\s*${ID}\s*\}\s*$`);
+
+/** How much of what a peer sent instead of a message an error quotes. */
+const QUOTED = 200;
+
+/**
+ * What a peer sent, as an error quotes it: its whitespace flattened, cut to QUOTED characters
+ * (an ellipsis says so). Only its beginning is read: a body may be megabytes.
+ */
+export function quoted(text: string): string {
+  const flat = text
+    .slice(0, 20 * QUOTED)
+    .replace(/\s+/g, ' ')
+    .trim();
+  return flat.length > QUOTED ? `${flat.slice(0, QUOTED)}…` : flat;
+}
 
 /** A JSON-RPC answer by its envelope: an object with an id and no method. */
 function isAnswer(value: unknown): value is JSONRPCMessage {

@@ -4,6 +4,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { messageOf } from '../errors.js';
 import { wellFormedAnswers } from './answer-shape.js';
+import { PARSE_ERROR } from './json-line-reader.js';
 
 /** A body refused before it reached MCP: too large (413) or not JSON (400, JSON-RPC's parse error). */
 export class BodyError extends Error {
@@ -15,9 +16,6 @@ export class BodyError extends Error {
     super(message);
   }
 }
-
-/** JSON-RPC's code for a text that is not JSON, as the SDK's own HTTP handler answers it. */
-const PARSE_ERROR = -32700;
 
 export async function readJson(req: IncomingMessage, maxBytes: number): Promise<unknown> {
   const tooLarge = () =>
