@@ -19,15 +19,10 @@
 // it by, brings an error answer for each (owed-answers.ts); a JSON body is read by json-body.ts.
 import type { FetchLike } from '@modelcontextprotocol/client';
 import { WireError } from '../errors.js';
-import {
-  firstBytes,
-  lastBytes,
-  peekEnvelope,
-  trailingId,
-  type EnvelopeHead,
-} from '../transport/envelope-peek.js';
+import { firstBytes, lastBytes, trailingId } from '../transport/envelope-peek.js';
 import { PARSE_ERROR, oversizeReason } from '../transport/json-line-reader.js';
 import { answersInstead, wellFormedBody, wellFormedEvent } from '../transport/answer-shape.js';
+import { eventHead, type EventHead } from '../transport/sse-event.js';
 import { jsonLines, readJson } from './json-body.js';
 import { OwedAnswers } from './owed-answers.js';
 
@@ -226,13 +221,13 @@ function eventStreamBound(
     if (replaced) {
       bound.onDropped(replaced.why);
       controller.enqueue(encoder.encode(replaced.text));
-      owes.passed(replaced.text, replaced.text, replaced.text);
+      owes.passedWhole(replaced.text);
     } else {
       for (const each of parts) controller.enqueue(each);
       // Read only while an answer is owed: once it has passed, events go by unread.
-      if (whole !== undefined) owes.passed(whole, whole, whole);
+      if (whole !== undefined) owes.passedWhole(whole);
       else if (owes.owing)
-        owes.passed(
+        owes.passedLarge(
           new TextDecoder().decode(firstBytes(parts, OWED_PEEK_BYTES)),
           new TextDecoder().decode(lastBytes(parts, TAIL_BYTES)),
         );
@@ -289,21 +284,6 @@ function eventStreamBound(
       controller.enqueue(encoder.encode(unanswered.events));
     },
   });
-}
-
-interface EventHead {
-  /** It is a message event whose JSON-RPC message has no method: an answer, which a call waits for. */
-  answer: boolean;
-  envelope: EnvelopeHead;
-}
-
-/** What an event's first bytes say: its type, and its message's id and method. */
-function eventHead(text: string): EventHead {
-  const type = /(?:^|[\r\n])event: ?([^\r\n]*)/.exec(text)?.[1];
-  const data = /(?:^|[\r\n])data: ?/.exec(text);
-  const envelope = data ? peekEnvelope(text.slice(data.index + data[0].length)) : { hasMethod: false };
-  const message = type === undefined || type === '' || type === 'message';
-  return { answer: message && data !== null && !envelope.hasMethod, envelope };
 }
 
 /** The ids of the requests in a POST's body (JSON-RPC, one message or a batch). */

@@ -5,10 +5,9 @@
 // quote, an error page). Its end brings an error answer for each request still owed instead,
 // saying what came in its place.
 import { peekEnvelope, trailingId } from '../transport/envelope-peek.js';
+import { quoted } from '../transport/answer-shape.js';
 import { isObject } from '../transport/request-shape.js';
-
-/** How much of an event that is no answer is quoted in the error. */
-const QUOTED = 200;
+import { carriesMessage, eventFields } from '../transport/sse-event.js';
 
 export class OwedAnswers {
   readonly #owed: Set<string | number>;
@@ -26,33 +25,16 @@ export class OwedAnswers {
     return this.#owed.size > 0;
   }
 
-  /**
-   * An event passed on to the SDK: its first bytes and its last, decoded, and its whole text
-   * when it is small enough to be read whole (then its data is parsed: the SDK drops an event
-   * that is not JSON, so an answer the SDK cannot read is still owed).
-   */
-  passed(head: string, tail: string, whole?: string): void {
-    if (!this.owing) return;
-    if (/(?:^|[\r\n])id: ?[^\r\n]/.test(head)) this.#resumable = true;
-    const type = /(?:^|[\r\n])event: ?([^\r\n]*)/.exec(head)?.[1];
-    if (type !== undefined && type !== '' && type !== 'message') return;
-    if (whole === undefined) {
-      const field = /(?:^|[\r\n])data: ?/.exec(head);
-      if (!field) return;
-      const data = head.slice(field.index + field[0].length);
-      if (!/^\s*[{[]/.test(data)) this.#instead ??= `an event that is not JSON: ${quote(data)}`;
-      const envelope = peekEnvelope(data);
-      if (!envelope.hasMethod) this.answered(envelope.id ?? trailingId(tail));
-      return;
-    }
-    const lines = whole.split(/\r\n|\r|\n/).filter((line) => line.startsWith('data:'));
-    if (lines.length === 0) return;
-    const data = lines.map((line) => line.slice(5).replace(/^ /, '')).join('\n');
+  /** An event passed on whole (small enough to read): its data is parsed, as the SDK will parse it. */
+  passedWhole(text: string): void {
+    const data = this.#messageData(text);
+    if (data === undefined) return;
     let message: unknown;
     try {
       message = JSON.parse(data);
     } catch (error) {
-      this.#instead ??= `an event that is not JSON (${(error as Error).message}): ${quote(data)}`;
+      // The SDK drops it: an answer it held is still owed.
+      this.#instead ??= `an event that is not JSON (${(error as Error).message}): ${quoted(data)}`;
       return;
     }
     for (const each of Array.isArray(message) ? message : [message])
@@ -64,9 +46,26 @@ export class OwedAnswers {
         this.answered(each['id']);
   }
 
+  /** A large event passed on: its first bytes and its last, decoded; its answer known by its envelope. */
+  passedLarge(head: string, tail: string): void {
+    const data = this.#messageData(head);
+    if (data === undefined) return;
+    if (!/^\s*[{[]/.test(data)) this.#instead ??= `an event that is not JSON: ${quoted(data)}`;
+    const envelope = peekEnvelope(data);
+    if (!envelope.hasMethod) this.answered(envelope.id ?? trailingId(tail));
+  }
+
   /** An answer to `id` was sent on (this stream's own error answers, a repaired answer). */
   answered(id: string | number | undefined): void {
     if (id !== undefined) this.#owed.delete(id);
+  }
+
+  /** The data of a message event while an answer is owed; undefined for any other. */
+  #messageData(text: string): string | undefined {
+    if (!this.owing) return undefined;
+    const fields = eventFields(text);
+    if (fields.id) this.#resumable = true;
+    return carriesMessage(fields) ? fields.data : undefined;
   }
 
   /** The error answers for what is still owed when the stream ended, as SSE events, and why; none when nothing is. */
@@ -81,9 +80,4 @@ export class OwedAnswers {
       .join('');
     return { events, why };
   }
-}
-
-function quote(text: string): string {
-  const flat = text.replace(/\s+/g, ' ').trim();
-  return flat.length > QUOTED ? `${flat.slice(0, QUOTED)}…` : flat;
 }

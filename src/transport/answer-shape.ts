@@ -8,6 +8,7 @@
 // what was sent, under the same id, so that whoever waits for it is answered.
 import type { JSONRPCMessage } from '@modelcontextprotocol/server';
 import { isObject, shown } from './request-shape.js';
+import { carriesMessage, eventFields } from './sse-event.js';
 
 /** Who sent an answer, as its error says it: "the server", "the client". */
 type Sender = string;
@@ -69,14 +70,11 @@ function errorProblem(error: unknown): string | undefined {
  */
 export function wellFormedEvent(text: string): { text: string; why: string } | undefined {
   if (mayBeWellFormedResult(text)) return undefined;
-  const lines = text.split(/\r\n|\r|\n/);
-  const field = (name: string) =>
-    lines.filter((l) => l.startsWith(name)).map((l) => l.slice(name.length).replace(/^ /, ''));
-  const type = field('event:')[0];
-  if (type !== undefined && type !== '' && type !== 'message') return undefined;
-  const replaced = replacedAnswer(field('data:').join('\n'));
+  const fields = eventFields(text);
+  if (!carriesMessage(fields) || fields.data === undefined) return undefined;
+  const replaced = replacedAnswer(fields.data);
   if (!replaced) return undefined;
-  const id = field('id:')[0];
+  const { id } = fields;
   const idLine = id === undefined ? '' : `id: ${id}\n`;
   return { text: `${idLine}event: message\ndata: ${JSON.stringify(replaced.answer)}\n\n`, why: replaced.why };
 }
