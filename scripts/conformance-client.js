@@ -4,8 +4,8 @@
 // with MCP_CONFORMANCE_SCENARIO (and MCP_CONFORMANCE_CONTEXT: a pre-registered client, or the
 // tool calls to make) set; MCPMUX_CONFORMANCE_ERA is the era mcpmux speaks to the suite's
 // server (legacy, the default, for the 2025 scenarios; auto for the 2026-07-28 ones).
-// It does what a user of mcpmux would: a config file with the server (and "oauth" for the
-// auth scenarios), then the one-shot commands `mcpmux inspect` and `mcpmux call` (or, where
+// It does what a user of mcpmux would: a config file with the server's URL (and "oauth" with
+// the credentials a scenario hands out), then the one-shot commands `mcpmux inspect` and `mcpmux call` (or, where
 // the server asks the client for input, mcpmux serving on stdio to a client that answers), with
 // $BROWSER set to conformance-browser.js, which follows the suite's auto-approving
 // authorization redirects to mcpmux's loopback callback, as a person's browser would.
@@ -42,7 +42,10 @@ const idp = idTokenFile && {
 };
 const machine =
   scenario.startsWith('auth/client-credentials-') || workloadToken !== undefined || idp !== undefined;
-const oauth = scenario.startsWith('auth/')
+// A person's sign-in needs nothing in the entry but the URL, as in every client: mcpmux signs
+// in when the server answers with OAuth's challenge. Only what a scenario hands out is written.
+const handedOut = machine || context.client_id !== undefined;
+const oauth = handedOut
   ? {
       // A machine client (SEP-1046) gets its tokens itself, with its secret or its private key.
       ...(machine && !workloadToken && !idp && { grant_type: 'client_credentials' }),
@@ -52,8 +55,6 @@ const oauth = scenario.startsWith('auth/')
       ...(context.client_secret && { client_secret: context.client_secret }),
       ...(context.private_key_pem && { private_key: context.private_key_pem }),
       ...(context.signing_algorithm && { signing_algorithm: context.signing_algorithm }),
-      // The suite's client ID metadata document (used where the server supports them).
-      ...(!machine && { client_metadata_url: 'https://conformance-test.local/client-metadata.json' }),
     }
   : undefined;
 const config = join(scratch, 'servers.json');
@@ -67,8 +68,11 @@ const env = {
   XDG_STATE_HOME: join(scratch, 'state'),
   BROWSER: `${process.execPath} ${join(HERE, 'conformance-browser.js')}`,
 };
+// mcpmux's own client ID metadata document, as a deployment hosts one (the suite's, whose
+// authorization servers take it without fetching it); not part of any server's entry.
+const identity = ['--client-metadata-url', 'https://conformance-test.local/client-metadata.json'];
 const mcpmux = (/** @type {string[]} */ ...args) =>
-  execFileSync(process.execPath, [MAIN, ...args, '--config', config], {
+  execFileSync(process.execPath, [MAIN, ...args, '--config', config, ...identity], {
     env,
     encoding: 'utf8',
     stdio: ['ignore', 'pipe', 'inherit'],
@@ -107,7 +111,7 @@ try {
     await client.connect(
       new StdioClientTransport({
         command: process.execPath,
-        args: [MAIN, '--config', config],
+        args: [MAIN, '--config', config, ...identity],
         env: /** @type {Record<string, string>} */ (env),
         stderr: 'inherit',
       }),

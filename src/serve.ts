@@ -70,6 +70,7 @@ export async function serve({
       pingIntervalMs: options.pingIntervalMs,
       maxMessageBytes: options.maxMessageBytes,
       upstream,
+      ...(options.clientMetadataUrl !== undefined && { clientMetadataUrl: options.clientMetadataUrl }),
     },
   });
   const configSync =

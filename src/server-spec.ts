@@ -47,8 +47,12 @@ export interface RemoteServerSpec {
   readonly url: string;
   /** Header values are secrets: never echoed. */
   readonly headers: Readonly<Record<string, string>>;
-  /** Sign in with OAuth 2.1 (authorization code with PKCE, or client credentials) when the server asks for it. */
-  readonly oauth?: OAuthSettings;
+  /**
+   * How to sign in with OAuth 2.1 (authorization code with PKCE, or a machine grant) when the
+   * server asks for it. Absent: as with {} once the server answers with an OAuth challenge or
+   * metadata; false: never (a 401 fails the start, saying so).
+   */
+  readonly oauth?: OAuthSettings | false;
 }
 
 export type ServerSpec = (StdioServerSpec | RemoteServerSpec) & {
@@ -123,9 +127,23 @@ export const wireServerFields = {
   cwd: z.string().min(1).optional(),
   url: z.string().min(1, 'url must not be empty').optional(),
   headers: envRecord.optional(),
-  oauth: oauthField
+  oauth: z
+    .union([oauthField, z.literal(false)], {
+      // An object is an oauth block: its own problem is the one to tell, not the union's.
+      error: (issue) =>
+        issue.code === 'invalid_union' && typeof issue.input === 'object' && issue.input !== null
+          ? (issue.errors[0] ?? [])
+              .map(
+                (i) =>
+                  `${i.path.map(String).join('.') || '(block)'}: ${i.message.replace(/, received$/, '')}`,
+              )
+              .join('; ')
+          : 'oauth must be an object ({} or its settings) or false (no sign-in)',
+    })
     .optional()
-    .describe('Sign in with OAuth when the server asks: {} for dynamic registration, or {"client_id": …}.'),
+    .describe(
+      'How to sign in when the server asks (by default with dynamic registration): {"client_id": …}; false: never.',
+    ),
   tools: toolFilterField.optional(),
   watch: watchField.optional(),
   prefix: z
@@ -156,7 +174,7 @@ export type WireServerFields = {
   cwd?: string | undefined;
   url?: string | undefined;
   headers?: Record<string, string> | undefined;
-  oauth?: z.infer<typeof oauthField> | undefined;
+  oauth?: z.infer<typeof oauthField> | false | undefined;
   tools?: ToolFilter | undefined;
   watch?: z.infer<typeof watchField> | undefined;
   prefix?: string | undefined;
@@ -177,11 +195,12 @@ export function specFromWire(fields: WireServerFields): ServerSpec | string {
       return `url '${fields.url}' is not an absolute http(s) URL`;
     const oauthMismatch = fields.oauth && oauthProblem(fields.oauth);
     if (oauthMismatch) return oauthMismatch;
+    const oauth = fields.oauth === false ? false : fields.oauth && oauthSettings(fields.oauth);
     return {
       transport: 'http',
       url: fields.url,
       headers: fields.headers ?? {},
-      ...(fields.oauth && { oauth: oauthSettings(fields.oauth) }),
+      ...(oauth !== undefined && { oauth }),
       ...(fields.tools && { toolFilter: fields.tools }),
       ...(fields.prefix !== undefined && { prefix: fields.prefix }),
       ...(fields.era !== undefined && { era: fields.era }),

@@ -16,6 +16,7 @@ import {
 } from '../router/capabilities.js';
 import type { RemoteServerSpec, ServerSpec, StdioServerSpec } from '../server-spec.js';
 import type { ServerSignIn } from '../oauth/server-sign-in.js';
+import { fetchWithoutSignIn } from '../oauth/sign-in-offer.js';
 import { listCatalog, listingOptions } from './catalog-listing.js';
 import { newChildClient } from './child-client.js';
 import { clientSdk, warmSchemasWhileWaiting, type ClientSdk } from './client-sdk.js';
@@ -91,7 +92,7 @@ async function connectRemote(
   const url = new URL(spec.url);
   const requestInit: RequestInit = { headers: { ...spec.headers } };
   const signIn = host.memory.signIn;
-  const bounded = boundedFetch(signIn?.fetch ?? fetch, {
+  const bounded = boundedFetch(signIn?.fetch ?? fetchWithoutSignIn(spec.url), {
     limit: host.options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES,
     onDropped: (why) => host.log.warn(`[${host.name}] ${why}`),
   });

@@ -101,8 +101,9 @@ export class ChildConnection {
       lostRemote: (gen, error) => this.#lostRemote(gen, error),
       lose: (gen, why) => this.#lose(gen, why),
     });
-    if (this.spec.transport === 'http' && this.spec.oauth)
-      this.#memory.signIn = newSignIn(this.name, this.spec.url, this.spec.oauth, this.#log, options.upstream);
+    // Any remote server may ask for a sign-in, unless its entry says "oauth": false.
+    if (this.spec.transport === 'http' && this.spec.oauth !== false)
+      this.#memory.signIn = newSignIn(this.name, this.spec.url, this.spec.oauth, this.#log, options);
     this.devLoop = new DevLoop(this.name, this.spec, options, (paths) =>
       options.onEvent?.({ type: 'sources-changed', name: this.name, generation: this.generation, paths }),
     );

@@ -6,7 +6,7 @@ import type { Logger } from '../log.js';
 import type { OAuthSettings } from '../oauth/oauth-settings.js';
 import { ServerSignIn } from '../oauth/server-sign-in.js';
 import { sendToSignIn } from '../oauth/send-to-sign-in.js';
-import type { ChildUpstream } from './child-types.js';
+import type { ChildConnectionOptions } from './child-types.js';
 
 /**
  * The sign-in of a remote server with OAuth. The person is sent to the authorization URL
@@ -17,16 +17,18 @@ import type { ChildUpstream } from './child-types.js';
 export function newSignIn(
   name: string,
   serverUrl: string,
-  settings: OAuthSettings,
+  /** The entry's oauth block; absent: a sign-in only once the server asks for one with OAuth's challenge. */
+  settings: OAuthSettings | undefined,
   log: Logger,
-  upstream: ChildUpstream | undefined,
+  { upstream, clientMetadataUrl }: Pick<ChildConnectionOptions, 'upstream' | 'clientMetadataUrl'>,
 ): ServerSignIn {
   /** The client's elicitation for each URL it was asked to open. */
   const askedInClient = new Map<string, string>();
   const signIn: ServerSignIn = new ServerSignIn({
     serverName: name,
     serverUrl,
-    settings,
+    settings: { ...(clientMetadataUrl !== undefined && { clientMetadataUrl }), ...settings },
+    implicit: settings === undefined,
     log,
     sendToSignIn: (url, why) => {
       sendToSignIn(url, why, name, log);

@@ -46,6 +46,8 @@ export interface ChildConnectionOptions {
   stderrLines?: number;
   /** Largest message taken from a stdio child; past it the line is dropped and logged. Default 16 MiB. */
   maxMessageBytes?: number;
+  /** mcpmux's OAuth client ID metadata document, for a remote server whose oauth block names none. */
+  clientMetadataUrl?: string;
   /** Told about crashes and catalog changes of the current generation. */
   onEvent?: (event: ChildEvent) => void;
   /**

@@ -33,6 +33,12 @@ export async function describeStartFailure(
   const timedOut = signal.aborted && signal.reason instanceof MuxError;
   if (timedOut) why = signal.reason.message;
   else if (spec.transport === 'http') {
+    // A refusal that says what to do (sign in, a header) is the whole story, however deep the SDK wrapped it.
+    const refusal = authRefusal(error);
+    if (refusal)
+      return new MuxError(refusal.code, `server '${name}' needs credentials: ${refusal.message}`, {
+        cause: error,
+      });
     why = `server '${name}' could not be reached at ${spec.url}: ${connectionFailureCode(error) ?? withRootCause(error)}`;
   } else if (proc?.exit) {
     const commandLine = [spec.command, ...spec.args].join(' ');
@@ -119,6 +125,13 @@ export function isConnectionFailure(error: unknown): boolean {
 /** An error and the errors it wraps (its `cause`, theirs…), outermost first, at most `max`. */
 function* causeChain(error: unknown, max: number): Generator<Error> {
   for (let e = error, depth = 0; e instanceof Error && depth < max; e = e.cause, depth++) yield e;
+}
+
+/** A sign-in that failed or a refusal of mcpmux (AUTH_*) among an error and the errors it wraps. */
+function authRefusal(error: unknown): MuxError | undefined {
+  for (const e of causeChain(error, 5))
+    if (e instanceof MuxError && (e.code === 'AUTH_REQUIRED' || e.code === 'AUTH_FAILED')) return e;
+  return undefined;
 }
 
 export function connectionFailureCode(error: unknown): string | undefined {

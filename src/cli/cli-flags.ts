@@ -33,6 +33,7 @@ export const OPTIONS = {
   'session-idle-timeout': { type: 'string' },
   'max-sessions': { type: 'string' },
   'max-message-bytes': { type: 'string' },
+  'client-metadata-url': { type: 'string' },
   'agent-provider': { type: 'string' },
   'agent-model': { type: 'string' },
   'agent-base-url': { type: 'string' },

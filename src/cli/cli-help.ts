@@ -35,6 +35,10 @@ export const FLAG_HELP: ReadonlyArray<[flag: string, help: string]> = [
     'Largest JSON-RPC message taken from the client or a server (stdio or remote), and largest HTTP body (default 16777216).',
   ],
   [
+    '--client-metadata-url URL',
+    "OAuth: mcpmux's client ID metadata document (an https URL you host), its client ID where an authorization server supports them; an entry's oauth.client_metadata_url wins. Default: dynamic registration.",
+  ],
+  [
     '--expose all|search|code|agent',
     'all: list every tool (default); search: only the management tools, search_tools and call_tool; code: those and list_modules, read_module, execute_code (programs call the tools); agent: the management tools, agent and output (a sub-agent calls the tools).',
   ],

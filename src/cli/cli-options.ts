@@ -56,6 +56,8 @@ export interface CliOptions {
   codeMaxToolCalls: number;
   /** Largest JSON-RPC message accepted from the client or a server, and largest HTTP body. */
   maxMessageBytes: number;
+  /** mcpmux's OAuth client ID metadata document, for every remote server whose entry names none. */
+  clientMetadataUrl?: string;
   /** Serve over streamable HTTP instead of stdio. */
   http?: HttpOptions;
   /** The agent tool: where its model comes from, its limits and its transcripts. */

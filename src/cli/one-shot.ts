@@ -45,7 +45,7 @@ export async function runOneShot(ctx: OneShotContext): Promise<number> {
           : `nothing was kept for '${chosen.name}' (${chosen.spec.url})`,
       );
       // The person's session at their identity provider, shared by the organisation's servers.
-      const idp = chosen.spec.oauth?.idp;
+      const idp = chosen.spec.oauth ? chosen.spec.oauth.idp : undefined;
       if (idp && idp.idTokenFile === undefined) {
         const session = idpSessionStore(idp, oauthStateDir());
         if (session.remove())
@@ -65,6 +65,7 @@ export async function runOneShot(ctx: OneShotContext): Promise<number> {
       startupTimeoutMs: options.startupTimeoutMs,
       callTimeoutMs: options.callTimeoutMs,
       pingIntervalMs: 0,
+      ...(options.clientMetadataUrl !== undefined && { clientMetadataUrl: options.clientMetadataUrl }),
     },
   });
   try {
@@ -79,7 +80,7 @@ export async function runOneShot(ctx: OneShotContext): Promise<number> {
       if (status === 0) {
         const { url, oauth } = servers[0]!.spec as RemoteServerSpec;
         ctx.out(`signed in to '${servers[0]!.name}' (${url}); kept in ${new CredentialStore(url).path}`);
-        if (oauth?.idp && oauth.idp.idTokenFile === undefined)
+        if (oauth && oauth.idp && oauth.idp.idTokenFile === undefined)
           ctx.out(
             `your session at the identity provider ${oauth.idp.issuer} is kept in ${idpSessionStore(oauth.idp, oauthStateDir()).path}`,
           );
@@ -105,8 +106,8 @@ function authTarget(ctx: OneShotContext, name: string): { name: string; spec: Re
   if (!server) ctx.err(`mcpmux auth: no server named '${name}' in the config (servers: ${known})`);
   else if (server.spec.transport !== 'http')
     ctx.err(`mcpmux auth: '${name}' is a local command; signing in is for remote servers (a url)`);
-  else if (!server.spec.oauth)
-    ctx.err(`mcpmux auth: '${name}' has no "oauth" in the config; add "oauth": {} to its entry`);
+  else if (server.spec.oauth === false)
+    ctx.err(`mcpmux auth: '${name}' has "oauth": false in the config; remove it to sign in`);
   else return { name, spec: server.spec };
   return undefined;
 }

@@ -66,6 +66,12 @@ const flagsSchema = z.object({
     .int('--max-message-bytes must be a whole number')
     .min(4096, '--max-message-bytes must be at least 4096')
     .max(1024 * 1024 * 1024, '--max-message-bytes must be at most 1073741824 (1 GiB)'),
+  clientMetadataUrl: z
+    .url({
+      protocol: /^https?$/,
+      error: '--client-metadata-url must be an http(s) URL, like https://example.com/mcpmux-client.json',
+    })
+    .optional(),
 });
 
 const agentSchema = z.object({
@@ -149,6 +155,7 @@ export function parseCli(
     codeMemory: values['code-memory'] ?? 128,
     codeMaxCalls: values['code-max-calls'] ?? 200,
     maxMessageBytes: values['max-message-bytes'] ?? 16 * 1024 * 1024,
+    clientMetadataUrl: values['client-metadata-url'],
   });
   if (!flags.success) throw new CliError(flags.error.issues.map((i) => i.message).join('; '));
   const {
@@ -165,6 +172,7 @@ export function parseCli(
     codeMemory,
     codeMaxCalls,
     maxMessageBytes,
+    clientMetadataUrl,
   } = flags.data;
   const options: CliOptions = {
     command,
@@ -192,6 +200,7 @@ export function parseCli(
     inheritEnv: values['inherit-env'] === true,
     passEnv: (values['pass-env'] as string[] | undefined) ?? [],
     agent: parseAgent(values, env),
+    ...(clientMetadataUrl !== undefined && { clientMetadataUrl }),
   };
   if (typeof values['root'] === 'string') options.root = values['root'];
   if (command === 'call' && !options.help) options.call = parseCallArguments(positionals);

@@ -38,7 +38,7 @@ const ENTRY_FIELDS = Object.keys(entrySchema.shape);
 
 /**
  * Gemini CLI's oauth block ({enabled, clientId, clientSecret, scopes, authorizationUrl, …}) as
- * ours: its client and scopes are read, `enabled: false` is no OAuth, and the endpoints it
+ * ours: its client and scopes are read, `enabled: false` is "oauth": false, and the endpoints it
  * may name are left to discovery (mcpmux reads them from the server's metadata).
  */
 function withOurOAuth(raw: unknown): unknown {
@@ -48,10 +48,7 @@ function withOurOAuth(raw: unknown): unknown {
     return raw;
   const { enabled, clientId, clientSecret, ...ours } = oauth;
   for (const key of GEMINI_OAUTH_KEYS) delete ours[key];
-  if (enabled === false) {
-    const { oauth: _dropped, ...rest } = entry as Record<string, unknown>;
-    return rest;
-  }
+  if (enabled === false) return { ...entry, oauth: false };
   return {
     ...entry,
     oauth: {
@@ -256,10 +253,13 @@ function expandEntry(
     cwd: entry.cwd === undefined ? undefined : expand(entry.cwd, 'cwd'),
     url: url === undefined ? undefined : expand(url, 'url'),
     headers: expandRecord(entry.headers, 'headers'),
-    oauth: entry.oauth && {
-      ...expandFields(entry.oauth, OAUTH_EXPANDED, 'oauth', expand),
-      ...(entry.oauth.idp && { idp: expandFields(entry.oauth.idp, IDP_EXPANDED, 'oauth.idp', expand) }),
-    },
+    oauth:
+      entry.oauth === false
+        ? (false as const)
+        : entry.oauth && {
+            ...expandFields(entry.oauth, OAUTH_EXPANDED, 'oauth', expand),
+            ...(entry.oauth.idp && { idp: expandFields(entry.oauth.idp, IDP_EXPANDED, 'oauth.idp', expand) }),
+          },
     tools: toolFilter(entry, where, problems),
     watch: entry.watch,
     prefix: entry.prefix,

@@ -19,6 +19,7 @@ import { MuxOAuthProvider } from './oauth-provider.js';
 import { withSignInLock, type HeldSignInLock } from './sign-in-lock.js';
 import { nearsItsEnd } from './token-life.js';
 import { challengeOf, hintFor, isSameOriginIssuerMismatch, needsSignIn } from './auth-answers.js';
+import { offersSignIn, unauthorizedError } from './sign-in-offer.js';
 
 /** How long mcpmux waits for the person to finish signing in. */
 const SIGN_IN_WAIT_MS = 5 * 60_000;
@@ -33,6 +34,12 @@ export interface ServerSignInOptions {
   /** Where credentials are kept (default: oauthStateDir()). */
   stateDir?: string;
   waitMs?: number;
+  /**
+   * The entry gave no "oauth": requests go as they are until the server refuses one with an
+   * OAuth challenge or metadata (or tokens are kept for it); one that offers no sign-in fails
+   * the request with the header it probably wants (sign-in-offer.ts).
+   */
+  implicit?: boolean;
 }
 
 export class ServerSignIn {
@@ -54,10 +61,15 @@ export class ServerSignIn {
   #dpopFetch: FetchLike | undefined;
   /** The lock across processes, while this one holds it: told where the person was sent. */
   #heldLock: HeldSignInLock | undefined;
+  /** Requests carry kept tokens and refresh them: always, but for an implicit sign-in not yet asked for. */
+  #engaged: boolean;
+  /** The server has answered a request of this process without a sign-in. */
+  #letIn = false;
 
   constructor(options: ServerSignInOptions) {
     this.#options = options;
     this.#store = new CredentialStore(options.serverUrl, options.stateDir ?? oauthStateDir());
+    this.#engaged = !options.implicit || this.#store.read().tokens !== undefined;
     const machine = options.settings.grantType !== undefined;
     const sendToSignIn = async (url: URL) => {
       this.#pending(url);
@@ -150,18 +162,38 @@ export class ServerSignIn {
   readonly fetch: FetchLike = async (input, init) => {
     // The SDK's client is loaded with the first child (an empty mcpmux does not hold it).
     const sdk = await clientSdk();
-    await this.#signingIn?.catch(() => {});
-    await this.#refreshIfExpiring(init?.signal ?? undefined);
-    const sent = this.#provider.tokens()?.access_token;
-    let response = await this.#send(input, init);
-    if (!needsSignIn(sdk, response)) return response;
+    const signal = init?.signal ?? undefined;
+    let sent: string | undefined;
+    let response: Response;
+    if (this.#engaged) {
+      await this.#signingIn?.catch(() => {});
+      await this.#refreshIfExpiring(signal);
+      sent = this.#provider.tokens()?.access_token;
+      response = await this.#send(input, init);
+    } else response = await fetch(input, init);
+    if (!needsSignIn(sdk, response)) {
+      this.#letIn ||= response.ok;
+      return response;
+    }
+    if (!this.#engaged) {
+      const { serverUrl, serverName, log } = this.#options;
+      if (!(await offersSignIn(sdk, response, serverUrl))) {
+        // A refusal of what it took before (an expired header token) goes on as it is (http-refusal.ts).
+        if (this.#letIn) return response;
+        throw await unauthorizedError(response, serverUrl, false);
+      }
+      log.info(
+        `[${serverName}] ${serverUrl} asks for a sign-in (HTTP ${response.status}): signing in with OAuth`,
+      );
+      this.#engaged = true;
+    }
     // One sign-in per request: a server that refuses a fresh token again is not asked forever.
-    let signedInHere = await this.#signIn(response, init?.signal ?? undefined, sent);
+    let signedInHere = await this.#signIn(response, signal, sent);
     response = await this.#send(input, init);
     if (needsSignIn(sdk, response) && !signedInHere) {
       // Another process's sign-in was used, and refused here (a scope it did not ask for): this one's own.
       const refused = this.#provider.tokens()?.access_token;
-      signedInHere = await this.#signIn(response, init?.signal ?? undefined, refused);
+      signedInHere = await this.#signIn(response, signal, refused);
       response = await this.#send(input, init);
     }
     if (needsSignIn(sdk, response))
@@ -354,7 +386,11 @@ export class ServerSignIn {
       sentTo = this.#pendingUrl;
     } catch (error) {
       if (error instanceof MuxError) throw error;
-      const why = `signing in to ${serverUrl} failed: ${messageOf(error)}${await hintFor(error, this.#options.settings)}`;
+      // An entry without "oauth" may be a server that takes a token and answers 401 with a bare Bearer challenge.
+      const orHeaders = this.#options.implicit
+        ? '; if the server takes a token instead of a sign-in, give it in the entry\'s "headers" (e.g. {"Authorization": "Bearer ${TOKEN}"}) and set "oauth": false'
+        : '';
+      const why = `signing in to ${serverUrl} failed: ${messageOf(error)}${await hintFor(error, this.#options.settings)}${orHeaders}`;
       throw new MuxError('AUTH_FAILED', why, { cause: error });
     } finally {
       this.#pendingUrl = undefined;

@@ -290,7 +290,7 @@ t.test('a machine client (client_credentials) gives its id and one secret or key
   );
   t.throws(
     () => parse({ mcpServers: { m: { url, oauth: { grant_type: 'password' } } } }),
-    /oauth\.grant_type: Invalid option/,
+    /oauth: grant_type: Invalid option/,
   );
 });
 
@@ -301,7 +301,7 @@ t.test('"dpop": false asks for bearer tokens; true is the default, so it is not 
   ]);
   const [on] = parse({ mcpServers: { a: { url, oauth: { dpop: true } } } });
   t.notOk('dpop' in (on!.spec as { oauth: object }).oauth);
-  t.throws(() => parse({ mcpServers: { a: { url, oauth: { dpop: 'no' } } } }), /oauth\.dpop/);
+  t.throws(() => parse({ mcpServers: { a: { url, oauth: { dpop: 'no' } } } }), /oauth: dpop: Invalid input: expected boolean/);
 });
 
 t.test('a workload (jwt_bearer) gives its id and the file its platform writes its token to', async (t) => {
@@ -470,7 +470,17 @@ t.test(
     const [off] = parse({
       mcpServers: { g: { httpUrl: 'https://api.example.com/mcp', oauth: { enabled: false } } },
     });
-    t.equal(off!.spec.transport === 'http' && off!.spec.oauth, undefined, 'enabled: false is no OAuth');
+    t.equal(off!.spec.transport === 'http' && off!.spec.oauth, false, 'enabled: false is "oauth": false');
+    const [bare] = parse({ mcpServers: { b: { url: 'https://api.example.com/mcp' } } });
+    t.equal(
+      bare!.spec.transport === 'http' && bare!.spec.oauth,
+      undefined,
+      'a bare url has no oauth block: it signs in if the server asks',
+    );
+    t.throws(
+      () => parse({ mcpServers: { t: { url: 'https://api.example.com/mcp', oauth: true } } }),
+      /mcpServers\.t\.oauth: oauth must be an object \(\{\} or its settings\) or false \(no sign-in\)/,
+    );
     t.throws(
       () => parse({ mcpServers: { g: { command: 'x', tools: { deny: ['a'] }, excludeTools: ['b'] } } }),
       /give tools or Gemini CLI's includeTools\/excludeTools, not both/,

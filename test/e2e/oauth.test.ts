@@ -61,10 +61,11 @@ const mcpmuxCall = (file: string, tool: string, env: Record<string, string> = {}
     timeout: 30_000,
   });
 
-t.test('signs in once, keeps the tokens in 0600 files, and refreshes them', async (t) => {
+t.test('signs in from a bare url once, keeps the tokens in 0600 files, and refreshes them', async (t) => {
   // Tokens live 2 s: mcpmux refreshes one with less than half its life left.
   const remote = await startOAuthServer({ TOKEN_TTL_SECONDS: '2' });
-  const file = config('remote', { url: remote.url, oauth: {} });
+  // Only the URL, as every client's config has it: the server's challenge starts the sign-in.
+  const file = config('remote', { url: remote.url });
   const first = await mcpmuxCall(file, 'remote__whoami');
   t.match(first.stdout, /hello, signed-in user/, 'the call went through after the sign-in');
   t.match(
@@ -821,8 +822,8 @@ t.test('mcpmux auth NAME signs in from the shell; --logout forgets; mistakes are
     file,
     JSON.stringify({
       mcpServers: {
-        linear: { url: remote.url, oauth: {}, era: 'legacy' },
-        plain: { url: remote.url, era: 'legacy' },
+        linear: { url: remote.url, era: 'legacy' },
+        plain: { url: remote.url, era: 'legacy', oauth: false },
         local: { command: process.execPath, args: ['-e', ''] },
       },
     }),
@@ -856,7 +857,7 @@ t.test('mcpmux auth NAME signs in from the shell; --logout forgets; mistakes are
   });
   t.match(await auth(['plain']), {
     code: 1,
-    stderr: /'plain' has no "oauth" in the config; add "oauth": \{\} to its entry/,
+    stderr: /'plain' has "oauth": false in the config; remove it to sign in/,
   });
   t.match(await auth(['local']), {
     code: 1,
@@ -891,7 +892,7 @@ t.test(
         });
       },
     });
-    const added = await s.json('add_server', { name: 'notes', url: remote.url, era: 'legacy', oauth: {} });
+    const added = await s.json('add_server', { name: 'notes', url: remote.url, era: 'legacy' });
     t.match(added.server, {
       name: 'notes',
       status: /needs_auth|running/,
@@ -916,7 +917,7 @@ t.test(
     // Declined in the client: the start fails at once, saying so.
     answer = 'decline';
     const second = await startOAuthServer({});
-    const declined = await s.json('add_server', { name: 'other', url: second.url, era: 'legacy', oauth: {} });
+    const declined = await s.json('add_server', { name: 'other', url: second.url });
     t.match(
       declined.server,
       { name: 'other', status: 'needs_auth', authorization_url: /\/authorize\?/ },
@@ -938,6 +939,59 @@ t.test(
     await s.process.exited;
     await remote.server.stop();
     await second.server.stop();
+    await assertNoLeaks(t);
+  },
+);
+
+t.test(
+  'a 401 fails the start with what to do: "oauth": false names the sign-in it turned off, a server with no OAuth the header it wants',
+  async (t) => {
+    const remote = await startOAuthServer({});
+    const off = await mcpmuxCall(config('off', { url: remote.url, oauth: false }), 'off__whoami').then(
+      () => t.fail('the call should fail'),
+      (error: { stderr: string }) => error.stderr,
+    );
+    t.match(
+      off,
+      /server 'off' failed to start: .*wants a sign-in \(HTTP 401 with an OAuth challenge\), and its entry has "oauth": false: remove "oauth": false to sign in, or give a token in "headers"/,
+    );
+    t.match(await remote.stats(), { registrations: 0, authorizations: 0 }, 'no sign-in was tried');
+
+    // A server that wants a key of its own: no challenge, no metadata, its answer names the header.
+    const keyed = await ChildProcess.spawn({
+      command: process.execPath,
+      args: [fixturePath('modern-http')],
+      env: taggedEnv({ PORT: '0', REQUIRE_HEADER: 'X-Api-Key: k-123' }),
+    });
+    let out = '';
+    keyed.stdout.on('data', (d) => (out += d));
+    keyed.stderr.on('data', (d) => (out += d));
+    await waitFor(() => /listening on (\S+)/.test(out));
+    const url = /listening on (\S+)/.exec(out)![1]!;
+    const missing = await mcpmuxCall(config('keyed', { url }), 'keyed__echo').then(
+      () => t.fail('the call should fail'),
+      (error: { stderr: string }) => error.stderr,
+    );
+    t.match(
+      missing,
+      /answered HTTP 401 \(no WWW-Authenticate challenge\) and offers no OAuth sign-in: it probably wants a token or key in a header; give it in the entry's "headers", e.g. \{"X-Api-Key": "\$\{API_KEY\}"\}/,
+    );
+    t.notMatch(missing, /sign in to continue/, 'no person was sent anywhere');
+    const given = await run(
+      process.execPath,
+      [
+        DIST_MAIN,
+        'call',
+        'keyed__echo',
+        '{"message": "let in"}',
+        '--config',
+        config('keyed', { url, headers: { 'X-Api-Key': 'k-123' } }),
+      ],
+      { env: taggedEnv({ XDG_STATE_HOME: state }), timeout: 30_000 },
+    );
+    t.match(given.stdout, /let in/, 'with the header it answers');
+    await keyed.stop();
+    await remote.server.stop();
     await assertNoLeaks(t);
   },
 );
