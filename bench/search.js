@@ -1,10 +1,12 @@
 #!/usr/bin/env node
 // @ts-check
 // Context economy, measured: the tokens of tools/list with ten servers behind mcpmux in
-// --expose all and --expose search mode (as list_servers reports them), and tool search at
+// --expose all and --expose search mode (as list_servers reports them), the bytes of both at
+// 70 servers with a client that can sample, and tool search at
 // 5,000 tools: index build time, heap, and query latency (p50, p99). Writes
 // bench/results/search.json. Run with `npm run compile && node bench/search.js`.
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
@@ -94,7 +96,73 @@ results['search_share_over_random_ten_server_sets'] = {
   sets_under_3_percent: Math.round((1000 * shares.filter((x) => x < 3).length) / shares.length) / 10,
 };
 
-// 2. Search at 5,000 tools (in process).
+// 2. The listed surface at 70 servers, as bytes of tools/list, with a client that declares
+// sampling, elicitation and roots (so agent and output are listed too): search mode against
+// listing every tool, for three catalogs replayed from real servers (the captured ones and
+// MCP-Bench's cycled to 70, MSC-Bench's first 70). The goal is under 3% for each.
+const SEVENTY = 70;
+/** A config of 70 replayed servers from `file`, as `replayed` names them. */
+function seventyServers(/** @type {string} */ file) {
+  const catalog = JSON.parse(readFileSync(file, 'utf8'));
+  /** @type {Record<string, unknown>} */
+  const mcpServers = {};
+  for (let i = 0; i < SEVENTY; i++) {
+    const server = catalog.servers[i % catalog.servers.length].server;
+    const round = Math.floor(i / catalog.servers.length);
+    // Server names of the benchmarks' catalogs may hold characters a server name may not.
+    const name = `${server
+      .replace(/[^a-zA-Z0-9_-]/g, '-')
+      .replace(/_+$/, '')
+      .replace(/__+/g, '_')}${round ? `-${round + 1}` : ''}`;
+    mcpServers[name] = {
+      command: process.execPath,
+      args: [join(root, 'testservers/catalog-replay.js')],
+      env: { REPLAY_SERVER: server, REPLAY_CATALOG: file },
+    };
+  }
+  return mcpServers;
+}
+const listedBytes = async (/** @type {string} */ config, /** @type {string} */ mode) => {
+  const client = new Client(
+    { name: 'bench', version: '1.0.0' },
+    { capabilities: { sampling: {}, elicitation: { form: {}, url: {} }, roots: { listChanged: true } } },
+  );
+  client.setRequestHandler('roots/list', () => ({ roots: [] }));
+  await client.connect(
+    new StdioClientTransport({
+      command: process.execPath,
+      args: [join(root, 'dist/main.js'), '--log-level', 'error', '--expose', mode, '--config', config],
+      stderr: 'ignore',
+    }),
+  );
+  const tools = (await client.listTools()).tools;
+  await client.close();
+  return { tools: tools.length, bytes: Buffer.byteLength(JSON.stringify(tools)) };
+};
+const scratch = mkdtempSync(join(tmpdir(), 'mcpmux-bench-search-'));
+/** @type {Record<string, unknown>} */
+const seventy = {};
+for (const [label, file] of [
+  ['captured', join(root, 'bench/data/real-tools.json')],
+  ['mcp_bench', join(root, 'bench/data/mcp-bench.json')],
+  ['msc_bench', join(root, 'bench/data/msc-bench.json')],
+]) {
+  const config = join(scratch, `${label}.json`);
+  writeFileSync(config, JSON.stringify({ mcpServers: seventyServers(file) }));
+  const everything = await listedBytes(config, 'all');
+  const searched = await listedBytes(config, 'search');
+  seventy[label] = {
+    all_bytes: everything.bytes,
+    all_tools: everything.tools,
+    search_bytes: searched.bytes,
+    search_tools: searched.tools,
+    search_percent: Math.round((1000 * searched.bytes) / everything.bytes) / 10,
+  };
+}
+rmSync(scratch, { recursive: true, force: true });
+results['search_mode_share_at_70_servers_sampling_client'] = seventy;
+
+// 3. Search at 5,000 tools (in process).
 const words =
   'read write list create delete update search find get set file directory issue pull request repository branch commit user team project task note calendar event email message channel image video audio database table query row column index cache queue job log metric alert deploy build test release'.split(
     ' ',

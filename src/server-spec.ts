@@ -158,12 +158,12 @@ export const wireServerFields = {
     .enum(['auto', 'legacy', 'modern'], { error: 'era must be auto, legacy or modern' })
     .optional()
     .describe(
-      'Protocol era to speak: auto (default: 2026-07-28 if it answers server/discover, else 2025), legacy or modern.',
+      'auto (default: 2026-07-28 if it answers server/discover, else 2025), legacy (2025) or modern.',
     ),
   restart: restartField
     .optional()
     .describe(
-      'Start it again when it dies on its own: {"on": "failure", "max_attempts": 5, "backoff_seconds": [1, 2, 3, 4, 5]}. Default: never.',
+      '{"on": "failure", "max_attempts": 5, "backoff_seconds": [1, 2, 3, 4, 5]} starts it again when it dies. Default: never.',
     ),
 };
 

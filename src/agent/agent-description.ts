@@ -1,7 +1,8 @@
 // The agent tool's description: what it does, and which servers its sub-agent can reach and
 // what they are for (name, tool count, its most telling tool names). A client reads this to
 // decide whether to delegate, so it changes with the servers; it is rebuilt only when their
-// tool definitions change (keyed by a hash of them).
+// tool definitions change (keyed by a hash of them). It is listed in every mode, so it keeps
+// within DESCRIPTION_BUDGET whatever the number of servers: the rest is one list_servers away.
 import { createHash } from 'node:crypto';
 import type { Tool } from '@modelcontextprotocol/server';
 import { serverPurpose } from '../catalog/server-purpose.js';
@@ -16,34 +17,66 @@ export interface ReachableServer {
 
 const LEAD =
   'Delegate a task to a sub-agent that does it with the tools of the servers behind mcpmux and returns its final answer ' +
-  '(it runs on your own model through sampling, or on the configured API). Give the whole task in prompt, with what ' +
-  'the answer must contain. Long work: run_in_background, then read it with output. resume: continue an earlier agent with its history.';
+  '(on your own model through sampling, or the configured API). Give the whole task in prompt, with what the answer ' +
+  'must contain. Long work: run_in_background, then output. resume: continue an earlier agent.';
 
 /** Tool names shown per server. */
 const SHOWN = 5;
 
+/** Characters the whole description may take (1 KB: at 70 servers, naming each with its tools took 8). */
+export const DESCRIPTION_BUDGET = 1000;
+
+/** The same where the listed surface is the whole context cost (search, code and agent mode). */
+export const COMPACT_DESCRIPTION_BUDGET = 600;
+
 let cached: { key: string; text: string } | undefined;
 
-export function agentDescription(servers: readonly ReachableServer[]): string {
+export function agentDescription(
+  servers: readonly ReachableServer[],
+  budget: number = DESCRIPTION_BUDGET,
+): string {
   const key = createHash('sha256')
     .update(
-      JSON.stringify(
-        servers.map((s) => [
+      JSON.stringify([
+        budget,
+        ...servers.map((s) => [
           s.name,
           s.about?.title,
           s.about?.instructions,
           s.tools.map((t) => [t.name, t.description]),
         ]),
-      ),
+      ]),
     )
     .digest('base64');
   if (cached?.key === key) return cached.text;
   const text =
     servers.length === 0
       ? `${LEAD}\nNo server is running yet: start one with add_server first.`
-      : `${LEAD}\nServers it can reach:\n${servers.map((s) => `- ${serverLine(s, telling(s.tools, servers))}`).join('\n')}`;
+      : withinBudget(servers, budget);
   cached = { key, text };
   return text;
+}
+
+/**
+ * The servers as fully as the budget allows: each with its telling tools and purpose; else
+ * each with its tool count; else as many of those as fit, and how many more there are.
+ */
+function withinBudget(servers: readonly ReachableServer[], budget: number): string {
+  const full = `${LEAD}\nServers it can reach:\n${servers.map((s) => `- ${serverLine(s, telling(s.tools, servers))}`).join('\n')}`;
+  if (full.length <= budget) return full;
+  const head = `${LEAD}\nServers it can reach (list_servers and search_tools tell what each does): `;
+  const counted = servers.map((s) => `${s.name} (${s.tools.length})`);
+  const all = head + counted.join(', ');
+  if (all.length <= budget) return all;
+  const shown: string[] = [];
+  let length = head.length;
+  for (const [i, item] of counted.entries()) {
+    const more = `, and ${servers.length - i - 1} more`;
+    if (length + item.length + 2 + more.length > budget) break;
+    shown.push(item);
+    length += item.length + 2;
+  }
+  return `${head}${shown.join(', ')}, and ${servers.length - shown.length} more`;
 }
 
 function serverLine(server: ReachableServer, names: string[]): string {

@@ -1,6 +1,7 @@
 // The agent tools as one session sees them: the model its runs use (the session's client,
 // sampled on its session or through a call's rounds, or a configured API), and whether
 // agent and output are listed to it now.
+import { COMPACT_DESCRIPTION_BUDGET } from '../agent/agent-description.js';
 import type { ClientCapabilities, Tool } from '@modelcontextprotocol/server';
 import type { AgentRuns } from '../agent/agent-runs.js';
 import type { ModelChoice } from '../agent/model-choice.js';
@@ -69,7 +70,7 @@ export class AgentListing {
   definitions(base: readonly Tool[], snapshot: RegistrySnapshot): readonly Tool[] {
     if (this.#access?.available() !== true) return base;
     if (this.#listed?.version !== snapshot.version) {
-      const agent = agentDefinition(snapshot);
+      const agent = agentDefinition(snapshot, this.#compact ? COMPACT_DESCRIPTION_BUDGET : undefined);
       // A 2025 client may run agent as a task (tasks/get, tasks/result…).
       if (this.#asTask) agent.execution = { taskSupport: 'optional' };
       const agentTools = [agent, outputDefinition()].map((t) => (this.#compact ? compactDefinition(t) : t));

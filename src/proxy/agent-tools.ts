@@ -73,18 +73,18 @@ const outputInput = z
 
 const OUTPUT_DESCRIPTION =
   'Report on agents started with agent: completed (with the answer), running, failed (with the error and the tool calls done), ' +
-  'cancelled, or not_found. By default it waits up to wait_up_to seconds for them to finish; cancel: true stops them.';
+  'cancelled or not_found, waiting up to wait_up_to seconds for them; cancel: true stops them.';
 
 const DEFAULT_MAX_TURNS = 20;
 
 /** The agent tool's definition, with the servers it can reach now. */
-export function agentDefinition(snapshot: RegistrySnapshot): Tool {
+export function agentDefinition(snapshot: RegistrySnapshot, budget?: number): Tool {
   const servers = runningServers(snapshot).map((view) => ({
     name: view.name,
     tools: view.tools,
     about: view.connection.about,
   }));
-  return define('agent', agentDescription(servers), agentInput);
+  return define('agent', agentDescription(servers, budget), agentInput);
 }
 
 export const outputDefinition = (): Tool => define('output', OUTPUT_DESCRIPTION, outputInput);

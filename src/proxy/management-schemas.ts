@@ -36,7 +36,9 @@ export const addServerInput = z
     restart: wireServerFields.restart,
     watch: watchField
       .optional()
-      .describe('For its author: restart it (after build, if given) when files matching paths change.'),
+      .describe(
+        'For its author: {"paths": ["src/**/*.ts"], "build": ["npm", "run", "build"]} restarts it (after the build) when those files change.',
+      ),
     persist: z
       .boolean()
       .optional()
@@ -46,7 +48,7 @@ export const addServerInput = z
       .positive()
       .max(3600)
       .optional()
-      .describe('How long start-up may take. Default 60 (a cold npx download can take that long).'),
+      .describe('How long start-up may take. Default 60.'),
   })
   .strict();
 

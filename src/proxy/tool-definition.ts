@@ -39,11 +39,43 @@ function withoutNoise(node: unknown): unknown {
 
 /**
  * A management tool as listed in search mode, where the listed surface is the whole
- * context cost: without its outputSchema (a result's text block carries the same JSON).
+ * context cost: without its outputSchema (a result's text block carries the same JSON), and
+ * with each argument that is itself a structure (add_server's oauth, watch, restart…) listed
+ * by its type and description alone, whose example shows its fields. Arguments are checked
+ * against the whole schema all the same, and a wrong field is told with the ones there are.
  */
 export function compactDefinition(tool: Tool): Tool {
   const { outputSchema: _drop, ...compact } = tool;
-  return compact;
+  const properties = tool.inputSchema.properties as Record<string, Record<string, unknown>> | undefined;
+  if (!properties) return compact;
+  const flat = Object.fromEntries(Object.entries(properties).map(([key, value]) => [key, shallow(value)]));
+  // (additionalProperties: false says what the answer to an unknown field says too.)
+  const { additionalProperties: _closed, ...schema } = tool.inputSchema;
+  return { ...compact, inputSchema: { ...schema, properties: flat as Tool['inputSchema']['properties'] } };
+}
+
+/** Bounds a model need not read to write a good call: a value out of them is answered saying so. */
+const BOUNDS = new Set([
+  'minLength',
+  'maxLength',
+  'pattern',
+  'minItems',
+  'maxItems',
+  'minimum',
+  'maximum',
+  'exclusiveMinimum',
+]);
+
+/** A structured argument as its type(s) and description; anything else without its bounds. */
+function shallow(schema: Record<string, unknown>): Record<string, unknown> {
+  const options = (schema['anyOf'] as Record<string, unknown>[] | undefined) ?? [schema];
+  if (!options.some((option) => option['properties'] !== undefined))
+    return Object.fromEntries(Object.entries(schema).filter(([key]) => !BOUNDS.has(key)));
+  const types = [...new Set(options.map((option) => option['type']).filter((t) => typeof t === 'string'))];
+  return {
+    type: types.length === 1 ? types[0] : types,
+    ...(schema['description'] !== undefined && { description: schema['description'] }),
+  };
 }
 
 /** Validates tool arguments; the error names each offending field and what was expected. */
