@@ -4,6 +4,9 @@
 // the SDK and the rest of mcpmux load (serve.ts), so a server's own start (an npx download
 // included) overlaps that load.
 import { createRequire } from 'node:module';
+import { homedir } from 'node:os';
+import { fileURLToPath } from 'node:url';
+import { CLIENT_COMMANDS } from './cli/client-command-names.js';
 import {
   killAllProcessGroupsSync,
   setProcessGroupObserver,
@@ -30,6 +33,8 @@ import { serverNameProblem } from './router/tool-names.js';
 const version: string = createRequire(import.meta.url)('../package.json').version;
 
 async function main(): Promise<void> {
+  const [first, ...rest] = process.argv.slice(2);
+  if (first !== undefined && CLIENT_COMMANDS.includes(first)) return runClientCommandLine(first, rest);
   const options = readOptions();
   const servers = await readServers(options);
   const missing = options.expose === 'code' ? missingCodeModePackages() : [];
@@ -104,6 +109,22 @@ async function runOneShotCommand(
     err: (text) => process.stderr.write(text + '\n'),
   });
   process.exitCode = status;
+}
+
+/** import and install: other clients' config files, read and written; nothing is served or spawned. */
+async function runClientCommandLine(command: string, argv: string[]): Promise<void> {
+  const { runClientCommand } = await import('./cli/client-commands.js');
+  process.exitCode = runClientCommand(command as 'import' | 'install', argv, {
+    places: { home: homedir(), platform: process.platform, env: process.env, cwd: process.cwd() },
+    // The entry install writes starts this same mcpmux, with this same Node.
+    launch: {
+      command: process.execPath,
+      args: [fileURLToPath(new URL('../bin/mcpmux.js', import.meta.url))],
+    },
+    now: new Date(),
+    out: (text) => process.stdout.write(text + '\n'),
+    err: (text) => process.stderr.write(text + '\n'),
+  });
 }
 
 function spawnPolicy(options: CliOptions, log: Logger): SpawnPolicy {

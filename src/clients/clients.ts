@@ -1,0 +1,20 @@
+// Every client mcpmux reads servers from and installs itself into, by id, in the order
+// their servers are taken when two clients name a server alike.
+import { claudeCode } from './claude-code.js';
+import { claudeDesktop } from './claude-desktop.js';
+import { CLIENT_IDS, type ClientDialect, type ClientId } from './client-dialect.js';
+import { codex } from './codex.js';
+import { cursor } from './cursor.js';
+import { gemini } from './gemini.js';
+import { opencode } from './opencode.js';
+import { vscode } from './vscode.js';
+import { windsurf } from './windsurf.js';
+
+export const CLIENTS: ReadonlyMap<ClientId, ClientDialect> = new Map(
+  [claudeCode, claudeDesktop, cursor, vscode, windsurf, codex, gemini, opencode].map((d) => [d.id, d]),
+);
+
+/** The client a --from or --client value names; undefined when it names none. */
+export function clientNamed(name: string): ClientDialect | undefined {
+  return (CLIENT_IDS as readonly string[]).includes(name) ? CLIENTS.get(name as ClientId) : undefined;
+}

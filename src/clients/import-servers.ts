@@ -1,0 +1,188 @@
+// mcpmux import: the MCP servers a person already configured in other clients, written into
+// one mcpmux config. Each client's files are read in its dialect; a server two clients name
+// alike is merged when both say the same and reported when they differ (the first client's
+// kept); secrets become ${VAR} references unless kept on purpose; what has no mcpmux
+// equivalent is reported. An existing config keeps its entries, comments and layout.
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { SERVER_NAME_PATTERN } from '../server-spec.js';
+import { ClientFileError, MCPMUX_ENTRY, type ClientDialect, type ClientPlaces } from './client-dialect.js';
+import { objectAt, parseJsonc, setMember } from './jsonc-edit.js';
+import type { PortableEntry } from './portable-entry.js';
+import { SecretNames, secretLookingArgs, type SecretVariable } from './secret-references.js';
+import { writeWhole } from './write-whole.js';
+import { xdgConfigHome } from './json-dialect.js';
+
+export interface ImportOptions {
+  places: ClientPlaces;
+  clients: readonly ClientDialect[];
+  /** The mcpmux config to write or merge into. */
+  out: string;
+  dryRun: boolean;
+  /** Copy secret values as they are instead of ${VAR} references. */
+  keepSecrets: boolean;
+}
+
+/** Where one server came from: the client, and its file's path and scope. */
+export interface Origin {
+  client: string;
+  path: string;
+  scope: string;
+}
+
+export interface ImportReport {
+  /** Each client file found: how many servers it gave, or why it could not be read. */
+  files: (Origin & { servers: number; error?: string })[];
+  /** Servers written into the config, with where each came from. */
+  added: (Origin & { name: string })[];
+  /** Servers the config has already, as imported. */
+  present: string[];
+  /** A server found in more than one client file, the same in each. */
+  merged: { name: string; origins: Origin[] }[];
+  /** A server named alike that differs: which was kept, which was not, and in what. */
+  conflicts: { name: string; kept: string; other: Origin; differ: string[] }[];
+  /** Names that are not server names for mcpmux, and the name each got. */
+  renamed: { from: string; to: string; origin: Origin }[];
+  /** What did not fit, per server. */
+  notes: { name: string; origin: Origin; note: string }[];
+  /** Variables to set before mcpmux starts (secrets written as references). */
+  variables: SecretVariable[];
+  /** The config's text, as written (or as it would be, with --dry-run). */
+  text: string;
+  written: boolean;
+}
+
+/** $XDG_CONFIG_HOME/mcpmux/servers.json (~/.config/mcpmux/servers.json). */
+export function defaultConfigPath(places: ClientPlaces): string {
+  return join(xdgConfigHome(places), 'mcpmux', 'servers.json');
+}
+
+export function importServers(options: ImportOptions): ImportReport {
+  const report: ImportReport = {
+    files: [],
+    added: [],
+    present: [],
+    merged: [],
+    conflicts: [],
+    renamed: [],
+    notes: [],
+    variables: [],
+    text: '',
+    written: false,
+  };
+  const secrets = new SecretNames();
+  const found = new Map<
+    string,
+    { entry: PortableEntry; origin: Origin; origins: Origin[]; variables: SecretVariable[] }
+  >();
+  for (const dialect of options.clients) {
+    for (const file of dialect.files(options.places)) {
+      if (!existsSync(file.path)) continue;
+      const origin: Origin = { client: dialect.label, path: file.path, scope: file.scope };
+      let servers;
+      try {
+        servers = dialect.read(readFileSync(file.path, 'utf8'), file, options.places);
+      } catch (error) {
+        const why = error instanceof ClientFileError ? error.message : (error as Error).message;
+        report.files.push({ ...origin, servers: 0, error: why });
+        continue;
+      }
+      if (servers.length === 0) continue;
+      report.files.push({ ...origin, servers: servers.length });
+      for (const server of servers) {
+        if (server.name === MCPMUX_ENTRY) continue; // mcpmux itself, installed there before
+        const name = serverName(server.name);
+        if (name !== server.name) report.renamed.push({ from: server.name, to: name, origin });
+        for (const note of server.notes) report.notes.push({ name, origin, note });
+        for (const i of secretLookingArgs(server.entry.args ?? []))
+          report.notes.push({
+            name,
+            origin,
+            note: `args[${i}] looks like a secret on the command line; kept as written: move it to env if the server reads one`,
+          });
+        if (Object.keys(server.entry).length === 0) continue;
+        const { entry, variables } = options.keepSecrets
+          ? { entry: server.entry, variables: [] }
+          : secrets.reference(name, server.entry);
+        const seen = found.get(name);
+        if (!seen) found.set(name, { entry, origin, origins: [origin], variables });
+        else if (sameEntry(seen.entry, entry)) seen.origins.push(origin);
+        else
+          report.conflicts.push({
+            name,
+            kept: `${seen.origin.client} (${seen.origin.path})`,
+            other: origin,
+            differ: differingFields(seen.entry, entry),
+          });
+      }
+    }
+  }
+  report.merged = [...found]
+    .filter(([, s]) => s.origins.length > 1)
+    .map(([name, s]) => ({ name, origins: s.origins }));
+
+  const before = existsSync(options.out) ? readFileSync(options.out, 'utf8') : '';
+  const json = before.trim() === '' ? {} : parseJsonc(before, options.out);
+  // mcpmux reads VS Code's "servers" too: a config written that way keeps its key.
+  const key =
+    objectAt(json, ['mcpServers']) === undefined && objectAt(json, ['servers']) ? 'servers' : 'mcpServers';
+  const existing = objectAt(json, [key]) ?? {};
+  let text = before;
+  for (const [name, { entry, origin, variables }] of found) {
+    const there = existing[name];
+    if (there === undefined) {
+      text = setMember(text, [key], name, entry);
+      report.added.push({ name, ...origin });
+      report.variables.push(...variables);
+    } else if (sameEntry(there as PortableEntry, entry)) report.present.push(name);
+    else
+      report.conflicts.push({
+        name,
+        kept: `your mcpmux config (${options.out})`,
+        other: origin,
+        differ: differingFields(there as PortableEntry, entry),
+      });
+  }
+  report.text = text;
+  if (!options.dryRun && text !== before) {
+    // Parsed back before it replaces anything: every server there, as meant.
+    const written = objectAt(parseJsonc(text, options.out), [key]) ?? {};
+    const missing = [...found.keys()].filter((name) => !(name in written));
+    if (missing.length > 0)
+      throw new ClientFileError(
+        `${options.out}: the servers ${missing.join(', ')} did not read back; nothing was written`,
+      );
+    writeWhole(options.out, text);
+    report.written = true;
+  }
+  return report;
+}
+
+/** A name mcpmux takes as a server's: other characters become "-", "__" becomes "_", no "_" at the end. */
+export function serverName(name: string): string {
+  const cleaned = name
+    .replace(/[^a-zA-Z0-9_-]+/g, '-')
+    .replace(/_{2,}/g, '_')
+    .replace(/^[^a-zA-Z0-9]+/, '')
+    .replace(/[_-]+$/, '');
+  return SERVER_NAME_PATTERN.test(cleaned) ? cleaned : 'server';
+}
+
+function sameEntry(a: PortableEntry, b: PortableEntry): boolean {
+  return stable(a) === stable(b);
+}
+
+function differingFields(a: PortableEntry, b: PortableEntry): string[] {
+  const keys = new Set([...Object.keys(a), ...Object.keys(b)]);
+  return [...keys].filter(
+    (k) => stable((a as Record<string, unknown>)[k]) !== stable((b as Record<string, unknown>)[k]),
+  );
+}
+
+function stable(value: unknown): string {
+  return JSON.stringify(value, (_, v: unknown) =>
+    typeof v === 'object' && v !== null && !Array.isArray(v)
+      ? Object.fromEntries(Object.entries(v).sort(([x], [y]) => x.localeCompare(y)))
+      : v,
+  );
+}

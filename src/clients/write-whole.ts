@@ -1,0 +1,28 @@
+// Writing a config file whole or not at all: through a temporary file beside it, renamed over
+// it, so a crash never leaves half a file. A new file is 0600 in a folder made 0700 (it may
+// hold secrets); an existing one keeps its mode.
+import { chmodSync, copyFileSync, existsSync, mkdirSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { dirname } from 'node:path';
+
+export function writeWhole(path: string, text: string): void {
+  const mode = existsSync(path) ? statSync(path).mode & 0o777 : 0o600;
+  mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+  const temp = `${path}.${randomBytes(4).toString('hex')}.tmp`;
+  writeFileSync(temp, text, { mode });
+  chmodSync(temp, mode);
+  renameSync(temp, path);
+}
+
+/** A copy of `path` beside it, named with the time (and a count if that is taken); its path. */
+export function backUp(path: string, now: Date): string {
+  const stamp = now
+    .toISOString()
+    .replace(/[-:]/g, '')
+    .replace(/\.\d+Z$/, 'Z');
+  let backup = `${path}.mcpmux-backup-${stamp}`;
+  for (let n = 2; existsSync(backup); n++) backup = `${path}.mcpmux-backup-${stamp}-${n}`;
+  copyFileSync(path, backup);
+  chmodSync(backup, statSync(path).mode & 0o777);
+  return backup;
+}
