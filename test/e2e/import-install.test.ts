@@ -20,6 +20,7 @@ import { promisify } from 'node:util';
 import { parse as parseToml } from 'smol-toml';
 import t from 'tap';
 import { ChildProcess } from '../../src/child/child-process.js';
+import { CLIENT_IDS } from '../../src/clients/client-dialect.js';
 import { parseJsonc } from '../../src/clients/jsonc-edit.js';
 import { DIST_MAIN, ROOT, fixturePath } from '../helpers/fixtures.js';
 import { assertNoLeaks, killTaggedProcesses, taggedEnv, waitFor } from '../helpers/processes.js';
@@ -309,16 +310,7 @@ model = "o4-mini"
     );
 
     // Installed in each client, its servers taken out; everything else as it was.
-    for (const client of [
-      'claude-desktop',
-      'claude-code',
-      'cursor',
-      'vscode',
-      'windsurf',
-      'codex',
-      'gemini',
-      'opencode',
-    ]) {
+    for (const client of CLIENT_IDS) {
       const installed = await mcpmux(['install', '--client', client, '--replace']);
       t.equal(installed.code, 0, `${client}: ${installed.stderr}`);
       t.match(installed.stdout, /Backed up .* to .*\.mcpmux-backup-\d{8}T\d{6}Z/, `${client} backed up`);
