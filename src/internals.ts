@@ -9,5 +9,5 @@ export { toolTokens } from './catalog/token-cost.js';
 export { SandboxPool } from './code/sandbox-pool.js';
 export { toSandboxScript } from './code/strip-types.js';
 export { createLogger } from './log.js';
-export { EMPTY_CATALOG } from './router/capabilities.js';
+export { EMPTY_CATALOG } from './protocol/capabilities.js';
 export { CatalogRouter } from './router/catalog-router.js';

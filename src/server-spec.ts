@@ -2,9 +2,14 @@
 // the command line. Validated once, at those edges; everything inside trusts the type.
 import { z } from 'zod';
 import { oauthField, oauthProblem, oauthSettings, type OAuthSettings } from './oauth/oauth-settings.js';
-import type { ToolFilter } from './router/tool-filter.js';
 
 export const SERVER_NAME_PATTERN = /^[a-zA-Z0-9][a-zA-Z0-9_-]*$/;
+
+/** Which of a server's tools are exposed: globs on its own tool names (child/tool-filter.ts applies them). */
+export interface ToolFilter {
+  readonly allow?: readonly string[] | undefined;
+  readonly deny?: readonly string[] | undefined;
+}
 
 export interface StdioServerSpec {
   readonly transport: 'stdio';

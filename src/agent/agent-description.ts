@@ -6,7 +6,7 @@
 import { createHash } from 'node:crypto';
 import type { Tool } from '@modelcontextprotocol/server';
 import { serverPurpose } from '../catalog/server-purpose.js';
-import { nameWords } from '../catalog/tool-index.js';
+import { nameWords } from '../catalog/tool-ranker.js';
 
 export interface ReachableServer {
   name: string;

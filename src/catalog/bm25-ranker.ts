@@ -10,7 +10,7 @@ import { withTaskServersRaised } from './server-prior.js';
 import { FUSION_DEPTH, fuseRankings, taskClauses } from './task-clauses.js';
 import { FIELD_BOOSTS, TaskPostings, type Field, type FieldWords } from './task-postings.js';
 import { TASK_BM25, isTask, queryWords, rankTask, rarestWords, taskWords } from './task-query.js';
-import { nameWords, type IndexedTool, type RankedTool, type ToolRanker } from './tool-index.js';
+import { nameWords, type IndexedTool, type RankedTool, type ToolRanker } from './tool-ranker.js';
 
 const STOPWORDS = new Set(
   'a an and are as at be by for from get has have in into is it its of on or set that the this to use used uses using with'.split(

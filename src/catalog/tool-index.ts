@@ -7,6 +7,7 @@
 import type { Tool } from '@modelcontextprotocol/server';
 import type { RegistrySnapshot } from '../registry/registry-snapshot.js';
 import type { CatalogRouter } from '../router/catalog-router.js';
+import type { IndexedTool, ToolRanker } from './tool-ranker.js';
 
 export interface ToolHit {
   /** The exposed name, to call (directly or through call_tool). */
@@ -19,36 +20,8 @@ export interface ToolHit {
   matched?: string[];
 }
 
-/** One tool in a ranking, with the query words it matched when the ranker knows them. */
-export interface RankedTool {
-  name: string;
-  score: number;
-  matched?: readonly string[];
-}
-
 /** How many matched words a hit shows. */
 const MATCHED_SHOWN = 8;
-
-/** A ranking of tools for a query: BM25 (below), or BM25 fused with meaning (semantic/). */
-export interface ToolRanker {
-  /** Brings the ranker's view to `tools` (called only when the tool set changed). */
-  update(tools: ReadonlyMap<string, IndexedTool>): void;
-  rank(
-    query: string,
-    options: { limit: number; server?: string | undefined },
-  ): RankedTool[] | Promise<RankedTool[]>;
-  /** Starts, in the background, the work a first search would otherwise wait for. */
-  prepare?(): void;
-  /** Frees what the ranker holds (an embedding table). */
-  close?(): Promise<void>;
-}
-
-export interface IndexedTool {
-  readonly name: string;
-  readonly server: string;
-  /** The child's tool object (identity changes when the tool does). */
-  readonly tool: Tool;
-}
 
 export interface SearchOptions {
   limit?: number;
@@ -148,21 +121,6 @@ export class ToolIndex {
     this.#tools = next;
     this.#rankerBehind = true;
   }
-}
-
-/** A word that nameWords leaves whole: letters and digits, a capital only first. */
-const PLAIN_WORD = /^[A-Za-z0-9][a-z0-9]*$/;
-
-/** Words of a name: camelCase, snake_case, kebab-case and digits split apart. */
-export function nameWords(name: string): string[] {
-  // Most words of a text have no inner capital and nothing to split: one word, lower-cased.
-  if (PLAIN_WORD.test(name)) return [name.toLowerCase()];
-  return name
-    .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
-    .replace(/([A-Z]+)([A-Z][a-z])/g, '$1 $2')
-    .split(/[^A-Za-z0-9]+/)
-    .filter(Boolean)
-    .map((w) => w.toLowerCase());
 }
 
 const round = (x: number) => Math.round(x * 1000) / 1000;

@@ -19,10 +19,10 @@
 // it by, brings an error answer for each (owed-answers.ts); a JSON body is read by json-body.ts.
 import type { FetchLike } from '@modelcontextprotocol/client';
 import { WireError } from '../errors.js';
-import { firstBytes, lastBytes, trailingId } from '../transport/envelope-peek.js';
-import { PARSE_ERROR, oversizeReason } from '../transport/json-line-reader.js';
-import { answersInstead, wellFormedBody, wellFormedEvent } from '../transport/answer-shape.js';
-import { eventHead, type EventHead } from '../transport/sse-event.js';
+import { firstBytes, lastBytes, trailingId } from '../protocol/envelope-peek.js';
+import { PARSE_ERROR, oversizeReason } from '../protocol/json-line-reader.js';
+import { answersInstead, wellFormedBody, wellFormedEvent } from '../protocol/answer-shape.js';
+import { eventHead, type EventHead } from '../protocol/sse-event.js';
 import { jsonLines, readJson } from './json-body.js';
 import { OwedAnswers } from './owed-answers.js';
 

@@ -11,8 +11,8 @@ import type { Client, Tool } from '@modelcontextprotocol/client';
 import { z } from 'zod';
 import { messageOf } from '../errors.js';
 import type { Logger } from '../log.js';
-import type { CapabilityRow, Catalog, CatalogItems, CatalogKind } from '../router/capabilities.js';
-import { filterTools, type ToolFilter } from '../router/tool-filter.js';
+import type { CapabilityRow, Catalog, CatalogItems, CatalogKind } from '../protocol/capabilities.js';
+import { filterTools, type ToolFilter } from './tool-filter.js';
 import type { ConnectHost } from './child-connect.js';
 import type { Generation } from './generation.js';
 

@@ -13,7 +13,7 @@ import {
   rowsChangedBy,
   type CapabilityRow,
   type Catalog,
-} from '../router/capabilities.js';
+} from '../protocol/capabilities.js';
 import type { RemoteServerSpec, ServerSpec, StdioServerSpec } from '../server-spec.js';
 import type { ServerSignIn } from '../oauth/server-sign-in.js';
 import { fetchWithoutSignIn } from '../oauth/sign-in-offer.js';
@@ -26,7 +26,7 @@ import { DRAIN_AFTER_EXIT_MS, type Generation } from './generation.js';
 import { stdioLink } from './stdio-link.js';
 import { bridgeMissingResultType } from './result-type-bridge.js';
 import { boundedFetch } from './bounded-fetch.js';
-import { DEFAULT_MAX_MESSAGE_BYTES } from '../transport/json-line-reader.js';
+import { DEFAULT_MAX_MESSAGE_BYTES } from '../protocol/json-line-reader.js';
 import { startPinging, type Pinging } from './liveness.js';
 import { closedByServer, delay, handshakeVerdict } from './start-failure.js';
 

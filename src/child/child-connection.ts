@@ -14,8 +14,8 @@ import type { Logger } from '../log.js';
 import type { ServerSpec } from '../server-spec.js';
 import type { ChildProcess } from './child-process.js';
 import { gaveUpState, restartingState, transition, type ChildState } from './child-state.js';
-import { EMPTY_CATALOG, type CapabilityRow, type Catalog } from '../router/capabilities.js';
-import type { ChildLane } from '../forwarding/child-lane.js';
+import { EMPTY_CATALOG, type CapabilityRow, type Catalog } from '../protocol/capabilities.js';
+import type { ChildLane } from './child-lane.js';
 import { DevLoop } from './child-build.js';
 import {
   newRequestHost,

@@ -9,11 +9,11 @@
 import { ProtocolError, SdkError, SdkErrorCode } from '@modelcontextprotocol/server';
 import type { Client, LoggingLevel, Tool } from '@modelcontextprotocol/client';
 import { MuxError } from '../errors.js';
-import { CAPABILITY_TABLE, type CapabilityRow } from '../router/capabilities.js';
-import { callTimeoutError } from '../forwarding/child-lane.js';
+import { CAPABILITY_TABLE, type CapabilityRow } from '../protocol/capabilities.js';
+import { callTimeoutError } from './child-lane.js';
 import { UncheckedResult } from '../relay.js';
-import { StreamClosedError } from '../transport/json-line-writer.js';
-import { HEADER_MISMATCH, paramHeaderValues, paramHeadersOf } from '../transport/param-headers.js';
+import { StreamClosedError } from '../protocol/json-line-writer.js';
+import { HEADER_MISMATCH, paramHeaderValues, paramHeadersOf } from '../protocol/param-headers.js';
 import { childCapabilities, withEnvelope } from './child-client.js';
 import type { ServerSpec } from '../server-spec.js';
 import type { CallOptions, ChildConnectionOptions, ChildUpstream } from './child-types.js';

@@ -2,7 +2,7 @@
 // `crashed` keeps why (exit, stderr) until the agent reloads or removes the server, or (with
 // a restart policy) `restarting` keeps it while the next attempt waits.
 // States change only through `transition`, which refuses moves that make no sense.
-import type { Catalog } from '../router/capabilities.js';
+import type { Catalog } from '../protocol/capabilities.js';
 import type { ExitInfo } from './child-process.js';
 
 export type ChildState =

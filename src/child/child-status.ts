@@ -3,7 +3,7 @@
 // values) are never included, only their names.
 import type { Client } from '@modelcontextprotocol/client';
 import type { ServerSpec } from '../server-spec.js';
-import { CATALOG_KINDS } from '../router/capabilities.js';
+import { CATALOG_KINDS } from '../protocol/capabilities.js';
 import type { ExitInfo } from './child-process.js';
 import { MuxError } from '../errors.js';
 import type { ChildState } from './child-state.js';

@@ -3,7 +3,7 @@
 import type { ClientCapabilities, LoggingLevel, Progress } from '@modelcontextprotocol/client';
 import type { Logger } from '../log.js';
 import type { SpawnPolicy } from '../policy/spawn-policy.js';
-import type { Catalog } from '../router/capabilities.js';
+import type { Catalog } from '../protocol/capabilities.js';
 import type { ServerSpec } from '../server-spec.js';
 import type { ChildConnection } from './child-connection.js';
 import type { StopTimings } from './child-process.js';

@@ -4,7 +4,7 @@
 import { STATUS_CODES } from 'node:http';
 import { SdkHttpError } from '@modelcontextprotocol/server';
 import { MuxError } from '../errors.js';
-import { quoted } from '../transport/answer-shape.js';
+import { quoted } from '../protocol/answer-shape.js';
 
 /** The MuxError for `error` when it is an HTTP refusal; anything else as it is. */
 export function httpRefusal(name: string, error: unknown): unknown {

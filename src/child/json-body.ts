@@ -1,8 +1,8 @@
 // How a remote server's JSON body is read: as Response.json reads it, with two mends (below).
 // The fetch given to the SDK's transports (bounded-fetch.ts) puts it in place of Response.json.
 import { WireError } from '../errors.js';
-import { quoted } from '../transport/answer-shape.js';
-import { isObject } from '../transport/request-shape.js';
+import { quoted } from '../protocol/answer-shape.js';
+import { isObject } from '../protocol/request-shape.js';
 
 /**
  * A JSON body, parsed as Response.json parses it, with two mends. Messages one a line (the

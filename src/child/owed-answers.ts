@@ -4,10 +4,10 @@
 // default), as they did when the server's one event was not JSON (a text with an unescaped
 // quote, an error page). Its end brings an error answer for each request still owed instead,
 // saying what came in its place.
-import { peekEnvelope, trailingId } from '../transport/envelope-peek.js';
-import { quoted } from '../transport/answer-shape.js';
-import { isObject } from '../transport/request-shape.js';
-import { carriesMessage, eventFields } from '../transport/sse-event.js';
+import { peekEnvelope, trailingId } from '../protocol/envelope-peek.js';
+import { quoted } from '../protocol/answer-shape.js';
+import { isObject } from '../protocol/request-shape.js';
+import { carriesMessage, eventFields } from '../protocol/sse-event.js';
 
 export class OwedAnswers {
   readonly #owed: Set<string | number>;

@@ -3,7 +3,7 @@
 import { SdkError, SdkErrorCode } from '@modelcontextprotocol/server';
 import { MuxError, messageOf } from '../errors.js';
 import type { ServerSpec } from '../server-spec.js';
-import { StreamClosedError } from '../transport/json-line-writer.js';
+import { StreamClosedError } from '../protocol/json-line-writer.js';
 import type { ExitInfo } from './child-process.js';
 import type { Generation } from './generation.js';
 

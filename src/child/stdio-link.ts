@@ -2,8 +2,8 @@
 // stdout, the forwarding fast path's lane of calls (which sees every message first), the
 // child's log messages relayed straight to the client, and the bound on its unread input.
 import { MuxError } from '../errors.js';
-import { ChildLane } from '../forwarding/child-lane.js';
-import { DEFAULT_MAX_MESSAGE_BYTES } from '../transport/json-line-reader.js';
+import { ChildLane } from './child-lane.js';
+import { DEFAULT_MAX_MESSAGE_BYTES } from '../protocol/json-line-reader.js';
 import { StdioChildTransport } from '../transport/stdio-child-transport.js';
 import type { ConnectHost } from './child-connect.js';
 import type { ChildProcess } from './child-process.js';

@@ -2,8 +2,8 @@
 // fails: how many lines, the first, and whether consecutive ones join into a JSON-RPC
 // message, the mark of a server that pretty-prints its messages (MCP's stdio transport takes
 // one message a line, so such a server never completes its handshake: it timed out unexplained).
-import { isJsonRpcMessage } from '../transport/json-line-reader.js';
-import { isObject } from '../transport/request-shape.js';
+import { isJsonRpcMessage } from '../protocol/json-line-reader.js';
+import { isObject } from '../protocol/request-shape.js';
 
 /** How much of the skipped lines is joined while looking for a message written across lines. */
 const MAX_JOINED = 64 * 1024;

@@ -3,6 +3,7 @@
 import type { AgentProvider } from '../agent/model-choice.js';
 import type { LogLevel } from '../log.js';
 import type { ExposeMode } from '../proxy/exposure.js';
+import type { SearchRankerChoice } from '../catalog/semantic/ranker-choice.js';
 import type { ServerSpec } from '../server-spec.js';
 
 export class CliError extends Error {
@@ -78,8 +79,6 @@ export interface AgentOptions {
   timeoutMs: number;
   concurrency: number;
 }
-
-export type SearchRankerChoice = 'auto' | 'bm25' | 'semantic';
 
 export interface HttpOptions {
   port: number;

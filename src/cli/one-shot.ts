@@ -12,7 +12,7 @@ import type { Logger } from '../log.js';
 import type { SpawnPolicy } from '../policy/spawn-policy.js';
 import { Registry } from '../registry/registry.js';
 import { runningServers } from '../registry/registry-snapshot.js';
-import { CAPABILITY_TABLE, type CatalogItems, type CatalogKind } from '../router/capabilities.js';
+import { CAPABILITY_TABLE, type CatalogItems, type CatalogKind } from '../protocol/capabilities.js';
 import type { CatalogRouter } from '../router/catalog-router.js';
 import { serverNameProblem } from '../router/tool-names.js';
 import type { CliOptions } from './cli-options.js';

@@ -13,7 +13,7 @@ import type { RequestLogs } from '../child/request-logs.js';
 import { MuxError, WireError, relayedError } from '../errors.js';
 import type { HeldCall } from '../proxy/held-call.js';
 import type { InputCapableMethod, InputRelay } from '../proxy/input-relay.js';
-import { plainError, type ForwardedCall, type Params, type Shaping } from './child-lane.js';
+import { plainError, type ForwardedCall, type Params, type Shaping } from '../child/child-lane.js';
 
 /** The call as the origin needs it to hold it: who it goes to, and what the client named. */
 export interface HoldableCall {

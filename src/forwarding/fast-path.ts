@@ -31,10 +31,10 @@ import type { Registry } from '../registry/registry.js';
 import type { StartupGate } from '../registry/startup-gate.js';
 import type { ResultStore } from '../results/result-store.js';
 import type { CatalogRouter } from '../router/catalog-router.js';
-import { isObject } from '../transport/request-shape.js';
-import { readCallLine } from './call-line.js';
+import { isObject } from '../protocol/request-shape.js';
+import { readCallLine } from '../protocol/call-line.js';
 import { FastCallOrigin } from './fast-call-origin.js';
-import { IdTable } from './id-table.js';
+import { IdTable } from '../protocol/id-table.js';
 import {
   ForwardedCall,
   type ChildLane,
@@ -42,7 +42,7 @@ import {
   type Params,
   type Reply,
   type Shaping,
-} from './child-lane.js';
+} from '../child/child-lane.js';
 import {
   forModernClient,
   resolveTarget,
@@ -51,7 +51,7 @@ import {
   type TargetContext,
 } from './forward-targets.js';
 
-export type { Reply } from './child-lane.js';
+export type { Reply } from '../child/child-lane.js';
 
 export interface FastPathOptions {
   registry: Registry;

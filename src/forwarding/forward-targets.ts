@@ -18,10 +18,11 @@ import type { InputCapableMethod, InputRelay } from '../proxy/input-relay.js';
 import { toJsonRpcError } from '../proxy/results.js';
 import type { Registry } from '../registry/registry.js';
 import { runsOnlyAsTask } from '../router/task-support.js';
-import type { CatalogRouter, Route } from '../router/catalog-router.js';
+import type { CatalogRouter } from '../router/catalog-router.js';
+import type { Route } from '../router/routes.js';
 import { forwardedParams, withoutProgressToken } from '../router/forwarded-params.js';
-import { isObject } from '../transport/request-shape.js';
-import { plainError, type Params, type Shaping } from './child-lane.js';
+import { isObject } from '../protocol/request-shape.js';
+import { plainError, type Params, type Shaping } from '../child/child-lane.js';
 
 export interface TargetContext {
   registry: Registry;

@@ -7,8 +7,9 @@ import type { AgentRuns } from '../agent/agent-runs.js';
 import type { ModelChoice } from '../agent/model-choice.js';
 import type { CallOptions, InputOrigin } from '../child/child-types.js';
 import type { RegistrySnapshot } from '../registry/registry-snapshot.js';
-import { agentDefinition, outputDefinition, type AgentAccess } from './agent-tools.js';
-import type { HeldRounds } from './management-tools.js';
+import { agentDefinition, outputDefinition } from './agent-tools.js';
+import type { AgentAccess } from './tool-context.js';
+import type { HeldRounds } from './tool-context.js';
 import { compactDefinition } from './tool-definition.js';
 
 /** What the agent and output tools share across sessions: the runs, and how a model is chosen. */

@@ -4,30 +4,15 @@
 import type { CallToolResult, Tool } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import { agentDescription } from '../agent/agent-description.js';
-import type { AgentRuns } from '../agent/agent-runs.js';
 import type { ModelSource } from '../agent/model-source.js';
 import type { CallOptions, InputOrigin } from '../child/child-types.js';
 import { MuxError } from '../errors.js';
 import { runningServers, type RegistrySnapshot } from '../registry/registry-snapshot.js';
 import { SubAgentToolbox } from '../agent/sub-agent-toolbox.js';
-import type { HeldRounds, ManagementContext, ManagementTool } from './management-tools.js';
+import type { AgentAccess, ManagementContext, ManagementTool } from './tool-context.js';
 import { SamplingModel } from '../agent/sampling-model.js';
 import { jsonResult } from './results.js';
 import { define, parseArguments } from './tool-definition.js';
-
-/** What a session gives the agent tools. */
-export interface AgentAccess {
-  runs: AgentRuns;
-  /**
-   * The model for a run, or what to configure to have one. A background run outlives the
-   * request, so it reaches the client on its session rather than on the request's stream.
-   */
-  model: (background: boolean, call: CallOptions, rounds?: HeldRounds) => ModelSource | string;
-  /** Whether this session's client has a model for agent now (else agent and output are not listed). */
-  available: () => boolean;
-  /** Where the children's questions during a background run go (the session's client). */
-  sessionOrigin?: InputOrigin | undefined;
-}
 
 export const AGENT_TOOL_NAMES = ['agent', 'output'] as const;
 

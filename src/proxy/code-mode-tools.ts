@@ -6,7 +6,7 @@ import type { CodeMode } from '../code/code-mode.js';
 import { runningServers } from '../registry/registry-snapshot.js';
 import { serverPurpose } from '../catalog/server-purpose.js';
 import { MuxError } from '../errors.js';
-import type { ManagementContext, ManagementTool } from './management-tools.js';
+import type { ManagementContext, ManagementTool } from './tool-context.js';
 import { jsonResult } from './results.js';
 import { define, parseArguments } from './tool-definition.js';
 

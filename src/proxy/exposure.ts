@@ -4,7 +4,8 @@ import type { Tool } from '@modelcontextprotocol/server';
 import { ActivationPool } from '../catalog/activation-pool.js';
 import { createAgentTools } from './agent-tools.js';
 import { createCodeModeTools } from './code-mode-tools.js';
-import { createManagementTools, type ManagementTool } from './management-tools.js';
+import { createManagementTools } from './management-tools.js';
+import type { ManagementTool } from './tool-context.js';
 import { compactDefinition } from './tool-definition.js';
 
 export type ExposeMode = 'all' | 'search' | 'code' | 'agent';

@@ -3,7 +3,7 @@
 // streams. One publisher hears the registry for all of them and publishes each change once,
 // debounced like a session's own list_changed.
 import type { Registry } from '../registry/registry.js';
-import { CAPABILITY_ROWS, CAPABILITY_TABLE, type ListChangedMethod } from '../router/capabilities.js';
+import { CAPABILITY_ROWS, CAPABILITY_TABLE, type ListChangedMethod } from '../protocol/capabilities.js';
 import { ListChangedNotifier } from './list-changed-notifier.js';
 
 export interface ListChangePublisherOptions {

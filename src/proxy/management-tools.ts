@@ -2,22 +2,17 @@
 // connected: add_server, remove_server, reload_server, list_servers, and call_tool for
 // clients that ignore list_changed. Arguments are checked here, at the edge, against the
 // schemas of management-schemas.ts.
-import type { CallToolResult, ClientCapabilities, Tool } from '@modelcontextprotocol/server';
-import type { HeldRun } from './held-call.js';
+import type { Tool } from '@modelcontextprotocol/server';
 import { z } from 'zod';
-import type { CallOptions } from '../child/child-types.js';
-import type { CodeMode } from '../code/code-mode.js';
 import { MuxError, messageOf } from '../errors.js';
-import type { Registry } from '../registry/registry.js';
 import type { RegistrySnapshot } from '../registry/registry-snapshot.js';
-import type { ToolHit, ToolIndex } from '../catalog/tool-index.js';
-import type { SpawnPolicy } from '../policy/spawn-policy.js';
+import type { ToolHit } from '../catalog/tool-index.js';
 import { toolTokens } from '../catalog/token-cost.js';
 import { readResult, readResultInput } from '../results/read-result.js';
-import type { ResultStore } from '../results/result-store.js';
+import type { CodeMode } from '../code/code-mode.js';
 import type { CatalogRouter } from '../router/catalog-router.js';
 import { specFromWire, type ServerSpec } from '../server-spec.js';
-import type { AgentAccess } from './agent-tools.js';
+import type { ManagementTool, PersistentConfig } from './tool-context.js';
 import {
   addServerInput,
   callToolInput,
@@ -35,62 +30,6 @@ import {
 import { exposeDiff, exposeStatus, summarize } from './exposed-status.js';
 import { jsonResult } from './results.js';
 import { define, parseArguments as parse } from './tool-definition.js';
-
-export interface ManagementContext {
-  registry: Registry;
-  router: CatalogRouter;
-  /** What the operator allows add_server to run; absent: anything. */
-  policy?: SpawnPolicy | undefined;
-  /** The search index over every exposed tool. */
-  index: ToolIndex;
-  /** The tools/list this client gets now (depends on --expose and activations). */
-  listedTools: () => readonly Tool[];
-  /** Results too large for a reply, kept for read_result. */
-  results: ResultStore;
-  /** In `--expose search` mode: lists found tools (bounded pool). */
-  activate?: ((names: readonly string[]) => { added: string[]; evicted: string[] }) | undefined;
-  /** The config file mcpmux was started with, for `persist`; absent without --config. */
-  config?: PersistentConfig | undefined;
-  /** In `--expose code` mode: the sandbox and the typed wrappers. */
-  code?: CodeMode | undefined;
-  /** The cancellation signal and progress of the management call itself. */
-  callOptions: CallOptions;
-  /**
-   * Calls any exposed tool by name (call_tool delegates here); `options` replace the
-   * management call's own (a sub-agent's calls carry the run's cancellation).
-   */
-  callTool: (
-    name: string,
-    args: Record<string, unknown> | undefined,
-    options?: CallOptions,
-  ) => Promise<CallToolResult>;
-  /**
-   * A 2026-07-28 client's tools/call: work that asks the client (a sub-agent sampling it) is
-   * held across the client's rounds, each question going out as an input_required result.
-   */
-  heldRounds?: HeldRounds | undefined;
-  /** Settles once the servers given at start have each started or failed. */
-  started: () => Promise<void>;
-  /** The agent and output tools' runs and model; absent where they are off. */
-  agent?: AgentAccess | undefined;
-}
-
-export interface HeldRounds {
-  /** What the client declared on this request. */
-  capabilities: ClientCapabilities | undefined;
-  /** Runs `run` (once; a later round resumes it) and answers with its next round or its result. */
-  hold(tool: string, run: HeldRun): Promise<Record<string, unknown>>;
-}
-
-export interface PersistentConfig {
-  readonly path: string;
-  persist(name: string, entry: Record<string, unknown> | undefined, spec?: ServerSpec): Promise<void>;
-}
-
-export interface ManagementTool {
-  definition: Tool;
-  handle: (args: Record<string, unknown> | undefined, ctx: ManagementContext) => Promise<CallToolResult>;
-}
 
 export const MANAGEMENT_TOOL_NAMES = [
   'add_server',

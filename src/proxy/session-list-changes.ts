@@ -9,7 +9,7 @@ import {
   CAPABILITY_TABLE,
   type CatalogKind,
   type ListChangedMethod,
-} from '../router/capabilities.js';
+} from '../protocol/capabilities.js';
 import { ClientRelist, RELIST_WAIT_MS } from './client-relist.js';
 import { ListChangedNotifier } from './list-changed-notifier.js';
 

@@ -19,11 +19,11 @@ import { forwardedParams } from '../router/forwarded-params.js';
 import { runsOnlyAsTask } from '../router/task-support.js';
 import type { AgentTasks } from './agent-tasks.js';
 import { unknownTask, type SessionChildTasks } from './child-tasks.js';
-import type { AgentAccess } from './agent-tools.js';
+import type { AgentAccess } from './tool-context.js';
 import { forwardingOptions, type Caller } from './forwarding-options.js';
 import type { HeldRun } from './held-call.js';
 import type { ClientRound, InputRelay } from './input-relay.js';
-import type { ManagementContext, ManagementTool, PersistentConfig } from './management-tools.js';
+import type { ManagementContext, ManagementTool, PersistentConfig } from './tool-context.js';
 import { toToolResult } from './results.js';
 
 export interface ToolCallsOptions {

@@ -11,7 +11,7 @@ import {
   type Catalog,
   type CatalogItems,
   type CatalogKind,
-} from '../router/capabilities.js';
+} from '../protocol/capabilities.js';
 
 export interface ToolDiff {
   added: string[];

@@ -2,7 +2,7 @@
 // connection and the catalog it published, replaced whole on every change (registry.ts).
 import type { Tool } from '@modelcontextprotocol/server';
 import type { ChildConnection } from '../child/child-connection.js';
-import type { Catalog, CatalogKind } from '../router/capabilities.js';
+import type { Catalog, CatalogKind } from '../protocol/capabilities.js';
 
 /** One server as calls see it: its connection and what it published when the snapshot was taken. */
 export interface ServerView {

@@ -12,7 +12,7 @@ import { MuxError, messageOf } from '../errors.js';
 import { nameTaken, notFound, removedWhile, shuttingDown } from './registry-errors.js';
 import type { Logger } from '../log.js';
 import type { RestartPolicy, ServerSpec } from '../server-spec.js';
-import { CATALOG_KINDS, type Catalog } from '../router/capabilities.js';
+import { CATALOG_KINDS, type Catalog } from '../protocol/capabilities.js';
 import { diffTools, listsDiffer, sameItems, type ToolDiff } from './catalog-diff.js';
 import { restartRunAfterCrash, restartUntilRunning, type RestartRun } from './restart-run.js';
 import {

@@ -9,34 +9,14 @@ import type { CallOptions } from '../child/child-types.js';
 import { MuxError } from '../errors.js';
 import type { Logger } from '../log.js';
 import type { RegistrySnapshot } from '../registry/registry-snapshot.js';
-import { CAPABILITY_TABLE, itemKey, type CatalogItems, type CatalogKind } from './capabilities.js';
+import { CAPABILITY_TABLE, itemKey, type CatalogItems, type CatalogKind } from '../protocol/capabilities.js';
 import { DEFAULT_MAX_TOOL_NAME, exposedToolName } from './tool-names.js';
 import { parseRewrittenUri, rewriteUri } from './uri-names.js';
 import { withExposedAppUris } from './app-uris.js';
 import { forwardedParams } from './forwarded-params.js';
 import { callAsTask, listedTaskSupport, runsOnlyAsTask } from './task-support.js';
 import { unknownNameError } from './unknown-names.js';
-
-export interface Route<K extends CatalogKind = CatalogKind> {
-  readonly exposedKey: string;
-  readonly server: string;
-  /** The item as the child declared it (its own key). */
-  readonly item: CatalogItems[K];
-  readonly connection: ChildConnection;
-}
-
-export interface CatalogTable<K extends CatalogKind = CatalogKind> {
-  /** Items as listed to the client: in server order, then the child's order. */
-  readonly items: readonly CatalogItems[K][];
-  readonly byKey: ReadonlyMap<string, Route<K>>;
-}
-
-/** Where a resource URI is read: the child and the URI it knows. */
-export interface ResourceTarget {
-  readonly server: string;
-  readonly uri: string;
-  readonly connection: ChildConnection;
-}
+import type { CatalogTable, ResourceTarget, Route } from './routes.js';
 
 export interface CatalogRouterOptions {
   /** Longest exposed tool or prompt name. Default 64. */

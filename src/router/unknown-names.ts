@@ -2,7 +2,7 @@
 // what it is exposed as, or what exists instead, and what to call to see it.
 import { MuxError } from '../errors.js';
 import type { RegistrySnapshot, ServerView } from '../registry/registry-snapshot.js';
-import type { CatalogTable, Route } from './catalog-router.js';
+import type { CatalogTable, Route } from './routes.js';
 import { splitExposedName } from './tool-names.js';
 
 /** The error for a name that is neither exposed nor (for a tool) one server's own. */

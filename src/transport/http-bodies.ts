@@ -3,8 +3,8 @@
 // clients know how to show, for every status mcpmux refuses with.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { messageOf } from '../errors.js';
-import { wellFormedAnswers } from './answer-shape.js';
-import { PARSE_ERROR } from './json-line-reader.js';
+import { wellFormedAnswers } from '../protocol/answer-shape.js';
+import { PARSE_ERROR } from '../protocol/json-line-reader.js';
 
 /** A body refused before it reached MCP: too large (413) or not JSON (400, JSON-RPC's parse error). */
 export class BodyError extends Error {

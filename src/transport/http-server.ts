@@ -18,7 +18,7 @@ import {
   type McpHttpHandler,
   type Server,
 } from '@modelcontextprotocol/server';
-import type { JSONRPCMessage, Transport } from '@modelcontextprotocol/server';
+import type { Transport } from '@modelcontextprotocol/server';
 import {
   NodeStreamableHTTPServerTransport,
   toNodeHandler,
@@ -29,7 +29,7 @@ import {
 import { messageOf } from '../errors.js';
 import { listenedResources } from '../proxy/resource-watch.js';
 import type { Logger } from '../log.js';
-import type { ListChangedMethod } from '../router/capabilities.js';
+import type { ListChangedMethod } from '../protocol/capabilities.js';
 import { readMessages, reply, replyError, replyFailure } from './http-bodies.js';
 import { HttpGuard } from './http-guard.js';
 import { malformedInitialize } from './initialize-check.js';
@@ -41,22 +41,11 @@ import {
   opensLegacySession,
   refusedLegacyMethod,
 } from './legacy-sse.js';
-import { callHeaderMismatch } from './param-headers.js';
+import { callHeaderMismatch } from '../protocol/param-headers.js';
 import { boundRequestStream, boundSessionBacklog, type SessionBacklog } from './session-backlog.js';
-import { sendOnlyWritableAnswers, wireSession } from './session-wiring.js';
+import { sendOnlyWritableAnswers, wireSession, type HttpSession } from './session-wiring.js';
 
 /** One client's session: what the HTTP server needs of an MCP server (MuxServer). */
-export interface HttpSession {
-  connect(transport: Transport): Promise<void>;
-  close(): Promise<void>;
-  /**
-   * Offers a message of the client to the forwarding fast path before the SDK dispatches it:
-   * true when it was taken, and its answer (and progress) will come through `reply`.
-   */
-  claim?(message: JSONRPCMessage, reply: (message: JSONRPCMessage) => void, shared: true): boolean;
-  /** Writes to the client past the SDK's server (children's log messages). */
-  useWire?(post: (message: JSONRPCMessage) => void): void;
-}
 
 export interface HttpServeOptions {
   port: number;

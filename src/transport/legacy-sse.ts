@@ -8,8 +8,8 @@ import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { JSONRPCMessage, Transport, TransportSendOptions } from '@modelcontextprotocol/server';
 import { reply } from './http-bodies.js';
-import { isJsonRpcMessage } from './json-line-reader.js';
-import { serializeMessage } from './json-serialization.js';
+import { isJsonRpcMessage } from '../protocol/json-line-reader.js';
+import { serializeMessage } from '../protocol/json-serialization.js';
 import { refusedRequest } from './request-ids.js';
 
 /** Where a legacy client opens its stream, and where it is told to post its messages. */

@@ -4,9 +4,21 @@
 import type { JSONRPCMessage, Transport } from '@modelcontextprotocol/server';
 import { messageOf } from '../errors.js';
 import type { Logger } from '../log.js';
-import type { HttpSession } from './http-server.js';
-import { answerThatSerializes } from './json-serialization.js';
+import { answerThatSerializes } from '../protocol/json-serialization.js';
 import { answerUnansweredAtClose } from './unanswered-requests.js';
+
+/** One session of a client, as the HTTP server serves it (the MCP server of mux-server.ts). */
+export interface HttpSession {
+  connect(transport: Transport): Promise<void>;
+  close(): Promise<void>;
+  /**
+   * Offers a message of the client to the forwarding fast path before the SDK dispatches it:
+   * true when it was taken, and its answer (and progress) will come through `reply`.
+   */
+  claim?(message: JSONRPCMessage, reply: (message: JSONRPCMessage) => void, shared: true): boolean;
+  /** Writes to the client past the SDK's server (children's log messages). */
+  useWire?(post: (message: JSONRPCMessage) => void): void;
+}
 
 export function wireSession(
   transport: Transport,

@@ -9,11 +9,11 @@ import {
   JsonLineReader,
   failedMessageHandler,
   oversizeHandlers,
-} from './json-line-reader.js';
-import { JsonLineWriter } from './json-line-writer.js';
-import { unparsableAnswer, wellFormedAnswer } from './answer-shape.js';
+} from '../protocol/json-line-reader.js';
+import { JsonLineWriter } from '../protocol/json-line-writer.js';
+import { unparsableAnswer, wellFormedAnswer } from '../protocol/answer-shape.js';
 import { invalidRequestId } from './request-ids.js';
-import { malformedRequest, notJsonRpcRequest } from './request-shape.js';
+import { malformedRequest, notJsonRpcRequest } from '../protocol/request-shape.js';
 
 export interface StdioChildTransportOptions {
   /** Called with each stdout line that is not a JSON-RPC message. */

@@ -11,12 +11,12 @@ import {
   JsonLineReader,
   failedMessageHandler,
   oversizeHandlers,
-} from './json-line-reader.js';
-import { JsonLineWriter } from './json-line-writer.js';
+} from '../protocol/json-line-reader.js';
+import { JsonLineWriter } from '../protocol/json-line-writer.js';
 import { OpenExchanges } from './open-exchanges.js';
 import { refusedRequest } from './request-ids.js';
-import { notJsonRpcRequest } from './request-shape.js';
-import { wellFormedAnswer } from './answer-shape.js';
+import { notJsonRpcRequest } from '../protocol/request-shape.js';
+import { wellFormedAnswer } from '../protocol/answer-shape.js';
 
 export interface StdioServerTransportOptions {
   stdin?: Readable;

@@ -13,7 +13,7 @@ import { throttledWarning } from '../throttled-warning.js';
 import { cancelledRequestId } from './request-ids.js';
 import { StdioServerTransport } from './stdio-server-transport.js';
 import { listenedResources } from '../proxy/resource-watch.js';
-import type { Reply } from '../forwarding/child-lane.js';
+import type { Reply } from '../child/child-lane.js';
 
 /** What serving needs of a session (MuxServer). */
 export interface StdioSession {

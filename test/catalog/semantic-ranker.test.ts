@@ -7,7 +7,7 @@ import type { Embedder } from '../../src/catalog/semantic/embedder.js';
 import { StaticEmbedder } from '../../src/catalog/semantic/static-embedder.js';
 import { SemanticRanker } from '../../src/catalog/semantic/semantic-ranker.js';
 import { Bm25Ranker } from '../../src/catalog/bm25-ranker.js';
-import type { IndexedTool } from '../../src/catalog/tool-index.js';
+import type { IndexedTool } from '../../src/catalog/tool-ranker.js';
 import { createLogger } from '../../src/log.js';
 
 const tool = (name: string, description: string): Tool => ({

@@ -3,11 +3,12 @@
 import type { Tool } from '@modelcontextprotocol/server';
 import t from 'tap';
 import type { ChildConnection } from '../../src/child/child-connection.js';
-import { ToolIndex, nameWords } from '../../src/catalog/tool-index.js';
+import { ToolIndex } from '../../src/catalog/tool-index.js';
+import { nameWords } from '../../src/catalog/tool-ranker.js';
 import { alternativesOf } from '../../src/catalog/query-expansion.js';
 import { createLogger } from '../../src/log.js';
 import type { RegistrySnapshot } from '../../src/registry/registry-snapshot.js';
-import { EMPTY_CATALOG } from '../../src/router/capabilities.js';
+import { EMPTY_CATALOG } from '../../src/protocol/capabilities.js';
 import { CatalogRouter } from '../../src/router/catalog-router.js';
 import { fixture } from '../helpers/fixtures.js';
 import { startHarness } from '../helpers/mux-harness.js';

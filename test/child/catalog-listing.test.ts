@@ -6,7 +6,7 @@ import t from 'tap';
 import type { Client } from '@modelcontextprotocol/client';
 import { MAX_LIST_PAGES, relistRows } from '../../src/child/catalog-listing.js';
 import { silentLogger } from '../../src/log.js';
-import { CAPABILITY_TABLE, type Catalog } from '../../src/router/capabilities.js';
+import { CAPABILITY_TABLE, type Catalog } from '../../src/protocol/capabilities.js';
 import { fixturePath } from '../helpers/fixtures.js';
 import { startHarness } from '../helpers/mux-harness.js';
 

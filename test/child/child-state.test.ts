@@ -8,7 +8,7 @@ import {
   transition,
   type ChildState,
 } from '../../src/child/child-state.js';
-import { EMPTY_CATALOG } from '../../src/router/capabilities.js';
+import { EMPTY_CATALOG } from '../../src/protocol/capabilities.js';
 
 t.test('legal moves', async (t) => {
   let s: ChildState = { kind: 'idle' };

@@ -1,6 +1,6 @@
 import t from 'tap';
 import { closedByServer, handshakeVerdict, knownFix } from '../../src/child/start-failure.js';
-import { StreamClosedError } from '../../src/transport/json-line-writer.js';
+import { StreamClosedError } from '../../src/protocol/json-line-writer.js';
 
 const VERSIONS = ['2025-11-25'];
 

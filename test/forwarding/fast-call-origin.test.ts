@@ -4,7 +4,7 @@
 import t from 'tap';
 import type { JSONRPCMessage } from '@modelcontextprotocol/server';
 import { MuxError } from '../../src/errors.js';
-import { ChildLane, ForwardedCall, type Shaping } from '../../src/forwarding/child-lane.js';
+import { ChildLane, ForwardedCall, type Shaping } from '../../src/child/child-lane.js';
 import { FastCallOrigin } from '../../src/forwarding/fast-call-origin.js';
 import { InputRelay } from '../../src/proxy/input-relay.js';
 

@@ -9,7 +9,7 @@ import {
   fingerprint,
   changedKinds,
 } from '../../src/registry/catalog-diff.js';
-import { EMPTY_CATALOG } from '../../src/router/capabilities.js';
+import { EMPTY_CATALOG } from '../../src/protocol/capabilities.js';
 
 const tool = (name: string, description = 'd', properties: Record<string, { type: string }> = {}): Tool => ({
   name,

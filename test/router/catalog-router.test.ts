@@ -8,7 +8,7 @@ import { createLogger } from '../../src/log.js';
 import type { RegistrySnapshot } from '../../src/registry/registry-snapshot.js';
 import { exposedToolName } from '../../src/router/tool-names.js';
 import { CatalogRouter } from '../../src/router/catalog-router.js';
-import { EMPTY_CATALOG } from '../../src/router/capabilities.js';
+import { EMPTY_CATALOG } from '../../src/protocol/capabilities.js';
 
 const tool = (name: string, description = name): Tool => ({
   name,

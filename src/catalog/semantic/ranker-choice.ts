@@ -1,8 +1,10 @@
 // The ranker search_tools uses, from --search-ranker; loaded when first needed.
-import type { SearchRankerChoice } from '../../cli/cli-options.js';
 import type { Logger } from '../../log.js';
 import { bm25Ranker, type RankerSource } from '../tool-index.js';
 import { missingEmbeddingTable } from './static-embedder.js';
+
+/** How search_tools ranks a whole task (--search-ranker). */
+export type SearchRankerChoice = 'auto' | 'bm25' | 'semantic';
 
 /** BM25 fused with the distilled embeddings when this build has them (main.ts refused `semantic` without). */
 export function toolRanker(choice: SearchRankerChoice, logger: Logger): RankerSource {

@@ -13,7 +13,7 @@ import { messageOf } from '../../errors.js';
 import type { Logger } from '../../log.js';
 import { isTask, queryWords } from '../task-query.js';
 import { Bm25Ranker } from '../bm25-ranker.js';
-import { nameWords, type IndexedTool, type RankedTool, type ToolRanker } from '../tool-index.js';
+import { nameWords, type IndexedTool, type RankedTool, type ToolRanker } from '../tool-ranker.js';
 import type { Embedder } from './embedder.js';
 
 /** How deep into BM25's ranking a task's servers' tools are raised from. */

@@ -1,7 +1,7 @@
 // The fast path's table of calls by JSON-RPC id: a number and a string are different ids, and
 // any string is a plain key.
 import t from 'tap';
-import { IdTable } from '../../src/forwarding/id-table.js';
+import { IdTable } from '../../src/protocol/id-table.js';
 
 t.test('numbers and strings are different ids; any string is a key', async (t) => {
   const table = new IdTable<string>();

@@ -1,6 +1,6 @@
 // Tool filters: allow globs narrow, deny globs cut, on the child's own tool names.
 import t from 'tap';
-import { toolFilterPredicate } from '../../src/router/tool-filter.js';
+import { toolFilterPredicate } from '../../src/child/tool-filter.js';
 import { fixture, npmServerPath } from '../helpers/fixtures.js';
 import { startHarness, textOf } from '../helpers/mux-harness.js';
 

@@ -3,7 +3,7 @@ import {
   answerThatSerializes,
   reuseSerialization,
   serializeMessage,
-} from '../../src/transport/json-serialization.js';
+} from '../../src/protocol/json-serialization.js';
 
 const deep = JSON.parse('['.repeat(10_000) + ']'.repeat(10_000)) as unknown;
 

@@ -10,7 +10,7 @@ import {
   resultLineId,
   type Reply,
   type Shaping,
-} from '../../src/forwarding/child-lane.js';
+} from '../../src/child/child-lane.js';
 
 function newLane(callTimeoutMs = 60_000) {
   const sent: JSONRPCMessage[] = [];

@@ -4,11 +4,9 @@
 // everywhere: in tools/list, list_servers, reload diffs and calls.
 import { compileGlob } from '../glob-matcher.js';
 import type { Tool } from '@modelcontextprotocol/server';
+import type { ToolFilter } from '../server-spec.js';
 
-export interface ToolFilter {
-  readonly allow?: readonly string[] | undefined;
-  readonly deny?: readonly string[] | undefined;
-}
+export type { ToolFilter } from '../server-spec.js';
 
 /** A predicate over child tool names; globs match the name as the child gives it. */
 export function toolFilterPredicate(filter: ToolFilter): (name: string) => boolean {

@@ -5,12 +5,12 @@
 import { isUtf8 } from 'node:buffer';
 import { performance } from 'node:perf_hooks';
 import type { JSONRPCMessage, LoggingLevel } from '@modelcontextprotocol/server';
-import type { InputOrigin } from '../child/child-types.js';
+import type { InputOrigin } from './child-types.js';
 import { MuxError, messageOf, relayedError } from '../errors.js';
-import { childCallLine, isDigit } from './call-line.js';
-import { IdTable, type Id } from './id-table.js';
+import { childCallLine, isDigit } from '../protocol/call-line.js';
+import { IdTable, type Id } from '../protocol/id-table.js';
 
-export type { Id } from './id-table.js';
+export type { Id } from '../protocol/id-table.js';
 export type Params = Record<string, unknown>;
 /**
  * Sends a message to the client; `pieces`, where the client's transport has it, sends one line

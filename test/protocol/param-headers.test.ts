@@ -8,7 +8,7 @@ import {
   paramHeaderMismatch,
   paramHeaderValues,
   paramHeadersOf,
-} from '../../src/transport/param-headers.js';
+} from '../../src/protocol/param-headers.js';
 
 const schema = (properties: Record<string, unknown>, extra: Record<string, unknown> = {}) => ({
   type: 'object',

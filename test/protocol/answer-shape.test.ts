@@ -5,7 +5,7 @@ import {
   unparsableAnswer,
   wellFormedBody,
   wellFormedEvent,
-} from '../../src/transport/answer-shape.js';
+} from '../../src/protocol/answer-shape.js';
 
 const ids =
   (...list: (string | number)[]) =>

@@ -3,8 +3,8 @@
 // judge them, and passed on as written. Anything else is left to the parsed path, which the
 // e2e fast-path tests cover with real processes.
 import t from 'tap';
-import { childCallLine, jsonValueEnd, readCallLine } from '../../src/forwarding/call-line.js';
-import { ChildLane, ForwardedCall } from '../../src/forwarding/child-lane.js';
+import { childCallLine, jsonValueEnd, readCallLine } from '../../src/protocol/call-line.js';
+import { ChildLane, ForwardedCall } from '../../src/child/child-lane.js';
 
 const ts = (args: string, id = '7', name = 'ev__echo') =>
   `{"method":"tools/call","params":{"name":"${name}","arguments":${args}},"jsonrpc":"2.0","id":${id}}`;

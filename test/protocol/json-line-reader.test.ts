@@ -8,8 +8,8 @@ import {
   failedMessageHandler,
   isJsonRpcMessage,
   type DroppedMessage,
-} from '../../src/transport/json-line-reader.js';
-import { peekEnvelope } from '../../src/transport/envelope-peek.js';
+} from '../../src/protocol/json-line-reader.js';
+import { peekEnvelope } from '../../src/protocol/envelope-peek.js';
 import { StdioServerTransport } from '../../src/transport/stdio-server-transport.js';
 
 function collectingReader(maxMessageBytes?: number) {

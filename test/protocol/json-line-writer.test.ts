@@ -3,9 +3,9 @@
 // stream, results serialized once.
 import { Writable } from 'node:stream';
 import t from 'tap';
-import { JsonLineReader } from '../../src/transport/json-line-reader.js';
-import { JsonLineWriter } from '../../src/transport/json-line-writer.js';
-import { reuseSerialization } from '../../src/transport/json-serialization.js';
+import { JsonLineReader } from '../../src/protocol/json-line-reader.js';
+import { JsonLineWriter } from '../../src/protocol/json-line-writer.js';
+import { reuseSerialization } from '../../src/protocol/json-serialization.js';
 
 const settle = () => new Promise((resolve) => setImmediate(resolve));
 
