@@ -13,7 +13,7 @@ import { messageOf } from '../errors.js';
 import type { Logger } from '../log.js';
 import type { CapabilityRow, Catalog, CatalogItems, CatalogKind } from '../protocol/capabilities.js';
 import { filterTools, type ToolFilter } from './tool-filter.js';
-import type { ConnectHost } from './child-connect.js';
+import type { ConnectHost } from './connect-host.js';
 import type { Generation } from './generation.js';
 
 export interface ListingOptions {

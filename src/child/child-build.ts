@@ -8,7 +8,7 @@ import type { ServerSpec } from '../server-spec.js';
 import { runToCompletion } from './child-process.js';
 import type { ChildStatus } from './child-status.js';
 import { SourceWatcher } from './source-watcher.js';
-import { describeEnd } from './start-failure.js';
+import { describeEnd } from './exit-words.js';
 
 type BuildReport = NonNullable<ChildStatus['last_build']>;
 

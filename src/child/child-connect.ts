@@ -4,61 +4,23 @@
 // initialize); and list its catalog. The connection across generations is the host.
 // The server package's error classes match the client's (the SDK brands them across packages).
 import { SdkError, SdkErrorCode, SdkHttpError } from '@modelcontextprotocol/server';
-import type { Client, PriorDiscovery } from '@modelcontextprotocol/client';
+import type { Client } from '@modelcontextprotocol/client';
 import { MuxError, messageOf } from '../errors.js';
-import type { Logger } from '../log.js';
-import {
-  CAPABILITY_ROWS,
-  EMPTY_CATALOG,
-  rowsChangedBy,
-  type CapabilityRow,
-  type Catalog,
-} from '../protocol/capabilities.js';
-import type { RemoteServerSpec, ServerSpec, StdioServerSpec } from '../server-spec.js';
-import type { ServerSignIn } from '../oauth/server-sign-in.js';
+import { CAPABILITY_ROWS, EMPTY_CATALOG, rowsChangedBy, type Catalog } from '../protocol/capabilities.js';
+import type { RemoteServerSpec, StdioServerSpec } from '../server-spec.js';
 import { fetchWithoutSignIn } from '../oauth/sign-in-offer.js';
 import { listCatalog, listingOptions } from './catalog-listing.js';
 import { newChildClient } from './child-client.js';
 import { clientSdk, warmSchemasWhileWaiting, type ClientSdk } from './client-sdk.js';
-import type { ChildProcess } from './child-process.js';
-import type { ChildConnectionOptions } from './child-types.js';
+import type { ConnectHost, ConnectMemory } from './connect-host.js';
 import { DRAIN_AFTER_EXIT_MS, type Generation } from './generation.js';
 import { stdioLink } from './stdio-link.js';
 import { bridgeMissingResultType } from './result-type-bridge.js';
 import { boundedFetch } from './bounded-fetch.js';
 import { DEFAULT_MAX_MESSAGE_BYTES } from '../protocol/json-line-reader.js';
 import { startPinging, type Pinging } from './liveness.js';
-import { closedByServer, delay, handshakeVerdict } from './start-failure.js';
-
-/** What connecting needs of the connection it is for (ChildConnection). */
-export interface ConnectHost {
-  readonly name: string;
-  readonly spec: ServerSpec;
-  readonly options: ChildConnectionOptions;
-  readonly log: Logger;
-  /** What the starts of the server learnt and are given, across generations. */
-  readonly memory: ConnectMemory;
-  /** Called on both signs of the generation's end (exit, close). */
-  noticeEnd(gen: Generation): void;
-  /** Re-lists `rows` of the generation now, or once the child has been quiet for a moment. */
-  relist(gen: Generation, rows: readonly CapabilityRow[]): void;
-  relistWhenQuiet(gen: Generation, rows: readonly CapabilityRow[]): void;
-  /** Whether `gen` is the running generation. */
-  runs(gen: Generation): boolean;
-  /** A remote server that nothing answers for any more: judged lost (its crash). */
-  lostRemote(gen: Generation, error: unknown): boolean;
-}
-
-export interface ConnectMemory {
-  /** The era the server spoke last time, so that a restart skips the probe. */
-  era: PriorDiscovery | undefined;
-  /** The last start failed because the server exited on the era probe: it is started again at once, with initialize. */
-  exitedOnProbe: boolean;
-  /** A process spawned before the first start (a configured server): that start adopts it. */
-  spawned: Promise<ChildProcess> | undefined;
-  /** A remote server with OAuth: its sign-in, kept across generations (tokens, the waiting URL). */
-  signIn?: ServerSignIn;
-}
+import { closedByServer, handshakeVerdict } from './start-failure.js';
+import { delay } from './exit-words.js';
 
 /** Connects the generation (spawn, or reach the URL), shakes hands and lists its catalog. */
 export async function connectGeneration(

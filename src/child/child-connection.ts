@@ -29,9 +29,8 @@ import {
   connectGeneration,
   pingGeneration,
   startOrRetryLegacy,
-  type ConnectHost,
-  type ConnectMemory,
 } from './child-connect.js';
+import type { ConnectHost, ConnectMemory } from './connect-host.js';
 import {
   aboutServer,
   describeStatus,

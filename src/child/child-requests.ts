@@ -24,7 +24,7 @@ import { ResourceListen } from './resource-listen.js';
 import { moreVerbose } from './request-logs.js';
 import type { ReloadHold } from './reload-hold.js';
 import { SessionRenewal } from './session-renewal.js';
-import { delay } from './start-failure.js';
+import { delay } from './exit-words.js';
 
 export interface RequestContext {
   name: string;

@@ -10,7 +10,7 @@ import type { ChildState } from './child-state.js';
 import type { StopReason } from './child-types.js';
 import type { Generation } from './generation.js';
 import { inputStatus } from './input-backlog.js';
-import { describeEnd } from './start-failure.js';
+import { describeEnd } from './exit-words.js';
 
 /** The status of a child as list_servers shows it (secrets are never included). */
 export interface ChildStatus {

@@ -1,13 +1,16 @@
 // The shapes a child connection is made with and speaks in: its options, what it can reach
 // of the client on the other side of mcpmux, its events, and the options of one call.
-import type { ClientCapabilities, LoggingLevel, Progress } from '@modelcontextprotocol/client';
+import type {
+  ClientCapabilities,
+  LoggingLevel,
+  Progress,
+  ServerCapabilities,
+} from '@modelcontextprotocol/client';
 import type { Logger } from '../log.js';
 import type { SpawnPolicy } from '../policy/spawn-policy.js';
 import type { Catalog } from '../protocol/capabilities.js';
 import type { ServerSpec } from '../server-spec.js';
-import type { ChildConnection } from './child-connection.js';
 import type { StopTimings } from './child-process.js';
-import type { RequestLogs } from './request-logs.js';
 
 /** How long a call may go without an answer or progress (--call-timeout's default, 300 s). */
 export const DEFAULT_CALL_TIMEOUT_MS = 300_000;
@@ -96,7 +99,7 @@ export interface ChildUpstream {
     notify: ((notification: JSONRPCRequestLike) => Promise<void>) | undefined,
   ): void;
   /** Called once a generation runs, before start() resolves, to bring it up to date (log level, subscriptions). */
-  started?(server: string, connection: ChildConnection): Promise<void>;
+  started?(server: string, connection: StartedChild): Promise<void>;
   /** Called when a running generation ends: it crashed, or it is being stopped. */
   ended?(server: string, reason: 'crashed' | StopReason): void;
 }
@@ -139,4 +142,18 @@ export interface InputOrigin {
    * (request-logs.ts); absent, the child's log messages during it do not reach that client.
    */
   readonly logs?: RequestLogs | undefined;
+}
+
+/** What a 2026-07-28 request asked to hear, and where its log messages go (request-logs.ts). */
+export interface RequestLogs {
+  readonly level: LoggingLevel;
+  send(notification: JSONRPCRequestLike): Promise<void>;
+}
+
+/** A child whose generation has just started, as the client's settings are brought to it. */
+export interface StartedChild {
+  readonly name: string;
+  readonly capabilities: ServerCapabilities | undefined;
+  setLogLevel(level: LoggingLevel): Promise<void>;
+  subscribeResource(uri: string, signal?: AbortSignal): Promise<void>;
 }

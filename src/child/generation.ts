@@ -13,7 +13,7 @@ import type { Pinging } from './liveness.js';
 import type { ResourceListen } from './resource-listen.js';
 import { StderrTail } from './stderr-tail.js';
 import type { StdoutNoise } from './stdout-noise.js';
-import { delay, describeEnd } from './start-failure.js';
+import { delay, describeEnd } from './exit-words.js';
 
 /** How long after an exit the last messages on stdout may still arrive. */
 export const DRAIN_AFTER_EXIT_MS = 250;

@@ -6,7 +6,9 @@
 // that request (over HTTP, its stream). A 2025 client hears its children's log messages by
 // session, at the level it set (client-settings.ts).
 import { LOG_LEVEL_META_KEY, type LoggingLevel } from '@modelcontextprotocol/server';
-import type { InputOrigin, JSONRPCRequestLike } from './child-types.js';
+import type { InputOrigin, JSONRPCRequestLike, RequestLogs } from './child-types.js';
+
+export type { RequestLogs } from './child-types.js';
 
 /** MCP's logging levels, least severe first. */
 export const LOGGING_LEVELS: readonly LoggingLevel[] = [
@@ -33,12 +35,6 @@ export function moreVerbose(
 ): LoggingLevel | undefined {
   if (a === undefined || b === undefined) return a ?? b;
   return LOGGING_LEVELS.indexOf(a) <= LOGGING_LEVELS.indexOf(b) ? a : b;
-}
-
-/** What a 2026-07-28 request asked to hear, and where its log messages go. */
-export interface RequestLogs {
-  readonly level: LoggingLevel;
-  send(notification: JSONRPCRequestLike): Promise<void>;
 }
 
 /** The log level a request's `_meta` names, if it names one MCP knows. */

@@ -4,7 +4,7 @@ import { SdkError, SdkErrorCode } from '@modelcontextprotocol/server';
 import { MuxError, messageOf } from '../errors.js';
 import type { ServerSpec } from '../server-spec.js';
 import { StreamClosedError } from '../protocol/json-line-writer.js';
-import type { ExitInfo } from './child-process.js';
+import { delay, describeEnd } from './exit-words.js';
 import type { Generation } from './generation.js';
 
 /** Builds the error a failed start reports: why, the exit, and the last stderr lines. */
@@ -151,11 +151,3 @@ function withRootCause(error: unknown): string {
   const chain = [...causeChain(error, 5)];
   return chain.length > 1 ? `${messageOf(error)} (${messageOf(chain.at(-1))})` : messageOf(error);
 }
-
-export function describeEnd(exit?: ExitInfo, fallback = 'unknown cause'): string {
-  if (!exit) return fallback;
-  if (exit.signal) return `killed by ${exit.signal}`;
-  return `exit ${exit.code}`;
-}
-
-export const delay = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms).unref());

@@ -4,8 +4,8 @@
 import { MuxError } from '../errors.js';
 import { ChildLane } from './child-lane.js';
 import { DEFAULT_MAX_MESSAGE_BYTES } from '../protocol/json-line-reader.js';
-import { StdioChildTransport } from '../transport/stdio-child-transport.js';
-import type { ConnectHost } from './child-connect.js';
+import { StdioChildTransport } from './stdio-child-transport.js';
+import type { ConnectHost } from './connect-host.js';
 import type { ChildProcess } from './child-process.js';
 import { DEFAULT_CALL_TIMEOUT_MS } from './child-types.js';
 import { originDuring, type Generation } from './generation.js';

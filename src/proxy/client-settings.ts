@@ -7,6 +7,7 @@
 // and what a session held is given back when it ends.
 import type { Server, LoggingLevel } from '@modelcontextprotocol/server';
 import type { ChildConnection } from '../child/child-connection.js';
+import type { StartedChild } from '../child/child-types.js';
 import { atOrAbove, moreVerbose } from '../child/request-logs.js';
 import { messageOf } from '../errors.js';
 import type { Logger } from '../log.js';
@@ -80,7 +81,7 @@ export class ClientSettings {
   }
 
   /** Brings a newly started child up to date: the log level, and the subscriptions this session had. */
-  async apply(server: string, connection: ChildConnection): Promise<void> {
+  async apply(server: string, connection: StartedChild): Promise<void> {
     const capabilities = connection.capabilities;
     if (this.#level !== undefined && capabilities?.logging)
       await this.#applyLevel(connection, this.#sharedLevel()!);
@@ -154,7 +155,7 @@ export class ClientSettings {
     );
   }
 
-  async #applyLevel(connection: ChildConnection, level: LoggingLevel): Promise<void> {
+  async #applyLevel(connection: StartedChild, level: LoggingLevel): Promise<void> {
     try {
       await connection.setLogLevel(level);
     } catch (error) {

@@ -6,8 +6,13 @@
 // do, and has a new child brought up to date (log level, subscriptions) before it is used.
 import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
 import type { Server, ClientCapabilities, LoggingLevel } from '@modelcontextprotocol/server';
-import type { ChildConnection } from '../child/child-connection.js';
-import type { ChildUpstream, InputOrigin, JSONRPCRequestLike, StopReason } from '../child/child-types.js';
+import type {
+  ChildUpstream,
+  InputOrigin,
+  JSONRPCRequestLike,
+  StartedChild,
+  StopReason,
+} from '../child/child-types.js';
 import { asServerLog, logToRequests, moreVerbose } from '../child/request-logs.js';
 import { MuxError, WireError, messageOf, relayedError } from '../errors.js';
 import type { Logger } from '../log.js';
@@ -309,7 +314,7 @@ export class UpstreamLink implements ChildUpstream {
     return undefined;
   }
 
-  async started(server: string, connection: ChildConnection): Promise<void> {
+  async started(server: string, connection: StartedChild): Promise<void> {
     for (const attached of this.#attached) await attached.settings.apply(server, connection);
   }
 

@@ -32,7 +32,7 @@ import type { Logger } from '../log.js';
 import type { ListChangedMethod } from '../protocol/capabilities.js';
 import { readMessages, reply, replyError, replyFailure } from './http-bodies.js';
 import { HttpGuard } from './http-guard.js';
-import { malformedInitialize } from './initialize-check.js';
+import { malformedInitialize } from '../protocol/initialize-check.js';
 import { SessionTable } from './http-sessions.js';
 import {
   LEGACY_MESSAGES_PATH,

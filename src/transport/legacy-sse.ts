@@ -10,7 +10,7 @@ import type { JSONRPCMessage, Transport, TransportSendOptions } from '@modelcont
 import { reply } from './http-bodies.js';
 import { isJsonRpcMessage } from '../protocol/json-line-reader.js';
 import { serializeMessage } from '../protocol/json-serialization.js';
-import { refusedRequest } from './request-ids.js';
+import { refusedRequest } from '../protocol/request-ids.js';
 
 /** Where a legacy client opens its stream, and where it is told to post its messages. */
 export const LEGACY_SSE_PATH = '/sse';

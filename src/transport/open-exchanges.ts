@@ -8,7 +8,7 @@
 // The fast path's requests are counted by the fast path itself (FastPath.open), which keeps
 // them in a table built for the hot path; this one sees only what goes through the SDK.
 import type { JSONRPCMessage } from '@modelcontextprotocol/server';
-import { cancelledRequestId } from './request-ids.js';
+import { cancelledRequestId } from '../protocol/request-ids.js';
 
 type Id = string | number;
 

@@ -5,7 +5,7 @@
 import type { Readable, Writable } from 'node:stream';
 import type { Transport, JSONRPCMessage } from '@modelcontextprotocol/server';
 import { megabytes } from '../byte-sizes.js';
-import { clientBackedUp, clientDrained } from './client-backpressure.js';
+import { clientBackedUp, clientDrained } from '../protocol/client-backpressure.js';
 import {
   DEFAULT_MAX_MESSAGE_BYTES,
   JsonLineReader,
@@ -14,7 +14,7 @@ import {
 } from '../protocol/json-line-reader.js';
 import { JsonLineWriter } from '../protocol/json-line-writer.js';
 import { OpenExchanges } from './open-exchanges.js';
-import { refusedRequest } from './request-ids.js';
+import { refusedRequest } from '../protocol/request-ids.js';
 import { notJsonRpcRequest } from '../protocol/request-shape.js';
 import { wellFormedAnswer } from '../protocol/answer-shape.js';
 

@@ -10,7 +10,7 @@ import type { ClientCapabilities, JSONRPCMessage, Server } from '@modelcontextpr
 import type { Logger } from '../log.js';
 import { messageOf } from '../errors.js';
 import { throttledWarning } from '../throttled-warning.js';
-import { cancelledRequestId } from './request-ids.js';
+import { cancelledRequestId } from '../protocol/request-ids.js';
 import { StdioServerTransport } from './stdio-server-transport.js';
 import { listenedResources } from '../proxy/resource-watch.js';
 import type { Reply } from '../child/child-lane.js';

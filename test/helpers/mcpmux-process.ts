@@ -4,7 +4,7 @@ import { Client } from '@modelcontextprotocol/client';
 import type { CallToolResult, ClientCapabilities } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { ChildProcess } from '../../src/child/child-process.js';
-import { StdioChildTransport } from '../../src/transport/stdio-child-transport.js';
+import { StdioChildTransport } from '../../src/child/stdio-child-transport.js';
 import { DIST_MAIN } from './fixtures.js';
 import { LEAK_TAG_VAR, taggedEnv, waitFor } from './processes.js';
 

@@ -2,8 +2,8 @@
 // transport it does not own the process (child/child-process.ts does), and it skips
 // non-JSON lines a server prints on stdout instead of failing.
 import type { Transport, JSONRPCMessage } from '@modelcontextprotocol/server';
-import type { ChildProcess } from '../child/child-process.js';
-import { throttleByClient } from './client-backpressure.js';
+import type { ChildProcess } from './child-process.js';
+import { throttleByClient } from '../protocol/client-backpressure.js';
 import {
   DEFAULT_MAX_MESSAGE_BYTES,
   JsonLineReader,
@@ -12,7 +12,7 @@ import {
 } from '../protocol/json-line-reader.js';
 import { JsonLineWriter } from '../protocol/json-line-writer.js';
 import { unparsableAnswer, wellFormedAnswer } from '../protocol/answer-shape.js';
-import { invalidRequestId } from './request-ids.js';
+import { invalidRequestId } from '../protocol/request-ids.js';
 import { malformedRequest, notJsonRpcRequest } from '../protocol/request-shape.js';
 
 export interface StdioChildTransportOptions {

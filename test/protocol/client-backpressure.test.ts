@@ -1,6 +1,6 @@
 import { PassThrough } from 'node:stream';
 import t from 'tap';
-import { clientBackedUp, clientDrained, throttleByClient } from '../../src/transport/client-backpressure.js';
+import { clientBackedUp, clientDrained, throttleByClient } from '../../src/protocol/client-backpressure.js';
 
 t.test('children are read only while no client stream is backed up', async (t) => {
   const first = new PassThrough();

@@ -6,7 +6,7 @@
 import t from 'tap';
 import { ChildProcess } from '../../src/child/child-process.js';
 import { inputRefusal } from '../../src/child/input-backlog.js';
-import { StdioChildTransport } from '../../src/transport/stdio-child-transport.js';
+import { StdioChildTransport } from '../../src/child/stdio-child-transport.js';
 
 t.test('a child that is gone before start() is reported closed at once', async (t) => {
   const proc = await ChildProcess.spawn({

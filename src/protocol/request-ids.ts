@@ -4,7 +4,7 @@
 // (initialize-check.ts) are refused: refusedRequest is all three.
 import type { JSONRPCMessage } from '@modelcontextprotocol/server';
 import { initializeRefusal } from './initialize-check.js';
-import { malformedRequest } from '../protocol/request-shape.js';
+import { malformedRequest } from './request-shape.js';
 
 /**
  * A request whose id MCP does not allow (it must be a string or an integer, never null): the
