@@ -12,17 +12,9 @@ const LAYERS = [
   ['catalog', 'results'],
   ['router'],
   ['registry'],
-  ['child', 'oauth', 'policy', 'server-spec.ts'],
+  ['child', 'oauth', 'policy'],
   ['protocol'],
-  [
-    'errors.ts',
-    'log.ts',
-    'byte-sizes.ts',
-    'glob-matcher.ts',
-    'throttled-warning.ts',
-    'relay.ts',
-    'idle-collection.ts',
-  ],
+  ['common'],
 ];
 
 /** A path pattern for a layer's folders and top-level files. */

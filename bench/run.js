@@ -454,7 +454,7 @@ const results = {
     sdk_client_direct_median_ms: round(quantile(directParsed, 0.5), 2),
   };
   const rss50 = rssMb(transport.pid);
-  // And once quiet: mcpmux collects its heap a second after the catalog last changed (src/idle-collection.ts).
+  // And once quiet: mcpmux collects its heap a second after the catalog last changed (src/common/idle-collection.ts).
   await new Promise((resolve) => setTimeout(resolve, 2000));
   results.memory = {
     rss_empty_mb: round(rssEmpty, 1),

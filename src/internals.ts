@@ -8,6 +8,6 @@ export { StaticEmbedder, missingEmbeddingTable } from './catalog/semantic/static
 export { toolTokens } from './catalog/token-cost.js';
 export { SandboxPool } from './code/sandbox-pool.js';
 export { toSandboxScript } from './code/strip-types.js';
-export { createLogger } from './log.js';
+export { createLogger } from './common/log.js';
 export { EMPTY_CATALOG } from './protocol/capabilities.js';
 export { CatalogRouter } from './router/catalog-router.js';

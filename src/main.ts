@@ -11,8 +11,8 @@ import {
   killAllProcessGroupsSync,
   setProcessGroupObserver,
   type ChildProcess,
-} from './child/child-process.js';
-import { startOrphanReaper } from './child/orphan-reaper.js';
+} from './child/process/child-process.js';
+import { startOrphanReaper } from './child/process/orphan-reaper.js';
 import { helpText } from './cli/cli-help.js';
 import { CliError, type CliOptions } from './cli/cli-options.js';
 import { parseCli } from './cli/parse-cli.js';
@@ -24,8 +24,8 @@ import {
   loadConfigSettings,
   type ConfiguredServer,
 } from './config/load-config.js';
-import { messageOf } from './errors.js';
-import { createLogger, type Logger } from './log.js';
+import { messageOf } from './common/errors.js';
+import { createLogger, type Logger } from './common/log.js';
 import { SpawnPolicy } from './policy/spawn-policy.js';
 import { EXIT_USAGE, exitWith, installExitHandlers } from './process-exit.js';
 import { serverNameProblem } from './router/tool-names.js';

@@ -1,8 +1,8 @@
 // How mcpmux ends. Whatever the way (stdin EOF when serving, a signal, a fatal error, exit),
 // every child process group it started is killed first.
-import { killAllProcessGroupsSync } from './child/child-process.js';
-import { messageOf } from './errors.js';
-import type { Logger } from './log.js';
+import { killAllProcessGroupsSync } from './child/process/child-process.js';
+import { messageOf } from './common/errors.js';
+import type { Logger } from './common/log.js';
 
 export const EXIT_USAGE = 2;
 /** Longest a graceful shutdown may take before the remaining groups are SIGKILLed. */

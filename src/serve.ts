@@ -1,25 +1,25 @@
 // Serving MCP: the registry of children, the client's sessions (stdio, or HTTP), the
 // configured servers started, and the process's end wired to stopping them all. Loaded by
 // main.ts once it has spawned the configured servers, so that their start overlaps this load.
-import type { ChildProcess } from './child/child-process.js';
+import type { ChildProcess } from './child/process/child-process.js';
 import type { CliOptions } from './cli/cli-options.js';
 import { ToolIndex } from './catalog/tool-index.js';
 import { toolRanker } from './catalog/semantic/ranker-choice.js';
 import { ConfigSync } from './config/config-sync.js';
 import type { ConfiguredServer } from './config/load-config.js';
-import { messageOf } from './errors.js';
-import type { Logger } from './log.js';
+import { messageOf } from './common/errors.js';
+import type { Logger } from './common/log.js';
 import type { SpawnPolicy } from './policy/spawn-policy.js';
-import { IdleCollection } from './idle-collection.js';
+import { IdleCollection } from './common/idle-collection.js';
 import { exitWith, installExitHandlers } from './process-exit.js';
 import { MuxServer, type MuxServerOptions, type PerRequestState } from './proxy/mux-server.js';
 import { newActivationPool, ownToolNames } from './proxy/exposure.js';
-import { formatBytes } from './byte-sizes.js';
+import { formatBytes } from './common/byte-sizes.js';
 import { newResultStore } from './results/result-store.js';
-import { ListChangePublisher } from './proxy/list-change-publisher.js';
-import { InputRelay } from './proxy/input-relay.js';
-import { watchResources } from './proxy/resource-watch.js';
-import { UpstreamLink } from './proxy/upstream-link.js';
+import { ListChangePublisher } from './proxy/list-changes/list-change-publisher.js';
+import { InputRelay } from './proxy/relay/input-relay.js';
+import { watchResources } from './proxy/list-changes/resource-watch.js';
+import { UpstreamLink } from './proxy/relay/upstream-link.js';
 import { Registry } from './registry/registry.js';
 import { serverNameProblem } from './router/tool-names.js';
 import { StartupGate } from './registry/startup-gate.js';

@@ -3,7 +3,7 @@
 // message is written to the transcript before the run moves on, so a run can be read and
 // resumed after mcpmux restarted.
 import type { CallToolResult, TextContent, Tool } from '@modelcontextprotocol/server';
-import { messageOf } from '../errors.js';
+import { messageOf } from '../common/errors.js';
 import type {
   ModelSource,
   SamplingMessage,

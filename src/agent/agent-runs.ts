@@ -2,8 +2,8 @@
 // background (read later with `output`), their ids, the limit on background runs, and
 // resuming one from its history in memory or, after a restart, from its transcript.
 import { randomBytes } from 'node:crypto';
-import { MuxError } from '../errors.js';
-import type { Logger } from '../log.js';
+import { MuxError } from '../common/errors.js';
+import type { Logger } from '../common/log.js';
 import { AgentRun, type RunDeps, type RunLimits, type RunOutcome } from './agent-run.js';
 import { blocksOf, type SamplingMessage, type ToolResultContent } from './model-source.js';
 import { AGENT_ID, TranscriptStore, type TranscriptLine } from './transcript.js';

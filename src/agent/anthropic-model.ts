@@ -3,7 +3,7 @@
 // who want the sub-agent on a model of their choice. ANTHROPIC_BASE_URL (or --agent-base-url)
 // points it at a gateway.
 import type { ContentBlock, ImageContent, Tool } from '@modelcontextprotocol/server';
-import { MuxError } from '../errors.js';
+import { MuxError } from '../common/errors.js';
 import {
   blocksOf,
   type ModelSource,

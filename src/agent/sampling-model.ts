@@ -6,7 +6,7 @@
 // which works only as well as its model follows that instruction.
 import type { ClientCapabilities, Tool } from '@modelcontextprotocol/server';
 import type { InputOrigin } from '../child/child-types.js';
-import { MuxError } from '../errors.js';
+import { MuxError } from '../common/errors.js';
 import {
   blocksOf,
   type ModelSource,

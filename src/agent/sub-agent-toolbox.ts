@@ -4,7 +4,7 @@
 // finds joins its tools for the turns after (the last FOUND_KEPT found).
 import type { CallToolResult, Tool } from '@modelcontextprotocol/server';
 import type { ToolIndex } from '../catalog/tool-index.js';
-import { MuxError } from '../errors.js';
+import { MuxError } from '../common/errors.js';
 import type { Registry } from '../registry/registry.js';
 import type { RegistrySnapshot } from '../registry/registry-snapshot.js';
 import type { CatalogRouter } from '../router/catalog-router.js';

@@ -4,8 +4,8 @@
 import { appendFile, mkdir, readFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-import { messageOf } from '../errors.js';
-import type { Logger } from '../log.js';
+import { messageOf } from '../common/errors.js';
+import type { Logger } from '../common/log.js';
 
 export type TranscriptType = 'user' | 'assistant' | 'tool_result' | 'result';
 

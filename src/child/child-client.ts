@@ -8,11 +8,11 @@ import {
 } from '@modelcontextprotocol/server';
 import type { ClientSdk } from './client-sdk.js';
 import type { Client, ClientCapabilities, LoggingLevel } from '@modelcontextprotocol/client';
-import { WireError, messageOf } from '../errors.js';
-import type { ServerSpec } from '../server-spec.js';
+import { WireError, messageOf } from '../common/errors.js';
+import type { ServerSpec } from './server-spec.js';
 import type { ChildUpstream, JSONRPCRequestLike } from './child-types.js';
 import type { Generation } from './generation.js';
-import type { Logger } from '../log.js';
+import type { Logger } from '../common/log.js';
 
 const CLIENT_INFO = { name: 'mcpmux', version: '0.1.0' };
 

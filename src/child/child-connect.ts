@@ -5,22 +5,22 @@
 // The server package's error classes match the client's (the SDK brands them across packages).
 import { SdkError, SdkErrorCode, SdkHttpError } from '@modelcontextprotocol/server';
 import type { Client } from '@modelcontextprotocol/client';
-import { MuxError, messageOf } from '../errors.js';
+import { MuxError, messageOf } from '../common/errors.js';
 import { CAPABILITY_ROWS, EMPTY_CATALOG, rowsChangedBy, type Catalog } from '../protocol/capabilities.js';
-import type { RemoteServerSpec, StdioServerSpec } from '../server-spec.js';
+import type { RemoteServerSpec, StdioServerSpec } from './server-spec.js';
 import { fetchWithoutSignIn } from '../oauth/sign-in-offer.js';
-import { listCatalog, listingOptions } from './catalog-listing.js';
+import { listCatalog, listingOptions } from './catalog/catalog-listing.js';
 import { newChildClient } from './child-client.js';
 import { clientSdk, warmSchemasWhileWaiting, type ClientSdk } from './client-sdk.js';
 import type { ConnectHost, ConnectMemory } from './connect-host.js';
 import { DRAIN_AFTER_EXIT_MS, type Generation } from './generation.js';
-import { stdioLink } from './stdio-link.js';
-import { bridgeMissingResultType } from './result-type-bridge.js';
-import { boundedFetch } from './bounded-fetch.js';
+import { stdioLink } from './process/stdio-link.js';
+import { bridgeMissingResultType } from './catalog/result-type-bridge.js';
+import { boundedFetch } from './remote/bounded-fetch.js';
 import { DEFAULT_MAX_MESSAGE_BYTES } from '../protocol/json-line-reader.js';
 import { startPinging, type Pinging } from './liveness.js';
 import { closedByServer, handshakeVerdict } from './start-failure.js';
-import { delay } from './exit-words.js';
+import { delay } from './process/exit-words.js';
 
 /** Connects the generation (spawn, or reach the URL), shakes hands and lists its catalog. */
 export async function connectGeneration(

@@ -9,21 +9,21 @@ import type {
   ServerCapabilities,
   Tool,
 } from '@modelcontextprotocol/client';
-import { messageOf } from '../errors.js';
-import type { Logger } from '../log.js';
-import type { ServerSpec } from '../server-spec.js';
-import type { ChildProcess } from './child-process.js';
+import { messageOf } from '../common/errors.js';
+import type { Logger } from '../common/log.js';
+import type { ServerSpec } from './server-spec.js';
+import type { ChildProcess } from './process/child-process.js';
 import { gaveUpState, restartingState, transition, type ChildState } from './child-state.js';
 import { EMPTY_CATALOG, type CapabilityRow, type Catalog } from '../protocol/capabilities.js';
-import type { ChildLane } from './child-lane.js';
-import { DevLoop } from './child-build.js';
+import type { ChildLane } from './requests/child-lane.js';
+import { DevLoop } from './dev-loop/child-build.js';
 import {
   newRequestHost,
   requestRunning,
   subscribeResource,
   unsubscribeResource,
   type RequestHost,
-} from './child-requests.js';
+} from './requests/child-requests.js';
 import {
   armStartupDeadline,
   connectGeneration,
@@ -41,10 +41,10 @@ import {
 } from './child-status.js';
 import type { CallOptions, ChildConnectionOptions, StopReason } from './child-types.js';
 import { DEFAULT_CALL_TIMEOUT_MS } from './child-types.js';
-import { listingOptions, relistRows, relistWhenQuiet } from './catalog-listing.js';
+import { listingOptions, relistRows, relistWhenQuiet } from './catalog/catalog-listing.js';
 import { endCalls, judgeEnd, newGeneration, releaseGeneration, type Generation } from './generation.js';
-import { ReloadHold } from './reload-hold.js';
-import { newSignIn } from './child-sign-in.js';
+import { ReloadHold } from './requests/reload-hold.js';
+import { newSignIn } from './remote/child-sign-in.js';
 import { describeStartFailure, lostConnection } from './start-failure.js';
 
 export class ChildConnection {

@@ -3,7 +3,7 @@
 // a restart policy) `restarting` keeps it while the next attempt waits.
 // States change only through `transition`, which refuses moves that make no sense.
 import type { Catalog } from '../protocol/capabilities.js';
-import type { ExitInfo } from './child-process.js';
+import type { ExitInfo } from './process/child-process.js';
 
 export type ChildState =
   | { readonly kind: 'idle' }

@@ -2,15 +2,15 @@
 // the restart policy's progress, the end of its stderr. Secrets (env values, header
 // values) are never included, only their names.
 import type { Client } from '@modelcontextprotocol/client';
-import type { ServerSpec } from '../server-spec.js';
+import type { ServerSpec } from './server-spec.js';
 import { CATALOG_KINDS } from '../protocol/capabilities.js';
-import type { ExitInfo } from './child-process.js';
-import { MuxError } from '../errors.js';
+import type { ExitInfo } from './process/child-process.js';
+import { MuxError } from '../common/errors.js';
 import type { ChildState } from './child-state.js';
 import type { StopReason } from './child-types.js';
 import type { Generation } from './generation.js';
-import { inputStatus } from './input-backlog.js';
-import { describeEnd } from './exit-words.js';
+import { inputStatus } from './process/input-backlog.js';
+import { describeEnd } from './process/exit-words.js';
 
 /** The status of a child as list_servers shows it (secrets are never included). */
 export interface ChildStatus {

@@ -6,11 +6,11 @@ import type {
   Progress,
   ServerCapabilities,
 } from '@modelcontextprotocol/client';
-import type { Logger } from '../log.js';
+import type { Logger } from '../common/log.js';
 import type { SpawnPolicy } from '../policy/spawn-policy.js';
 import type { Catalog } from '../protocol/capabilities.js';
-import type { ServerSpec } from '../server-spec.js';
-import type { StopTimings } from './child-process.js';
+import type { ServerSpec } from './server-spec.js';
+import type { StopTimings } from './process/child-process.js';
 
 /** How long a call may go without an answer or progress (--call-timeout's default, 300 s). */
 export const DEFAULT_CALL_TIMEOUT_MS = 300_000;

@@ -3,11 +3,11 @@
 // generations: the types between the two, below both, as what lists the catalog and links
 // the stdio process needs of them too.
 import type { PriorDiscovery } from '@modelcontextprotocol/client';
-import type { Logger } from '../log.js';
+import type { Logger } from '../common/log.js';
 import type { CapabilityRow } from '../protocol/capabilities.js';
-import type { ServerSpec } from '../server-spec.js';
+import type { ServerSpec } from './server-spec.js';
 import type { ServerSignIn } from '../oauth/server-sign-in.js';
-import type { ChildProcess } from './child-process.js';
+import type { ChildProcess } from './process/child-process.js';
 import type { ChildConnectionOptions } from './child-types.js';
 import type { Generation } from './generation.js';
 

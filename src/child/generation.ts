@@ -1,19 +1,19 @@
 // One generation of a child: one process (or one connection to a remote server) from its
 // start to its end. A reload or a restart makes a new one; events of an older one are ignored.
 import type { Client, ClientCapabilities } from '@modelcontextprotocol/client';
-import type { MuxError } from '../errors.js';
-import type { Logger } from '../log.js';
-import type { ServerSpec } from '../server-spec.js';
-import type { ChildLane } from './child-lane.js';
+import type { MuxError } from '../common/errors.js';
+import type { Logger } from '../common/log.js';
+import type { ServerSpec } from './server-spec.js';
+import type { ChildLane } from './requests/child-lane.js';
 import type { CapabilityRow, CatalogKind } from '../protocol/capabilities.js';
-import type { ChildProcess, ExitInfo, StopTimings } from './child-process.js';
+import type { ChildProcess, ExitInfo, StopTimings } from './process/child-process.js';
 import type { InputOrigin } from './child-types.js';
-import type { ChildInput } from './input-backlog.js';
+import type { ChildInput } from './process/input-backlog.js';
 import type { Pinging } from './liveness.js';
-import type { ResourceListen } from './resource-listen.js';
-import { StderrTail } from './stderr-tail.js';
-import type { StdoutNoise } from './stdout-noise.js';
-import { delay, describeEnd } from './exit-words.js';
+import type { ResourceListen } from './catalog/resource-listen.js';
+import { StderrTail } from './process/stderr-tail.js';
+import type { StdoutNoise } from './process/stdout-noise.js';
+import { delay, describeEnd } from './process/exit-words.js';
 
 /** How long after an exit the last messages on stdout may still arrive. */
 export const DRAIN_AFTER_EXIT_MS = 250;

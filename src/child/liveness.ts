@@ -5,8 +5,8 @@
 // that went down is known in a moment, not at the next ping (30 s) with its calls waiting.
 // 2026-07-28 has no ping: a server of that era is asked server/discover, its cheapest request.
 import type { Client } from '@modelcontextprotocol/client';
-import { messageOf } from '../errors.js';
-import type { Logger } from '../log.js';
+import { messageOf } from '../common/errors.js';
+import type { Logger } from '../common/log.js';
 
 export interface Pinging {
   timer: NodeJS.Timeout;

@@ -1,10 +1,10 @@
 // What a failed start or an end says: why, the exit, the last stderr lines, and whether a
 // remote server simply cannot be reached any more.
 import { SdkError, SdkErrorCode } from '@modelcontextprotocol/server';
-import { MuxError, messageOf } from '../errors.js';
-import type { ServerSpec } from '../server-spec.js';
+import { MuxError, messageOf } from '../common/errors.js';
+import type { ServerSpec } from './server-spec.js';
 import { StreamClosedError } from '../protocol/json-line-writer.js';
-import { delay, describeEnd } from './exit-words.js';
+import { delay, describeEnd } from './process/exit-words.js';
 import type { Generation } from './generation.js';
 
 /** Builds the error a failed start reports: why, the exit, and the last stderr lines. */

@@ -1,10 +1,10 @@
 // What the command line comes to: the options mcpmux runs with, and the error every mistake
 // in it is (main.ts reports it on stderr with exit status 2, before anything is spawned).
 import type { AgentProvider } from '../agent/model-choice.js';
-import type { LogLevel } from '../log.js';
+import type { LogLevel } from '../common/log.js';
 import type { ExposeMode } from '../proxy/exposure.js';
 import type { SearchRankerChoice } from '../catalog/semantic/ranker-choice.js';
-import type { ServerSpec } from '../server-spec.js';
+import type { ServerSpec } from '../child/server-spec.js';
 
 export class CliError extends Error {
   override readonly name = 'CliError';

@@ -1,5 +1,5 @@
 // Servers given on the command line after `--`, as wrapper servers' configs write them.
-import type { ServerSpec } from '../server-spec.js';
+import type { ServerSpec } from '../child/server-spec.js';
 import { serverNameProblem } from '../router/tool-names.js';
 import { CliError, type InlineServer } from './cli-options.js';
 

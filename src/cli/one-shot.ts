@@ -7,8 +7,8 @@
 // (inspect: or a server listed something that is not valid MCP, which no client is shown).
 import type { CallToolResult, ContentBlock } from '@modelcontextprotocol/server';
 import type { ConfiguredServer } from '../config/load-config.js';
-import { isMuxError, messageOf } from '../errors.js';
-import type { Logger } from '../log.js';
+import { isMuxError, messageOf } from '../common/errors.js';
+import type { Logger } from '../common/log.js';
 import type { SpawnPolicy } from '../policy/spawn-policy.js';
 import { Registry } from '../registry/registry.js';
 import { runningServers } from '../registry/registry-snapshot.js';
@@ -18,7 +18,7 @@ import { serverNameProblem } from '../router/tool-names.js';
 import type { CliOptions } from './cli-options.js';
 import { CredentialStore, oauthStateDir } from '../oauth/credential-store.js';
 import { idpSessionStore } from '../oauth/idp-session.js';
-import type { RemoteServerSpec } from '../server-spec.js';
+import type { RemoteServerSpec } from '../child/server-spec.js';
 
 export interface OneShotContext {
   options: CliOptions;

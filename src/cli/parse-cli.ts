@@ -6,7 +6,7 @@ import { OPTIONS, nearestOption } from './cli-flags.js';
 import { z } from 'zod';
 import { DEFAULT_ANTHROPIC_MODEL } from '../agent/anthropic-model.js';
 import { DEFAULT_CALL_TIMEOUT_MS } from '../child/child-types.js';
-import { LOG_LEVELS } from '../log.js';
+import { LOG_LEVELS } from '../common/log.js';
 import { DEFAULT_MAX_TOOL_NAME } from '../router/tool-names.js';
 import { hostnameOf, isLoopbackHost } from '../transport/host-names.js';
 import { CliError, type AgentOptions, type CliOptions } from './cli-options.js';

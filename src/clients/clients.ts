@@ -1,14 +1,14 @@
 // Every client mcpmux reads servers from and installs itself into, by id, in the order
 // their servers are taken when two clients name a server alike.
-import { claudeCode } from './claude-code.js';
-import { claudeDesktop } from './claude-desktop.js';
+import { claudeCode } from './dialects/claude-code.js';
+import { claudeDesktop } from './dialects/claude-desktop.js';
 import { CLIENT_IDS, type ClientDialect, type ClientId } from './client-dialect.js';
-import { codex } from './codex.js';
-import { cursor } from './cursor.js';
-import { gemini } from './gemini.js';
-import { opencode } from './opencode.js';
-import { vscode } from './vscode.js';
-import { windsurf } from './windsurf.js';
+import { codex } from './dialects/codex.js';
+import { cursor } from './dialects/cursor.js';
+import { gemini } from './dialects/gemini.js';
+import { opencode } from './dialects/opencode.js';
+import { vscode } from './dialects/vscode.js';
+import { windsurf } from './dialects/windsurf.js';
 
 export const CLIENTS: ReadonlyMap<ClientId, ClientDialect> = new Map(
   [claudeCode, claudeDesktop, cursor, vscode, windsurf, codex, gemini, opencode].map((d) => [d.id, d]),

@@ -5,13 +5,13 @@
 // equivalent is reported. An existing config keeps its entries, comments and layout.
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { SERVER_NAME_PATTERN } from '../server-spec.js';
+import { SERVER_NAME_PATTERN } from '../child/server-spec.js';
 import { ClientFileError, MCPMUX_ENTRY, type ClientDialect, type ClientPlaces } from './client-dialect.js';
 import { objectAt, parseJsonc, setMember } from './jsonc-edit.js';
 import type { PortableEntry } from './portable-entry.js';
 import { SecretNames, secretLookingArgs, type SecretVariable } from './secret-references.js';
 import { writeWhole } from './write-whole.js';
-import { xdgConfigHome } from './json-dialect.js';
+import { xdgConfigHome } from './dialects/json-dialect.js';
 
 export interface ImportOptions {
   places: ClientPlaces;

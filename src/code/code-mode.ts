@@ -5,8 +5,8 @@
 // its arguments checked against the tool's input schema first.
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/server/validators/ajv';
 import type { CallToolResult, JsonSchemaType, JsonSchemaValidator, Tool } from '@modelcontextprotocol/server';
-import { MuxError, messageOf } from '../errors.js';
-import type { Logger } from '../log.js';
+import { MuxError, messageOf } from '../common/errors.js';
+import type { Logger } from '../common/log.js';
 import { type Registry } from '../registry/registry.js';
 import { runningServers } from '../registry/registry-snapshot.js';
 import type { CallOptions } from '../child/child-types.js';

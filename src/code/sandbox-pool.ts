@@ -5,8 +5,8 @@
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import PQueue from 'p-queue';
-import { MuxError, messageOf } from '../errors.js';
-import type { Logger } from '../log.js';
+import { MuxError, messageOf } from '../common/errors.js';
+import type { Logger } from '../common/log.js';
 import type { DoneMessage, FromWorker, SandboxCatalog, SandboxError, ToWorker } from './sandbox-protocol.js';
 
 export interface SandboxLimits {

@@ -4,7 +4,7 @@
 // with the line and column of the program as written. An error in the returned value keeps
 // its name and message, which JSON drops (`Promise.allSettled` over tool calls returns them).
 import { transform, type Message } from 'esbuild';
-import { MuxError } from '../errors.js';
+import { MuxError } from '../common/errors.js';
 
 // One line before the program: error positions are shifted back by it.
 const HEAD = 'const __mcpmux_main = async () => {\n';

@@ -5,11 +5,11 @@
 // added at run time with add_server are not the file's and are left alone.
 import { existsSync, statSync, watch, type FSWatcher } from 'node:fs';
 import { basename, dirname } from 'node:path';
-import { isMuxError, messageOf } from '../errors.js';
-import type { Logger } from '../log.js';
+import { isMuxError, messageOf } from '../common/errors.js';
+import type { Logger } from '../common/log.js';
 import type { Registry } from '../registry/registry.js';
 import { stableStringify } from '../registry/catalog-diff.js';
-import type { ServerSpec } from '../server-spec.js';
+import type { ServerSpec } from '../child/server-spec.js';
 import { ConfigWriter, type ConfigEntry } from './config-writer.js';
 import { loadConfigFile, type ConfiguredServer } from './load-config.js';
 

@@ -7,7 +7,7 @@
 import { randomBytes } from 'node:crypto';
 import { readFile, realpath, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
-import { MuxError, messageOf } from '../errors.js';
+import { MuxError, messageOf } from '../common/errors.js';
 import { readConfigJson } from './load-config.js';
 
 /** The fields of a config entry, as add_server was given them. */

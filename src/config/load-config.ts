@@ -4,7 +4,7 @@
 import { readFile } from 'node:fs/promises';
 import type { ParseError } from 'jsonc-parser';
 import { z } from 'zod';
-import { specFromWire, wireServerFields, type ServerSpec } from '../server-spec.js';
+import { specFromWire, wireServerFields, type ServerSpec } from '../child/server-spec.js';
 import { readEnvFile } from './env-file.js';
 import { expandVariables } from './expand-variables.js';
 import { meantField } from './field-typos.js';

@@ -24,8 +24,8 @@ import type { ClientCapabilities, JSONRPCMessage, LoggingLevel } from '@modelcon
 import { CLIENT_CAPABILITIES_META_KEY, PROTOCOL_VERSION_META_KEY } from '@modelcontextprotocol/server';
 import type { ActivationPool } from '../catalog/activation-pool.js';
 import type { ChildUpstream, InputOrigin } from '../child/child-types.js';
-import { moreVerbose, requestLogs, type RequestLogs } from '../child/request-logs.js';
-import type { InputCapableMethod, InputRelay } from '../proxy/input-relay.js';
+import { moreVerbose, requestLogs, type RequestLogs } from '../child/requests/request-logs.js';
+import type { InputCapableMethod, InputRelay } from '../proxy/relay/input-relay.js';
 import { errorResult } from '../proxy/results.js';
 import type { Registry } from '../registry/registry.js';
 import type { StartupGate } from '../registry/startup-gate.js';
@@ -42,7 +42,7 @@ import {
   type Params,
   type Reply,
   type Shaping,
-} from '../child/child-lane.js';
+} from '../child/requests/child-lane.js';
 import {
   forModernClient,
   resolveTarget,
@@ -51,7 +51,7 @@ import {
   type TargetContext,
 } from './forward-targets.js';
 
-export type { Reply } from '../child/child-lane.js';
+export type { Reply } from '../child/requests/child-lane.js';
 
 export interface FastPathOptions {
   registry: Registry;

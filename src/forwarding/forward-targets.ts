@@ -12,9 +12,9 @@ import {
 import type { LoggingLevel } from '@modelcontextprotocol/server';
 import type { ChildConnection } from '../child/child-connection.js';
 import { childCapabilities } from '../child/child-client.js';
-import { withResultType } from '../child/result-type-bridge.js';
+import { withResultType } from '../child/catalog/result-type-bridge.js';
 import { withExposedUris } from '../proxy/catalog-handlers.js';
-import type { InputCapableMethod, InputRelay } from '../proxy/input-relay.js';
+import type { InputCapableMethod, InputRelay } from '../proxy/relay/input-relay.js';
 import { toJsonRpcError } from '../proxy/results.js';
 import type { Registry } from '../registry/registry.js';
 import { runsOnlyAsTask } from '../router/task-support.js';
@@ -22,7 +22,7 @@ import type { CatalogRouter } from '../router/catalog-router.js';
 import type { Route } from '../router/routes.js';
 import { forwardedParams, withoutProgressToken } from '../router/forwarded-params.js';
 import { isObject } from '../protocol/request-shape.js';
-import { plainError, type Params, type Shaping } from '../child/child-lane.js';
+import { plainError, type Params, type Shaping } from '../child/requests/child-lane.js';
 
 export interface TargetContext {
   registry: Registry;

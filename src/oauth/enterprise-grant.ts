@@ -6,7 +6,7 @@
 // ID-JAG, RFC 7523's JWT), which that server then exchanges for an access token: no consent
 // screen per server, and access ends when the organisation says so.
 import { clientSdk } from '../child/client-sdk.js';
-import { MuxError, messageOf } from '../errors.js';
+import { MuxError, messageOf } from '../common/errors.js';
 import type { IdpSession } from './idp-session.js';
 import type { EnterpriseIdp } from './oauth-settings.js';
 import { tokenInFile } from './token-file.js';

@@ -8,8 +8,8 @@
 import { randomBytes } from 'node:crypto';
 import type { AuthorizationServerMetadata, OAuthClientInformation } from '@modelcontextprotocol/client';
 import { clientSdk } from '../child/client-sdk.js';
-import { MuxError, messageOf } from '../errors.js';
-import type { Logger } from '../log.js';
+import { MuxError, messageOf } from '../common/errors.js';
+import type { Logger } from '../common/log.js';
 import { CredentialStore } from './credential-store.js';
 import { authorizationCodeOf, type LoopbackRedirect } from './loopback-redirect.js';
 import type { EnterpriseIdp } from './oauth-settings.js';

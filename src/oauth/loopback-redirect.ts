@@ -4,7 +4,7 @@
 // (code, state, iss, or error) to the flow that waits for it.
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { MuxError } from '../errors.js';
+import { MuxError } from '../common/errors.js';
 
 const PAGE = (message: string) =>
   `<!doctype html><meta charset="utf-8"><title>mcpmux</title><p>${message}</p>`;

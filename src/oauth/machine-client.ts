@@ -14,7 +14,7 @@
 import { createPrivateKey } from 'node:crypto';
 import type { AddClientAuthentication, OAuthClientMetadata } from '@modelcontextprotocol/client';
 import { clientSdk } from '../child/client-sdk.js';
-import { MuxError } from '../errors.js';
+import { MuxError } from '../common/errors.js';
 import { enterpriseGrant } from './enterprise-grant.js';
 import { MuxOAuthProvider } from './oauth-provider.js';
 import { tokenInFile } from './token-file.js';

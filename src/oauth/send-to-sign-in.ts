@@ -1,7 +1,7 @@
 // How a person is sent to sign in: the URL on stderr always (a log line), and opened with
 // the command in $BROWSER when it is set, as gh and git do. mcpmux never guesses a browser.
 import { spawn } from 'node:child_process';
-import type { Logger } from '../log.js';
+import type { Logger } from '../common/log.js';
 
 export function sendToSignIn(
   url: URL,

@@ -8,8 +8,8 @@
 // with a proof. The rest of mcpmux sees a server that answers, or an AUTH_* error that says why.
 import type { AuthOptions, AuthResult, FetchLike, IssuerMismatchError } from '@modelcontextprotocol/client';
 import { clientSdk } from '../child/client-sdk.js';
-import { MuxError, messageOf } from '../errors.js';
-import type { Logger } from '../log.js';
+import { MuxError, messageOf } from '../common/errors.js';
+import type { Logger } from '../common/log.js';
 import type { OAuthSettings } from './oauth-settings.js';
 import { CredentialStore, oauthStateDir } from './credential-store.js';
 import { IdpSession } from './idp-session.js';

@@ -24,7 +24,7 @@ import {
 } from 'node:fs';
 import { dirname } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { MuxError, messageOf } from '../errors.js';
+import { MuxError, messageOf } from '../common/errors.js';
 
 /** How often a waiting process looks at the lock again. */
 const POLL_MS = 100;

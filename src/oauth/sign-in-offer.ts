@@ -4,7 +4,7 @@
 // metadata where discovery looks is; without either, the server wants a token of its own.
 import type { FetchLike } from '@modelcontextprotocol/client';
 import { clientSdk, type ClientSdk } from '../child/client-sdk.js';
-import { MuxError } from '../errors.js';
+import { MuxError } from '../common/errors.js';
 import { needsSignIn } from './auth-answers.js';
 
 /** The schemes a WWW-Authenticate header names (`Basic realm="x", Bearer` → Basic, Bearer). */

@@ -5,7 +5,7 @@
 // the pattern is compiled, never for any file that happens to carry the name.
 import { readdirSync } from 'node:fs';
 import { delimiter, resolve } from 'node:path';
-import { compileGlob, scanGlob } from '../glob-matcher.js';
+import { compileGlob, scanGlob } from '../common/glob-matcher.js';
 import { realPathOf, resolveCommand, type CommandLookup, type ResolvedCommand } from './command-resolver.js';
 
 /** A final argument token that allows any further arguments. */

@@ -5,10 +5,10 @@
 // names) unless --inherit-env; its cwd stays under --root; and each spawn leaves one audit
 // line on stderr with the real path it ran (never an env value).
 import { isAbsolute, relative, resolve } from 'node:path';
-import { ChildProcess } from '../child/child-process.js';
-import { MuxError } from '../errors.js';
-import type { Logger } from '../log.js';
-import type { ServerSpec, StdioServerSpec } from '../server-spec.js';
+import { ChildProcess } from '../child/process/child-process.js';
+import { MuxError } from '../common/errors.js';
+import type { Logger } from '../common/log.js';
+import type { ServerSpec, StdioServerSpec } from '../child/server-spec.js';
 import { compileCommandPattern, type CommandPattern } from './command-pattern.js';
 import { realPathOf, resolveCommand, type ResolvedCommand } from './command-resolver.js';
 

@@ -5,10 +5,12 @@
 // was, and an SDK client drops such a message and waits until its own timeout. From the
 // client (its answer to a server's question: sampling, roots), the SDK dropped it, and the
 // server's question and the client's own call waited. It becomes an Internal error that says
-// what was sent, under the same id, so that whoever waits for it is answered.
+// what was sent, under the same id, so that whoever waits for it is answered. Here too: the
+// schema of a result passed on unchecked (UncheckedResult).
 import type { JSONRPCMessage } from '@modelcontextprotocol/server';
 import { isObject, shown } from './request-shape.js';
 import { carriesMessage, eventFields } from './sse-event.js';
+import { z } from 'zod';
 
 /** Who sent an answer, as its error says it: "the server", "the client". */
 type Sender = string;
@@ -197,3 +199,10 @@ function mayBeWellFormedResult(text: string): boolean {
 }
 
 const RESULT_OBJECT = /"result"\s*:\s*\{/;
+
+/**
+ * What mcpmux passes between a child and its client without checking it: the receiving SDK (the
+ * client's, or the child's) validates a result against its method's schema, so a second check
+ * here would only double the cost.
+ */
+export const UncheckedResult = z.custom<Record<string, unknown>>((v) => typeof v === 'object' && v !== null);

@@ -4,7 +4,7 @@
 // more than the bound (an endless line costs no more memory than that), and hands messages
 // over in order. Writing is json-line-writer.ts.
 import type { JSONRPCMessage } from '@modelcontextprotocol/server';
-import { INTERNAL_ERROR, unhandledReason } from '../errors.js';
+import { INTERNAL_ERROR, unhandledReason } from '../common/errors.js';
 import { firstBytes, lastBytes, peekEnvelope, trailingId, type EnvelopeHead } from './envelope-peek.js';
 import { chunkReadEnds, chunkReadStarts } from './json-line-writer.js';
 

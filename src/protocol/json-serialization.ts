@@ -3,7 +3,7 @@
 // ~5,000 levels (10 KB of brackets). An answer that cannot be written must still reach its
 // requester, as an error under its id, or the requester waits for ever.
 import type { JSONRPCMessage } from '@modelcontextprotocol/server';
-import { INTERNAL_ERROR, unhandledReason } from '../errors.js';
+import { INTERNAL_ERROR, unhandledReason } from '../common/errors.js';
 
 /** Results sent many times unchanged, with their JSON once it has been made. */
 const reusedResults = new WeakMap<object, string | null>();

@@ -8,8 +8,8 @@ import type { Registry } from '../registry/registry.js';
 import type { CatalogItems, CatalogKind } from '../protocol/capabilities.js';
 import type { CatalogRouter } from '../router/catalog-router.js';
 import { reuseSerialization } from '../protocol/json-serialization.js';
-import { forwardingOptions, type Caller } from './forwarding-options.js';
-import { clientRound, type InputRelay, type RelayTarget } from './input-relay.js';
+import { forwardingOptions, type Caller } from './relay/forwarding-options.js';
+import { clientRound, type InputRelay, type RelayTarget } from './relay/input-relay.js';
 import type { StartupGate } from '../registry/startup-gate.js';
 import { toJsonRpcError } from './results.js';
 

@@ -8,9 +8,9 @@
 import type { Server, LoggingLevel } from '@modelcontextprotocol/server';
 import type { ChildConnection } from '../child/child-connection.js';
 import type { StartedChild } from '../child/child-types.js';
-import { atOrAbove, moreVerbose } from '../child/request-logs.js';
-import { messageOf } from '../errors.js';
-import type { Logger } from '../log.js';
+import { atOrAbove, moreVerbose } from '../child/requests/request-logs.js';
+import { messageOf } from '../common/errors.js';
+import type { Logger } from '../common/log.js';
 import type { CatalogRouter } from '../router/catalog-router.js';
 import { type Registry } from '../registry/registry.js';
 import { runningServers } from '../registry/registry-snapshot.js';

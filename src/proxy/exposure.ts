@@ -2,11 +2,11 @@
 // which child tools (all of them, or a bounded pool of what search_tools found).
 import type { Tool } from '@modelcontextprotocol/server';
 import { ActivationPool } from '../catalog/activation-pool.js';
-import { createAgentTools } from './agent-tools.js';
-import { createCodeModeTools } from './code-mode-tools.js';
-import { createManagementTools } from './management-tools.js';
-import type { ManagementTool } from './tool-context.js';
-import { compactDefinition } from './tool-definition.js';
+import { createAgentTools } from './tools/agent-tools.js';
+import { createCodeModeTools } from './tools/code-mode-tools.js';
+import { createManagementTools } from './tools/management-tools.js';
+import type { ManagementTool } from './tools/tool-context.js';
+import { compactDefinition } from './tools/tool-definition.js';
 
 export type ExposeMode = 'all' | 'search' | 'code' | 'agent';
 

@@ -9,8 +9,8 @@ import type {
   JSONRPCMessage,
   Server,
 } from '@modelcontextprotocol/server';
-import { messageOf } from '../errors.js';
-import type { Logger } from '../log.js';
+import { messageOf } from '../common/errors.js';
+import type { Logger } from '../common/log.js';
 import type { ActivationPool } from '../catalog/activation-pool.js';
 import { newResultStore, type ResultStore } from '../results/result-store.js';
 import type { ToolIndex } from '../catalog/tool-index.js';
@@ -20,18 +20,18 @@ import type { CatalogRouter } from '../router/catalog-router.js';
 import type { ListChangedMethod } from '../protocol/capabilities.js';
 import { CatalogHandlers } from './catalog-handlers.js';
 import { ClientSettings } from './client-settings.js';
-import { SessionListChanges } from './session-list-changes.js';
+import { SessionListChanges } from './list-changes/session-list-changes.js';
 import { sessionInstructions } from './session-instructions.js';
-import type { PersistentConfig } from './tool-context.js';
+import type { PersistentConfig } from './tools/tool-context.js';
 import type { CodeMode } from '../code/code-mode.js';
-import { forwardingOptions, sessionCallerOrigin, type Caller } from './forwarding-options.js';
-import { InputRelay, clientCapabilitiesOf, clientRound } from './input-relay.js';
-import type { Deliver, UpstreamLink } from './upstream-link.js';
+import { forwardingOptions, sessionCallerOrigin, type Caller } from './relay/forwarding-options.js';
+import { InputRelay, clientCapabilitiesOf, clientRound } from './relay/input-relay.js';
+import type { Deliver, UpstreamLink } from './relay/upstream-link.js';
 import type { StartupGate } from '../registry/startup-gate.js';
-import { watchResources } from './resource-watch.js';
+import { watchResources } from './list-changes/resource-watch.js';
 import { FastPath, type Reply } from '../forwarding/fast-path.js';
-import { AgentTasks, TASKS_CAPABILITY } from './agent-tasks.js';
-import { AgentListing, agentAccess, type AgentSetup } from './agent-access.js';
+import { AgentTasks, TASKS_CAPABILITY } from './tasks/agent-tasks.js';
+import { AgentListing, agentAccess, type AgentSetup } from './tools/agent-access.js';
 import { newActivationPool, ownToolsOf, type ExposeMode } from './exposure.js';
 import { ToolCalls, legacyToolCallHandler } from './tool-calls.js';
 import { ParamsCheckedServer } from './params-checked-server.js';

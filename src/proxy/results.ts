@@ -3,7 +3,7 @@
 // text tells the agent what to do next) and JSON-RPC errors for every other request.
 import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
 import type { CallToolResult } from '@modelcontextprotocol/server';
-import { WireError, isMuxError, messageOf, relayedError } from '../errors.js';
+import { WireError, isMuxError, messageOf, relayedError } from '../common/errors.js';
 
 export function jsonResult(data: Record<string, unknown>): CallToolResult {
   return { content: [{ type: 'text', text: JSON.stringify(data, null, 2) }], structuredContent: data };

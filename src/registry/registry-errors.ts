@@ -1,5 +1,5 @@
 // What the registry answers when it refuses a change, or a server went away under one.
-import { MuxError } from '../errors.js';
+import { MuxError } from '../common/errors.js';
 
 export const nameTaken = (name: string): MuxError =>
   new MuxError(

@@ -3,9 +3,9 @@
 // crash loop, so its attempts add up rather than starting over.
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { ChildConnection } from '../child/child-connection.js';
-import { messageOf } from '../errors.js';
-import type { Logger } from '../log.js';
-import type { RestartPolicy } from '../server-spec.js';
+import { messageOf } from '../common/errors.js';
+import type { Logger } from '../common/log.js';
+import type { RestartPolicy } from '../child/server-spec.js';
 
 /** A server that crashes again within this long of a restart is in a crash loop: its attempts add up. */
 const CRASH_LOOP_WINDOW_MS = 10_000;

@@ -1,8 +1,8 @@
 // read_result: pages through a kept result by lines or bytes, finds lines, reports its size,
 // or selects from it as JSON. Every answer is itself held under the size limit.
 import { z } from 'zod';
-import { MuxError } from '../errors.js';
-import { formatBytes } from '../byte-sizes.js';
+import { MuxError } from '../common/errors.js';
+import { formatBytes } from '../common/byte-sizes.js';
 import { approxTokens, type ResultStore } from './result-store.js';
 
 export const readResultInput = z

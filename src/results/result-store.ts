@@ -8,8 +8,8 @@ import { readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { CallToolResult } from '@modelcontextprotocol/server';
-import { formatBytes } from '../byte-sizes.js';
-import { MuxError, messageOf } from '../errors.js';
+import { formatBytes } from '../common/byte-sizes.js';
+import { MuxError, messageOf } from '../common/errors.js';
 import { processKeptBudget, type KeptBudget } from './kept-budget.js';
 
 export interface ResultStoreOptions {

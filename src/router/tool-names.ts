@@ -3,7 +3,7 @@
 // or over the budget is rewritten deterministically: it depends only on (S, T, budget),
 // never on which other tools exist, and the router keeps the map back to (S, T).
 import { createHash } from 'node:crypto';
-import { SERVER_NAME_PATTERN } from '../server-spec.js';
+import { SERVER_NAME_PATTERN } from '../child/server-spec.js';
 
 export const NAME_SEPARATOR = '__';
 export const DEFAULT_MAX_TOOL_NAME = 64;

@@ -2,7 +2,7 @@
 // malformed answers replaced) and the error bodies that go back: a JSON-RPC error, which MCP
 // clients know how to show, for every status mcpmux refuses with.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { messageOf } from '../errors.js';
+import { messageOf } from '../common/errors.js';
 import { wellFormedAnswers } from '../protocol/answer-shape.js';
 import { PARSE_ERROR } from '../protocol/json-line-reader.js';
 

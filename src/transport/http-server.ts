@@ -26,9 +26,9 @@ import {
   type NodeIncomingMessageLike,
   type NodeMcpRequestHandler,
 } from '@modelcontextprotocol/node';
-import { messageOf } from '../errors.js';
-import { listenedResources } from '../proxy/resource-watch.js';
-import type { Logger } from '../log.js';
+import { messageOf } from '../common/errors.js';
+import { listenedResources } from '../proxy/list-changes/resource-watch.js';
+import type { Logger } from '../common/log.js';
 import type { ListChangedMethod } from '../protocol/capabilities.js';
 import { readMessages, reply, replyError, replyFailure } from './http-bodies.js';
 import { HttpGuard } from './http-guard.js';

@@ -9,8 +9,8 @@
 // progress messages unread took mcpmux from 76 to 283 MB.
 import type { ServerResponse } from 'node:http';
 import type { JSONRPCMessage, Transport } from '@modelcontextprotocol/server';
-import { megabytes } from '../byte-sizes.js';
-import type { Logger } from '../log.js';
+import { megabytes } from '../common/byte-sizes.js';
+import type { Logger } from '../common/log.js';
 
 /** Bytes that may wait for one session's client before its log messages and progress are dropped. */
 export const SESSION_BACKLOG_BYTES = 1024 * 1024;

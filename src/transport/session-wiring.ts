@@ -2,8 +2,8 @@
 // fast path in front of the SDK's dispatch, children's log messages written straight to it,
 // and an answer for each request still open when it closes.
 import type { JSONRPCMessage, Transport } from '@modelcontextprotocol/server';
-import { messageOf } from '../errors.js';
-import type { Logger } from '../log.js';
+import { messageOf } from '../common/errors.js';
+import type { Logger } from '../common/log.js';
 import { answerThatSerializes } from '../protocol/json-serialization.js';
 import { answerUnansweredAtClose } from './unanswered-requests.js';
 

@@ -4,7 +4,7 @@
 // one write per message; here a non-JSON line is logged and skipped, not fatal.
 import type { Readable, Writable } from 'node:stream';
 import type { Transport, JSONRPCMessage } from '@modelcontextprotocol/server';
-import { megabytes } from '../byte-sizes.js';
+import { megabytes } from '../common/byte-sizes.js';
 import { clientBackedUp, clientDrained } from '../protocol/client-backpressure.js';
 import {
   DEFAULT_MAX_MESSAGE_BYTES,

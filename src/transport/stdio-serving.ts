@@ -7,13 +7,13 @@
 import { serveStdio, type StdioServerHandle } from '@modelcontextprotocol/server/stdio';
 import { CLIENT_CAPABILITIES_META_KEY } from '@modelcontextprotocol/server';
 import type { ClientCapabilities, JSONRPCMessage, Server } from '@modelcontextprotocol/server';
-import type { Logger } from '../log.js';
-import { messageOf } from '../errors.js';
-import { throttledWarning } from '../throttled-warning.js';
+import type { Logger } from '../common/log.js';
+import { messageOf } from '../common/errors.js';
+import { throttledWarning } from '../common/throttled-warning.js';
 import { cancelledRequestId } from '../protocol/request-ids.js';
 import { StdioServerTransport } from './stdio-server-transport.js';
-import { listenedResources } from '../proxy/resource-watch.js';
-import type { Reply } from '../child/child-lane.js';
+import { listenedResources } from '../proxy/list-changes/resource-watch.js';
+import type { Reply } from '../child/requests/child-lane.js';
 
 /** What serving needs of a session (MuxServer). */
 export interface StdioSession {

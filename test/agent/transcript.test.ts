@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import t from 'tap';
 import { TranscriptStore, defaultAgentDir } from '../../src/agent/transcript.js';
 import { historyOf } from '../../src/agent/agent-runs.js';
-import { createLogger } from '../../src/log.js';
+import { createLogger } from '../../src/common/log.js';
 
 const scratch = mkdtempSync(join(tmpdir(), 'mcpmux-transcript-'));
 t.teardown(() => rmSync(scratch, { recursive: true, force: true }));

@@ -8,7 +8,7 @@ import { StaticEmbedder } from '../../src/catalog/semantic/static-embedder.js';
 import { SemanticRanker } from '../../src/catalog/semantic/semantic-ranker.js';
 import { Bm25Ranker } from '../../src/catalog/bm25-ranker.js';
 import type { IndexedTool } from '../../src/catalog/tool-ranker.js';
-import { createLogger } from '../../src/log.js';
+import { createLogger } from '../../src/common/log.js';
 
 const tool = (name: string, description: string): Tool => ({
   name,

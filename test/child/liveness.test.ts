@@ -3,7 +3,7 @@
 import type { Client } from '@modelcontextprotocol/client';
 import t from 'tap';
 import { startPinging } from '../../src/child/liveness.js';
-import { createLogger } from '../../src/log.js';
+import { createLogger } from '../../src/common/log.js';
 
 function pinger(answer: () => Promise<unknown>, era: 'legacy' | 'modern' = 'legacy') {
   let pings = 0;

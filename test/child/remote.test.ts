@@ -4,7 +4,7 @@
 import { createServer as createHttpServer } from 'node:http';
 import { createServer } from 'node:net';
 import t from 'tap';
-import { ChildProcess } from '../../src/child/child-process.js';
+import { ChildProcess } from '../../src/child/process/child-process.js';
 import { npmServerPath } from '../helpers/fixtures.js';
 import { startHarness, textOf } from '../helpers/mux-harness.js';
 import { taggedEnv, waitFor } from '../helpers/processes.js';

@@ -301,7 +301,10 @@ t.test('"dpop": false asks for bearer tokens; true is the default, so it is not 
   ]);
   const [on] = parse({ mcpServers: { a: { url, oauth: { dpop: true } } } });
   t.notOk('dpop' in (on!.spec as { oauth: object }).oauth);
-  t.throws(() => parse({ mcpServers: { a: { url, oauth: { dpop: 'no' } } } }), /oauth: dpop: Invalid input: expected boolean/);
+  t.throws(
+    () => parse({ mcpServers: { a: { url, oauth: { dpop: 'no' } } } }),
+    /oauth: dpop: Invalid input: expected boolean/,
+  );
 });
 
 t.test('a workload (jwt_bearer) gives its id and the file its platform writes its token to', async (t) => {

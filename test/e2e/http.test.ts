@@ -4,7 +4,7 @@ import { execFile } from 'node:child_process';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import type { CallToolResult } from '@modelcontextprotocol/client';
 import t, { type Test } from 'tap';
-import { ChildProcess } from '../../src/child/child-process.js';
+import { ChildProcess } from '../../src/child/process/child-process.js';
 import { writeFileSync } from 'node:fs';
 import { assertEverythingInstructions, recordWireProgress } from '../helpers/client-calls.js';
 import { DIST_MAIN, fixture, npmServerPath } from '../helpers/fixtures.js';

@@ -19,7 +19,7 @@ import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import { parse as parseToml } from 'smol-toml';
 import t from 'tap';
-import { ChildProcess } from '../../src/child/child-process.js';
+import { ChildProcess } from '../../src/child/process/child-process.js';
 import { CLIENT_IDS } from '../../src/clients/client-dialect.js';
 import { parseJsonc } from '../../src/clients/jsonc-edit.js';
 import { DIST_MAIN, ROOT, fixturePath } from '../helpers/fixtures.js';

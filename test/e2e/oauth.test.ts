@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import t from 'tap';
-import { ChildProcess } from '../../src/child/child-process.js';
+import { ChildProcess } from '../../src/child/process/child-process.js';
 import { CredentialStore } from '../../src/oauth/credential-store.js';
 import { DIST_MAIN, ROOT, fixturePath } from '../helpers/fixtures.js';
 import { serverStatus, startMcpmux } from '../helpers/mcpmux-process.js';

@@ -7,7 +7,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import t from 'tap';
-import { ChildProcess } from '../../src/child/child-process.js';
+import { ChildProcess } from '../../src/child/process/child-process.js';
 import { DIST_MAIN, fixturePath, npmServerPath } from '../helpers/fixtures.js';
 import {
   LEAK_TAG_VAR,

@@ -3,10 +3,10 @@
 // processes (the rounds themselves, with real processes: e2e/input-relay.test.ts, e2e/fast-path.test.ts).
 import t from 'tap';
 import type { JSONRPCMessage } from '@modelcontextprotocol/server';
-import { MuxError } from '../../src/errors.js';
-import { ChildLane, ForwardedCall, type Shaping } from '../../src/child/child-lane.js';
+import { MuxError } from '../../src/common/errors.js';
+import { ChildLane, ForwardedCall, type Shaping } from '../../src/child/requests/child-lane.js';
 import { FastCallOrigin } from '../../src/forwarding/fast-call-origin.js';
-import { InputRelay } from '../../src/proxy/input-relay.js';
+import { InputRelay } from '../../src/proxy/relay/input-relay.js';
 
 const QUESTION = { method: 'elicitation/create', params: { message: 'Your name?' } };
 

@@ -2,7 +2,7 @@
 import { createRequire } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { StdioServerSpec } from '../../src/server-spec.js';
+import type { StdioServerSpec } from '../../src/child/server-spec.js';
 
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 export const DIST_MAIN = join(ROOT, 'dist/main.js');

@@ -3,8 +3,8 @@
 import { Client } from '@modelcontextprotocol/client';
 import type { CallToolResult, ClientCapabilities } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
-import { ChildProcess } from '../../src/child/child-process.js';
-import { StdioChildTransport } from '../../src/child/stdio-child-transport.js';
+import { ChildProcess } from '../../src/child/process/child-process.js';
+import { StdioChildTransport } from '../../src/child/process/stdio-child-transport.js';
 import { DIST_MAIN } from './fixtures.js';
 import { LEAK_TAG_VAR, taggedEnv, waitFor } from './processes.js';
 

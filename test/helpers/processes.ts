@@ -4,8 +4,8 @@
 import { randomUUID } from 'node:crypto';
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import type { Test } from 'tap';
-import { ChildProcess } from '../../src/child/child-process.js';
-import { findTagged } from '../../src/child/process-tags.js';
+import { ChildProcess } from '../../src/child/process/child-process.js';
+import { findTagged } from '../../src/child/process/process-tags.js';
 
 export const LEAK_TAG_VAR = 'MCPMUX_TEST_LEAK_TAG';
 /** Unique per test process. */

@@ -1,6 +1,6 @@
 // The built mcpmux on stdio with a client that reads and writes raw JSON-RPC lines, for tests
 // of what goes over the wire (order, flow control) that an SDK client would hide.
-import { ChildProcess } from '../../src/child/child-process.js';
+import { ChildProcess } from '../../src/child/process/child-process.js';
 import { DIST_MAIN } from './fixtures.js';
 import { LEAK_TAG_VAR, taggedEnv, waitFor } from './processes.js';
 

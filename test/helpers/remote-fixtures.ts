@@ -2,7 +2,7 @@
 // a remote server is; and testservers/http-faults.js, a remote that fails on demand, added to
 // an in-process mcpmux as 'exp'.
 import type { Test } from 'tap';
-import { ChildProcess } from '../../src/child/child-process.js';
+import { ChildProcess } from '../../src/child/process/child-process.js';
 import { fixturePath, type FixtureName } from './fixtures.js';
 import { startHarness, type HarnessOptions } from './mux-harness.js';
 import { taggedEnv, waitFor } from './processes.js';

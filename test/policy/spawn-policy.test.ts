@@ -5,10 +5,10 @@ import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node
 import { tmpdir } from 'node:os';
 import { delimiter, dirname, join } from 'node:path';
 import t from 'tap';
-import { createLogger } from '../../src/log.js';
+import { createLogger } from '../../src/common/log.js';
 import { DEFAULT_INHERITED_ENV_VARS } from '@modelcontextprotocol/client/stdio';
 import { INHERITED_ENV_VARS, SpawnPolicy, type SpawnPolicyOptions } from '../../src/policy/spawn-policy.js';
-import type { StdioServerSpec } from '../../src/server-spec.js';
+import type { StdioServerSpec } from '../../src/child/server-spec.js';
 import { fixture, fixturePath, npmServerPath } from '../helpers/fixtures.js';
 import { startHarness, textOf } from '../helpers/mux-harness.js';
 import { LEAK_TAG_VAR, taggedEnv } from '../helpers/processes.js';

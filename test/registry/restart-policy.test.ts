@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
-import { ChildProcess } from '../../src/child/child-process.js';
+import { ChildProcess } from '../../src/child/process/child-process.js';
 import { fixture, fixturePath } from '../helpers/fixtures.js';
 import { startHarness, textOf } from '../helpers/mux-harness.js';
 import { isAlive, taggedEnv, waitFor } from '../helpers/processes.js';

@@ -4,7 +4,7 @@
 import type { Tool } from '@modelcontextprotocol/server';
 import t from 'tap';
 import type { ChildConnection } from '../../src/child/child-connection.js';
-import { createLogger } from '../../src/log.js';
+import { createLogger } from '../../src/common/log.js';
 import type { RegistrySnapshot } from '../../src/registry/registry-snapshot.js';
 import { exposedToolName } from '../../src/router/tool-names.js';
 import { CatalogRouter } from '../../src/router/catalog-router.js';

@@ -5,7 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import t from 'tap';
-import { silentLogger } from '../../src/log.js';
+import { silentLogger } from '../../src/common/log.js';
 import { McpHttpServer } from '../../src/transport/http-server.js';
 
 /** The timer of the socket from `local` to `remote` (ports on 127.0.0.1), from /proc/net/tcp. */

@@ -1,5 +1,5 @@
 // The ranker search_tools uses, from --search-ranker; loaded when first needed.
-import type { Logger } from '../../log.js';
+import type { Logger } from '../../common/log.js';
 import { bm25Ranker, type RankerSource } from '../tool-index.js';
 import { missingEmbeddingTable } from './static-embedder.js';
 

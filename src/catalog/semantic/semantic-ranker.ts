@@ -9,8 +9,8 @@
 // ten times the cost; with the distilled table, Hit@1 a little up and Recall@5 down). A few
 // words typed by hand keep BM25 alone: they name what they want, and there the fusion lost
 // on the held-out half.
-import { messageOf } from '../../errors.js';
-import type { Logger } from '../../log.js';
+import { messageOf } from '../../common/errors.js';
+import type { Logger } from '../../common/log.js';
 import { isTask, queryWords } from '../task-query.js';
 import { Bm25Ranker } from '../bm25-ranker.js';
 import { nameWords, type IndexedTool, type RankedTool, type ToolRanker } from '../tool-ranker.js';

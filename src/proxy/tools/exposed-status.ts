@@ -1,0 +1,53 @@
+// What the management tools report of a server, under the names its client calls things by
+// (exposed names, withheld duplicates left out) rather than the server's own.
+import type { Tool } from '@modelcontextprotocol/server';
+import type { ChildStatus } from '../../child/child-status.js';
+import type { ToolDiff } from '../../registry/catalog-diff.js';
+import type { RegistrySnapshot } from '../../registry/registry-snapshot.js';
+import type { CatalogRouter } from '../../router/catalog-router.js';
+
+/** A server's status with its tools and prompts under the names the client calls them by. */
+export function exposeStatus(
+  status: ChildStatus,
+  router: CatalogRouter,
+  snapshot: RegistrySnapshot,
+): ChildStatus {
+  // Two child tools that map to one exposed name are one tool to the client (the first); a
+  // name withheld for another server's (a server with its own prefix) is not this one's.
+  const exposed = (kind: 'tools' | 'prompts', names: string[]) => [
+    ...new Set(
+      names
+        .map((n) => router.exposedName(status.name, n, status.prefix))
+        .filter((n) => !router.heldByOther(snapshot, kind, n, status.name)),
+    ),
+  ];
+  return {
+    ...status,
+    tools: exposed('tools', status.tools),
+    ...(status.prompts && { prompts: exposed('prompts', status.prompts) }),
+  };
+}
+
+/** The tools as the client can call them now: exposed name, description and schemas. */
+export function summarize(
+  status: ChildStatus,
+  tools: readonly Tool[],
+  router: CatalogRouter,
+  snapshot: RegistrySnapshot,
+) {
+  const listed = router
+    .exposedItems('tools', status.name, tools, status.prefix)
+    .filter((t) => !router.heldByOther(snapshot, 'tools', t.name, status.name));
+  return listed.map((t) => ({
+    name: t.name,
+    ...(t.description !== undefined && { description: t.description }),
+    inputSchema: t.inputSchema,
+    ...(t.outputSchema !== undefined && { outputSchema: t.outputSchema }),
+  }));
+}
+
+/** A reload's tool diff under the exposed names. */
+export function exposeDiff(status: ChildStatus, diff: ToolDiff, router: CatalogRouter): ToolDiff {
+  const map = (names: string[]) => names.map((n) => router.exposedName(status.name, n, status.prefix));
+  return { added: map(diff.added), removed: map(diff.removed), changed: map(diff.changed) };
+}

@@ -1,0 +1,223 @@
+// What the management tools take and return: their input and output schemas, written with zod.
+// Listed as JSON Schema (tool-definition.ts) and checked at the edge; management-tools.ts
+// says what each tool does with them.
+import { z } from 'zod';
+import { envRecord, toolFilterField, watchField, wireServerFields } from '../../child/server-spec.js';
+
+const newServerName = z.string().describe('Letters, digits, "_" and "-"; no "__"; not ending in "_".');
+const serverName = z.string().describe("The server's name.");
+
+export const addServerInput = z
+  .object({
+    name: newServerName,
+    command: z
+      .string()
+      .min(1, 'command must not be empty')
+      .optional()
+      .describe('Executable of a server speaking MCP on stdio, e.g. "npx". Give this or url.'),
+    args: z
+      .array(z.string())
+      .optional()
+      .describe('Arguments, e.g. ["-y", "@modelcontextprotocol/server-memory"].'),
+    env: envRecord.optional().describe('Extra environment variables (values are never echoed).'),
+    cwd: z.string().min(1).optional().describe('Working directory.'),
+    url: z
+      .string()
+      .min(1)
+      .optional()
+      .describe('A remote server instead: its streamable HTTP (or HTTP+SSE) endpoint.'),
+    headers: envRecord.optional().describe('HTTP headers for a remote server (values are never echoed).'),
+    oauth: wireServerFields.oauth,
+    tools: toolFilterField
+      .optional()
+      .describe('Which of its tools to expose: {"allow": ["read_*"], "deny": ["delete_*"]}.'),
+    prefix: wireServerFields.prefix,
+    era: wireServerFields.era,
+    restart: wireServerFields.restart,
+    watch: watchField
+      .optional()
+      .describe(
+        'For its author: {"paths": ["src/**/*.ts"], "build": ["npm", "run", "build"]} restarts it (after the build) when those files change.',
+      ),
+    persist: z
+      .boolean()
+      .optional()
+      .describe("Also write it into mcpmux's config file, so it comes back next time."),
+    startup_timeout_seconds: z
+      .number()
+      .positive()
+      .max(3600)
+      .optional()
+      .describe('How long start-up may take. Default 60.'),
+  })
+  .strict();
+
+export const reloadInput = z
+  .object({
+    name: serverName,
+    build: z
+      .boolean()
+      .optional()
+      .describe("Run the server's watch.build first; if it fails, the running process is kept."),
+  })
+  .strict();
+export const removeInput = z
+  .object({
+    name: serverName,
+    persist: z.boolean().optional().describe("Also delete the server from mcpmux's config file."),
+  })
+  .strict();
+/** A task as a user writes it runs to a few paragraphs (MCP-Bench's: 630–2,200 characters). */
+const QUERY_MAX_CHARS = 10_000;
+const QUERY_TOO_LONG = `a query may have at most ${QUERY_MAX_CHARS} characters; split a longer text into queries`;
+export const searchInput = z
+  .object({
+    query: z
+      .string()
+      .max(QUERY_MAX_CHARS, QUERY_TOO_LONG)
+      .optional()
+      .describe('What the tool should do, in words (a whole task is fine), or its name.'),
+    queries: z
+      .array(z.string().max(QUERY_MAX_CHARS, QUERY_TOO_LONG))
+      .min(1)
+      .max(10)
+      .optional()
+      .describe(
+        'Several searches at once (say, one per step of a task), instead of query: one list of tools each.',
+      ),
+    limit: z.number().int().min(1).max(50).optional().describe('How many tools to return. Default 5.'),
+    server: z.string().optional().describe('Only tools of this server.'),
+    activate: z
+      .boolean()
+      .optional()
+      .describe('Also add the found tools to your tool list (when mcpmux runs with --expose search).'),
+  })
+  .strict()
+  .refine((input) => (input.query === undefined) !== (input.queries === undefined), {
+    error: (issue) =>
+      (issue.input as { query?: unknown }).query === undefined
+        ? 'give query (one search) or queries (several)'
+        : 'give either query (one search) or queries (several), not both',
+  });
+const foundTools = z.array(
+  z.object({
+    name: z.string(),
+    server: z.string(),
+    description: z.string().optional(),
+    inputSchema: z.record(z.string(), z.unknown()).optional(),
+    declaration: z
+      .string()
+      .optional()
+      .describe('In code mode, instead of inputSchema: how a program calls it, with its types.'),
+    score: z.number(),
+    matched: z.array(z.string()).optional().describe('The words of the query that this tool matched.'),
+  }),
+);
+export const searchOutput = z.object({
+  tools: foundTools.optional().describe('What query found, best first.'),
+  results: z
+    .array(z.object({ query: z.string(), tools: foundTools }))
+    .optional()
+    .describe('For queries: what each one found, in the order given.'),
+  servers: z
+    .array(z.object({ name: z.string(), tools: z.number() }))
+    .optional()
+    .describe('When nothing matched: the servers and their tool counts.'),
+  activated: z.array(z.string()).optional().describe('Tools newly added to the tool list.'),
+  deactivated: z
+    .array(z.string())
+    .optional()
+    .describe('Tools taken off the list to make room (least recently used).'),
+  hint: z.string().optional(),
+});
+export const persistedFields = { persisted_to: z.string().optional(), persist_error: z.string().optional() };
+export const emptyInput = z.object({}).strict();
+export const callToolInput = z
+  .object({
+    name: z
+      .string()
+      .min(1)
+      .describe('Exposed tool name, e.g. "memory__read_graph" (as returned by add_server).'),
+    arguments: z.record(z.string(), z.unknown()).optional().describe('The tool arguments, an object.'),
+  })
+  .strict();
+
+export const exitSchema = z.object({ code: z.number().nullable(), signal: z.string().nullable() });
+export const statusSchema = z.object({
+  name: z.string(),
+  status: z.enum(['starting', 'needs_auth', 'running', 'stopping', 'crashed', 'restarting']),
+  authorization_url: z
+    .string()
+    .optional()
+    .describe('needs_auth: where a person signs in to the remote server (OAuth); mcpmux waits for it.'),
+  authorization_reason: z.string().optional().describe('needs_auth: why a sign-in is needed.'),
+  restart: z
+    .object({
+      attempt: z.number(),
+      max_attempts: z.number(),
+      next_try_in_seconds: z.number().optional(),
+      gave_up: z.boolean().optional(),
+    })
+    .optional()
+    .describe('Its restart policy at work: the attempt, and when the next one starts (or that it gave up).'),
+  transport: z.enum(['stdio', 'http']),
+  command: z.string().optional(),
+  args: z.array(z.string()).optional(),
+  url: z.string().optional(),
+  cwd: z.string().optional(),
+  env: z
+    .array(z.string())
+    .optional()
+    .describe('Names of the extra environment variables (values are never shown).'),
+  headers: z.array(z.string()).optional(),
+  pid: z.number().optional(),
+  tools: z.array(z.string()).describe('Exposed tool names.'),
+  skipped: z
+    .array(z.string())
+    .optional()
+    .describe('What it listed that is not valid MCP, and so is not exposed: each item and why.'),
+  http_transport: z.enum(['streamable-http', 'sse']).optional(),
+  last_build: z
+    .object({ ok: z.boolean(), seconds: z.number(), output_tail: z.array(z.string()).optional() })
+    .optional(),
+  tool_filter: toolFilterField.optional(),
+  prompts: z.array(z.string()).optional().describe('Exposed prompt names.'),
+  resources: z.number().optional().describe('How many resources it lists.'),
+  resource_templates: z.number().optional().describe('How many resource templates it lists.'),
+  uptime_seconds: z.number().optional(),
+  instructions: z
+    .string()
+    .optional()
+    .describe(
+      'How the server says it is to be used (its own instructions): follow them when using its tools.',
+    ),
+  last_ping_ok_seconds_ago: z.number().optional().describe('Seconds since it last answered a ping.'),
+  missed_pings: z
+    .number()
+    .optional()
+    .describe('Pings missed in a row since then (a hung server keeps missing them).'),
+  unread_input_bytes: z
+    .number()
+    .optional()
+    .describe('While it is not reading its input: the bytes of requests waiting for it.'),
+  input_full_seconds: z.number().optional().describe('And for how long it has read none of them.'),
+  exit: exitSchema.optional(),
+  stderr_tail: z.array(z.string()).optional(),
+  last_error: z.string().optional(),
+});
+const toolSummary = z.object({
+  name: z.string(),
+  description: z.string().optional(),
+  inputSchema: z.record(z.string(), z.unknown()),
+  outputSchema: z.record(z.string(), z.unknown()).optional(),
+});
+export const startedOutput = z.object({
+  server: statusSchema,
+  tools: z.array(toolSummary),
+  ...persistedFields,
+});
+export const diffSchema = z.object({
+  added: z.array(z.string()),
+  removed: z.array(z.string()),
+  changed: z.array(z.string()),
+});
