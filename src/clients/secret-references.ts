@@ -1,5 +1,5 @@
 // Secrets found in an imported entry (a value under a name such as *_TOKEN, *_KEY, *SECRET*,
-// *PASSWORD*, or an Authorization header) become references to variables of mcpmux's
+// *PASSWORD*, an Authorization header, a URL with a password in it) become references to variables of mcpmux's
 // environment, ${VAR}, so that a new config file holds none: the person sets the variables,
 // and is told which. A value that already refers to a variable stays as it is.
 import type { PortableEntry } from './portable-entry.js';
@@ -20,6 +20,11 @@ export function isSecretEnvName(name: string): boolean {
 
 export function isSecretHeaderName(name: string): boolean {
   return SECRET_HEADER.test(name);
+}
+
+/** A URL with a password in it (postgres://user:secret@host/db): a secret whatever its name. */
+function holdsCredentials(value: string): boolean {
+  return /^[a-z][a-z0-9+.-]*:\/\/[^/\s:@]+:[^/\s@]+@/i.test(value);
 }
 
 /** A value already written as a reference (${VAR}, ${env:VAR}, "Bearer ${TOKEN}") holds no secret itself. */
@@ -56,7 +61,7 @@ export class SecretNames {
     if (entry.env)
       out.env = Object.fromEntries(
         Object.entries(entry.env).map(([key, value]) =>
-          isSecretEnvName(key) && !refersAlready(value)
+          (isSecretEnvName(key) || holdsCredentials(value)) && !refersAlready(value)
             ? [key, `\${${name([key], value, `env.${key}`)}}`]
             : [key, value],
         ),

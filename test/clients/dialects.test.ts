@@ -158,6 +158,13 @@ t.test(
         MONKEY: 'm',
       },
     );
+    t.same(
+      names.reference('db', {
+        env: { DATABASE_URL: 'postgres://app:s3cr3t@db:5432/app', PLAIN_URL: 'https://x/y' },
+      }).entry.env,
+      { DATABASE_URL: '${DATABASE_URL}', PLAIN_URL: 'https://x/y' },
+      'a URL with a password in it',
+    );
     t.same(secretLookingArgs(['-y', 'srv', '--api-key', 'abc', '--token=x', '--verbose']), [2, 4]);
   },
 );
