@@ -19,7 +19,7 @@ import { MuxOAuthProvider } from './oauth-provider.js';
 import { withSignInLock, type HeldSignInLock } from './sign-in-lock.js';
 import { nearsItsEnd } from './token-life.js';
 import { challengeOf, hintFor, isSameOriginIssuerMismatch, needsSignIn } from './auth-answers.js';
-import { offersSignIn, unauthorizedError } from './sign-in-offer.js';
+import { UnsignedAnswers } from './sign-in-offer.js';
 
 /** How long mcpmux waits for the person to finish signing in. */
 const SIGN_IN_WAIT_MS = 5 * 60_000;
@@ -63,13 +63,14 @@ export class ServerSignIn {
   #heldLock: HeldSignInLock | undefined;
   /** Requests carry kept tokens and refresh them: always, but for an implicit sign-in not yet asked for. */
   #engaged: boolean;
-  /** The server has answered a request of this process without a sign-in. */
-  #letIn = false;
+  /** Until then: the answers to requests sent with no sign-in. */
+  readonly #unsigned: UnsignedAnswers;
 
   constructor(options: ServerSignInOptions) {
     this.#options = options;
     this.#store = new CredentialStore(options.serverUrl, options.stateDir ?? oauthStateDir());
     this.#engaged = !options.implicit || this.#store.read().tokens !== undefined;
+    this.#unsigned = new UnsignedAnswers(options.serverUrl, false);
     const machine = options.settings.grantType !== undefined;
     const sendToSignIn = async (url: URL) => {
       this.#pending(url);
@@ -170,23 +171,16 @@ export class ServerSignIn {
       await this.#refreshIfExpiring(signal);
       sent = this.#provider.tokens()?.access_token;
       response = await this.#send(input, init);
-    } else response = await fetch(input, init);
-    if (!needsSignIn(sdk, response)) {
-      this.#letIn ||= response.ok;
-      return response;
-    }
-    if (!this.#engaged) {
+    } else {
+      response = await fetch(input, init);
+      if ((await this.#unsigned.judge(response)) === 'answer') return response;
       const { serverUrl, serverName, log } = this.#options;
-      if (!(await offersSignIn(sdk, response, serverUrl))) {
-        // A refusal of what it took before (an expired header token) goes on as it is (http-refusal.ts).
-        if (this.#letIn) return response;
-        throw await unauthorizedError(response, serverUrl, false);
-      }
       log.info(
         `[${serverName}] ${serverUrl} asks for a sign-in (HTTP ${response.status}): signing in with OAuth`,
       );
       this.#engaged = true;
     }
+    if (!needsSignIn(sdk, response)) return response;
     // One sign-in per request: a server that refuses a fresh token again is not asked forever.
     let signedInHere = await this.#signIn(response, signal, sent);
     response = await this.#send(input, init);

@@ -67,22 +67,43 @@ export async function unauthorizedError(
 }
 
 /**
- * fetch for an entry with "oauth": false: a server that asks for a sign-in fails the request
- * saying it is turned off; one that offers none, before it ever let mcpmux in, with the header
- * it probably wants (later, its refusal of what it took before goes on as it is: http-refusal.ts).
+ * A server's answers to requests sent with no sign-in (an entry with "oauth": false, or
+ * without "oauth" until its server asks): it passes them on, and of a 401 (or a 403 asking
+ * for scope) judges whether to sign in, or fails it saying what to do. A refusal of a server
+ * that let mcpmux in before (a header's token that expired) is passed on as it is (http-refusal.ts).
  */
-export function fetchWithoutSignIn(serverUrl: string, inner: FetchLike = fetch): FetchLike {
-  let letIn = false;
-  return async (input, init) => {
-    const response = await inner(input, init);
+export class UnsignedAnswers {
+  readonly #serverUrl: string;
+  readonly #signInOff: boolean;
+  /** The server has answered a request without a sign-in. */
+  #letIn = false;
+
+  constructor(serverUrl: string, signInOff: boolean) {
+    this.#serverUrl = serverUrl;
+    this.#signInOff = signInOff;
+  }
+
+  /** 'answer': pass `response` on; 'sign-in': the server offers one, to be made; else throws what to do. */
+  async judge(response: Response): Promise<'answer' | 'sign-in'> {
     if (response.status !== 401 && response.status !== 403) {
-      letIn ||= response.ok;
-      return response;
+      this.#letIn ||= response.ok;
+      return 'answer';
     }
     const sdk = await clientSdk();
-    if (!needsSignIn(sdk, response)) return response;
-    const offered = await offersSignIn(sdk, response, serverUrl);
-    if (!offered && letIn) return response;
-    throw await unauthorizedError(response, serverUrl, offered);
+    if (!needsSignIn(sdk, response)) return 'answer';
+    const offered = await offersSignIn(sdk, response, this.#serverUrl);
+    if (offered && !this.#signInOff) return 'sign-in';
+    if (!offered && this.#letIn) return 'answer';
+    throw await unauthorizedError(response, this.#serverUrl, offered);
+  }
+}
+
+/** fetch for an entry with "oauth": false. */
+export function fetchWithoutSignIn(serverUrl: string, inner: FetchLike = fetch): FetchLike {
+  const answers = new UnsignedAnswers(serverUrl, true);
+  return async (input, init) => {
+    const response = await inner(input, init);
+    await answers.judge(response);
+    return response;
   };
 }
