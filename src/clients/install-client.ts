@@ -10,6 +10,7 @@ import {
   ClientFileError,
   MCPMUX_ENTRY,
   type ClientDialect,
+  type ClientFile,
   type ClientPlaces,
   type McpmuxLaunch,
 } from './client-dialect.js';
@@ -73,7 +74,7 @@ export function installClient(options: InstallOptions): InstallReport {
     ],
   };
   const text = client.edit(before, file, { add: launch, remove });
-  checkEdit(client, file, before, text, { launch, remove });
+  checkEdit(client, file, before, text, { launch, remove, names });
   const report: InstallReport = {
     path: file.path,
     updated: names.includes(MCPMUX_ENTRY),
@@ -93,10 +94,11 @@ export function installClient(options: InstallOptions): InstallReport {
 /** The edited text reads back with mcpmux's entry as given, the removed ones gone, and every other one as it was. */
 function checkEdit(
   client: ClientDialect,
-  file: Parameters<ClientDialect['read']>[1],
+  file: ClientFile,
   before: string,
   after: string,
-  meant: { launch: McpmuxLaunch; remove: readonly string[] },
+  /** mcpmux's launch, the entries taken out, and the names the file held before. */
+  meant: { launch: McpmuxLaunch; remove: readonly string[]; names: readonly string[] },
 ): void {
   const fail = (why: string) => {
     throw new ClientFileError(`editing ${file.path} went wrong (${why}); the file was left as it was`);
@@ -116,9 +118,7 @@ function checkEdit(
     )
   )
     fail("mcpmux's entry does not read back as written");
-  const expected = (before.trim() === '' ? [] : client.names(before, file)).filter(
-    (name) => name !== MCPMUX_ENTRY && !meant.remove.includes(name),
-  );
+  const expected = meant.names.filter((name) => name !== MCPMUX_ENTRY && !meant.remove.includes(name));
   if (!isDeepStrictEqual([...names].filter((n) => n !== MCPMUX_ENTRY).sort(), [...expected].sort()))
     fail(`its servers read back as ${names.join(', ')}`);
   if (before.trim() === '') return;
