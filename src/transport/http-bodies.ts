@@ -8,12 +8,13 @@ import { PARSE_ERROR } from '../protocol/json-line-reader.js';
 
 /** A body refused before it reached MCP: too large (413) or not JSON (400, JSON-RPC's parse error). */
 export class BodyError extends Error {
-  constructor(
-    message: string,
-    readonly status: 400 | 413,
-    readonly code = status === 400 ? PARSE_ERROR : -32000,
-  ) {
+  readonly status: 400 | 413;
+  readonly code: number;
+
+  constructor(message: string, status: 400 | 413, code = status === 400 ? PARSE_ERROR : -32000) {
     super(message);
+    this.status = status;
+    this.code = code;
   }
 }
 

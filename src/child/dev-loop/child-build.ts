@@ -14,11 +14,11 @@ type BuildReport = NonNullable<ChildStatus['last_build']>;
 
 /** A build that failed or timed out, with its report for list_servers. */
 class BuildFailed extends MuxError {
-  constructor(
-    message: string,
-    readonly report: BuildReport,
-  ) {
+  readonly report: BuildReport;
+
+  constructor(message: string, report: BuildReport) {
     super('BUILD_FAILED', message);
+    this.report = report;
   }
 }
 

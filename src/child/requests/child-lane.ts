@@ -45,18 +45,32 @@ export class ForwardedCall {
   earlier: ForwardedCall | undefined;
   later: ForwardedCall | undefined;
 
+  readonly id: Id;
+  /** The client's progress token, when it asked for progress. */
+  readonly progressToken: Id | undefined;
+  /** What the call is, for the timeout's message: `tool 'x'`, or the method. */
+  readonly what: string;
+  /** Where its answer goes: the client, or a held call once the child asked (fast-call-origin.ts). */
+  reply: Reply;
+  shaping: Shaping;
+  /** Called once when the call is over, however it ended. */
+  readonly done: () => void;
+
   constructor(
-    readonly id: Id,
-    /** The client's progress token, when it asked for progress. */
-    readonly progressToken: Id | undefined,
-    /** What the call is, for the timeout's message: `tool 'x'`, or the method. */
-    readonly what: string,
-    /** Where its answer goes: the client, or a held call once the child asked (fast-call-origin.ts). */
-    public reply: Reply,
-    public shaping: Shaping,
-    /** Called once when the call is over, however it ended. */
-    readonly done: () => void,
-  ) {}
+    id: Id,
+    progressToken: Id | undefined,
+    what: string,
+    reply: Reply,
+    shaping: Shaping,
+    done: () => void,
+  ) {
+    this.id = id;
+    this.progressToken = progressToken;
+    this.what = what;
+    this.reply = reply;
+    this.shaping = shaping;
+    this.done = done;
+  }
 
   answer(body: { result: Params } | { error: unknown }): void {
     this.reply({ jsonrpc: '2.0', id: this.id, ...body } as JSONRPCMessage);
