@@ -91,7 +91,8 @@ t.test(
     // 40 calls of 50 KB each: 2 MB for a server that reads nothing.
     const message = 'x'.repeat(50_000);
     const calls = Array.from({ length: 40 }, () => s.call('ev__echo', { message }));
-    const refused = await Promise.race([calls[calls.length - 1]!, delay(30_000)]);
+    // Unref: a pending 30 s timer would keep the test process alive long after the race.
+    const refused = await Promise.race([calls[calls.length - 1]!, delay(30_000, undefined, { ref: false })]);
     t.ok(refused, 'the last call is answered at once, the server being stopped');
     t.equal(refused?.isError, true);
     t.match(
