@@ -10,9 +10,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import type { Test } from 'tap';
-import { ChildProcess } from '../../src/child/process/child-process.js';
-import { DIST_MAIN, ROOT, fixturePath } from './fixtures.js';
-import { killTaggedProcesses, taggedEnv, waitFor } from './processes.js';
+import { DIST_MAIN, ROOT } from './fixtures.js';
+import { killTaggedProcesses, taggedEnv } from './processes.js';
+import { startRemoteFixture } from './remote-fixtures.js';
 
 export const run = promisify(execFile);
 export const BROWSER = `${process.execPath} ${join(ROOT, 'scripts', 'conformance-browser.js')}`;
@@ -20,15 +20,8 @@ export const SECRET = 'pre-registered-secret-4f1c9a';
 
 /** A fixture HTTP server, once it says where it listens. */
 export async function startListening(name: 'oauth-server' | 'idp-server', env: Record<string, string>) {
-  const server = await ChildProcess.spawn({
-    command: process.execPath,
-    args: [fixturePath(name)],
-    env: taggedEnv(env),
-  });
-  let out = '';
-  server.stdout.on('data', (d) => (out += d));
-  await waitFor(() => /listening on (\S+)/.test(out));
-  return { server, url: /listening on (\S+)/.exec(out)![1]! };
+  const { process: server, url } = await startRemoteFixture(name, env);
+  return { server, url };
 }
 
 export async function startOAuthServer(env: Record<string, string>) {

@@ -1,4 +1,4 @@
-// Fixture servers that listen on HTTP (they print `listening on <url>` to stderr), started as
+// Fixture servers that listen on HTTP (they print `listening on <url>`), started as
 // a remote server is; and testservers/http-faults.js, a remote that fails on demand, added to
 // an in-process mcpmux as 'exp'.
 import type { Test } from 'tap';
@@ -10,7 +10,7 @@ import { taggedEnv, waitFor } from './processes.js';
 export interface RemoteFixture {
   process: ChildProcess;
   url: string;
-  /** What it printed on stderr so far. */
+  /** What it printed so far. */
   log: () => string;
   stop: () => Promise<unknown>;
 }
@@ -26,7 +26,9 @@ export async function startRemoteFixture(
     env: taggedEnv(env),
   });
   let log = '';
+  // Most print it on stderr; the authorization servers (oauth-server.js, idp-server.js) on stdout.
   proc.stderr.on('data', (d) => (log += d));
+  proc.stdout.on('data', (d) => (log += d));
   if (!(await waitFor(() => /listening on (\S+)/.test(log))))
     throw new Error(`testservers/${name}.js did not listen: ${log}`);
   return {
