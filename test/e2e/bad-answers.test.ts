@@ -14,7 +14,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import t, { type Test } from 'tap';
 import { fixturePath } from '../helpers/fixtures.js';
 import { startMcpmux, startMcpmuxHttp } from '../helpers/mcpmux-process.js';
-import { assertNoLeaks, killTaggedProcesses, waitFor } from '../helpers/processes.js';
+import { assertNoLeaks, killTaggedProcesses, matchLogged, waitFor } from '../helpers/processes.js';
 import { rawMcpmux } from '../helpers/raw-stdio-client.js';
 
 t.teardown(() => killTaggedProcesses());
@@ -68,7 +68,11 @@ t.test('over stdio (the forwarding fast path)', async (t) => {
   const s = await startMcpmux(['--call-timeout', '120', ...SERVER]);
   t.teardown(() => s.client.close());
   t.match((await s.json('list_servers')).servers, [{ name: 'bad', status: 'running' }], 'it started');
-  t.match(s.stderr(), /\[bad\] resources\/templates\/list: Invalid result .*; taking it as empty/);
+  await matchLogged(
+    t,
+    () => s.stderr(),
+    /\[bad\] resources\/templates\/list: Invalid result .*; taking it as empty/,
+  );
   await checkAnswers(t, s.client);
   t.match(
     s.stderr(),
@@ -117,7 +121,7 @@ t.test("a client's malformed answer to a server's question fails that question, 
     answers.get(11)?.result?.content?.[0]?.text,
     /the client's answer is not valid JSON-RPC: it has neither a "result" nor an "error"/,
   );
-  t.match(stderr(), /warn: the client's answer is not valid JSON-RPC/, 'logged');
+  await matchLogged(t, () => stderr(), /warn: the client's answer is not valid JSON-RPC/, 'logged');
   mcpmux.stdin.end();
   await mcpmux.exited;
   await assertNoLeaks(t);
@@ -173,7 +177,7 @@ t.test("the same over HTTP: the client's malformed answer, POSTed, fails the que
     answered?.result?.content?.[0]?.text,
     /the client's answer is not valid JSON-RPC: its error's "code" is missing/,
   );
-  t.match(mux.stderr(), /warn: the client's answer is not valid JSON-RPC/, 'logged');
+  await matchLogged(t, () => mux.stderr(), /warn: the client's answer is not valid JSON-RPC/, 'logged');
 });
 
 t.test('over stdio, a result whose bytes are not UTF-8 reaches the client as UTF-8', async (t) => {

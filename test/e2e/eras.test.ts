@@ -11,7 +11,7 @@ import { z } from 'zod';
 import { fixture, npmServerPath } from '../helpers/fixtures.js';
 import { tempConfigPath } from '../helpers/temp-config.js';
 import { mcpmuxStdioTransport, startMcpmuxHttp } from '../helpers/mcpmux-process.js';
-import { assertNoLeaks, killTaggedProcesses, waitFor } from '../helpers/processes.js';
+import { assertNoLeaks, killTaggedProcesses, logged, waitFor } from '../helpers/processes.js';
 
 t.teardown(() => killTaggedProcesses());
 
@@ -145,7 +145,8 @@ t.test(
         ),
         `${JSON.stringify(mode)}: the configured server runs`,
       );
-      t.equal(stderr().match(/audit: spawn server=echo/g)?.length, 1, 'started once');
+      const log = await logged(() => stderr(), /audit: spawn server=echo/);
+      t.equal(log.match(/audit: spawn server=echo/g)?.length, 1, 'started once');
       await client.close();
       await assertNoLeaks(t);
     }

@@ -6,7 +6,7 @@
 import t from 'tap';
 import { fixturePath } from '../helpers/fixtures.js';
 import { startMcpmuxHttp } from '../helpers/mcpmux-process.js';
-import { assertNoLeaks, killTaggedProcesses, waitFor } from '../helpers/processes.js';
+import { assertNoLeaks, killTaggedProcesses, matchLogged, waitFor } from '../helpers/processes.js';
 import { rawMcpmux } from '../helpers/raw-stdio-client.js';
 
 t.teardown(() => killTaggedProcesses());
@@ -68,7 +68,11 @@ t.test('over stdio, each is answered -32602 naming the field, and the session go
     { content: [{ type: 'text', text: 'still here' }] },
     'the next call is served',
   );
-  t.match(stderr(), /refused a tools\/call request from the client: "params" must be an object/);
+  await matchLogged(
+    t,
+    () => stderr(),
+    /refused a tools\/call request from the client: "params" must be an object/,
+  );
   mcpmux.stdin.end();
   await mcpmux.exited;
   await assertNoLeaks(t);

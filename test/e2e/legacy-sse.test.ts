@@ -9,7 +9,7 @@ import t from 'tap';
 import { assertEverythingInstructions, recordWireProgress } from '../helpers/client-calls.js';
 import { fixture, fixturePath, npmServerPath } from '../helpers/fixtures.js';
 import { startMcpmuxHttp } from '../helpers/mcpmux-process.js';
-import { assertNoLeaks, killTaggedProcesses, waitFor } from '../helpers/processes.js';
+import { assertNoLeaks, killTaggedProcesses, matchLogged, waitFor } from '../helpers/processes.js';
 
 t.teardown(() => killTaggedProcesses());
 
@@ -88,7 +88,12 @@ t.test("the SDK's HTTP+SSE client: tools, a server added at runtime, list_change
   let listChanged = 0;
   client.setNotificationHandler('notifications/tools/list_changed', () => void listChanged++);
   await client.connect(new SSEClientTransport(new URL(`${base(served.url)}/sse`)));
-  t.ok(/HTTP\+SSE session \S+ opened \(1 open\)/.test(served.stderr()), 'logged as an HTTP+SSE session');
+  await matchLogged(
+    t,
+    () => served.stderr(),
+    /HTTP\+SSE session \S+ opened \(1 open\)/,
+    'logged as an HTTP+SSE session',
+  );
 
   t.match(
     text(await client.callTool({ name: 'add_server', arguments: { name: 'slow', ...fixture('slow-call') } })),
@@ -287,7 +292,7 @@ t.test(
       await waitFor(() => new RegExp(`flood: sent ${COUNT}\\b`).test(served.stderr()), 60_000),
       'the child was not held back while the client read nothing',
     );
-    t.match(served.stderr(), /its log messages and progress are dropped until it does/);
+    await matchLogged(t, () => served.stderr(), /its log messages and progress are dropped until it does/);
     stream.resume();
     const told = () => /mcpmux: (\d+) log and progress message\(s\) were dropped/.exec(stream.body);
     t.ok(

@@ -5,7 +5,7 @@
 // model saw the added server's tools one turn late. Read off the wire of the built mcpmux.
 import t from 'tap';
 import { fixture, fixturePath } from '../helpers/fixtures.js';
-import { assertNoLeaks, killTaggedProcesses, waitFor } from '../helpers/processes.js';
+import { assertNoLeaks, killTaggedProcesses, matchLogged, waitFor } from '../helpers/processes.js';
 import { rawMcpmux } from '../helpers/raw-stdio-client.js';
 
 t.teardown(() => killTaggedProcesses());
@@ -94,7 +94,7 @@ t.test(
     const told = mux.since().length;
     process.kill(mux.mcpmux.pid, 'SIGTERM');
     await mux.mcpmux.exited;
-    t.match(mux.stderr(), /shutting down/);
+    await matchLogged(t, () => mux.stderr(), /shutting down/);
     t.same(mux.since().slice(told), [], 'nothing written after the signal');
     await assertNoLeaks(t);
   },

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import t from 'tap';
 import { fixture } from '../helpers/fixtures.js';
 import { serverStatus, startMcpmux, type Session } from '../helpers/mcpmux-process.js';
-import { assertNoLeaks, killTaggedProcesses, waitFor } from '../helpers/processes.js';
+import { assertNoLeaks, killTaggedProcesses, matchLogged, waitFor } from '../helpers/processes.js';
 
 const scratch = mkdtempSync(join(tmpdir(), 'mcpmux-live-'));
 t.teardown(() => {
@@ -89,7 +89,7 @@ t.test('SIGHUP re-reads the config; without a config it ends mcpmux', async (t) 
     await waitFor(async () => (await runningPid(s, 'two')) !== undefined, 15_000),
     'the new entry is started',
   );
-  t.match(s.stderr(), /config .*hup\.json applied: added two \(unchanged: one\)/);
+  await matchLogged(t, () => s.stderr(), /config .*hup\.json applied: added two \(unchanged: one\)/);
   await s.client.close();
   await s.process.exited;
 

@@ -9,7 +9,14 @@ import { promisify } from 'node:util';
 import t from 'tap';
 import { DIST_MAIN, fixture, fixturePath, npmServerPath } from '../helpers/fixtures.js';
 import { serverStatus, startMcpmux, text } from '../helpers/mcpmux-process.js';
-import { assertNoLeaks, isAlive, killTaggedProcesses, taggedEnv, waitFor } from '../helpers/processes.js';
+import {
+  assertNoLeaks,
+  isAlive,
+  killTaggedProcesses,
+  matchLogged,
+  taggedEnv,
+  waitFor,
+} from '../helpers/processes.js';
 
 const scratch = mkdtempSync(join(tmpdir(), 'mcpmux-e2e-'));
 t.teardown(() => {
@@ -394,7 +401,7 @@ t.test(
     );
     const broken = await serverStatus(s, 'broken');
     t.match(broken, { status: 'crashed', last_error: /exited \(exit 3\)[\s\S]*missing API key DEMO_KEY/ });
-    t.match(s.stderr(), /server 'broken' failed to start/);
+    await matchLogged(t, () => s.stderr(), /server 'broken' failed to start/);
     t.match(text(await s.call('echo__echo', { message: 'configured' })), 'configured');
     await s.client.close();
     await s.process.exited;

@@ -8,7 +8,7 @@ import { ChildProcess } from '../../src/child/process/child-process.js';
 import { CredentialStore } from '../../src/oauth/credential-store.js';
 import { DIST_MAIN, fixturePath } from '../helpers/fixtures.js';
 import { serverStatus, startMcpmux } from '../helpers/mcpmux-process.js';
-import { assertNoLeaks, taggedEnv, waitFor } from '../helpers/processes.js';
+import { assertNoLeaks, matchLogged, taggedEnv, waitFor } from '../helpers/processes.js';
 import { BROWSER, SECRET, oauthScratch, run, startOAuthServer } from '../helpers/oauth-fixtures.js';
 
 const { scratch, state, config, mcpmuxCall } = oauthScratch(t);
@@ -179,7 +179,11 @@ t.test(
       (x: { name: string }) => x.name === 'remote',
     ) as { status: string; authorization_url: string } | undefined;
     t.equal(waiting?.status, 'needs_auth', 'answered while the sign-in still waits');
-    t.match(s.stderr(), /server 'remote' waits for a sign-in \(list_servers shows where\)/);
+    await matchLogged(
+      t,
+      () => s.stderr(),
+      /server 'remote' waits for a sign-in \(list_servers shows where\)/,
+    );
 
     await (await fetch(waiting!.authorization_url)).text();
     t.ok(await waitFor(() => s.listChanged() > 0, 15_000), 'list_changed once signed in');
@@ -219,7 +223,11 @@ t.test(
       'the other new server is listed',
     );
     t.match(await serverStatus(s, 'remote'), { status: 'needs_auth', authorization_url: /\/authorize\?/ });
-    t.match(s.stderr(), /server 'remote' waits for a sign-in \(list_servers shows where\)/);
+    await matchLogged(
+      t,
+      () => s.stderr(),
+      /server 'remote' waits for a sign-in \(list_servers shows where\)/,
+    );
     await s.client.close();
     await s.process.exited;
     await remote.server.stop();

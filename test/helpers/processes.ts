@@ -69,6 +69,25 @@ export async function waitFor(
   }
 }
 
+/**
+ * A process's log once `pattern` is in it: the log comes on stderr, a pipe of its own, and may
+ * arrive after the answer or the exit it explains.
+ */
+export async function logged(read: () => string, pattern: RegExp, timeout?: number): Promise<string> {
+  await waitFor(() => pattern.test(read()), timeout);
+  return read();
+}
+
+/** Asserts that `pattern` is in a process's log, waiting for it as `logged` does. */
+export async function matchLogged(
+  t: Test,
+  read: () => string,
+  pattern: RegExp,
+  message = 'the log says so',
+): Promise<void> {
+  t.match(await logged(read, pattern), pattern, message);
+}
+
 /** Fails `t` when a tagged process is still alive `graceMs` after the call. */
 export async function assertNoLeaks(t: Test, graceMs = 5000): Promise<void> {
   await waitFor(() => taggedProcesses().length === 0, graceMs);
