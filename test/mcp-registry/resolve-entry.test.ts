@@ -5,6 +5,14 @@ import t from 'tap';
 import { resolveEntry } from '../../src/mcp-registry/resolve-entry.js';
 import { serverEntry, type ServerEntry } from '../../src/mcp-registry/server-entry.js';
 
+/** The weather-mcp npm package at 1.2.0, with `fields` over it. */
+const npm = (fields: Record<string, unknown> = {}) => ({
+  registryType: 'npm',
+  identifier: 'weather-mcp',
+  version: '1.2.0',
+  ...fields,
+});
+
 const entry = (fields: Partial<ServerEntry>): ServerEntry =>
   serverEntry.parse({
     name: 'io.github.example/weather',
@@ -52,17 +60,14 @@ t.test('what is required and not given is missing, with what the person needs to
   const resolved = resolveEntry(
     entry({
       packages: [
-        {
-          registryType: 'npm',
-          identifier: 'weather-mcp',
-          version: '1.2.0',
+        npm({
           packageArguments: [
             { type: 'positional', valueHint: 'city', isRequired: true, choices: ['Paris', 'Oslo'] },
           ],
           environmentVariables: [
             { name: 'WEATHER_API_KEY', isRequired: true, isSecret: true, description: 'Your API key' },
           ],
-        },
+        }),
       ],
     }),
   );
@@ -146,13 +151,10 @@ t.test('npx is not told -y twice; a chosen version wins over the entry', async (
   const resolved = resolveEntry(
     entry({
       packages: [
-        {
-          registryType: 'npm',
-          identifier: 'weather-mcp',
-          version: '1.2.0',
+        npm({
           runtimeHint: 'npx',
           runtimeArguments: [{ type: 'named', name: '--yes', value: '' }],
-        },
+        }),
       ],
     }),
     { version: '1.3.0' },
@@ -192,21 +194,15 @@ t.test('a remote: its URL, its headers, {variables} in the URL filled in', async
 
 t.test('a package mcpmux runs comes before a remote; one it cannot run is passed over', async (t) => {
   const both = entry({
-    packages: [
-      { registryType: 'nuget', identifier: 'Weather.Mcp', version: '1.2.0' },
-      { registryType: 'npm', identifier: 'weather-mcp', version: '1.2.0' },
-    ],
+    packages: [{ registryType: 'nuget', identifier: 'Weather.Mcp', version: '1.2.0' }, npm()],
     remotes: [{ type: 'streamable-http', url: 'https://weather.example.com/mcp' }],
   });
   t.equal(resolveEntry(both).source, 'npm weather-mcp@1.2.0');
   const remoteOnly = entry({
     packages: [
-      {
-        registryType: 'npm',
-        identifier: 'weather-mcp',
-        version: '1.2.0',
+      npm({
         transport: { type: 'streamable-http' },
-      },
+      }),
     ],
     remotes: [{ type: 'streamable-http', url: 'https://weather.example.com/mcp' }],
   });
