@@ -3,8 +3,8 @@
 // registered with each authorization server (keyed by its issuer, so that a client ID is
 // never shown to another), and what discovery found. Files are 0600 in a 0700 folder, and
 // written whole through a temporary file, so a crash never leaves half a token.
-import { createHash, randomBytes } from 'node:crypto';
-import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { readFileSync, rmSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import type {
@@ -13,6 +13,7 @@ import type {
   StoredOAuthClientInformation,
   StoredOAuthTokens,
 } from '@modelcontextprotocol/client';
+import { writePrivateFile } from '../common/private-file.js';
 
 /** A JSON Web Key (RFC 7517), as the SDK's DPoP types name it. */
 export type JWK = DpopKeyPair['publicJwk'];
@@ -47,12 +48,10 @@ export function oauthStateDir(env: Readonly<Record<string, string | undefined>> 
 
 export class CredentialStore {
   readonly #file: string;
-  readonly #dir: string;
   readonly #url: string;
 
   constructor(url: string, dir = oauthStateDir()) {
     this.#url = url;
-    this.#dir = dir;
     this.#file = join(dir, `${createHash('sha256').update(url).digest('hex').slice(0, 32)}.json`);
   }
 
@@ -71,11 +70,7 @@ export class CredentialStore {
   }
 
   update(change: (stored: StoredCredentials) => StoredCredentials): void {
-    const next = change(this.read());
-    mkdirSync(this.#dir, { recursive: true, mode: 0o700 });
-    const temp = `${this.#file}.${randomBytes(4).toString('hex')}.tmp`;
-    writeFileSync(temp, JSON.stringify(next, null, 2) + '\n', { mode: 0o600 });
-    renameSync(temp, this.#file);
+    writePrivateFile(this.#file, JSON.stringify(change(this.read()), null, 2) + '\n');
   }
 
   /** Forgets everything kept for this server (logout); true when there was something. */
