@@ -5,7 +5,6 @@
 // written whole through a temporary file, so a crash never leaves half a token.
 import { createHash } from 'node:crypto';
 import { readFileSync, rmSync } from 'node:fs';
-import { homedir } from 'node:os';
 import { join } from 'node:path';
 import type {
   DpopKeyPair,
@@ -14,6 +13,7 @@ import type {
   StoredOAuthTokens,
 } from '@modelcontextprotocol/client';
 import { writePrivateFile } from '../common/private-file.js';
+import { stateDir } from '../common/state-dir.js';
 
 /** A JSON Web Key (RFC 7517), as the SDK's DPoP types name it. */
 export type JWK = DpopKeyPair['publicJwk'];
@@ -41,10 +41,8 @@ export interface StoredCredentials {
 }
 
 /** The folder of mcpmux's OAuth files. */
-export function oauthStateDir(env: Readonly<Record<string, string | undefined>> = process.env): string {
-  const base = env['XDG_STATE_HOME'] || join(env['HOME'] || homedir(), '.local', 'state');
-  return join(base, 'mcpmux', 'oauth');
-}
+export const oauthStateDir = (env: Readonly<Record<string, string | undefined>> = process.env): string =>
+  stateDir('oauth', env);
 
 export class CredentialStore {
   readonly #file: string;
