@@ -35,6 +35,7 @@ const version: string = createRequire(import.meta.url)('../package.json').versio
 async function main(): Promise<void> {
   const [first, ...rest] = process.argv.slice(2);
   if (first !== undefined && CLIENT_COMMANDS.includes(first)) return runClientCommandLine(first, rest);
+  if (first === 'secrets') return runSecretsCommandLine(rest);
   const options = readOptions();
   const servers = await readServers(options);
   const missing = options.expose === 'code' ? missingCodeModePackages() : [];
@@ -127,6 +128,19 @@ async function runClientCommandLine(command: string, argv: string[]): Promise<vo
   });
 }
 
+/** secrets list|forget: the secrets kept for registry entries; nothing is served or spawned. */
+async function runSecretsCommandLine(argv: string[]): Promise<void> {
+  const [{ runSecretsCommand }, { KeptSecrets }] = await Promise.all([
+    import('./cli/secrets-command.js'),
+    import('./mcp-registry/kept-secrets.js'),
+  ]);
+  process.exitCode = runSecretsCommand(argv, {
+    kept: new KeptSecrets(),
+    out: (text) => process.stdout.write(text + '\n'),
+    err: (text) => process.stderr.write(text + '\n'),
+  });
+}
+
 function spawnPolicy(options: CliOptions, log: Logger): SpawnPolicy {
   return new SpawnPolicy({
     allowCommands: options.allowCommands,
@@ -166,6 +180,7 @@ async function readServers(options: CliOptions): Promise<ConfiguredServer[]> {
       configured = await loadConfigFile(options.configPath, process.env, validate);
       const settings = await loadConfigSettings(options.configPath);
       if (!options.exposeGiven && settings.expose) options.expose = settings.expose;
+      if (!options.registriesGiven && settings.registries) options.registries = settings.registries;
     } catch (error) {
       if (error instanceof ConfigError) exitWith(EXIT_USAGE, `mcpmux: ${error.message}`);
       throw error;

@@ -29,6 +29,9 @@ import { sessionInstructions } from './proxy/session-instructions.js';
 import { AgentRuns } from './agent/agent-runs.js';
 import { ModelChoice } from './agent/model-choice.js';
 import { defaultAgentDir } from './agent/transcript.js';
+import { cacheDir } from './common/state-dir.js';
+import { KeptSecrets } from './mcp-registry/kept-secrets.js';
+import { McpRegistries } from './mcp-registry/mcp-registries.js';
 
 export interface ServeOptions {
   options: CliOptions;
@@ -86,6 +89,19 @@ export async function serve({
         });
   configSync?.adopt(servers);
   const index = new ToolIndex({ router, ranker: toolRanker(options.searchRanker, log) });
+  // find_servers ranks registry entries as search_tools ranks tools, with a ranker of its own.
+  const registries =
+    options.registries.length === 0
+      ? undefined
+      : {
+          registries: new McpRegistries({
+            urls: options.registries,
+            dir: cacheDir('registries'),
+            ranker: toolRanker(options.searchRanker, log),
+          }),
+          kept: new KeptSecrets(),
+          allowModelSecrets: options.allowModelSecrets,
+        };
   // Loaded only for --expose code: esbuild, json-schema-to-typescript and QuickJS cost every other start time.
   const code =
     options.expose === 'code'
@@ -151,6 +167,7 @@ export async function serve({
     activePoolSize: options.activePoolSize,
     maxResultBytes: options.maxResultBytes,
     ...(configSync && { config: configSync }),
+    ...(registries && { registries }),
     logger: log,
     version,
   });

@@ -23,6 +23,8 @@ export interface ChildStatus {
   /** While it waits to be started again after a crash (restart policy), or once it gave up. */
   restart?: { attempt: number; max_attempts: number; next_try_in_seconds?: number; gave_up?: boolean };
   transport: ServerSpec['transport'];
+  /** The MCP registry entry it was added from. */
+  registry_entry?: string;
   command?: string;
   args?: string[];
   url?: string;
@@ -84,6 +86,7 @@ export function describeStatus(input: StatusInput, now: number): ChildStatus {
     transport: spec.transport,
     tools: [],
     ...(spec.prefix !== undefined && { prefix: spec.prefix }),
+    ...(spec.registryEntry !== undefined && { registry_entry: spec.registryEntry }),
   };
   if (s.kind === 'starting' && input.signInUrl !== undefined) {
     out.status = 'needs_auth';

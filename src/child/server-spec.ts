@@ -77,6 +77,8 @@ export type ServerSpec = (StdioServerSpec | RemoteServerSpec) & {
   readonly era?: 'auto' | 'legacy' | 'modern';
   /** Restarted after a crash (on "failure"), with a backoff; absent: never, as by default. */
   readonly restart?: RestartPolicy;
+  /** The MCP registry entry it was resolved from (io.github.owner/server): audit lines and list_servers name it. */
+  readonly registryEntry?: string;
 };
 
 /** What to do when a server dies on its own: try again after each delay, so many times. */

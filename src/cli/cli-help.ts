@@ -99,7 +99,19 @@ export const FLAG_HELP: ReadonlyArray<[flag: string, help: string]> = [
     '--allow-command PATTERN',
     'Let add_server run only programs matching this pattern, judged by the real file after PATH lookup and symlinks: a path glob or a name on mcpmux\'s PATH, then optional argument globs ("npx -y @modelcontextprotocol/*"; a final ... allows more). Repeat for more.',
   ],
-  ['--no-runtime-add', 'Refuse add_server: servers come only from the config and the command line.'],
+  [
+    '--no-runtime-add',
+    'Refuse add_server: servers come only from the config and the command line (and find_servers is off).',
+  ],
+  [
+    '--registry URL',
+    'An MCP registry find_servers searches and add_server {registry} starts entries of (default: https://registry.modelcontextprotocol.io, or the config\'s "mcpmux": {"registries": [...]}). Repeat for more; asked in order.',
+  ],
+  ['--no-registry', 'Turn MCP registries off: no find_servers, and add_server takes only command or url.'],
+  [
+    '--allow-model-secrets',
+    "Let the model pass a value in add_server's env for a variable its registry entry marks secret (default: refused; the person is asked instead).",
+  ],
   [
     '--inherit-env',
     "Give children mcpmux's whole environment (default: PATH, HOME and the SDK's safe list, plus their own env).",
@@ -122,6 +134,7 @@ export function helpText(version: string): string {
     '       mcpmux auth [--logout] NAME --config FILE',
     '       mcpmux import [--from CLIENT]… [--out FILE] [--dry-run] [--keep-secrets]',
     '       mcpmux install --client CLIENT [--config FILE] [--replace] [--dry-run]',
+    '       mcpmux secrets list | forget ENTRY [NAME] | forget --all',
     '',
     'Serves MCP over stdio. With no servers given, the agent adds them with add_server.',
     'inspect starts the servers, prints their tools, prompts and resources, and exits (status 1',
@@ -129,7 +142,8 @@ export function helpText(version: string): string {
     'call starts them, calls one tool, prints its result, and exits (status 1 if it fails).',
     'auth signs in to the remote server NAME of the config, keeping the tokens; with --logout',
     'it forgets them. import reads the servers your other clients have into one mcpmux config;',
-    "install registers mcpmux in a client's config (mcpmux import --help tells more).",
+    "install registers mcpmux in a client's config (mcpmux import --help tells more). secrets",
+    'lists or forgets the secrets people kept for servers added from an MCP registry.',
     '',
     'Options:',
     ...FLAG_HELP.map(([flag, help]) => `  ${flag.padEnd(width)}${help}`),

@@ -41,6 +41,15 @@ export interface CliOptions {
   pingIntervalMs: number;
   allowCommands: string[];
   runtimeAdd: boolean;
+  /**
+   * The MCP registries find_servers and add_server {registry} use: --registry URLs, else the
+   * config's "registries", else the official one; empty with --no-registry or --no-runtime-add.
+   */
+  registries: string[];
+  /** Whether --registry or --no-registry was given (the config file's "registries" apply otherwise). */
+  registriesGiven: boolean;
+  /** A secret the model passes in add_server's env is used rather than refused. */
+  allowModelSecrets: boolean;
   inheritEnv: boolean;
   passEnv: string[];
   root?: string;

@@ -9,6 +9,7 @@ import { DEFAULT_CALL_TIMEOUT_MS } from '../child/child-types.js';
 import { LOG_LEVELS } from '../common/log.js';
 import { DEFAULT_MAX_TOOL_NAME } from '../router/tool-names.js';
 import { hostnameOf, isLoopbackHost } from '../transport/host-names.js';
+import { OFFICIAL_REGISTRY } from '../mcp-registry/mcp-registries.js';
 import { CliError, type AgentOptions, type CliOptions } from './cli-options.js';
 import { parseInlineServers } from './inline-servers.js';
 
@@ -197,6 +198,8 @@ export function parseCli(
     pingIntervalMs: pingInterval * 1000,
     allowCommands: (values['allow-command'] as string[] | undefined) ?? [],
     runtimeAdd: values['no-runtime-add'] !== true,
+    ...registriesOf(values),
+    allowModelSecrets: values['allow-model-secrets'] === true,
     inheritEnv: values['inherit-env'] === true,
     passEnv: (values['pass-env'] as string[] | undefined) ?? [],
     agent: parseAgent(values, env),
@@ -344,4 +347,21 @@ function parseCallArguments(positionals: readonly string[]): {
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))
     throw new CliError(`the arguments of ${tool} must be a JSON object, like '{"message": "hi"}'`);
   return { tool, arguments: parsed as Record<string, unknown> };
+}
+
+/** --registry URL…, --no-registry, and --no-runtime-add (which turns registries off with the rest of add_server). */
+function registriesOf(values: Record<string, unknown>): Pick<CliOptions, 'registries' | 'registriesGiven'> {
+  const given = (values['registry'] as string[] | undefined) ?? [];
+  const off = values['no-registry'] === true || values['no-runtime-add'] === true;
+  if (values['no-registry'] === true && given.length > 0)
+    throw new CliError('give --registry URL or --no-registry, not both');
+  for (const url of given)
+    if (!/^https?:\/\//.test(url) || !URL.canParse(url))
+      throw new CliError(
+        `--registry ${url}: give the registry's base URL, e.g. https://registry.modelcontextprotocol.io`,
+      );
+  return {
+    registries: off ? [] : given.length > 0 ? given : [OFFICIAL_REGISTRY],
+    registriesGiven: off || given.length > 0,
+  };
 }

@@ -38,7 +38,15 @@ export type MuxErrorCode =
   /** As many background agents run as --agent-concurrency allows, or that agent is still running. */
   | 'AGENT_BUSY'
   /** The agent tool has no model: the client cannot sample and no API provider is configured. */
-  | 'NO_MODEL';
+  | 'NO_MODEL'
+  /** No configured MCP registry lists that entry (at that version). */
+  | 'ENTRY_NOT_FOUND'
+  /** No configured MCP registry could be read, and none is kept. */
+  | 'REGISTRY_UNREACHABLE'
+  /** A registry entry needs a secret only the person may give, and they could not be asked. */
+  | 'SECRET_REQUIRED'
+  /** The person declined (or dismissed) what they were asked. */
+  | 'DECLINED';
 
 export class MuxError extends Error {
   override readonly name = 'MuxError';

@@ -1,9 +1,12 @@
 // `${VAR}`, `${env:VAR}` and `${VAR:-default}` in config strings, as Claude Code and
-// VS Code write them. An unset variable without a default is an error that names it and
-// where it was used, so a broken config fails before anything is spawned.
+// VS Code write them, and `${secret:ENTRY/NAME}`, a secret kept for a registry entry (what
+// add_server's persist writes instead of the value). An unset variable without a default, or
+// a secret not kept, is an error that names it and where it was used, so a broken config
+// fails before anything is spawned.
 
 const PATTERN = /\$\{([^}]*)\}/g;
 const NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+const SECRET = 'secret:';
 
 export interface Expansion {
   value: string;
@@ -11,9 +14,33 @@ export interface Expansion {
   problems: string[];
 }
 
-export function expandVariables(text: string, env: Readonly<Record<string, string | undefined>>): Expansion {
+/** A kept secret's value by its registry entry and name; undefined when none is kept. */
+export type SecretLookup = (entry: string, name: string) => string | undefined;
+
+export function expandVariables(
+  text: string,
+  env: Readonly<Record<string, string | undefined>>,
+  secret?: SecretLookup,
+): Expansion {
   const problems: string[] = [];
   const value = text.replace(PATTERN, (whole, inner: string) => {
+    if (inner.startsWith(SECRET)) {
+      const reference = inner.slice(SECRET.length);
+      const slash = reference.lastIndexOf('/');
+      const [entry, name] = [reference.slice(0, slash), reference.slice(slash + 1)];
+      if (slash <= 0 || !NAME.test(name)) {
+        problems.push(
+          `${whole} is not a secret reference (use \${secret:ENTRY/NAME}, e.g. \${secret:io.github.owner/server/API_KEY})`,
+        );
+        return whole;
+      }
+      const kept = secret?.(entry, name);
+      if (kept !== undefined) return kept;
+      problems.push(
+        `${whole}: no secret ${name} is kept for ${entry} ('mcpmux secrets list' shows what is; add the server again to be asked for it)`,
+      );
+      return whole;
+    }
     const body = inner.startsWith('env:') ? inner.slice(4) : inner;
     const dash = body.indexOf(':-');
     const name = dash === -1 ? body : body.slice(0, dash);

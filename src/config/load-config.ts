@@ -6,7 +6,8 @@ import type { ParseError } from 'jsonc-parser';
 import { z } from 'zod';
 import { specFromWire, wireServerFields, type ServerSpec } from '../child/server-spec.js';
 import { readEnvFile } from './env-file.js';
-import { expandVariables } from './expand-variables.js';
+import { expandVariables, type SecretLookup } from './expand-variables.js';
+import { KeptSecrets, secretsDir } from '../mcp-registry/kept-secrets.js';
 import { meantField } from './field-typos.js';
 
 export interface ConfiguredServer {
@@ -85,7 +86,19 @@ const fileSchema = z.looseObject({
 });
 
 /** mcpmux's own settings in its config file: `"mcpmux": {"expose": "search"}` (flags win over them). */
-const settingsSchema = z.object({ expose: z.enum(['all', 'search', 'code', 'agent']).optional() }).strict();
+const settingsSchema = z
+  .object({
+    expose: z.enum(['all', 'search', 'code', 'agent']).optional(),
+    /** The MCP registries to use instead of the official one; [] turns them off. */
+    registries: z
+      .array(
+        z.string().refine((url) => /^https?:\/\//.test(url) && URL.canParse(url), {
+          error: 'give a registry\'s base URL, e.g. "https://registry.modelcontextprotocol.io"',
+        }),
+      )
+      .optional(),
+  })
+  .strict();
 
 export type ConfigSettings = z.infer<typeof settingsSchema>;
 
@@ -239,7 +252,7 @@ function expandEntry(
   problems: string[],
 ) {
   const expand = (value: string, field: string) => {
-    const result = expandVariables(value, env);
+    const result = expandVariables(value, env, keptSecret(env));
     for (const p of result.problems) problems.push(`${where}.${field}: ${p}`);
     return result.value;
   };
@@ -267,6 +280,12 @@ function expandEntry(
     restart: entry.restart,
   };
 }
+
+/** Kept secrets, read from the folder `env` names (XDG_STATE_HOME), only when a config refers to one. */
+const keptSecret =
+  (env: Readonly<Record<string, string | undefined>>): SecretLookup =>
+  (entry, name) =>
+    new KeptSecrets(secretsDir(env)).find(entry, name);
 
 /** The entry's tool filter: mcpmux's own, or Gemini CLI's includeTools and excludeTools (not both). */
 function toolFilter(entry: Entry, where: string, problems: string[]): Entry['tools'] {

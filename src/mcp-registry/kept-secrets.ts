@@ -32,6 +32,18 @@ export class KeptSecrets {
     this.#dir = dir;
   }
 
+  /** The folder they are kept in. */
+  get dir(): string {
+    return this.#dir;
+  }
+
+  /** The value kept for `name` of `entry`, in whichever registry listed it (the first found). */
+  find(entry: string, name: string): string | undefined {
+    for (const { kept } of this.#files())
+      if (kept?.entry === entry && Object.hasOwn(kept.values, name)) return kept.values[name];
+    return undefined;
+  }
+
   /** The values kept for `entry` of `registry` (none: {}). */
   values(registry: string, entry: string): Record<string, string> {
     const kept = this.#read(this.#file(registry, entry));

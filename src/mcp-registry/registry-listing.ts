@@ -32,6 +32,23 @@ export interface ListedServer {
   readonly updatedAt?: string;
 }
 
+/** A listed item (`{server, _meta}`) as mcpmux keeps it; undefined when its server.json cannot be read. */
+function listedServer(item: {
+  server: unknown;
+  _meta?: Record<string, unknown> | undefined;
+}): ListedServer | undefined {
+  const entry = serverEntry.safeParse(item.server);
+  if (!entry.success) return undefined;
+  const official = z
+    .looseObject({ status: z.string().optional(), updatedAt: z.string().optional() })
+    .safeParse(item._meta?.[OFFICIAL_META]);
+  return {
+    entry: entry.data,
+    ...(official.success && official.data.status !== undefined && { status: official.data.status }),
+    ...(official.success && official.data.updatedAt !== undefined && { updatedAt: official.data.updatedAt }),
+  };
+}
+
 interface KeptListing {
   readonly url: string;
   /** When the last read began (ISO): the next read asks for what changed since. */
@@ -92,10 +109,7 @@ export class RegistryListing {
     try {
       changed = await this.#read(kept?.readAt);
     } catch (error) {
-      // fetch says only "fetch failed"; its cause says what (ECONNREFUSED, ENOTFOUND, bad port).
-      const cause = (error as { cause?: { code?: unknown; message?: unknown } }).cause;
-      const detail = typeof cause?.code === 'string' ? cause.code : cause?.message;
-      const why = `registry ${this.url} could not be read: ${messageOf(error)}${typeof detail === 'string' ? ` (${detail})` : ''}`;
+      const why = this.#unreadable(error);
       if (!kept) throw new RegistryUnreachable(why);
       return { ...kept, stale: `${why}; its listing as read at ${kept.readAt} is used` };
     }
@@ -107,6 +121,42 @@ export class RegistryListing {
     const servers = [...byName.values()];
     this.#keep({ url: this.url, readAt, servers });
     return { servers, readAt };
+  }
+
+  /**
+   * One entry at `version` ("latest" included), read from the registry now
+   * (`GET /v0.1/servers/{name}/versions/{version}`); undefined when the registry has none.
+   */
+  async entry(name: string, version: string): Promise<ListedServer | undefined> {
+    const path = `/v0.1/servers/${encodeURIComponent(name)}/versions/${encodeURIComponent(version)}`;
+    let response: Response;
+    try {
+      response = await this.#fetch(`${this.url}${path}`, {
+        headers: { accept: 'application/json' },
+        signal: AbortSignal.timeout(this.#timeoutMs),
+      });
+    } catch (error) {
+      throw new RegistryUnreachable(this.#unreadable(error));
+    }
+    if (response.status === 404) return undefined;
+    if (!response.ok)
+      throw new RegistryUnreachable(`registry ${this.url} answered HTTP ${response.status} for ${path}`);
+    const item = z
+      .looseObject({ server: z.unknown(), _meta: z.record(z.string(), z.unknown()).optional() })
+      .safeParse(await response.json().catch(() => undefined));
+    const listed = item.success ? listedServer(item.data) : undefined;
+    if (!listed)
+      throw new RegistryUnreachable(
+        `registry ${this.url} answered ${path} with no server entry mcpmux can read`,
+      );
+    return listed;
+  }
+
+  /** Why the registry could not be read: fetch says only "fetch failed", its cause says what. */
+  #unreadable(error: unknown): string {
+    const cause = (error as { cause?: { code?: unknown; message?: unknown } }).cause;
+    const detail = typeof cause?.code === 'string' ? cause.code : cause?.message;
+    return `registry ${this.url} could not be read: ${messageOf(error)}${typeof detail === 'string' ? ` (${detail})` : ''}`;
   }
 
   /** Every page of the listing (since `updatedSince`, when given). */
@@ -125,18 +175,9 @@ export class RegistryListing {
       const parsed = page.safeParse(await response.json());
       if (!parsed.success) throw new Error('its answer is not a server listing (servers: [{server}])');
       for (const item of parsed.data.servers) {
-        const entry = serverEntry.safeParse(item.server);
         // An entry this schema cannot read is left out, not the registry.
-        if (!entry.success) continue;
-        const official = z
-          .looseObject({ status: z.string().optional(), updatedAt: z.string().optional() })
-          .safeParse(item._meta?.[OFFICIAL_META]);
-        servers.push({
-          entry: entry.data,
-          ...(official.success && official.data.status !== undefined && { status: official.data.status }),
-          ...(official.success &&
-            official.data.updatedAt !== undefined && { updatedAt: official.data.updatedAt }),
-        });
+        const listed = listedServer(item);
+        if (listed) servers.push(listed);
       }
       cursor = parsed.data.metadata?.nextCursor ?? undefined;
       if (!cursor) return servers;

@@ -41,12 +41,21 @@ type Runnable = keyof typeof RUNTIMES;
 const runnable = (p: PackageEntry): p is PackageEntry & { registryType: Runnable } =>
   Object.hasOwn(RUNTIMES, p.registryType) && (p.transport?.type ?? 'stdio') === 'stdio';
 
+/** What of `entry` mcpmux runs: its first package it can run over stdio, else its first remote it can reach. */
+export function runnableForm(
+  entry: ServerEntry,
+): { package: PackageEntry & { registryType: Runnable } } | { remote: RemoteEntry } | undefined {
+  const pkg = entry.packages?.find(runnable);
+  if (pkg) return { package: pkg };
+  const remote = entry.remotes?.find((r) => r.type === 'streamable-http' || r.type === 'sse');
+  return remote && { remote };
+}
+
 /** Resolves `entry` with the caller's choices; throws NOT_SUPPORTED when nothing in it can run here. */
 export function resolveEntry(entry: ServerEntry, choices: EntryChoices = {}): ResolvedEntry {
-  const pkg = entry.packages?.find(runnable);
-  if (pkg) return resolvePackage(entry, pkg, choices);
-  const remote = entry.remotes?.find((r) => r.type === 'streamable-http' || r.type === 'sse');
-  if (remote) return resolveRemote(remote, choices);
+  const form = runnableForm(entry);
+  if (form && 'package' in form) return resolvePackage(entry, form.package, choices);
+  if (form) return resolveRemote(form.remote, choices);
   const offered = [
     ...(entry.packages ?? []).map((p) => `${p.registryType} package ${p.identifier}`),
     ...(entry.remotes ?? []).map((r) => `${r.type} remote`),

@@ -12,6 +12,9 @@ import type { ServerSpec, StdioServerSpec } from '../child/server-spec.js';
 import { compileCommandPattern, type CommandPattern } from './command-pattern.js';
 import { realPathOf, resolveCommand, type ResolvedCommand } from './command-resolver.js';
 
+/** A local server's spec, with what every spec may carry (the registry entry it came from). */
+type LocalSpec = Extract<ServerSpec, { transport: 'stdio' }>;
+
 export interface SpawnPolicyOptions {
   /**
    * Patterns the program of an add_server (and its build command) must match: a path glob
@@ -143,7 +146,7 @@ export class SpawnPolicy {
   }
 
   /** Spawns a local server as this policy says (its cwd, its environment) and audits it. */
-  async spawn(name: string, spec: StdioServerSpec): Promise<ChildProcess> {
+  async spawn(name: string, spec: LocalSpec): Promise<ChildProcess> {
     const cwd = this.workingDirectory(name, spec);
     const proc = await ChildProcess.spawn({
       command: spec.command,
@@ -156,7 +159,7 @@ export class SpawnPolicy {
   }
 
   /** One line per spawn for the operator's audit: who, what (the real file too), where; never env values. */
-  audit(name: string, spec: StdioServerSpec, cwd: string | undefined, pid: number): void {
+  audit(name: string, spec: LocalSpec, cwd: string | undefined, pid: number): void {
     const envNames = Object.keys(spec.env);
     const real = resolveCommand(spec.command, {
       path: this.#childPath(spec),
@@ -167,7 +170,8 @@ export class SpawnPolicy {
         (real !== undefined ? ` path=${JSON.stringify(real)}` : '') +
         ` args=${JSON.stringify(spec.args)}` +
         (cwd !== undefined ? ` cwd=${JSON.stringify(cwd)}` : '') +
-        (envNames.length > 0 ? ` env=${envNames.join(',')}` : ''),
+        (envNames.length > 0 ? ` env=${envNames.join(',')}` : '') +
+        (spec.registryEntry !== undefined ? ` registry_entry=${JSON.stringify(spec.registryEntry)}` : ''),
     );
   }
 }

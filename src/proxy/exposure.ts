@@ -29,18 +29,23 @@ const allOwnTools = () =>
     agent: createAgentTools(),
   });
 
-const ownToolsByMode = new Map<ExposeMode, OwnTools>();
+const ownToolsByMode = new Map<string, OwnTools>();
 
-export function ownToolsOf(mode: ExposeMode): OwnTools {
-  let own = ownToolsByMode.get(mode);
+/** A mode's own tools; find_servers is listed only where MCP registries are on. */
+export function ownToolsOf(mode: ExposeMode, { registries = true }: { registries?: boolean } = {}): OwnTools {
+  const key = `${mode}${registries ? '+registries' : ''}`;
+  let own = ownToolsByMode.get(key);
   if (!own) {
     const { management, code, agent } = allOwnTools();
-    const listed = [...management, ...(mode === 'code' ? code : [])];
+    const listed = [
+      ...management.filter((t) => registries || t.definition.name !== 'find_servers'),
+      ...(mode === 'code' ? code : []),
+    ];
     // agent and output are listed by the session, when it has a model (and with its servers).
     const tools = new Map([...listed, ...agent].map((t) => [t.definition.name, t]));
     // Search, code and agent mode list compact definitions: every listed token counts there.
     const definitions = listed.map((t) => (mode === 'all' ? t.definition : compactDefinition(t.definition)));
-    ownToolsByMode.set(mode, (own = { tools, definitions }));
+    ownToolsByMode.set(key, (own = { tools, definitions }));
   }
   return own;
 }

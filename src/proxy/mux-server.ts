@@ -22,7 +22,7 @@ import { CatalogHandlers } from './catalog-handlers.js';
 import { ClientSettings } from './client-settings.js';
 import { SessionListChanges } from './list-changes/session-list-changes.js';
 import { sessionInstructions } from './session-instructions.js';
-import type { PersistentConfig } from './tools/tool-context.js';
+import type { PersistentConfig, RegistryAccess } from './tools/tool-context.js';
 import type { CodeMode } from '../code/code-mode.js';
 import { forwardingOptions, sessionCallerOrigin, type Caller } from './relay/forwarding-options.js';
 import { InputRelay, clientCapabilitiesOf, clientRound } from './relay/input-relay.js';
@@ -62,6 +62,8 @@ export interface MuxServerOptions {
   maxResultBytes?: number;
   /** The config file, for add_server and remove_server with `persist`. */
   config?: PersistentConfig;
+  /** MCP registries for find_servers and add_server's registry entries; without it, find_servers is not listed. */
+  registries?: RegistryAccess;
   logger: Logger;
   /** Reported to the client in serverInfo. */
   version: string;
@@ -217,7 +219,7 @@ export class MuxServer {
     this.#results = perRequest?.results ?? newResultStore(options.maxResultBytes);
     const mode = options.expose ?? 'all';
     if (mode === 'code' && !options.code) throw new Error('--expose code needs a CodeMode');
-    const own = ownToolsOf(mode);
+    const own = ownToolsOf(mode, { registries: options.registries !== undefined });
     this.#pool = perRequest ? perRequest.pool : newActivationPool(mode, options.activePoolSize);
     const agentListing = new AgentListing(agent, { compact: mode !== 'all', asTask: tasks !== undefined });
     this.#catalogs = new CatalogHandlers({
@@ -243,6 +245,7 @@ export class MuxServer {
       index: options.index,
       code: options.code,
       config: options.config,
+      registries: options.registries,
       agent,
       listedTools: () => this.#catalogs.list('tools').tools,
       tellListChanges: () => this.#tellListChanges(),

@@ -23,7 +23,12 @@ import type { AgentAccess } from './tools/tool-context.js';
 import { forwardingOptions, type Caller } from './relay/forwarding-options.js';
 import type { HeldRun } from './relay/held-call.js';
 import type { ClientRound, InputRelay } from './relay/input-relay.js';
-import type { ManagementContext, ManagementTool, PersistentConfig } from './tools/tool-context.js';
+import type {
+  ManagementContext,
+  ManagementTool,
+  PersistentConfig,
+  RegistryAccess,
+} from './tools/tool-context.js';
 import { toToolResult } from './results.js';
 
 export interface ToolCallsOptions {
@@ -42,6 +47,7 @@ export interface ToolCallsOptions {
   index: ToolIndex;
   code?: CodeMode | undefined;
   config?: PersistentConfig | undefined;
+  registries?: RegistryAccess | undefined;
   agent: AgentAccess | undefined;
   /** The tools/list this client gets now. */
   listedTools: () => readonly Tool[];

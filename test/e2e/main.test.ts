@@ -181,6 +181,7 @@ t.test(
         'remove_server',
         'reload_server',
         'list_servers',
+        'find_servers',
         'search_tools',
         'call_tool',
         'read_result',

@@ -52,7 +52,9 @@ export type FixtureName =
   | 'deep-json'
   | 'http-faults'
   | 'task-tools'
-  | 'bad-answers';
+  | 'bad-answers'
+  | 'mcp-registry'
+  | 'needs-key';
 
 export const fixturePath = (name: FixtureName): string => join(ROOT, 'testservers', `${name}.js`);
 

@@ -12,14 +12,17 @@ import { LEAK_TAG_VAR, taggedEnv, waitFor } from './processes.js';
  * The SDK's own stdio client transport to the built mcpmux (for a client the test builds
  * itself: its era, its handlers), the leak tag passed on, and mcpmux's stderr as it grows.
  */
-export function mcpmuxStdioTransport(args: string[] = []): {
+export function mcpmuxStdioTransport(
+  args: string[] = [],
+  env: Record<string, string> = {},
+): {
   transport: StdioClientTransport;
   stderr: () => string;
 } {
   const transport = new StdioClientTransport({
     command: process.execPath,
     args: [DIST_MAIN, '--pass-env', LEAK_TAG_VAR, ...args],
-    env: taggedEnv(),
+    env: taggedEnv(env),
     stderr: 'pipe',
   });
   let stderr = '';

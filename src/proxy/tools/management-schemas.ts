@@ -39,6 +39,25 @@ export const addServerInput = z
       .describe(
         'For its author: {"paths": ["src/**/*.ts"], "build": ["npm", "run", "build"]} restarts it (after the build) when those files change.',
       ),
+    registry: z
+      .string()
+      .min(1)
+      .optional()
+      .describe(
+        'Instead of command or url: an MCP registry entry that find_servers returned, e.g. "io.github.owner/server". ' +
+          'mcpmux works out how it runs and asks the person for its secrets (never pass them in env).',
+      ),
+    version: z
+      .string()
+      .min(1)
+      .optional()
+      .describe('With registry: the entry version to run. Default its latest.'),
+    arguments: z
+      .record(z.string(), z.string())
+      .optional()
+      .describe(
+        'With registry: values of the entry\'s arguments, by name (a named one by its flag, e.g. "--root").',
+      ),
     persist: z
       .boolean()
       .optional()
@@ -130,7 +149,14 @@ export const searchOutput = z.object({
     .describe('Tools taken off the list to make room (least recently used).'),
   hint: z.string().optional(),
 });
-export const persistedFields = { persisted_to: z.string().optional(), persist_error: z.string().optional() };
+export const persistedFields = {
+  persisted_to: z.string().optional(),
+  persist_error: z.string().optional(),
+  persist_note: z
+    .string()
+    .optional()
+    .describe('What the config needs besides: secrets written as ${NAME}, to be set in its environment.'),
+};
 export const emptyInput = z.object({}).strict();
 export const callToolInput = z
   .object({
@@ -161,6 +187,7 @@ export const statusSchema = z.object({
     .optional()
     .describe('Its restart policy at work: the attempt, and when the next one starts (or that it gave up).'),
   transport: z.enum(['stdio', 'http']),
+  registry_entry: z.string().optional().describe('The MCP registry entry it was added from.'),
   command: z.string().optional(),
   args: z.array(z.string()).optional(),
   url: z.string().optional(),
@@ -220,4 +247,53 @@ export const diffSchema = z.object({
   added: z.array(z.string()),
   removed: z.array(z.string()),
   changed: z.array(z.string()),
+});
+
+/** The fields add_server takes for a command or a URL, which a registry entry works out itself. */
+export const SPEC_FIELDS = ['command', 'args', 'url', 'headers', 'oauth', 'watch'] as const;
+/** The fields only a registry entry's add takes. */
+export const ENTRY_FIELDS = ['version', 'arguments'] as const;
+
+export const findServersInput = z
+  .object({
+    query: z
+      .string()
+      .min(1, 'give a query: what the server should do, in words')
+      .max(QUERY_MAX_CHARS, QUERY_TOO_LONG)
+      .describe(
+        'What the server should do, in words (e.g. "remember facts as a knowledge graph"), or its name.',
+      ),
+    limit: z.number().int().min(1).max(20).optional().describe('How many entries to return. Default 5.'),
+  })
+  .strict();
+
+const foundInput = z.object({
+  name: z.string(),
+  description: z.string().optional(),
+  required: z.boolean(),
+  secret: z.boolean().describe('Only the person gives it: add_server asks them; never pass it in env.'),
+  default: z.string().optional(),
+  choices: z.array(z.string()).optional(),
+});
+export const findServersOutput = z.object({
+  servers: z.array(
+    z.object({
+      registry: z.string(),
+      name: z.string().describe('What add_server takes as registry.'),
+      title: z.string().optional(),
+      description: z.string().optional(),
+      version: z.string().optional(),
+      status: z.string().optional(),
+      runs: z.string().describe('How it runs here: an npm, PyPI or OCI package, or a remote URL.'),
+      env: z.array(foundInput).optional(),
+      headers: z.array(foundInput).optional(),
+      arguments: z.array(foundInput).optional(),
+      running_as: z.array(z.string()).optional().describe('Servers here that run it already.'),
+    }),
+  ),
+  problems: z
+    .array(z.string())
+    .optional()
+    .describe('Registries that could not be read, or only as kept earlier.'),
+  hint: z.string().optional(),
 });

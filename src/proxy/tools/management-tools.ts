@@ -4,20 +4,21 @@
 // schemas of management-schemas.ts.
 import type { Tool } from '@modelcontextprotocol/server';
 import { z } from 'zod';
-import { MuxError, messageOf } from '../../common/errors.js';
+import { MuxError } from '../../common/errors.js';
 import type { RegistrySnapshot } from '../../registry/registry-snapshot.js';
 import type { ToolHit } from '../../catalog/tool-index.js';
 import { toolTokens } from '../../catalog/token-cost.js';
 import { readResult, readResultInput } from '../../results/read-result.js';
 import type { CodeMode } from '../../code/code-mode.js';
 import type { CatalogRouter } from '../../router/catalog-router.js';
-import { specFromWire, type ServerSpec } from '../../child/server-spec.js';
-import type { ManagementTool, PersistentConfig } from './tool-context.js';
+import { specFromWire } from '../../child/server-spec.js';
+import type { ManagementTool } from './tool-context.js';
 import {
   addServerInput,
   callToolInput,
   diffSchema,
   emptyInput,
+  ENTRY_FIELDS,
   exitSchema,
   persistedFields,
   reloadInput,
@@ -30,12 +31,15 @@ import {
 import { exposeDiff, exposeStatus, summarize } from './exposed-status.js';
 import { jsonResult } from '../results.js';
 import { define, parseArguments as parse } from './tool-definition.js';
+import { addFromRegistry, findServersTool } from './registry-tools.js';
+import { persisted, requireConfig, startServer } from './server-start.js';
 
 export const MANAGEMENT_TOOL_NAMES = [
   'add_server',
   'remove_server',
   'reload_server',
   'list_servers',
+  'find_servers',
   'search_tools',
   'call_tool',
   'read_result',
@@ -51,29 +55,28 @@ export function createManagementTools(): ReadonlyMap<string, ManagementTool> {
         addServerInput,
         startedOutput,
       ),
-      handle: async (raw, { registry, router, policy, config, callOptions }) => {
+      handle: async (raw, ctx) => {
         const args = parse('add_server', addServerInput, raw);
+        if (args.registry !== undefined) return addFromRegistry(args, ctx);
+        const { policy, config, callOptions } = ctx;
         const spec = specFromWire(args);
         if (typeof spec === 'string') throw new MuxError('INVALID_ARGUMENTS', `add_server: ${spec}`);
+        const wrongFields = ENTRY_FIELDS.filter((field) => args[field] !== undefined);
+        if (wrongFields.length > 0)
+          throw new MuxError(
+            'INVALID_ARGUMENTS',
+            `add_server: ${wrongFields.join(' and ')} ${wrongFields.length === 1 ? 'goes' : 'go'} with registry, not with command or url`,
+          );
         // The admitted spec runs the very file the policy judged (an absolute path).
         const admitted = policy ? policy.admitRuntimeAdd(args.name, spec) : spec;
         if (args.persist) requireConfig(config, 'add_server');
-        const timeout = args.startup_timeout_seconds;
-        // A server waiting for a person to sign in answers at once: needs_auth, with the URL.
-        const started = await untilCancelled(
+        const result = await startServer(
+          ctx,
+          args.name,
+          admitted,
+          args.startup_timeout_seconds,
           callOptions.signal,
-          registry.add(
-            args.name,
-            timeout === undefined ? admitted : { ...admitted, startupTimeoutMs: timeout * 1000 },
-            { returnWhenSigningIn: true },
-          ),
-          // A start the client cancelled is undone as a failed one is: nothing left running.
-          () => registry.remove(args.name),
         );
-        const result = {
-          server: exposeStatus(started.status, router, registry.snapshot),
-          tools: summarize(started.status, started.tools, router, registry.snapshot),
-        };
         if (!args.persist) return jsonResult(result);
         const { name: _name, persist: _persist, startup_timeout_seconds: _timeout, ...entry } = args;
         return jsonResult({ ...result, ...(await persisted(config!, args.name, entry, spec)) });
@@ -161,6 +164,7 @@ export function createManagementTools(): ReadonlyMap<string, ManagementTool> {
         });
       },
     },
+    findServersTool(),
     {
       definition: define(
         'search_tools',
@@ -268,29 +272,6 @@ let managementDefinitions: Tool[] | undefined;
 const MANAGEMENT_DEFINITIONS = () =>
   (managementDefinitions ??= [...createManagementTools().values()].map((t) => t.definition));
 
-function requireConfig(config: PersistentConfig | undefined, tool: string): void {
-  if (!config)
-    throw new MuxError(
-      'INVALID_ARGUMENTS',
-      `${tool}: persist needs a config file, and mcpmux was started without --config; nothing was changed`,
-    );
-}
-
-/** Writes the change into the config file; a failure is reported beside the result, since the server change itself happened. */
-async function persisted(
-  config: PersistentConfig,
-  name: string,
-  entry: Record<string, unknown> | undefined,
-  spec?: ServerSpec,
-) {
-  try {
-    await config.persist(name, entry, spec);
-    return { persisted_to: config.path };
-  } catch (error) {
-    return { persist_error: messageOf(error) };
-  }
-}
-
 /** A search hit as code mode shows it: how a program calls the tool, with its types, instead of its JSON schema. */
 async function withDeclaration(
   hit: ToolHit,
@@ -303,20 +284,4 @@ async function withDeclaration(
   const declared = await code.declarations.tool(hit.server, route.item);
   const { inputSchema: _schema, ...rest } = hit;
   return { ...rest, declaration: `${declared.types}\n\n${declared.call}` };
-}
-
-/** `work`, with `undo` run if `signal` aborts before it settles (the caller is not answered then). */
-async function untilCancelled<T>(
-  signal: AbortSignal | undefined,
-  work: Promise<T>,
-  undo: () => Promise<unknown>,
-): Promise<T> {
-  const cancelled = () => void undo().catch(() => {});
-  if (signal?.aborted) cancelled();
-  signal?.addEventListener('abort', cancelled, { once: true });
-  try {
-    return await work;
-  } finally {
-    signal?.removeEventListener('abort', cancelled);
-  }
 }

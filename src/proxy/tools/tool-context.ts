@@ -13,6 +13,8 @@ import type { ResultStore } from '../../results/result-store.js';
 import type { CatalogRouter } from '../../router/catalog-router.js';
 import type { ServerSpec } from '../../child/server-spec.js';
 import type { HeldRun } from '../relay/held-call.js';
+import type { KeptSecrets } from '../../mcp-registry/kept-secrets.js';
+import type { McpRegistries } from '../../mcp-registry/mcp-registries.js';
 
 export interface ManagementContext {
   registry: Registry;
@@ -51,6 +53,17 @@ export interface ManagementContext {
   started: () => Promise<void>;
   /** The agent and output tools' runs and model; absent where they are off. */
   agent?: AgentAccess | undefined;
+  /** MCP registries for find_servers and add_server's registry entries; absent where they are off. */
+  registries?: RegistryAccess | undefined;
+}
+
+/** What find_servers and an add from a registry entry use. */
+export interface RegistryAccess {
+  registries: McpRegistries;
+  /** Secrets people agreed to keep. */
+  kept: KeptSecrets;
+  /** --allow-model-secrets: a secret the model passes in env is used rather than refused. */
+  allowModelSecrets: boolean;
 }
 
 export interface HeldRounds {

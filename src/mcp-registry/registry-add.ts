@@ -1,0 +1,214 @@
+// add_server from a registry entry, up to the spec that starts it: the entry found, resolved
+// with the model's choices; the model kept from secrets (a value it passes for a variable the
+// entry marks secret is refused unless the operator allows it); the runtime and the operator's
+// policy checked before the person is asked anything; then the secrets still missing taken
+// from the kept store or asked of the person in one form, and kept if they agree.
+import type { CommandLookup } from '../policy/command-resolver.js';
+import { MuxError } from '../common/errors.js';
+import { specFromWire, type ServerSpec, type WireServerFields } from '../child/server-spec.js';
+import type { KeptSecrets } from './kept-secrets.js';
+import type { McpRegistries } from './mcp-registries.js';
+import { resolveEntry, type MissingInput, type ResolvedEntry } from './resolve-entry.js';
+import { missingRuntime } from './runtime-check.js';
+import { FORM_TIMEOUT_MS, secretAnswers, secretForm, type SecretFormSubject } from './secret-form.js';
+import type { ServerEntry } from './server-entry.js';
+
+export interface RegistryAddRequest {
+  /** The server's name here. */
+  readonly name: string;
+  /** The registry entry's name: io.github.owner/server. */
+  readonly entry: string;
+  readonly version?: string | undefined;
+  readonly env?: Readonly<Record<string, string>> | undefined;
+  readonly arguments?: Readonly<Record<string, string>> | undefined;
+  /** add_server's fields besides the entry's (cwd, tools, prefix, era, restart), as the wire gives them. */
+  readonly fields?: Omit<WireServerFields, 'command' | 'args' | 'env' | 'url' | 'headers'> | undefined;
+}
+
+export interface RegistryAddContext {
+  readonly registries: McpRegistries;
+  readonly kept: KeptSecrets;
+  /** Where kept secrets are, for the form to say. */
+  readonly keptIn: string;
+  /** --allow-model-secrets: a secret the model passes in env is used rather than refused. */
+  readonly allowModelSecrets: boolean;
+  /** Where a spawn finds programs: the runtime must be there. */
+  readonly lookup: CommandLookup;
+  /** The operator's judgement of the spec (--allow-command, --no-runtime-add); what it returns runs. */
+  readonly admit: (spec: ServerSpec) => ServerSpec;
+  /** Asks the person with a form (elicitation/create params); undefined when the client cannot. */
+  readonly askPerson:
+    ((params: Record<string, unknown>, timeoutMs: number) => Promise<Record<string, unknown>>) | undefined;
+  /** The config file's path, for messages that say where to set a variable. */
+  readonly configPath?: string | undefined;
+}
+
+export interface RegistryAdd {
+  /** What starts it: the admitted spec, with its secrets, naming its entry. */
+  readonly spec: ServerSpec;
+  /** The same as the config would load it (command as written, no entry name): what persist adopts. */
+  readonly configuredSpec: ServerSpec;
+  /** The entry as persist writes it: kept secrets as ${secret:ENTRY/NAME}, others as ${NAME}. */
+  readonly configEntry: Record<string, unknown>;
+  readonly registry: string;
+  readonly entry: ServerEntry;
+  /** What runs: `npm pkg@1.2.3`, `remote https://…`. */
+  readonly source: string;
+  /** Secrets the person agreed to keep with this add. */
+  readonly keptNow: readonly string[];
+  /** Secrets of the entry not kept: persist writes them as ${NAME}, to be set in mcpmux's environment. */
+  readonly unkept: readonly string[];
+}
+
+/** `${secret:ENTRY/NAME}`: a kept secret, as a config file refers to it. */
+export const secretReference = (entry: string, name: string): string => `\${secret:${entry}/${name}}`;
+
+export async function prepareRegistryAdd(
+  request: RegistryAddRequest,
+  ctx: RegistryAddContext,
+): Promise<RegistryAdd> {
+  const { registry, server } = await ctx.registries.entry(request.entry, request.version);
+  const entry = server.entry;
+  const choices = {
+    ...(request.arguments && { arguments: request.arguments }),
+    ...(request.version !== undefined && { version: request.version }),
+  };
+  const modelEnv = request.env ?? {};
+  const probe = resolveEntry(entry, { ...choices, env: modelEnv });
+  const what = `registry entry '${entry.name}' (${probe.source})`;
+  const fromModel = Object.keys(modelEnv).filter((name) => probe.secrets.includes(name));
+  if (fromModel.length > 0 && !ctx.allowModelSecrets)
+    throw new MuxError(
+      'SECRET_REQUIRED',
+      `${fromModel.join(', ')} of ${what} ${fromModel.length === 1 ? 'is a secret' : 'are secrets'}, which only the person gives, never the model ` +
+        `(mcpmux runs without --allow-model-secrets): leave ${fromModel.length === 1 ? 'it' : 'them'} out of env, and mcpmux asks the person. ` +
+        configAdvice(request.name, probe, ctx.configPath),
+    );
+  if (probe.spec.transport === 'stdio') {
+    const missing = missingRuntime(probe.spec.command, what, ctx.lookup);
+    if (missing) throw new MuxError('NOT_SUPPORTED', missing);
+  }
+  const notSecret = probe.missing.filter((m) => !m.secret);
+  if (notSecret.length > 0)
+    throw new MuxError(
+      'INVALID_ARGUMENTS',
+      `${what} needs ${notSecret.map(describeMissing).join('; ')}: give ${notSecret.map(whereToGive).join(', ')}`,
+    );
+  const secretArgument = probe.missing.find((m) => m.secret && m.kind === 'argument');
+  if (secretArgument)
+    throw new MuxError(
+      'NOT_SUPPORTED',
+      `${what} takes its secret ${secretArgument.name} on the command line, where any process and list_servers can read it: ` +
+        'mcpmux passes secrets only in the environment or headers; add the server with command and args yourself',
+    );
+  // Judged before the person is asked: secrets change only env and headers, never what runs.
+  ctx.admit(withEntry(asSpec(probe, request.fields), entry.name));
+
+  const keptBefore = ctx.kept.values(registry, entry.name);
+  const given = { ...keptBefore, ...modelEnv };
+  let resolved = resolveEntry(entry, { ...choices, env: given });
+  let keptNow: string[] = [];
+  if (resolved.missing.length > 0) {
+    const subject: SecretFormSubject = {
+      what: `${entry.name} (${resolved.source})`,
+      title: entry.title,
+      secrets: resolved.missing,
+      keptIn: ctx.keptIn,
+    };
+    if (!ctx.askPerson)
+      throw new MuxError(
+        'SECRET_REQUIRED',
+        `${what} needs ${resolved.missing.map((m) => m.name).join(', ')}, which only the person may give, and this client cannot ask them ` +
+          `(it has no form elicitation). ${configAdvice(request.name, resolved, ctx.configPath)}`,
+      );
+    const answers = secretAnswers(await ctx.askPerson(secretForm(subject), FORM_TIMEOUT_MS), subject);
+    if (answers.keep) {
+      ctx.kept.keep(registry, entry.name, answers.values);
+      keptNow = Object.keys(answers.values);
+    }
+    resolved = resolveEntry(entry, { ...choices, env: { ...given, ...answers.values } });
+  }
+  const kept = new Set([...Object.keys(keptBefore), ...keptNow]);
+  const spec = asSpec(resolved, request.fields);
+  return {
+    spec: ctx.admit(withEntry(spec, entry.name)),
+    configuredSpec: spec,
+    configEntry: { ...configEntry(resolved, entry.name, kept), ...request.fields },
+    registry,
+    entry,
+    source: resolved.source,
+    keptNow,
+    unkept: resolved.secrets.filter(
+      (name) => !kept.has(name) && !(ctx.allowModelSecrets && name in modelEnv),
+    ),
+  };
+}
+
+const withEntry = (spec: ServerSpec, entry: string): ServerSpec => ({ ...spec, registryEntry: entry });
+
+/** The resolved entry with the caller's own fields, checked as any add_server's are. */
+function asSpec(resolved: ResolvedEntry, fields: RegistryAddRequest['fields']): ServerSpec {
+  const wire =
+    resolved.spec.transport === 'http'
+      ? { url: resolved.spec.url, headers: { ...resolved.spec.headers } }
+      : { command: resolved.spec.command, args: [...resolved.spec.args], env: { ...resolved.spec.env } };
+  const spec = specFromWire({ ...fields, ...wire });
+  if (typeof spec === 'string') throw new MuxError('INVALID_ARGUMENTS', `add_server: ${spec}`);
+  return spec;
+}
+
+/** The entry as a config file holds it, with no secret's value: a reference to where it is. */
+function configEntry(
+  resolved: ResolvedEntry,
+  entry: string,
+  kept: ReadonlySet<string>,
+): Record<string, unknown> {
+  const referred = (values: Readonly<Record<string, string>>) =>
+    Object.fromEntries(
+      Object.entries(values).map(([name, value]) => [
+        name,
+        !resolved.secrets.includes(name)
+          ? value
+          : kept.has(name)
+            ? secretReference(entry, name)
+            : `\${${name}}`,
+      ]),
+    );
+  const spec = resolved.spec;
+  if (spec.transport === 'http')
+    return {
+      url: spec.url,
+      ...(Object.keys(spec.headers).length > 0 && { headers: referred(spec.headers) }),
+    };
+  return {
+    command: spec.command,
+    args: [...spec.args],
+    ...(Object.keys(spec.env).length > 0 && { env: referred(spec.env) }),
+  };
+}
+
+/** What to write in the config when the person cannot be asked: the entry, with ${NAME} for each secret. */
+function configAdvice(name: string, resolved: ResolvedEntry, configPath: string | undefined): string {
+  const secrets = [
+    ...new Set([...resolved.secrets, ...resolved.missing.filter((m) => m.secret).map((m) => m.name)]),
+  ];
+  // Every secret's value, given or kept, is replaced by its reference: none may reach a message.
+  const references = Object.fromEntries(secrets.map((s) => [s, `\${${s}}`]));
+  const spec = resolved.spec;
+  const entry =
+    spec.transport === 'http'
+      ? { url: spec.url, headers: { ...spec.headers, ...references } }
+      : { command: spec.command, args: spec.args, env: { ...spec.env, ...references } };
+  return (
+    `The person can add it to mcpmux's config${configPath ? ` (${configPath})` : ''} as ` +
+    `${JSON.stringify({ [name]: entry })} and set ${secrets.join(', ')} in mcpmux's environment`
+  );
+}
+
+function describeMissing(m: MissingInput): string {
+  const about = [m.description, m.choices && `one of ${m.choices.join(', ')}`].filter(Boolean).join('; ');
+  return `${m.name}${about ? ` (${about})` : ''}`;
+}
+
+const whereToGive = (m: MissingInput): string =>
+  m.kind === 'argument' ? `arguments["${m.name}"]` : `env["${m.name}"]`;
