@@ -8,7 +8,7 @@ const LAYERS = [
   ['main.ts', 'bin.ts', 'serve.ts', 'internals.ts', 'process-exit.ts'],
   ['cli', 'config', 'clients'],
   ['proxy', 'transport', 'forwarding'],
-  ['agent', 'code', 'mcp-registry'],
+  ['agent', 'code', 'mcp-registry', 'telemetry'],
   ['catalog', 'results'],
   ['router'],
   ['registry'],

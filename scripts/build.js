@@ -19,7 +19,14 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { build } from 'esbuild';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
-const UNBUNDLED = ['esbuild', '@jitl/*', 'quickjs-emscripten-core', 'json-schema-to-typescript'];
+// OpenTelemetry's SDK is loaded only when an OTEL_* variable is set, from node_modules as installed.
+const UNBUNDLED = [
+  'esbuild',
+  '@jitl/*',
+  'quickjs-emscripten-core',
+  'json-schema-to-typescript',
+  '@opentelemetry/*',
+];
 const COMMON = /** @type {const} */ ({
   bundle: true,
   splitting: true,

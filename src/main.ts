@@ -25,6 +25,7 @@ import {
   type ConfiguredServer,
 } from './config/load-config.js';
 import { messageOf } from './common/errors.js';
+import { installTelemetry, telemetryRequested } from './common/telemetry.js';
 import { createLogger, type Logger } from './common/log.js';
 import { SpawnPolicy } from './policy/spawn-policy.js';
 import { EXIT_USAGE, exitWith, installExitHandlers } from './process-exit.js';
@@ -55,6 +56,7 @@ async function main(): Promise<void> {
       log.warn(`the orphan reaper failed (${messageOf(error)}); children may outlive a SIGKILL of mcpmux`),
     ),
   );
+  await startTelemetry(log);
   const policy = spawnPolicy(options, log);
   const spawned = spawnConfigured(servers, policy);
   const { serve } = await import('./serve.js');
@@ -139,6 +141,23 @@ async function runSecretsCommandLine(argv: string[]): Promise<void> {
     out: (text) => process.stdout.write(text + '\n'),
     err: (text) => process.stderr.write(text + '\n'),
   });
+}
+
+/**
+ * OpenTelemetry, when an OTEL_* variable asks for it: loaded only then (its SDK is tens of
+ * modules), and a missing package costs a warning, not the serving.
+ */
+async function startTelemetry(log: Logger): Promise<void> {
+  if (!telemetryRequested(process.env)) return;
+  try {
+    const { startOtelTelemetry } = await import('./telemetry/otel-telemetry.js');
+    installTelemetry(startOtelTelemetry(version));
+  } catch (error) {
+    log.warn(
+      `OpenTelemetry was asked for (an OTEL_* variable is set) but cannot start: ${messageOf(error)}; ` +
+        'install @opentelemetry/api and @opentelemetry/sdk-node beside mcpmux (optional dependencies left out?)',
+    );
+  }
 }
 
 function spawnPolicy(options: CliOptions, log: Logger): SpawnPolicy {

@@ -30,6 +30,8 @@ import { AgentRuns } from './agent/agent-runs.js';
 import { ModelChoice } from './agent/model-choice.js';
 import { defaultAgentDir } from './agent/transcript.js';
 import { cacheDir } from './common/state-dir.js';
+import { telemetry } from './common/telemetry.js';
+import { setTimeout as delay } from 'node:timers/promises';
 import { KeptSecrets } from './mcp-registry/kept-secrets.js';
 import { McpRegistries } from './mcp-registry/mcp-registries.js';
 
@@ -168,6 +170,7 @@ export async function serve({
     maxResultBytes: options.maxResultBytes,
     ...(configSync && { config: configSync }),
     ...(registries && { registries }),
+    network: options.http ? 'tcp' : 'pipe',
     logger: log,
     version,
   });
@@ -259,6 +262,9 @@ export async function serve({
       await stdio?.close();
       await code?.close();
       await index.close();
+      // What the exporters hold goes out last, with the spans of the end itself.
+      // Bounded: an unreachable collector must not hold the end up (its export times out at 10 s).
+      await Promise.race([telemetry.shutdown().catch(() => {}), delay(3000, undefined, { ref: false })]);
     },
     // Over HTTP, stdin means nothing: mcpmux runs until a signal.
     {

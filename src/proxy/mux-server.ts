@@ -33,6 +33,8 @@ import { FastPath, type Reply } from '../forwarding/fast-path.js';
 import { AgentTasks, TASKS_CAPABILITY } from './tasks/agent-tasks.js';
 import { AgentListing, agentAccess, type AgentSetup } from './tools/agent-access.js';
 import { newActivationPool, ownToolsOf, type ExposeMode } from './exposure.js';
+import { traceRequests } from './traced-requests.js';
+import { telemetry } from '../common/telemetry.js';
 import { ToolCalls, legacyToolCallHandler } from './tool-calls.js';
 import { ParamsCheckedServer } from './params-checked-server.js';
 
@@ -62,6 +64,8 @@ export interface MuxServerOptions {
   maxResultBytes?: number;
   /** The config file, for add_server and remove_server with `persist`. */
   config?: PersistentConfig;
+  /** How the client reaches this session, for its spans: `pipe` (stdio, the default) or `tcp` (HTTP). */
+  network?: 'pipe' | 'tcp';
   /** MCP registries for find_servers and add_server's registry entries; without it, find_servers is not listed. */
   registries?: RegistryAccess;
   logger: Logger;
@@ -153,6 +157,10 @@ export class MuxServer {
       },
     );
     const era = options.era ?? 'legacy';
+    traceRequests(this.server, {
+      network: options.network ?? 'pipe',
+      protocolVersion: () => (era === 'modern' ? '2026-07-28' : undefined),
+    });
     this.#caller = {
       era,
       capabilities: () => this.server.getClientCapabilities(),
@@ -251,7 +259,8 @@ export class MuxServer {
       tellListChanges: () => this.#tellListChanges(),
       ...(mode === 'search' && { activate: (names: readonly string[]) => this.#activate(names) }),
     });
-    if (!perRequest)
+    // With telemetry on, every request takes the SDK's path, where its spans are made.
+    if (!perRequest && !telemetry.enabled)
       this.#fastPath = new FastPath({
         registry: options.registry,
         router: options.router,

@@ -54,7 +54,8 @@ export type FixtureName =
   | 'task-tools'
   | 'bad-answers'
   | 'mcp-registry'
-  | 'needs-key';
+  | 'needs-key'
+  | 'echo-meta';
 
 export const fixturePath = (name: FixtureName): string => join(ROOT, 'testservers', `${name}.js`);
 

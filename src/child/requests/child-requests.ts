@@ -9,6 +9,7 @@
 import { ProtocolError, SdkError, SdkErrorCode } from '@modelcontextprotocol/server';
 import type { Client, LoggingLevel, Tool } from '@modelcontextprotocol/client';
 import { MuxError } from '../../common/errors.js';
+import { telemetry } from '../../common/telemetry.js';
 import { CAPABILITY_TABLE, type CapabilityRow } from '../../protocol/capabilities.js';
 import { callTimeoutError } from './child-lane.js';
 import { UncheckedResult } from '../../protocol/answer-shape.js';
@@ -115,6 +116,30 @@ export function newRequestHost(parts: RequestHostParts): RequestHost {
  * which the server did not run, goes once more under the new session.
  */
 export async function requestRunning(
+  host: RequestHost,
+  method: string,
+  params: Record<string, unknown> | undefined,
+  options: CallOptions,
+): Promise<Record<string, unknown>> {
+  if (!telemetry.enabled) return requestOnce(host, method, params, options);
+  // A client span under the request being served; the child gets its context in _meta.
+  const target = typeof params?.['name'] === 'string' ? params['name'] : undefined;
+  const attributes = {
+    'mcp.method.name': method,
+    'mcpmux.server.name': host.name,
+    ...(method === 'tools/call' && { 'gen_ai.tool.name': target, 'gen_ai.operation.name': 'execute_tool' }),
+    ...(method === 'prompts/get' && { 'gen_ai.prompt.name': target }),
+  };
+  const name = target !== undefined ? `${method} ${target}` : method;
+  return telemetry.client(name, attributes, async (span, meta) => {
+    const withContext = { ...params, _meta: { ...(params?.['_meta'] as object | undefined), ...meta } };
+    const result = await requestOnce(host, method, withContext, options);
+    if (result['isError'] === true) span.fail('tool_error');
+    return result;
+  });
+}
+
+async function requestOnce(
   host: RequestHost,
   method: string,
   params: Record<string, unknown> | undefined,
