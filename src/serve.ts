@@ -18,6 +18,7 @@ import { formatBytes } from './common/byte-sizes.js';
 import { newResultStore } from './results/result-store.js';
 import { ListChangePublisher } from './proxy/list-changes/list-change-publisher.js';
 import { InputRelay } from './proxy/relay/input-relay.js';
+import { CallLog } from './proxy/call-log.js';
 import { watchResources } from './proxy/list-changes/resource-watch.js';
 import { UpstreamLink } from './proxy/relay/upstream-link.js';
 import { Registry } from './registry/registry.js';
@@ -90,6 +91,7 @@ export async function serve({
           inline: options.inline,
         });
   configSync?.adopt(servers);
+  const callLog = options.callLog && openCallLog(options.callLog, log);
   const index = new ToolIndex({ router, ranker: toolRanker(options.searchRanker, log) });
   // find_servers ranks registry entries as search_tools ranks tools, with a ranker of its own.
   const registries =
@@ -171,12 +173,20 @@ export async function serve({
     ...(configSync && { config: configSync }),
     ...(registries && { registries }),
     network: options.http ? 'tcp' : 'pipe',
+    ...(callLog && { callLog }),
+    traceContent: options.traceContent,
     logger: log,
     version,
   });
   const newSession = (era: 'legacy' | 'modern' = 'legacy') => new MuxServer(sessionOptions(era));
-  // With a config, SIGHUP means "read it again", as for daemons; without one it ends mcpmux.
-  const onHangup = configSync && (() => void configSync.sync());
+  // With a config, SIGHUP means "read it again", and with a call log "reopen it", as for
+  // daemons; with neither it ends mcpmux.
+  const onHangup =
+    (configSync || callLog) &&
+    (() => {
+      callLog?.reopen();
+      if (configSync) void configSync.sync();
+    });
   // A modern (2026-07-28) HTTP client has no session: each of its requests gets a server of
   // its own, and what must outlive a request (kept results, the search pool) is shared.
   let publisher: ListChangePublisher | undefined;
@@ -262,6 +272,7 @@ export async function serve({
       await stdio?.close();
       await code?.close();
       await index.close();
+      callLog?.close();
       // What the exporters hold goes out last, with the spans of the end itself.
       // Bounded: an unreachable collector must not hold the end up (its export times out at 10 s).
       await Promise.race([telemetry.shutdown().catch(() => {}), delay(3000, undefined, { ref: false })]);
@@ -314,4 +325,13 @@ export async function serve({
     options.waitForServersMs,
   );
   if (options.watchConfig) configSync?.watch();
+}
+
+/** The call log's file, opened before anything is served: one that cannot be written stops mcpmux. */
+function openCallLog(options: { path: string; content: boolean }, log: Logger): CallLog {
+  try {
+    return new CallLog({ ...options, logger: log });
+  } catch (error) {
+    return exitWith(2, `mcpmux: --call-log ${options.path} cannot be written: ${messageOf(error)}`);
+  }
 }

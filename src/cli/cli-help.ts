@@ -118,6 +118,15 @@ export const FLAG_HELP: ReadonlyArray<[flag: string, help: string]> = [
   ],
   ['--pass-env NAME', "Also pass this variable of mcpmux's environment to children; repeat for more."],
   ['--root DIR', "Keep every child's cwd under DIR (and start children there by default)."],
+  [
+    '--call-log FILE',
+    'Append a JSON line per tool call, resource read and prompt get to FILE (0600): time, session, client, server, tool, duration, outcome, bytes, trace id. SIGHUP reopens it.',
+  ],
+  ['--call-log-content', 'With --call-log: also the arguments and results.'],
+  [
+    '--trace-content',
+    "With OpenTelemetry on (OTEL_* variables): record tool calls' arguments and results in their spans.",
+  ],
   ['--json', 'inspect: print JSON for scripts instead of text.'],
   ['-h, --help', 'Show this help.'],
   ['-V, --version', 'Show the version.'],

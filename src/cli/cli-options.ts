@@ -50,6 +50,10 @@ export interface CliOptions {
   registriesGiven: boolean;
   /** A secret the model passes in add_server's env is used rather than refused. */
   allowModelSecrets: boolean;
+  /** --call-log FILE: a JSON line per tool call, resource read and prompt get; with their content (--call-log-content). */
+  callLog?: { path: string; content: boolean };
+  /** --trace-content: tool calls' arguments and results go into their spans. */
+  traceContent: boolean;
   inheritEnv: boolean;
   passEnv: string[];
   root?: string;

@@ -200,12 +200,17 @@ export function parseCli(
     runtimeAdd: values['no-runtime-add'] !== true,
     ...registriesOf(values),
     allowModelSecrets: values['allow-model-secrets'] === true,
+    traceContent: values['trace-content'] === true,
     inheritEnv: values['inherit-env'] === true,
     passEnv: (values['pass-env'] as string[] | undefined) ?? [],
     agent: parseAgent(values, env),
     ...(clientMetadataUrl !== undefined && { clientMetadataUrl }),
   };
   if (typeof values['root'] === 'string') options.root = values['root'];
+  if (typeof values['call-log'] === 'string')
+    options.callLog = { path: values['call-log'], content: values['call-log-content'] === true };
+  else if (values['call-log-content'] === true)
+    throw new CliError('--call-log-content goes with --call-log FILE');
   if (command === 'call' && !options.help) options.call = parseCallArguments(positionals);
   if (command === 'auth' && !options.help) {
     const [server, ...extra] = positionals;

@@ -8,6 +8,8 @@ export type Attributes = Readonly<Record<string, string | number | boolean | und
 
 /** A span in progress. */
 export interface SpanScope {
+  /** Its trace's id (32 hex digits), for records kept beside the trace (the call log). */
+  readonly traceId: string | undefined;
   set(attributes: Attributes): void;
   /** The operation failed: `errorType` is a JSON-RPC error code, `tool_error`, or an error's name. */
   fail(errorType: string, message?: string): void;
@@ -60,7 +62,9 @@ export type CounterName =
 
 export type HistogramName = 'mcp.server.session.duration' | 'mcpmux.search.duration';
 
-const scope: SpanScope = { set: () => {}, fail: () => {} };
+/** The span of work done with telemetry off. */
+export const NO_SPAN: SpanScope = { traceId: undefined, set: () => {}, fail: () => {} };
+const scope = NO_SPAN;
 
 /** Telemetry that does nothing: what runs when no OTEL_* variable is set. */
 export const NO_TELEMETRY: Telemetry = {

@@ -33,7 +33,8 @@ import { FastPath, type Reply } from '../forwarding/fast-path.js';
 import { AgentTasks, TASKS_CAPABILITY } from './tasks/agent-tasks.js';
 import { AgentListing, agentAccess, type AgentSetup } from './tools/agent-access.js';
 import { newActivationPool, ownToolsOf, type ExposeMode } from './exposure.js';
-import { traceRequests } from './traced-requests.js';
+import { observeRequests } from './observed-requests.js';
+import type { CallLog } from './call-log.js';
 import { telemetry } from '../common/telemetry.js';
 import { ToolCalls, legacyToolCallHandler } from './tool-calls.js';
 import { ParamsCheckedServer } from './params-checked-server.js';
@@ -66,6 +67,10 @@ export interface MuxServerOptions {
   config?: PersistentConfig;
   /** How the client reaches this session, for its spans: `pipe` (stdio, the default) or `tcp` (HTTP). */
   network?: 'pipe' | 'tcp';
+  /** --call-log: a line per tool call, resource read and prompt get (shared by every session). */
+  callLog?: CallLog;
+  /** --trace-content: tool calls' arguments and results go into their spans. */
+  traceContent?: boolean;
   /** MCP registries for find_servers and add_server's registry entries; without it, find_servers is not listed. */
   registries?: RegistryAccess;
   logger: Logger;
@@ -106,6 +111,8 @@ export interface PerRequestState {
 export class MuxServer {
   readonly server: Server;
   readonly #options: MuxServerOptions;
+  /** mcpmux's own tools in this session's mode (they are answered by mcpmux, not a child). */
+  #ownTools: ReadonlyMap<string, unknown> = new Map();
   readonly #catalogs: CatalogHandlers;
   readonly #listChanges: SessionListChanges | undefined;
   readonly #unsubscribe: () => void;
@@ -157,9 +164,17 @@ export class MuxServer {
       },
     );
     const era = options.era ?? 'legacy';
-    traceRequests(this.server, {
+    observeRequests(this.server, {
       network: options.network ?? 'pipe',
       protocolVersion: () => (era === 'modern' ? '2026-07-28' : undefined),
+      clientName: (ctx) =>
+        era === 'modern'
+          ? (ctx.mcpReq.envelope?.['io.modelcontextprotocol/clientInfo'] as { name?: string } | undefined)
+              ?.name
+          : this.server.getClientVersion()?.name,
+      serverOf: (method, target) => this.#serverOf(method, target),
+      callLog: options.callLog,
+      traceContent: options.traceContent,
     });
     this.#caller = {
       era,
@@ -228,6 +243,7 @@ export class MuxServer {
     const mode = options.expose ?? 'all';
     if (mode === 'code' && !options.code) throw new Error('--expose code needs a CodeMode');
     const own = ownToolsOf(mode, { registries: options.registries !== undefined });
+    this.#ownTools = own.tools;
     this.#pool = perRequest ? perRequest.pool : newActivationPool(mode, options.activePoolSize);
     const agentListing = new AgentListing(agent, { compact: mode !== 'all', asTask: tasks !== undefined });
     this.#catalogs = new CatalogHandlers({
@@ -259,8 +275,8 @@ export class MuxServer {
       tellListChanges: () => this.#tellListChanges(),
       ...(mode === 'search' && { activate: (names: readonly string[]) => this.#activate(names) }),
     });
-    // With telemetry on, every request takes the SDK's path, where its spans are made.
-    if (!perRequest && !telemetry.enabled)
+    // With telemetry or a call log, every request takes the SDK's path, where it is observed.
+    if (!perRequest && !telemetry.enabled && !options.callLog)
       this.#fastPath = new FastPath({
         registry: options.registry,
         router: options.router,
@@ -300,6 +316,21 @@ export class MuxServer {
     }
     const runs = { agent: tasks, children: options.upstream.childTasks.session(this.#deliver) };
     this.server.fallbackRequestHandler = legacyToolCallHandler(this.#calls, this.#caller, runs) as never;
+  }
+
+  /** The server that answers a request for `target`: a child's name, mcpmux for its own tools; undefined when none does. */
+  #serverOf(method: string, target: string | undefined): string | undefined {
+    if (target === undefined) return undefined;
+    const snapshot = this.#options.registry.snapshot;
+    const router = this.#options.router;
+    if (method === 'tools/call')
+      return this.#ownTools.has(target) ? 'mcpmux' : router.toolRoute(snapshot, target)?.server;
+    if (method === 'prompts/get') return router.table(snapshot, 'prompts').byKey.get(target)?.server;
+    try {
+      return router.resolveResource(snapshot, target).server;
+    } catch {
+      return undefined;
+    }
   }
 
   /** Offers a client's message to the fast path (after initialize): true when taken, answered through `reply`. */

@@ -121,6 +121,7 @@ export function startOtelTelemetry(version: string): Telemetry {
     const span: Span = tracer.startSpan(name, { kind, attributes: defined(attributes) }, parent);
     const seen: Record<string, string | number | boolean | undefined> = { ...attributes };
     const scope: SpanScope = {
+      traceId: span.spanContext().traceId,
       set: (more) => {
         Object.assign(seen, more);
         span.setAttributes(defined(more));
