@@ -102,6 +102,7 @@ t.test('a call continues the client trace through mcpmux to the child, over OTLP
   t.match(client, { traceId: CLIENT_TRACE, parentSpanId: server.spanId, kind: 3 });
   t.equal(attribute(client, 'mcpmux.server.name'), 'echo');
   t.equal(childParent, client.spanId, "the child's parent is mcpmux's client span");
+  t.equal(attribute(server, 'gen_ai.tool.call.arguments'), undefined, 'no arguments without --trace-content');
   const failedSpan = receiver.spans.find((s) => s.name === 'tools/call echo__fail')!;
   t.equal(attribute(failedSpan, 'error.type'), 'tool_error');
   t.equal(failedSpan.status?.code, 2, 'status error');
@@ -117,6 +118,24 @@ t.test('a call continues the client trace through mcpmux to the child, over OTLP
     'the duration histograms arrive',
   );
   t.notMatch(mux.stdoutLines.join('\n'), /opentelemetry/i, 'stdout holds the protocol alone');
+  await mux.client.close();
+  await assertNoLeaks(t);
+});
+
+t.test('--trace-content records a tool call\'s arguments and result in its span', async (t) => {
+  const receiver = await startReceiver(t);
+  const echo = fixture('echo-meta');
+  const mux = await startMcpmux(['--trace-content', '--', 'echo', echo.command, ...echo.args], undefined, {
+    OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
+    OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
+    OTEL_BSP_SCHEDULE_DELAY: '50',
+    OTEL_METRICS_EXPORTER: 'none',
+  });
+  await mux.client.callTool({ name: 'echo__fail', arguments: { message: 'shown' } });
+  t.ok(await waitFor(() => receiver.spans.some((s) => s.name === 'tools/call echo__fail'), 10_000));
+  const span = receiver.spans.find((s) => s.name === 'tools/call echo__fail')!;
+  t.equal(attribute(span, 'gen_ai.tool.call.arguments'), '{"message":"shown"}');
+  t.match(attribute(span, 'gen_ai.tool.call.result'), /"isError":true/);
   await mux.client.close();
   await assertNoLeaks(t);
 });
