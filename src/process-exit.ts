@@ -31,9 +31,12 @@ export function installExitHandlers(
     watchStdin = true,
     onHangup,
     finishAnswering,
+    drain,
   }: {
     watchStdin?: boolean;
     onHangup?: () => void;
+    /** On SIGTERM, before the end: new requests refused, those in flight finished (bounded by its caller). */
+    drain?: () => Promise<void>;
     /**
      * Once stdin has ended: settles when what the client asked before is answered, or once
      * `stopWaiting` says so, with the number of requests still open.
@@ -42,7 +45,7 @@ export function installExitHandlers(
   } = {},
 ): void {
   let shuttingDown = false;
-  const shutdown = (why: string, code: number) => {
+  const shutdown = (why: string, code: number, drainFirst = false) => {
     if (shuttingDown) {
       // A second signal while shutting down: stop waiting.
       killAllProcessGroupsSync();
@@ -50,6 +53,13 @@ export function installExitHandlers(
     }
     shuttingDown = true;
     log.info(`shutting down (${why})`);
+    if (drainFirst && drain)
+      void drain()
+        .catch((error: unknown) => log.error(`error while draining: ${messageOf(error)}`))
+        .then(() => stop(code));
+    else stop(code);
+  };
+  const stop = (code: number) => {
     const deadline = setTimeout(() => {
       log.warn('shutdown took too long; killing the remaining servers');
       killAllProcessGroupsSync();
@@ -92,7 +102,7 @@ export function installExitHandlers(
     ['SIGHUP', 1],
   ] as const) {
     if (signal === 'SIGHUP' && onHangup) process.on(signal, () => onHangup());
-    else process.on(signal, () => shutdown(signal, 128 + number));
+    else process.on(signal, () => shutdown(signal, 128 + number, signal === 'SIGTERM'));
   }
   const fatal = (kind: string) => (error: unknown) => {
     log.error(`${kind}: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);

@@ -233,6 +233,8 @@ export async function serve({
         createRequestServer: () => new MuxServer({ ...sessionOptions('modern'), perRequest }).server,
         onListen: (uris) => watchResources({ registry, router, upstream, logger: log }, uris, deliverUpdate),
         toolInputSchema: (name) => router.toolRoute(registry.snapshot, name)?.item.inputSchema,
+        // Ready once the configured servers have each started or failed, as the first answers wait for.
+        ready: () => startup !== undefined && !startup.wait(),
         logger: log,
       }).catch((error: unknown) =>
         exitWith(
@@ -282,6 +284,13 @@ export async function serve({
       watchStdin: stdio !== undefined,
       ...(onHangup && { onHangup }),
       ...(stdio && { finishAnswering: stdio.finishAnswering }),
+      ...(http && {
+        drain: async () => {
+          const left = await http.drain(options.http!.drainMs);
+          if (left > 0)
+            log.warn(`${left} request(s) still in flight after --drain-seconds end with the shutdown`);
+        },
+      }),
     },
   );
   if (stdio) {

@@ -38,6 +38,7 @@ export const OPTIONS = {
   'allowed-origin': { type: 'string', multiple: true },
   'session-idle-timeout': { type: 'string' },
   'max-sessions': { type: 'string' },
+  'drain-seconds': { type: 'string' },
   'max-message-bytes': { type: 'string' },
   'client-metadata-url': { type: 'string' },
   'agent-provider': { type: 'string' },

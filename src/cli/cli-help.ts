@@ -57,6 +57,10 @@ export const FLAG_HELP: ReadonlyArray<[flag: string, help: string]> = [
   ['--agent-dir DIR', "Where agents' transcripts are kept (default $XDG_STATE_HOME/mcpmux/agents)."],
   ['--agent-max-tool-calls N', 'Tool calls one agent run may make (default 100).'],
   ['--agent-timeout SECONDS', 'How long one agent run may take (default 1800).'],
+  [
+    '--drain-seconds N',
+    'With --http: on SIGTERM, refuse new requests (503) and let those in flight finish for up to N seconds (default 10) before ending. GET /healthz and /readyz answer probes.',
+  ],
   ['--agent-concurrency N', 'Background agent runs at once (default 4); past it agent answers busy.'],
   [
     '--active-pool N',

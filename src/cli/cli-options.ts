@@ -101,4 +101,6 @@ export interface HttpOptions {
   allowedOrigins: string[];
   sessionIdleTimeoutMs: number;
   maxSessions: number;
+  /** On SIGTERM, how long requests in flight may take to finish while new ones are refused. */
+  drainMs: number;
 }

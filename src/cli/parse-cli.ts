@@ -106,6 +106,10 @@ const httpSchema = z.object({
     .int('--max-sessions must be a whole number')
     .min(1, '--max-sessions must be at least 1')
     .max(100_000),
+  drainSeconds: z.coerce
+    .number({ error: '--drain-seconds must be a number of seconds' })
+    .min(0, '--drain-seconds must be 0 (no wait) or more')
+    .max(3600, '--drain-seconds must be at most 3600'),
 });
 
 const SUBCOMMANDS = ['inspect', 'call', 'auth'] as const;
@@ -268,6 +272,7 @@ const HTTP_ONLY_FLAGS = [
   'allowed-origin',
   'session-idle-timeout',
   'max-sessions',
+  'drain-seconds',
 ] as const;
 
 function parseHttp(
@@ -298,6 +303,7 @@ function parseHttp(
   const checked = httpSchema.safeParse({
     sessionIdleTimeout: values['session-idle-timeout'] ?? 1800,
     maxSessions: values['max-sessions'] ?? 100,
+    drainSeconds: values['drain-seconds'] ?? 10,
   });
   if (!checked.success) throw new CliError(checked.error.issues.map((i) => i.message).join('; '));
   const allowedHosts = ((values['allowed-host'] as string[] | undefined) ?? []).map((name) =>
@@ -314,6 +320,7 @@ function parseHttp(
     allowedOrigins,
     sessionIdleTimeoutMs: checked.data.sessionIdleTimeout * 1000,
     maxSessions: checked.data.maxSessions,
+    drainMs: checked.data.drainSeconds * 1000,
   };
 }
 

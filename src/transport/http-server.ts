@@ -79,9 +79,16 @@ export interface HttpServeOptions {
   logger: Logger;
   /** Largest request body, in bytes. Default 16 MiB. */
   maxBodyBytes?: number;
+  /** Whether the configured servers have each started or failed: GET /readyz answers 200 then, 503 before. */
+  ready?: () => boolean;
 }
 
 export const MCP_PATH = '/mcp';
+/** Probes for supervisors and orchestrators: answered for any Host and without the token (they tell status only). */
+const HEALTH_PATH = '/healthz';
+const READY_PATH = '/readyz';
+/** What a request refused while draining is told to wait before it tries again (another instance, or this one's successor). */
+const DRAIN_RETRY_AFTER_SECONDS = 5;
 const DEFAULT_IDLE_TIMEOUT_MS = 30 * 60_000;
 const DEFAULT_MAX_SESSIONS = 100;
 const DEFAULT_MAX_BODY_BYTES = 16 * 1024 * 1024;
@@ -102,6 +109,11 @@ export class McpHttpServer {
   readonly #maxSessions: number;
   readonly #maxBody: number;
   #shuttingDown = false;
+  /** Since SIGTERM: new requests are refused (503), those in flight finish. */
+  #draining = false;
+  /** POSTs being answered now (a drain waits for them); their count, and who waits for none. */
+  #inFlight = 0;
+  #idle: (() => void) | undefined;
   /** What a request a closing session leaves unanswered is told (unanswered-requests.ts). */
   readonly #closedWhy = () =>
     this.#shuttingDown ? 'mcpmux is shutting down' : 'the session ended before this request was answered';
@@ -197,8 +209,59 @@ export class McpHttpServer {
     await new Promise((resolve) => this.#http.close(resolve));
   }
 
+  /**
+   * Stops taking new requests (503 with Retry-After; /readyz says draining) and settles once
+   * the requests in flight are answered, or after `waitMs`: what SIGTERM does before the end.
+   */
+  async drain(waitMs: number): Promise<number> {
+    this.#draining = true;
+    if (this.#inFlight > 0 && waitMs > 0) {
+      this.#options.logger.info(
+        `draining: ${this.#inFlight} request(s) in flight may finish (up to ${waitMs / 1000} s)`,
+      );
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, waitMs);
+        this.#idle = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+      });
+    }
+    return this.#inFlight;
+  }
+
+  /** GET /healthz and /readyz: true when `req` was one (and is answered). */
+  #probe(req: IncomingMessage, res: ServerResponse): boolean {
+    if (req.method !== 'GET' && req.method !== 'HEAD') return false;
+    const path = (req.url ?? '/').split('?')[0];
+    const answer = (code: number, status: string) =>
+      res
+        .writeHead(code, { 'content-type': 'application/json', 'cache-control': 'no-store' })
+        .end(JSON.stringify({ status }));
+    if (path === HEALTH_PATH) answer(200, 'ok');
+    else if (path !== READY_PATH) return false;
+    else if (this.#draining) answer(503, 'draining');
+    else if (this.#options.ready && !this.#options.ready()) answer(503, 'starting');
+    else answer(200, 'ready');
+    return true;
+  }
+
+  /** A POST counted in flight until its response is done (the answer of a call, or its stream's end). */
+  #track(res: ServerResponse): void {
+    this.#inFlight++;
+    res.once('close', () => {
+      if (--this.#inFlight === 0) this.#idle?.();
+    });
+  }
+
   async #handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     try {
+      if (this.#probe(req, res)) return;
+      if (this.#draining) {
+        res.setHeader('Retry-After', String(DRAIN_RETRY_AFTER_SECONDS));
+        res.setHeader('Connection', 'close');
+        return reply(res, 503, 'mcpmux is shutting down; try again (another instance, or after its restart)');
+      }
       const verdict = this.#guard.check(req.headers);
       if (!verdict.ok) {
         // Before anything else: a refused request reaches no handler and opens no session.
@@ -221,6 +284,8 @@ export class McpHttpServer {
       const existing = found?.transport instanceof LegacySseTransport ? undefined : found;
       if (req.method === 'POST') {
         const body = await readMessages(req, this.#maxBody, (why) => this.#options.logger.warn(why));
+        // A listen stream stays open for as long as its client listens: no request to wait for.
+        if ((body as { method?: unknown } | null)?.method !== 'subscriptions/listen') this.#track(res);
         // A 2026-07-28 request names its era in its _meta envelope; it needs no session.
         // (Node's IncomingMessage is what the adapter takes; only its optional fields' typing differs.)
         const nodeReq = req as NodeIncomingMessageLike;

@@ -211,6 +211,7 @@ t.test('--http, --host, --auth-token and the front door', async (t) => {
     allowedOrigins: [],
     sessionIdleTimeoutMs: 1_800_000,
     maxSessions: 100,
+    drainMs: 10_000,
   };
   t.same(parseCli(['--http', '8080'], {}).http, { port: 8080, host: '127.0.0.1', ...defaults });
   t.same(parseCli(['--http', '0', '--host', '::1', '--auth-token', 't'], {}).http, {

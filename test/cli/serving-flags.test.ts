@@ -1,6 +1,7 @@
-// Which MCP registries mcpmux uses: the official one by default, --registry URLs instead (in
-// order), none with --no-registry or --no-runtime-add; a config's "registries" where no flag
-// says; a URL that is not one is refused before anything runs.
+// The flags of what mcpmux serves beside its servers. MCP registries: the official one by
+// default, --registry URLs instead (in order), none with --no-registry or --no-runtime-add, a
+// config's "registries" where no flag says, a URL that is not one refused before anything
+// runs. The call log, telemetry content and the HTTP drain: each where it belongs.
 import { writeFileSync } from 'node:fs';
 import t from 'tap';
 import { CliError } from '../../src/cli/cli-options.js';
@@ -40,4 +41,23 @@ t.test('the config file names its registries', async (t) => {
   t.same(await loadConfigSettings(path), { registries: ['https://mcp.acme.example'] });
   writeFileSync(path, JSON.stringify({ mcpServers: {}, mcpmux: { registries: ['mcp.acme.example'] } }));
   await t.rejects(loadConfigSettings(path), { message: /mcpmux\.registries\.0: give a registry's base URL/ });
+});
+
+t.test('--drain-seconds, --call-log and --trace-content', async (t) => {
+  t.equal(parseCli(['--http', '0', '--drain-seconds', '2.5'], {}).http?.drainMs, 2500);
+  t.equal(parseCli(['--http', '0', '--drain-seconds', '0'], {}).http?.drainMs, 0);
+  t.throws(() => parseCli(['--drain-seconds', '5'], {}), {
+    message: '--drain-seconds goes with --http PORT',
+  });
+  t.throws(() => parseCli(['--http', '0', '--drain-seconds=-1'], {}), {
+    message: '--drain-seconds must be 0 (no wait) or more',
+  });
+  t.same(parseCli(['--call-log', '/var/log/mcpmux.jsonl', '--call-log-content'], {}).callLog, {
+    path: '/var/log/mcpmux.jsonl',
+    content: true,
+  });
+  t.throws(() => parseCli(['--call-log-content'], {}), {
+    message: '--call-log-content goes with --call-log FILE',
+  });
+  t.equal(parseCli(['--trace-content'], {}).traceContent, true);
 });
