@@ -91,6 +91,14 @@ export async function serve({
           inline: options.inline,
         });
   configSync?.adopt(servers);
+  telemetry.observe('mcpmux.servers', () => {
+    const byStatus = new Map<string, number>();
+    for (const { status } of registry.list()) byStatus.set(status, (byStatus.get(status) ?? 0) + 1);
+    return [...byStatus].map(([status, value]) => ({
+      value,
+      attributes: { 'mcpmux.server.status': status },
+    }));
+  });
   const callLog = options.callLog && openCallLog(options.callLog, log);
   const index = new ToolIndex({ router, ranker: toolRanker(options.searchRanker, log) });
   // find_servers ranks registry entries as search_tools ranks tools, with a ranker of its own.

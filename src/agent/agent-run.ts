@@ -2,6 +2,7 @@
 // routing, give it their results, until it answers in words or a limit is reached. Every
 // message is written to the transcript before the run moves on, so a run can be read and
 // resumed after mcpmux restarted.
+import { telemetry } from '../common/telemetry.js';
 import type { CallToolResult, TextContent, Tool } from '@modelcontextprotocol/server';
 import { messageOf } from '../common/errors.js';
 import type {
@@ -108,7 +109,19 @@ export class AgentRun {
     ]);
     // A run stopped by its own clock failed; one stopped by a cancel (output's or the caller's) was cancelled.
     const timedOut = () => timeout.aborted && !this.#cancel.signal.aborted && !options.signal?.aborted;
-    this.done = this.#run(signal).catch((error: unknown) => {
+    // The run's span (GenAI's invoke_agent), its turns and tool calls under it.
+    const run = telemetry.enabled
+      ? telemetry.internal(
+          'invoke_agent mcpmux',
+          {
+            'gen_ai.operation.name': 'invoke_agent',
+            'gen_ai.agent.name': 'mcpmux',
+            'gen_ai.agent.id': this.id,
+          },
+          () => this.#run(signal),
+        )
+      : this.#run(signal);
+    this.done = run.catch((error: unknown) => {
       if (!signal.aborted) return this.#end('failed', { error: messageOf(error) });
       if (!timedOut()) return this.#end('cancelled', {});
       return this.#end('failed', {
@@ -131,16 +144,36 @@ export class AgentRun {
     await this.#deps.record('user', this.prompt);
     for (let turn = 1; turn <= this.#limits.maxTurns; turn++) {
       signal.throwIfAborted();
-      const reply = await this.#deps.model.next(
-        {
-          system: SYSTEM_PROMPT,
-          messages: this.history,
-          tools: this.#deps.tools(),
-          maxTokens: MAX_TOKENS,
-          model: this.#modelHint,
-        },
-        signal,
-      );
+      const ask = () =>
+        this.#deps.model.next(
+          {
+            system: SYSTEM_PROMPT,
+            messages: this.history,
+            tools: this.#deps.tools(),
+            maxTokens: MAX_TOKENS,
+            model: this.#modelHint,
+          },
+          signal,
+        );
+      const reply = telemetry.enabled
+        ? await telemetry.internal(
+            `chat ${this.#modelHint ?? 'model'}`,
+            {
+              'gen_ai.operation.name': 'chat',
+              'gen_ai.request.model': this.#modelHint,
+              'mcpmux.agent.turn': turn,
+            },
+            async (span) => {
+              const answered = await ask();
+              span.set({
+                'gen_ai.response.model': answered.model,
+                'gen_ai.usage.input_tokens': answered.usage?.inputTokens,
+                'gen_ai.usage.output_tokens': answered.usage?.outputTokens,
+              });
+              return answered;
+            },
+          )
+        : await ask();
       signal.throwIfAborted();
       this.#addUsage(reply.usage);
       this.#report(`turn ${turn}: the model answered${reply.model ? ` (${reply.model})` : ''}`);
@@ -183,7 +216,22 @@ export class AgentRun {
     this.#toolCalls.push(call);
     this.#report(call);
     try {
-      const result = await this.#deps.callTool(use.name, use.input ?? {}, signal);
+      const call = () => this.#deps.callTool(use.name, use.input ?? {}, signal);
+      const result = telemetry.enabled
+        ? await telemetry.internal(
+            `execute_tool ${use.name}`,
+            {
+              'gen_ai.operation.name': 'execute_tool',
+              'gen_ai.tool.name': use.name,
+              'gen_ai.tool.call.id': use.id,
+            },
+            async (span) => {
+              const answered = await call();
+              if (answered.isError) span.fail('tool_error');
+              return answered;
+            },
+          )
+        : await call();
       return {
         type: 'tool_result',
         toolUseId: use.id,

@@ -4,6 +4,7 @@
 // never loads MiniSearch. The index follows the registry snapshot: a query first brings it
 // to the current version, so a removed, crashed or filtered tool is never returned and a
 // reloaded description is found at once.
+import { telemetry } from '../common/telemetry.js';
 import type { Tool } from '@modelcontextprotocol/server';
 import type { RegistrySnapshot } from '../registry/registry-snapshot.js';
 import type { CatalogRouter } from '../router/catalog-router.js';
@@ -51,6 +52,17 @@ export class ToolIndex {
 
   /** Tools best matching `query` in the current snapshot, best first. */
   async search(snapshot: RegistrySnapshot, query: string, options: SearchOptions = {}): Promise<ToolHit[]> {
+    const started = performance.now();
+    try {
+      return await this.#search(snapshot, query, options);
+    } finally {
+      telemetry.record('mcpmux.search.duration', (performance.now() - started) / 1000, {
+        'mcpmux.search.kind': 'tools',
+      });
+    }
+  }
+
+  async #search(snapshot: RegistrySnapshot, query: string, options: SearchOptions): Promise<ToolHit[]> {
     this.#sync(snapshot);
     const ranker = await this.#current();
     const limit = Math.max(1, Math.min(options.limit ?? 5, 50));

@@ -3,6 +3,7 @@
 // (module-declarations.ts), mcpmux runs it in a sandbox (sandbox-pool.ts), and only what the
 // program returns or logs comes back. A program's tool call is routed like call_tool, with
 // its arguments checked against the tool's input schema first.
+import { telemetry } from '../common/telemetry.js';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/server/validators/ajv';
 import type { CallToolResult, JsonSchemaType, JsonSchemaValidator, Tool } from '@modelcontextprotocol/server';
 import { MuxError, messageOf } from '../common/errors.js';
@@ -87,11 +88,12 @@ export class CodeMode {
       catalog,
       limits,
       signal: deps.options.signal,
-      callTool: (server, tool, args, signal) => {
+      // Called from the sandbox's messages: its tool calls are traced under the execute_code call.
+      callTool: telemetry.bind((server: string, tool: string, args: unknown, signal: AbortSignal) => {
         const parent = deps.options.signal;
         const options = { ...deps.options, signal: parent ? AbortSignal.any([parent, signal]) : signal };
         return this.#callTool(server, tool, args, catalog, { ...deps, options });
-      },
+      }),
     });
     return toExecuteResult(outcome, limits);
   }

@@ -42,10 +42,17 @@ export interface Telemetry {
   ): Promise<T>;
   /** Runs `work` in a span of mcpmux's own work (add_server, a reload, a sign-in), under the current span. */
   internal<T>(name: string, attributes: Attributes, work: (span: SpanScope) => Promise<T>): Promise<T>;
+  /**
+   * `fn`, bound to the current span: work it does later, called from elsewhere (a sandbox's
+   * message), is traced under the span that was current here.
+   */
+  bind<F extends (...args: never[]) => unknown>(fn: F): F;
   /** Something that happened at once (a crash): a span that ends as it starts. */
   event(name: string, attributes: Attributes, errorType?: string): void;
   /** Adds to a counter (restarts) or an up-down counter (calls in flight: `delta` may be negative). */
   add(metric: CounterName, delta: number, attributes?: Attributes): void;
+  /** Reports a gauge read at each export (servers by status): its values, each with its attributes. */
+  observe(metric: GaugeName, read: () => readonly { value: number; attributes: Attributes }[]): void;
   /** Records a value of a histogram (search latency, session duration). */
   record(metric: HistogramName, value: number, attributes?: Attributes): void;
   /** Exports what is pending and stops. */
@@ -60,6 +67,8 @@ export type CounterName =
   | 'mcpmux.results.kept.bytes'
   | 'mcpmux.sessions.open';
 
+export type GaugeName = 'mcpmux.servers';
+
 export type HistogramName = 'mcp.server.session.duration' | 'mcpmux.search.duration';
 
 /** The span of work done with telemetry off. */
@@ -72,8 +81,10 @@ export const NO_TELEMETRY: Telemetry = {
   server: (_name, _attributes, _meta, work) => work(scope),
   client: (_name, _attributes, work) => work(scope, {}),
   internal: (_name, _attributes, work) => work(scope),
+  bind: (fn) => fn,
   event: () => {},
   add: () => {},
+  observe: () => {},
   record: () => {},
   shutdown: async () => {},
 };

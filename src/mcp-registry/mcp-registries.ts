@@ -3,6 +3,7 @@
 // searched at once, a registry that cannot be read named beside the others' answers; an
 // entry found by its name, at its latest version or the one asked for.
 import { MuxError } from '../common/errors.js';
+import { telemetry } from '../common/telemetry.js';
 import type { RankerSource } from '../catalog/tool-index.js';
 import type { ServerSpec } from '../child/server-spec.js';
 import { RegistryListing, RegistryUnreachable, type ListedServer } from './registry-listing.js';
@@ -64,7 +65,11 @@ export class McpRegistries {
     const { listings, problems } = await this.#read();
     if (listings.length === 0)
       throw new MuxError('REGISTRY_UNREACHABLE', `no MCP registry could be read: ${problems.join('; ')}`);
+    const started = performance.now();
     const found = query.trim() === '' ? [] : await this.#search.search(listings, query, limit);
+    telemetry.record('mcpmux.search.duration', (performance.now() - started) / 1000, {
+      'mcpmux.search.kind': 'servers',
+    });
     return { found, problems };
   }
 

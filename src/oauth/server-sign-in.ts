@@ -6,6 +6,7 @@
 // first. A machine client (client credentials, a workload's token) gets its tokens itself,
 // with no person (machine-client.ts). Tokens bound to mcpmux's key (DPoP, dpop-key.ts) go
 // with a proof. The rest of mcpmux sees a server that answers, or an AUTH_* error that says why.
+import { telemetry } from '../common/telemetry.js';
 import type { AuthOptions, AuthResult, FetchLike, IssuerMismatchError } from '@modelcontextprotocol/client';
 import { clientSdk } from '../child/client-sdk.js';
 import { MuxError, messageOf } from '../common/errors.js';
@@ -300,7 +301,14 @@ export class ServerSignIn {
     // A token refused that was accepted before: the server may have moved to another
     // authorization server, which only its metadata, read afresh, names (SEP-2352).
     else if (signedIn) this.#provider.invalidateCredentials('discovery');
-    await this.#authorize({ resourceMetadataUrl, scope }, signal);
+    const authorize = () => this.#authorize({ resourceMetadataUrl, scope }, signal);
+    await (telemetry.enabled
+      ? telemetry.internal(
+          `sign_in ${this.#options.serverName}`,
+          { 'mcpmux.server.name': this.#options.serverName, 'mcpmux.sign_in.reason': this.#why },
+          authorize,
+        )
+      : authorize());
   }
 
   async #refreshIfExpiring(signal: AbortSignal | undefined): Promise<void> {

@@ -111,6 +111,8 @@ export interface PerRequestState {
 export class MuxServer {
   readonly server: Server;
   readonly #options: MuxServerOptions;
+  /** When this session opened (performance.now()), while telemetry counts it. */
+  #openedAt: number | undefined;
   /** mcpmux's own tools in this session's mode (they are answered by mcpmux, not a child). */
   #ownTools: ReadonlyMap<string, unknown> = new Map();
   readonly #catalogs: CatalogHandlers;
@@ -164,6 +166,11 @@ export class MuxServer {
       },
     );
     const era = options.era ?? 'legacy';
+    // A session (not one request of a sessionless 2026-07-28 client) is counted while open.
+    if (telemetry.enabled && !options.perRequest) {
+      this.#openedAt = performance.now();
+      telemetry.add('mcpmux.sessions.open', 1);
+    }
     observeRequests(this.server, {
       network: options.network ?? 'pipe',
       protocolVersion: () => (era === 'modern' ? '2026-07-28' : undefined),
@@ -377,6 +384,13 @@ export class MuxServer {
   }
 
   async close(): Promise<void> {
+    if (this.#openedAt !== undefined) {
+      telemetry.add('mcpmux.sessions.open', -1);
+      telemetry.record('mcp.server.session.duration', (performance.now() - this.#openedAt) / 1000, {
+        'network.transport': this.#options.network ?? 'pipe',
+      });
+      this.#openedAt = undefined;
+    }
     this.#fastPath?.close();
     for (const stream of [...this.#watches.keys()]) this.unwatchResources(stream);
     this.#unsubscribe();

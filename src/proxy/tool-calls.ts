@@ -2,6 +2,7 @@
 // child's, forwarded by its exposed name once the servers given at start are up. A
 // 2025 session's tools/call arrives here through the SDK as an unhandled method (see
 // legacyToolCallHandler); the forwarding fast path takes most before that.
+import { telemetry } from '../common/telemetry.js';
 import { ProtocolErrorCode, isInputRequiredResult } from '@modelcontextprotocol/server';
 import type { CallToolRequest, CallToolResult, Tool } from '@modelcontextprotocol/server';
 import { z } from 'zod';
@@ -72,6 +73,21 @@ export class ToolCalls {
    * directly: the child's questions then come back as input_required rounds.
    */
   async call(
+    params: CallToolRequest['params'],
+    options: CallOptions,
+    round?: ClientRound,
+  ): Promise<CallToolResult | Record<string, unknown>> {
+    if (!telemetry.enabled) return this.#call(params, options, round);
+    const attributes = { 'gen_ai.tool.name': params.name };
+    telemetry.add('mcpmux.calls.in_flight', 1, attributes);
+    try {
+      return await this.#call(params, options, round);
+    } finally {
+      telemetry.add('mcpmux.calls.in_flight', -1, attributes);
+    }
+  }
+
+  async #call(
     params: CallToolRequest['params'],
     options: CallOptions,
     round?: ClientRound,

@@ -8,6 +8,7 @@ import { ChildConnection } from '../child/child-connection.js';
 import type { ChildConnectionOptions, ChildEvent } from '../child/child-types.js';
 import type { ChildStatus } from '../child/child-status.js';
 import type { ChildProcess } from '../child/process/child-process.js';
+import { telemetry, type Attributes } from '../common/telemetry.js';
 import { MuxError, messageOf } from '../common/errors.js';
 import { nameTaken, notFound, removedWhile, shuttingDown } from './registry-errors.js';
 import type { Logger } from '../common/log.js';
@@ -151,7 +152,12 @@ export class Registry {
     // A process spawned for a server that could not be registered is not left running.
     registering.catch(() => options.spawned?.then((process) => process.stop()).catch(() => {}));
     const connection = await registering;
-    const started = this.#started(name, connection, options);
+    // Its own span, under the request that asked for it (add_server's tools/call), if any.
+    const started = telemetry.enabled
+      ? telemetry.internal(`start_server ${name}`, serverAttributes(name, spec), () =>
+          this.#started(name, connection, options),
+        )
+      : this.#started(name, connection, options);
     if (!options.returnWhenSigningIn) return started;
     const signingIn = connection.whenSigningIn().then(() => undefined);
     const first = await Promise.race([started, signingIn]);
@@ -228,7 +234,16 @@ export class Registry {
       // A reload asked for takes over from the restart policy's waiting attempt.
       entry.restarts?.abort.abort();
       entry.restarts = undefined;
-      entry.reloading ??= this.#reload(name, entry, options.build === true).finally(() => {
+      const build = options.build === true;
+      entry.reloading ??= (
+        telemetry.enabled
+          ? telemetry.internal(
+              `reload_server ${name}`,
+              { ...serverAttributes(name, entry.connection.spec), 'mcpmux.reload.build': build },
+              () => this.#reload(name, entry, build),
+            )
+          : this.#reload(name, entry, build)
+      ).finally(() => {
         entry.reloading = undefined;
       });
       return { pending: entry.reloading };
@@ -238,7 +253,12 @@ export class Registry {
   async #reload(name: string, entry: Entry, build: boolean): Promise<ReloadedServer> {
     const { connection } = entry;
     if (build) {
-      await connection.devLoop.build().catch((error: unknown) => {
+      const built = telemetry.enabled
+        ? telemetry.internal(`build_server ${name}`, { 'mcpmux.server.name': name }, () =>
+            connection.devLoop.build(),
+          )
+        : connection.devLoop.build();
+      await built.catch((error: unknown) => {
         throw this.#entries.get(name) === entry ? error : removedWhile('reloading', name);
       });
     }
@@ -318,6 +338,12 @@ export class Registry {
         );
         entry.lastTools = event.catalog.tools;
       }
+      if (event.type === 'crashed')
+        telemetry.event(
+          `server_crashed ${event.name}`,
+          serverAttributes(event.name, connection.spec),
+          'crashed',
+        );
       const policy = connection.spec.restart;
       if (event.type === 'crashed' && policy) {
         // Restarted by its policy: its catalog stays listed (calls wait) until it runs again or gives up.
@@ -390,4 +416,13 @@ export class Registry {
   #notFound(name: string): MuxError {
     return notFound(name, [...this.#entries.keys()]);
   }
+}
+
+/** What every management span says of its server. */
+function serverAttributes(name: string, spec: ServerSpec): Attributes {
+  return {
+    'mcpmux.server.name': name,
+    'mcpmux.server.transport': spec.transport,
+    ...(spec.registryEntry !== undefined && { 'mcpmux.server.registry_entry': spec.registryEntry }),
+  };
 }

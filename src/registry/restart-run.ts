@@ -3,6 +3,7 @@
 // crash loop, so its attempts add up rather than starting over.
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { ChildConnection } from '../child/child-connection.js';
+import { telemetry } from '../common/telemetry.js';
 import { messageOf } from '../common/errors.js';
 import type { Logger } from '../common/log.js';
 import type { RestartPolicy } from '../child/server-spec.js';
@@ -59,12 +60,19 @@ export async function restartUntilRunning(restart: RestartUntilRunning): Promise
     if (!(await sleep(waitMs, true, { signal: run.abort.signal }).catch(() => false)) || !current()) return;
     run.startedAt = Date.now();
     try {
-      await connection.start();
+      await (telemetry.enabled
+        ? telemetry.internal(
+            `restart_server ${name}`,
+            { 'mcpmux.server.name': name, 'mcpmux.restart.attempt': attempt },
+            () => connection.start(),
+          )
+        : connection.start());
     } catch (error) {
       log.warn(`server '${name}' restart attempt ${attempt} failed: ${messageOf(error)}`);
       continue;
     }
     log.info(`server '${name}' restarted (attempt ${attempt})`);
+    telemetry.add('mcpmux.server.restarts', 1, { 'mcpmux.server.name': name });
     await restart.settle(true);
     return;
   }

@@ -2,6 +2,7 @@
 // cut to its head plus a notice naming a handle, and kept whole in a private file (the
 // directory is 0700, each file 0600) until the session ends or its time to live passes;
 // read_result pages through it. Images and audio pass through untouched.
+import { telemetry } from '../common/telemetry.js';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { readFile, rm, writeFile } from 'node:fs/promises';
@@ -118,6 +119,7 @@ export class ResultStore {
     for (const entry of this.#results.values()) {
       clearTimeout(entry.timer);
       this.#budget.remove(entry.path);
+      forgotten(entry.bytes);
     }
     this.#results.clear();
     this.#dropped.clear();
@@ -143,6 +145,8 @@ export class ResultStore {
     const stored = { handle, bytes, lines: countLines(text), createdAt: Date.now() };
     const timer = setTimeout(() => this.#forget(handle), this.#options.ttlMs ?? 3_600_000).unref();
     this.#results.set(handle, { ...stored, path, timer });
+    telemetry.add('mcpmux.results.kept', 1);
+    telemetry.add('mcpmux.results.kept.bytes', bytes);
     this.#budget.add(path, bytes, () => {
       this.#forget(handle);
       this.#dropped.add(handle);
@@ -157,6 +161,7 @@ export class ResultStore {
     clearTimeout(entry.timer);
     this.#results.delete(handle);
     this.#budget.remove(entry.path);
+    forgotten(entry.bytes);
     void rm(entry.path, { force: true });
   }
 
@@ -192,4 +197,10 @@ export function newResultStore(maxResultBytes: number | undefined, handleBytes?:
     maxBytes: maxResultBytes === 0 ? Number.MAX_SAFE_INTEGER : (maxResultBytes ?? 16_384),
     ...(handleBytes !== undefined && { handleBytes }),
   });
+}
+
+/** A kept result is gone: the gauges of what is kept go down. */
+function forgotten(bytes: number): void {
+  telemetry.add('mcpmux.results.kept', -1);
+  telemetry.add('mcpmux.results.kept.bytes', -bytes);
 }

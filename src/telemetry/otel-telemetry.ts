@@ -20,11 +20,16 @@ import { NodeSDK, resources } from '@opentelemetry/sdk-node';
 import type {
   Attributes,
   CounterName,
+  GaugeName,
   HistogramName,
   SpanScope,
   Telemetry,
   TraceCarrier,
 } from '../common/telemetry.js';
+
+const GAUGES: Record<GaugeName, string> = {
+  'mcpmux.servers': 'Servers by status (starting, needs_auth, running, restarting, crashed).',
+};
 
 /** The conventions' buckets for MCP operation and session durations, in seconds. */
 const DURATION_BUCKETS = [0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 30, 60, 120, 300];
@@ -166,6 +171,7 @@ export function startOtelTelemetry(version: string): Telemetry {
       ),
     internal: (name, attributes, work) =>
       run(name, SpanKind.INTERNAL, attributes, context.active(), (span) => work(span), undefined),
+    bind: (fn) => context.bind(context.active(), fn),
     event: (name, attributes, errorType) => {
       const span = tracer.startSpan(name, { kind: SpanKind.INTERNAL, attributes: defined(attributes) });
       if (errorType !== undefined) {
@@ -176,6 +182,10 @@ export function startOtelTelemetry(version: string): Telemetry {
     },
     add: (metric, delta, attributes = {}) => counters[metric].add(delta, defined(attributes)),
     record: (metric, value, attributes = {}) => histograms[metric].record(value, defined(attributes)),
+    observe: (metric, read) =>
+      meter.createObservableGauge(metric, { description: GAUGES[metric] }).addCallback((result) => {
+        for (const { value, attributes } of read()) result.observe(value, defined(attributes));
+      }),
     shutdown: () => sdk.shutdown(),
   };
 }

@@ -12,6 +12,7 @@ import t, { type Test } from 'tap';
 import { fixture, ROOT } from '../helpers/fixtures.js';
 import { startMcpmux, text } from '../helpers/mcpmux-process.js';
 import { assertNoLeaks, killTaggedProcesses, waitFor } from '../helpers/processes.js';
+import { answer, scriptedModel, toolUse } from '../helpers/scripted-model.js';
 
 t.teardown(() => killTaggedProcesses());
 
@@ -122,7 +123,57 @@ t.test('a call continues the client trace through mcpmux to the child, over OTLP
   await assertNoLeaks(t);
 });
 
-t.test('--trace-content records a tool call\'s arguments and result in its span', async (t) => {
+t.test(
+  'management work has its spans: add_server, a crash, an agent run with its turns and tool calls',
+  async (t) => {
+    const receiver = await startReceiver(t);
+    const model = scriptedModel([() => toolUse('echo__meta'), () => answer('done')]);
+    const mux = await startMcpmux(['--expose', 'agent'], model, {
+      OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
+      OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
+      OTEL_BSP_SCHEDULE_DELAY: '50',
+      OTEL_METRIC_EXPORT_INTERVAL: '200',
+    });
+    await mux.json('add_server', { name: 'echo', ...fixture('echo-meta') });
+    await mux.json('add_server', { name: 'crashy', ...fixture('crash-on-call') });
+    const agent = await mux.call('agent', { prompt: 'look at the meta' });
+    t.notOk(agent.isError, text(agent));
+    await mux.call('crashy__crash').catch(() => undefined);
+    t.ok(
+      await waitFor(() => receiver.spans.some((s) => s.name === 'server_crashed crashy'), 10_000),
+      'the crash has its span',
+    );
+    const named = (name: string) => receiver.spans.find((s) => s.name === name);
+    t.ok(await waitFor(() => named('execute_tool echo__meta') !== undefined, 10_000));
+    const addCall = named('tools/call add_server')!;
+    const start = named('start_server echo')!;
+    t.match(start, { traceId: addCall.traceId, kind: 1 });
+    t.equal(attribute(start, 'mcpmux.server.name'), 'echo');
+    t.equal(attribute(named('server_crashed crashy')!, 'error.type'), 'crashed');
+    const run = named('invoke_agent mcpmux')!;
+    t.equal(run.parentSpanId, named('tools/call agent')!.spanId, 'the run is under the agent call');
+    const turns = receiver.spans.filter((s) => s.name.startsWith('chat ') && s.parentSpanId === run.spanId);
+    t.equal(turns.length, 2, 'a span per model turn');
+    const toolCall = named('execute_tool echo__meta')!;
+    t.equal(toolCall.parentSpanId, run.spanId);
+    const childCall = named('tools/call meta')!;
+    t.equal(childCall.parentSpanId, toolCall.spanId, "the child's request is under the agent's tool call");
+    t.ok(
+      await waitFor(
+        () =>
+          ['mcpmux.servers', 'mcpmux.sessions.open'].every((name) =>
+            receiver.metrics.some((m) => m.name === name),
+          ),
+        10_000,
+      ),
+      "mcpmux's own metrics arrive",
+    );
+    await mux.client.close();
+    await assertNoLeaks(t);
+  },
+);
+
+t.test("--trace-content records a tool call's arguments and result in its span", async (t) => {
   const receiver = await startReceiver(t);
   const echo = fixture('echo-meta');
   const mux = await startMcpmux(['--trace-content', '--', 'echo', echo.command, ...echo.args], undefined, {
@@ -157,7 +208,11 @@ t.test('OTEL_METRICS_EXPORTER=prometheus: a scrape holds the histograms in the t
     /^mcp_server_operation_duration_bucket\{.*mcp_method_name="tools\/call".*le="\+Inf"\} [1-9]/m,
   );
   t.match(scrape, /^mcp_client_operation_duration_count\{.*mcpmux_server_name="echo".*\} [1-9]/m);
-  t.notMatch(scrape, /process_command_args|MCPMUX_TEST_LEAK_TAG/, "no command line (it may hold --auth-token's value)");
+  t.notMatch(
+    scrape,
+    /process_command_args|MCPMUX_TEST_LEAK_TAG/,
+    "no command line (it may hold --auth-token's value)",
+  );
   for (const line of scrape.split('\n').filter((l) => l !== '' && !l.startsWith('#')))
     t.match(
       line,
