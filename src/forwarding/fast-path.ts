@@ -70,6 +70,24 @@ export interface FastPathOptions {
   serverInfo: { name: string; version: string };
   /** A call's error named URL elicitations (-32042): their ends are for its client (UpstreamLink). */
   elicitationsRequired?: ChildUpstream['elicitationsRequired'];
+  /**
+   * With telemetry or a call log on: observes each request taken (observed-requests.ts). Its
+   * answer is then parsed (never passed through as bytes), so that its outcome is known.
+   */
+  observe?: (request: ObservedTarget) => {
+    childMeta: Record<string, string>;
+    settle: (answer: Params) => void;
+  };
+}
+
+/** A request taken, as its observer sees it. */
+export interface ObservedTarget {
+  method: string;
+  params: Params;
+  id: Id;
+  /** The child that answers, and its own name of the tool or prompt (or the resource's URI). */
+  server: string;
+  childTarget: string | undefined;
 }
 
 /** The client's side: one session's requests in flight, by the client's id. */
@@ -108,6 +126,8 @@ export class FastPath {
     }
     const params = message.params as Params | undefined;
     if (!isObject(params)) return false;
+    // Observed calls of a 2026-07-28 client (whose rounds may be held) take the SDK's path.
+    if (this.#options.observe && this.#options.era !== 'legacy') return false;
     // A 2026-07-28 client's later round brings mcpmux's requestState: verified on the SDK's
     // path, as is a request whose envelope is not the one its era requires.
     if ('requestState' in params || 'inputResponses' in params) return false;
@@ -128,18 +148,30 @@ export class FastPath {
     // The child's questions during the call go to its caller (a 2025 client sharing the children
     // with others over HTTP: `caller`; a 2026-07-28 one: its origin here).
     const sharing = declared ? undefined : caller?.(message.id);
+    const observation = this.#options.observe?.({
+      method: message.method,
+      params,
+      id: message.id,
+      server: target.connection.name,
+      childTarget: childTargetOf(target.params),
+    });
+    const heard = sharing ? this.#hearingElicitations(reply, target, sharing) : reply;
     const call = this.#track(
       message.id,
       typeof token === 'string' || typeof token === 'number' ? token : undefined,
       target,
-      sharing ? this.#hearingElicitations(reply, target, sharing) : reply,
+      observation ? observedReply(heard, observation.settle) : heard,
       () => release?.(),
     );
     const origin = declared
       ? this.#originOf(call, target, message.method, declared, logs)
       : (sharing ?? (logs && new FastCallOrigin({}, undefined, logs)));
     if (origin) release = lane.peer.callFor(origin);
-    lane.start(call, message.method, target.params);
+    lane.start(
+      call,
+      message.method,
+      observation ? withMeta(target.params, observation.childMeta) : target.params,
+    );
     return true;
   }
 
@@ -150,7 +182,8 @@ export class FastPath {
    * the line is parsed as any other.
    */
   claimLine(line: string, reply: Reply): boolean {
-    if (this.#options.era !== 'legacy') return false;
+    // An observed call is parsed: its trace context goes into the child's request.
+    if (this.#options.era !== 'legacy' || this.#options.observe) return false;
     const read = readCallLine(line);
     // call_tool names its tool inside the arguments: only parsing finds it.
     if (!read || read.name === 'call_tool' || !this.#open(read.id)) return false;
@@ -284,6 +317,26 @@ export class FastPath {
   close(): void {
     for (const call of this.#inFlight.values()) call.lane!.cancel(call, 'the client went away');
   }
+}
+
+/** The child's own name of the tool or prompt, or the resource's URI, as its request names it. */
+function childTargetOf(params: Params): string | undefined {
+  const value = params['name'] ?? params['uri'];
+  return typeof value === 'string' ? value : undefined;
+}
+
+/** The child's params with the trace context in their _meta. */
+function withMeta(params: Params, meta: Record<string, string>): Params {
+  if (Object.keys(meta).length === 0) return params;
+  return { ...params, _meta: { ...(params['_meta'] as Params | undefined), ...meta } };
+}
+
+/** A reply that tells the observer of the answer; with no `pieces`, so the answer is parsed. */
+function observedReply(reply: Reply, settle: (answer: Params) => void): Reply {
+  return (message) => {
+    if ('result' in message || 'error' in message) settle(message as unknown as Params);
+    reply(message);
+  };
 }
 
 /** What a 2026-07-28 request's envelope says its client can do (nothing, when it says nothing). */

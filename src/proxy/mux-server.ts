@@ -29,11 +29,11 @@ import { InputRelay, clientCapabilitiesOf, clientRound } from './relay/input-rel
 import type { Deliver, UpstreamLink } from './relay/upstream-link.js';
 import type { StartupGate } from '../registry/startup-gate.js';
 import { watchResources } from './list-changes/resource-watch.js';
-import { FastPath, type Reply } from '../forwarding/fast-path.js';
+import { FastPath, type ObservedTarget, type Reply } from '../forwarding/fast-path.js';
 import { AgentTasks, TASKS_CAPABILITY } from './tasks/agent-tasks.js';
 import { AgentListing, agentAccess, type AgentSetup } from './tools/agent-access.js';
 import { newActivationPool, ownToolsOf, type ExposeMode } from './exposure.js';
-import { observeRequests } from './observed-requests.js';
+import { observeForwarded, observeRequests, type ObservedSession } from './observed-requests.js';
 import type { CallLog } from './call-log.js';
 import { telemetry } from '../common/telemetry.js';
 import { ToolCalls, legacyToolCallHandler } from './tool-calls.js';
@@ -111,6 +111,8 @@ export interface PerRequestState {
 export class MuxServer {
   readonly server: Server;
   readonly #options: MuxServerOptions;
+  /** What this session's requests are observed with (telemetry, the call log). */
+  readonly #observed: ObservedSession;
   /** When this session opened (performance.now()), while telemetry counts it. */
   #openedAt: number | undefined;
   /** mcpmux's own tools in this session's mode (they are answered by mcpmux, not a child). */
@@ -171,7 +173,7 @@ export class MuxServer {
       this.#openedAt = performance.now();
       telemetry.add('mcpmux.sessions.open', 1);
     }
-    observeRequests(this.server, {
+    this.#observed = {
       network: options.network ?? 'pipe',
       protocolVersion: () => (era === 'modern' ? '2026-07-28' : undefined),
       clientName: (ctx) =>
@@ -182,7 +184,8 @@ export class MuxServer {
       serverOf: (method, target) => this.#serverOf(method, target),
       callLog: options.callLog,
       traceContent: options.traceContent,
-    });
+    };
+    observeRequests(this.server, this.#observed);
     this.#caller = {
       era,
       capabilities: () => this.server.getClientCapabilities(),
@@ -282,8 +285,7 @@ export class MuxServer {
       tellListChanges: () => this.#tellListChanges(),
       ...(mode === 'search' && { activate: (names: readonly string[]) => this.#activate(names) }),
     });
-    // With telemetry or a call log, every request takes the SDK's path, where it is observed.
-    if (!perRequest && !telemetry.enabled && !options.callLog)
+    if (!perRequest)
       this.#fastPath = new FastPath({
         registry: options.registry,
         router: options.router,
@@ -295,6 +297,15 @@ export class MuxServer {
         serverInfo: { name: 'mcpmux', version: options.version },
         elicitationsRequired: (server, error, notify) =>
           options.upstream.elicitationsRequired(server, error, notify),
+        // With telemetry or a call log: the fast path's requests are observed as the SDK path's are.
+        ...((telemetry.enabled || options.callLog) && {
+          observe: (request: ObservedTarget) =>
+            observeForwarded(this.#observed, {
+              ...request,
+              sessionId: this.server.transport?.sessionId,
+              client: this.server.getClientVersion()?.name,
+            }),
+        }),
       });
     this.server.setRequestHandler('tools/list', async (_request, ctx) => {
       if (this.#caller.era === 'modern') this.#declared = clientCapabilitiesOf(ctx);

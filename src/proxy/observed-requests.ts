@@ -64,32 +64,165 @@ function observed(handler: Handler, session: ObservedSession): Handler {
         const isError = (result as { isError?: unknown } | null)?.isError === true;
         if (isError) span.fail('tool_error');
         if (content) span.set({ 'gen_ai.tool.call.result': JSON.stringify(result) });
-        logged?.write(entry(session, ctx, method, target, params, started, span, { result, isError }));
+        logged?.write(
+          entry(session, callerOf(session, ctx), method, target, params, started, span, { result, isError }),
+        );
         return result;
       } catch (error) {
-        logged?.write(entry(session, ctx, method, target, params, started, span, { error }));
+        logged?.write(
+          entry(session, callerOf(session, ctx), method, target, params, started, span, { error }),
+        );
         throw error;
       }
     };
     if (!telemetry.enabled) return run(NO_SPAN);
-    const attributes: Attributes = {
-      'mcp.method.name': method,
-      'jsonrpc.request.id': String(ctx.mcpReq.id),
-      'mcp.session.id': ctx.sessionId,
-      'mcp.protocol.version': session.protocolVersion(),
-      'network.transport': session.network,
-      ...(method === 'tools/call' && { 'gen_ai.tool.name': target, 'gen_ai.operation.name': 'execute_tool' }),
-      ...(method === 'prompts/get' && { 'gen_ai.prompt.name': target }),
-      ...(method === 'resources/read' && { 'mcp.resource.uri': target }),
-    };
-    const name = target !== undefined && method !== 'resources/read' ? `${method} ${target}` : method;
-    return telemetry.server(name, attributes, ctx.mcpReq._meta ?? (params['_meta'] as never), run);
+    return telemetry.server(
+      spanName(method, target),
+      serverAttributes(session, method, target, ctx.mcpReq.id, ctx.sessionId),
+      ctx.mcpReq._meta ?? (params['_meta'] as never),
+      run,
+    );
   };
 }
 
+/** A request the forwarding fast path takes: the client's, and where it goes. */
+export interface ForwardedRequest {
+  method: string;
+  /** The client's params (its exposed names, its _meta). */
+  params: Record<string, unknown>;
+  id: string | number;
+  sessionId: string | undefined;
+  client: string | undefined;
+  /** The child that answers, and its own name of the tool or prompt (or the resource's URI). */
+  server: string;
+  childTarget: string | undefined;
+}
+
+/** A forwarded request being observed: what the child's request carries, and its end. */
+export interface ForwardedObservation {
+  /** The trace context for the child's request's _meta (empty when tracing is off). */
+  readonly childMeta: Record<string, string>;
+  /** The answer the client gets (a result or an error): the spans end, the call log has its line. */
+  settle(answer: { result?: unknown; error?: unknown }): void;
+}
+
+/**
+ * Observes a request the fast path forwards, as the SDK's path observes the ones it handles:
+ * a server span (continuing the client's trace), a client span under it whose context the
+ * child receives, and a line of the call log. The spans start synchronously, so `childMeta`
+ * is there when this returns.
+ */
+export function observeForwarded(session: ObservedSession, request: ForwardedRequest): ForwardedObservation {
+  const { method, params } = request;
+  const target = targetOf(method, params);
+  const logged = session.callLog && LOGGED_METHODS.has(method) ? session.callLog : undefined;
+  const started = performance.now();
+  let settle!: (answer: { result?: unknown; error?: unknown }) => void;
+  const answered = new Promise<{ result?: unknown; error?: unknown }>((resolve) => (settle = resolve));
+  let childMeta: Record<string, string> = {};
+  const toChild = (span: SpanScope) =>
+    telemetry.client(
+      spanName(method, request.childTarget),
+      {
+        'mcp.method.name': method,
+        'mcpmux.server.name': request.server,
+        ...(method === 'tools/call' && {
+          'gen_ai.tool.name': request.childTarget,
+          'gen_ai.operation.name': 'execute_tool',
+        }),
+        ...(method === 'prompts/get' && { 'gen_ai.prompt.name': request.childTarget }),
+      },
+      async (clientSpan, meta) => {
+        childMeta = meta;
+        const answer = await answered;
+        const failed = answerFailure(answer);
+        if (failed) {
+          clientSpan.fail(failed);
+          span.fail(failed);
+        }
+        return answer;
+      },
+    );
+  const run = async (span: SpanScope) => {
+    const answer = await toChild(span);
+    if (session.traceContent && method === 'tools/call')
+      span.set({
+        'gen_ai.tool.call.arguments': JSON.stringify(params['arguments'] ?? {}),
+        'gen_ai.tool.call.result': JSON.stringify(answer.result ?? answer.error),
+      });
+    const outcome =
+      'error' in answer && answer.error !== undefined
+        ? { error: answer.error }
+        : {
+            result: answer.result,
+            isError: (answer.result as { isError?: unknown } | null)?.isError === true,
+          };
+    logged?.write(
+      entry(
+        session,
+        { sessionId: request.sessionId, client: request.client },
+        method,
+        target,
+        params,
+        started,
+        span,
+        outcome,
+      ),
+    );
+  };
+  const observing = telemetry.enabled
+    ? telemetry.server(
+        spanName(method, target),
+        {
+          ...serverAttributes(session, method, target, request.id, request.sessionId),
+          'mcpmux.server.name': request.server,
+        },
+        params['_meta'] as Record<string, unknown> | undefined,
+        run,
+      )
+    : run(NO_SPAN);
+  void observing.catch(() => {});
+  return { childMeta, settle };
+}
+
+/** error.type of an answer: its JSON-RPC error's code, or tool_error for a result with isError. */
+function answerFailure(answer: { result?: unknown; error?: unknown }): string | undefined {
+  if (answer.error !== undefined) return errorCodeOf(answer.error) ?? 'error';
+  return (answer.result as { isError?: unknown } | null)?.isError === true ? 'tool_error' : undefined;
+}
+
+function spanName(method: string, target: string | undefined): string {
+  return target !== undefined && method !== 'resources/read' ? `${method} ${target}` : method;
+}
+
+/** The conventions' attributes of a server span. */
+function serverAttributes(
+  session: ObservedSession,
+  method: string,
+  target: string | undefined,
+  id: string | number,
+  sessionId: string | undefined,
+): Attributes {
+  return {
+    'mcp.method.name': method,
+    'jsonrpc.request.id': String(id),
+    'mcp.session.id': sessionId,
+    'mcp.protocol.version': session.protocolVersion(),
+    'network.transport': session.network,
+    ...(method === 'tools/call' && { 'gen_ai.tool.name': target, 'gen_ai.operation.name': 'execute_tool' }),
+    ...(method === 'prompts/get' && { 'gen_ai.prompt.name': target }),
+    ...(method === 'resources/read' && { 'mcp.resource.uri': target }),
+  };
+}
+
+const callerOf = (session: ObservedSession, ctx: HandlerContext) => ({
+  sessionId: ctx.sessionId,
+  client: session.clientName(ctx),
+});
+
 function entry(
   session: ObservedSession,
-  ctx: HandlerContext,
+  caller: { sessionId: string | undefined; client: string | undefined },
   method: string,
   target: string | undefined,
   params: Record<string, unknown>,
@@ -102,8 +235,8 @@ function entry(
   const content = session.callLog?.content === true;
   return {
     time: new Date().toISOString(),
-    session: ctx.sessionId,
-    client: session.clientName(ctx),
+    session: caller.sessionId,
+    client: caller.client,
     method,
     server: session.serverOf(method, target),
     ...(method === 'tools/call' && { tool: target }),
