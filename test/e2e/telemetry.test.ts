@@ -10,7 +10,8 @@ import type { AddressInfo } from 'node:net';
 import { pathToFileURL } from 'node:url';
 import t, { type Test } from 'tap';
 import { fixture, ROOT } from '../helpers/fixtures.js';
-import { startMcpmux, text } from '../helpers/mcpmux-process.js';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { startMcpmux, startMcpmuxHttp, text } from '../helpers/mcpmux-process.js';
 import { assertNoLeaks, killTaggedProcesses, waitFor } from '../helpers/processes.js';
 import { answer, scriptedModel, toolUse } from '../helpers/scripted-model.js';
 
@@ -169,6 +170,66 @@ t.test(
       "mcpmux's own metrics arrive",
     );
     await mux.client.close();
+    await assertNoLeaks(t);
+  },
+);
+
+t.test(
+  "execute_code's tool calls are under its call; a 2026-07-28 client over HTTP is traced too",
+  async (t) => {
+    const receiver = await startReceiver(t);
+    const otel = {
+      OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
+      OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
+      OTEL_BSP_SCHEDULE_DELAY: '50',
+      OTEL_METRICS_EXPORTER: 'none',
+    };
+    const echo = fixture('echo-meta');
+    const code = await startMcpmux(
+      ['--expose', 'code', '--', 'echo', echo.command, ...echo.args],
+      undefined,
+      otel,
+    );
+    const ran = await code.json('execute_code', {
+      code: 'await tools.echo.meta({}); return true;',
+    });
+    t.equal(ran.return_value, true);
+    await code.client.close();
+    t.ok(await waitFor(() => receiver.spans.some((s) => s.name === 'tools/call meta'), 10_000));
+    const program = receiver.spans.find((s) => s.name === 'tools/call execute_code')!;
+    const child = receiver.spans.find((s) => s.name === 'tools/call meta')!;
+    t.equal(child.traceId, program.traceId, 'in the trace of the execute_code call');
+    t.equal(child.parentSpanId, program.spanId, 'under it');
+
+    const http = await startMcpmuxHttp(['--', 'echo', echo.command, ...echo.args], { env: otel });
+    const modern = new Client(
+      { name: 'modern', version: '1.0.0' },
+      { versionNegotiation: { mode: { pin: '2026-07-28' } } },
+    );
+    await modern.connect(new StreamableHTTPClientTransport(new URL(http.url)));
+    const answered = await modern.callTool({
+      name: 'echo__meta',
+      arguments: {},
+      _meta: { traceparent: TRACEPARENT },
+    });
+    t.match(
+      text(answered as never),
+      new RegExp(`00-${CLIENT_TRACE}-`),
+      "the child's request carries the client's trace",
+    );
+    await modern.close();
+    t.ok(
+      await waitFor(
+        () => receiver.spans.some((s) => s.name === 'tools/call echo__meta' && s.traceId === CLIENT_TRACE),
+        10_000,
+      ),
+    );
+    const served = receiver.spans.find(
+      (s) => s.name === 'tools/call echo__meta' && s.traceId === CLIENT_TRACE,
+    )!;
+    t.equal(attribute(served, 'network.transport'), 'tcp');
+    t.equal(attribute(served, 'mcp.protocol.version'), '2026-07-28');
+    await http.stop();
     await assertNoLeaks(t);
   },
 );
