@@ -132,6 +132,7 @@ export const FLAG_HELP: ReadonlyArray<[flag: string, help: string]> = [
     "With OpenTelemetry on (OTEL_* variables): record tool calls' arguments and results in their spans.",
   ],
   ['--json', 'inspect: print JSON for scripts instead of text.'],
+  ['--logout', "auth: forget NAME's kept sign-in (its tokens) instead of signing in."],
   ['-h, --help', 'Show this help.'],
   ['-V, --version', 'Show the version.'],
 ];
