@@ -28,7 +28,7 @@ export function compileCommandPattern(source: string, lookup: CommandLookup): Co
     ? pathMatcher(program, lookup.cwd)
     : nameMatcher(program, lookup);
   const argMatchers = argTokens.map((token) => argumentMatcher(token));
-  // No argument tokens: any arguments (an interpreter allowed so runs any code; the README says so).
+  // No argument tokens: any arguments (an interpreter allowed so runs any code; docs/security.md says so).
   const exactArity = argTokens.length > 0 && !rest;
   return {
     source,
