@@ -1,4 +1,4 @@
-// Docs that cannot rot: every relative link and anchor in README.md and docs/ resolves; every
+// Docs that cannot rot: every relative link and anchor in README.md and docs/ (its tutorials too) resolves; every
 // flag of `mcpmux --help` is in the CLI reference (docs/cli.md) and every flag documented there
 // exists; every JSON example parses, a config example is accepted by mcpmux's config loader, and
 // a tool call marked `<!-- tool call: NAME -->` by that tool's input schema; the README's two
@@ -19,9 +19,11 @@ import { createAgentTools } from '../../src/proxy/tools/agent-tools.js';
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const pages = [
   join(ROOT, 'README.md'),
-  ...readdirSync(join(ROOT, 'docs'))
-    .filter((name) => name.endsWith('.md'))
-    .map((name) => join(ROOT, 'docs', name)),
+  ...['docs', 'docs/tutorials'].flatMap((dir) =>
+    readdirSync(join(ROOT, dir))
+      .filter((name) => name.endsWith('.md'))
+      .map((name) => join(ROOT, dir, name)),
+  ),
 ];
 const text = new Map(pages.map((page) => [page, readFileSync(page, 'utf8')]));
 const shown = (page: string) => relative(ROOT, page);

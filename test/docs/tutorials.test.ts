@@ -1,0 +1,69 @@
+// The tutorials work when followed literally: in each docs/tutorials/*.md, the shell blocks
+// marked `<!-- run -->` run in order in one shell from the root of this clone (as a reader's
+// would), the code blocks marked `<!-- file: NAME -->` are written where the reader would save
+// them, and the lines of a block marked `<!-- output -->` must each be in what the run before it
+// printed. Nothing a tutorial starts may outlive it.
+import { spawnSync } from 'node:child_process';
+import { readdirSync, readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import t from 'tap';
+import { ROOT } from '../helpers/fixtures.js';
+import { assertNoLeaks, killTaggedProcesses, taggedEnv } from '../helpers/processes.js';
+
+t.teardown(() => killTaggedProcesses());
+
+const DIR = join(ROOT, 'docs/tutorials');
+const END = 'MCPMUX_TUTORIAL_END_OF_FILE';
+
+interface Step {
+  index: number;
+  expected: string[];
+}
+
+/** The tutorial as one script, and what each of its runs must print. */
+function script(markdown: string): { text: string; steps: Step[] } {
+  const parts: string[] = ['set -euo pipefail'];
+  const steps: Step[] = [];
+  const blocks = markdown.matchAll(/<!-- (run|file: [^ ]+|output) -->\n```[a-z]*\n([\s\S]*?)^```$/gm);
+  for (const [, marker, body] of blocks) {
+    if (marker === 'run') {
+      steps.push({ index: steps.length, expected: [] });
+      parts.push(`echo "::step ${steps.length - 1}::"`, body!.trimEnd());
+    } else if (marker === 'output') {
+      const step = steps.at(-1);
+      if (step) step.expected.push(...body!.split('\n').filter((line) => line.trim() !== ''));
+    } else {
+      const name = marker!.slice('file: '.length);
+      parts.push(`cat > ${name} <<'${END}'\n${body!.trimEnd()}\n${END}`);
+    }
+  }
+  return { text: parts.join('\n'), steps };
+}
+
+for (const file of readdirSync(DIR).filter((name) => name.endsWith('.md'))) {
+  t.test(`docs/tutorials/${file}, followed literally`, async (t) => {
+    const markdown = readFileSync(join(DIR, file), 'utf8');
+    const { text, steps } = script(markdown);
+    t.ok(steps.length > 0, 'it has commands to run');
+    // Where the tutorial's folders go (.scratch/, ignored by git), removed afterwards.
+    const made = [...markdown.matchAll(/mkdir -p (\.scratch\/[\w-]+)/g)].map((m) => join(ROOT, m[1]!));
+    t.teardown(() => {
+      for (const dir of made) rmSync(dir, { recursive: true, force: true });
+    });
+    const run = spawnSync('bash', ['-c', text], {
+      cwd: ROOT,
+      env: taggedEnv({ npm_config_offline: 'true' }),
+      encoding: 'utf8',
+      timeout: 120_000,
+    });
+    t.equal(run.status, 0, `it runs to the end (stderr: ${run.stderr.slice(-600)})`);
+    const printed = run.stdout.split(/^::step (\d+)::$/m);
+    for (const step of steps) {
+      const at = printed.indexOf(String(step.index));
+      const output = at === -1 ? '' : (printed[at + 1] ?? '');
+      for (const line of step.expected)
+        t.ok(output.includes(line.trim()), `step ${step.index + 1} prints: ${line.trim()}`);
+    }
+    await assertNoLeaks(t);
+  });
+}
