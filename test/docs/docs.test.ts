@@ -109,7 +109,7 @@ t.test('every JSON example parses; configs load, and marked tool calls fit their
   let calls = 0;
   for (const [page, markdown] of text) {
     for (const match of markdown.matchAll(
-      /(?:<!-- tool call: ([a-z_]+) -->\n)?```(json|jsonc)\n([\s\S]*?)^```$/gm,
+      /(?:<!-- tool call: ([a-z_]+) -->\n\n?)?```(json|jsonc)\n([\s\S]*?)^```$/gm,
     )) {
       const [, tool, language, body] = match;
       const where = `${shown(page)}:${markdown.slice(0, match.index).split('\n').length + (tool ? 1 : 0)}`;

@@ -24,7 +24,7 @@ interface Step {
 function script(markdown: string): { text: string; steps: Step[] } {
   const parts: string[] = ['set -euo pipefail'];
   const steps: Step[] = [];
-  const blocks = markdown.matchAll(/<!-- (run|file: [^ ]+|output) -->\n```[a-z]*\n([\s\S]*?)^```$/gm);
+  const blocks = markdown.matchAll(/<!-- (run|file: [^ ]+|output) -->\n\n?```[a-z]*\n([\s\S]*?)^```$/gm);
   for (const [, marker, body] of blocks) {
     if (marker === 'run') {
       steps.push({ index: steps.length, expected: [] });
