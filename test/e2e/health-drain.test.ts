@@ -10,6 +10,7 @@ import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/cli
 import t from 'tap';
 import { fixture } from '../helpers/fixtures.js';
 import { startMcpmuxHttp } from '../helpers/mcpmux-process.js';
+import { INITIALIZE, post } from '../helpers/raw-http.js';
 import { assertNoLeaks, isAlive, killTaggedProcesses, waitFor } from '../helpers/processes.js';
 
 t.teardown(() => killTaggedProcesses());
@@ -99,26 +100,9 @@ t.test(
       ),
       '/readyz says draining',
     );
-    const refused = await fetch(mux.url, {
-      method: 'POST',
-      headers: {
-        authorization: `Bearer ${TOKEN}`,
-        'content-type': 'application/json',
-        accept: 'application/json, text/event-stream',
-      },
-      body: JSON.stringify({
-        jsonrpc: '2.0',
-        id: 1,
-        method: 'initialize',
-        params: {
-          protocolVersion: '2025-11-25',
-          capabilities: {},
-          clientInfo: { name: 'late', version: '1' },
-        },
-      }),
-    });
+    const refused = await post(mux.url, INITIALIZE, { authorization: `Bearer ${TOKEN}` });
     t.equal(refused.status, 503, 'a new request during the drain');
-    t.equal(refused.headers.get('retry-after'), '5');
+    t.equal(refused.headers['retry-after'], '5');
     const result = await inFlight;
     t.notOk(result.isError, 'the call in flight completed');
     t.match(JSON.stringify(result.content), /10/);
