@@ -19,10 +19,16 @@ import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { spawnSync } from 'node:child_process';
-import { Client, type CallToolResult } from '@modelcontextprotocol/client';
+import { Client, StreamableHTTPClientTransport, type CallToolResult } from '@modelcontextprotocol/client';
 import t, { type Test } from 'tap';
 import { DIST_MAIN, fixturePath } from '../helpers/fixtures.js';
-import { mcpmuxStdioTransport, startMcpmux, text, type Session } from '../helpers/mcpmux-process.js';
+import {
+  mcpmuxStdioTransport,
+  startMcpmux,
+  startMcpmuxHttp,
+  text,
+  type Session,
+} from '../helpers/mcpmux-process.js';
 import { assertNoLeaks, killTaggedProcesses, taggedEnv } from '../helpers/processes.js';
 import { startRemoteFixture } from '../helpers/remote-fixtures.js';
 
@@ -455,6 +461,55 @@ t.test('an entry is judged by --allow-command as a typed command is', async (t) 
   });
   t.ok(everything.tools.some((tool: any) => tool.name === 'everything__echo'));
   await mux.client.close();
+  await registry.stop();
+  await assertNoLeaks(t);
+});
+
+t.test('over HTTP, a 2025 session is asked for the secret on its own request stream', async (t) => {
+  const entries = [
+    {
+      server: {
+        name: 'io.github.example/keyed',
+        description: 'Answers questions about an account, with its API key',
+        version: '1.0.0',
+        packages: [
+          stdio('oci', 'ghcr.io/example/keyed:1.0.0', '1.0.0', {
+            environmentVariables: [{ name: 'FIXTURE_API_KEY', isRequired: true, isSecret: true }],
+          }),
+        ],
+      },
+    },
+  ];
+  const entriesFile = join(home, 'entries-http.json');
+  writeFileSync(entriesFile, JSON.stringify(entries));
+  const registry = await startRemoteFixture('mcp-registry', { REGISTRY_ENTRIES: entriesFile });
+  t.teardown(() => registry.stop());
+  const mux = await startMcpmuxHttp(['--registry', registry.url], {
+    env: { ...muxEnv, XDG_STATE_HOME: join(home, 'http-state') },
+  });
+  const client = new Client(
+    { name: 'http-person', version: '1.0.0' },
+    { capabilities: { elicitation: { form: {} } } },
+  );
+  let asked = 0;
+  client.setRequestHandler('elicitation/create', () => {
+    asked++;
+    return { action: 'accept', content: { FIXTURE_API_KEY: SECRET } };
+  });
+  await client.connect(new StreamableHTTPClientTransport(new URL(mux.url)));
+  const added = (await client.callTool({
+    name: 'add_server',
+    arguments: { name: 'keyed', registry: 'io.github.example/keyed' },
+  })) as CallToolResult;
+  t.notOk(added.isError, text(added));
+  t.equal(asked, 1);
+  t.equal(
+    text((await client.callTool({ name: 'keyed__key_hash', arguments: {} })) as CallToolResult),
+    hashOf(SECRET),
+  );
+  await client.close();
+  await mux.stop();
+  t.equal(mux.stderr().indexOf(SECRET), -1, 'not on stderr');
   await registry.stop();
   await assertNoLeaks(t);
 });
