@@ -4,6 +4,7 @@
 import { writeSync } from 'node:fs';
 
 export async function load(url, context, next) {
-  if (url.includes('/dist/') || url.includes('/node_modules/@opentelemetry/')) writeSync(2, `module-load-log ${url}\n`);
+  if (url.includes('/dist/') || url.includes('/node_modules/@opentelemetry/'))
+    writeSync(2, `module-load-log ${url}\n`);
   return next(url, context);
 }
