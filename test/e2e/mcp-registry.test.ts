@@ -302,23 +302,7 @@ t.test('find_servers and add_server {registry}, with the person giving the secre
 });
 
 t.test('a kept secret serves the next start, persist refers to it, and forget removes it', async (t) => {
-  const entries = [
-    {
-      server: {
-        name: 'io.github.example/keyed',
-        description: 'Answers questions about an account, with its API key',
-        version: '1.0.0',
-        packages: [
-          stdio('oci', 'ghcr.io/example/keyed:1.0.0', '1.0.0', {
-            environmentVariables: [{ name: 'FIXTURE_API_KEY', isRequired: true, isSecret: true }],
-          }),
-        ],
-      },
-    },
-  ];
-  const entriesFile = join(home, 'entries-kept.json');
-  writeFileSync(entriesFile, JSON.stringify(entries));
-  const registry = await startRemoteFixture('mcp-registry', { REGISTRY_ENTRIES: entriesFile });
+  const registry = await keyedRegistry('entries-kept.json');
   t.teardown(() => registry.stop());
   const state = join(home, 'kept-state');
   const env = { ...muxEnv, XDG_STATE_HOME: state };
@@ -466,23 +450,7 @@ t.test('an entry is judged by --allow-command as a typed command is', async (t) 
 });
 
 t.test('over HTTP, a 2025 session is asked for the secret on its own request stream', async (t) => {
-  const entries = [
-    {
-      server: {
-        name: 'io.github.example/keyed',
-        description: 'Answers questions about an account, with its API key',
-        version: '1.0.0',
-        packages: [
-          stdio('oci', 'ghcr.io/example/keyed:1.0.0', '1.0.0', {
-            environmentVariables: [{ name: 'FIXTURE_API_KEY', isRequired: true, isSecret: true }],
-          }),
-        ],
-      },
-    },
-  ];
-  const entriesFile = join(home, 'entries-http.json');
-  writeFileSync(entriesFile, JSON.stringify(entries));
-  const registry = await startRemoteFixture('mcp-registry', { REGISTRY_ENTRIES: entriesFile });
+  const registry = await keyedRegistry('entries-http.json');
   t.teardown(() => registry.stop());
   const mux = await startMcpmuxHttp(['--registry', registry.url], {
     env: { ...muxEnv, XDG_STATE_HOME: join(home, 'http-state') },
@@ -513,6 +481,26 @@ t.test('over HTTP, a 2025 session is asked for the secret on its own request str
   await registry.stop();
   await assertNoLeaks(t);
 });
+
+/** A registry that lists one entry: the OCI keyed fixture, whose FIXTURE_API_KEY is required and secret. */
+async function keyedRegistry(file: string) {
+  const entries = [
+    {
+      server: {
+        name: 'io.github.example/keyed',
+        description: 'Answers questions about an account, with its API key',
+        version: '1.0.0',
+        packages: [
+          stdio('oci', 'ghcr.io/example/keyed:1.0.0', '1.0.0', {
+            environmentVariables: [{ name: 'FIXTURE_API_KEY', isRequired: true, isSecret: true }],
+          }),
+        ],
+      },
+    },
+  ];
+  writeFileSync(join(home, file), JSON.stringify(entries));
+  return startRemoteFixture('mcp-registry', { REGISTRY_ENTRIES: join(home, file) });
+}
 
 /** A port on 127.0.0.1 that nothing listens on (it was free a moment ago). */
 async function closedPort(): Promise<number> {
