@@ -163,6 +163,7 @@ async function startTelemetry(log: Logger): Promise<void> {
 function spawnPolicy(options: CliOptions, log: Logger): SpawnPolicy {
   return new SpawnPolicy({
     allowCommands: options.allowCommands,
+    allowEnv: options.allowEnv,
     runtimeAdd: options.runtimeAdd,
     inheritEnv: options.inheritEnv,
     passEnv: options.passEnv,

@@ -12,6 +12,7 @@ export const OPTIONS = {
   'call-timeout': { type: 'string' },
   'ping-interval': { type: 'string' },
   'allow-command': { type: 'string', multiple: true },
+  'allow-env': { type: 'string', multiple: true },
   'no-runtime-add': { type: 'boolean' },
   registry: { type: 'string', multiple: true },
   'no-registry': { type: 'boolean' },

@@ -104,6 +104,10 @@ export const FLAG_HELP: ReadonlyArray<[flag: string, help: string]> = [
     'Let add_server run only programs matching this pattern, judged by the real file after PATH lookup and symlinks: a path glob or a name on mcpmux\'s PATH, then optional argument globs ("npx -y @modelcontextprotocol/*"; a final ... allows more). Repeat for more.',
   ],
   [
+    '--allow-env NAME',
+    'Under --allow-command, let add_server set this variable all the same though it changes what a program loads (NODE_OPTIONS, PATH, LD_*, npm_config_*, …: refused otherwise); a glob; repeat for more.',
+  ],
+  [
     '--no-runtime-add',
     'Refuse add_server: servers come only from the config and the command line (and find_servers is off).',
   ],

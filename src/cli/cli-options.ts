@@ -40,6 +40,8 @@ export interface CliOptions {
   /** 0 turns pinging off. */
   pingIntervalMs: number;
   allowCommands: string[];
+  /** Loader variables (NODE_OPTIONS, PATH, …) a runtime add may set under --allow-command. */
+  allowEnv: string[];
   runtimeAdd: boolean;
   /**
    * The MCP registries find_servers and add_server {registry} use: --registry URLs, else the

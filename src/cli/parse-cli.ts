@@ -201,6 +201,7 @@ export function parseCli(
     callTimeoutMs: callTimeout * 1000,
     pingIntervalMs: pingInterval * 1000,
     allowCommands: (values['allow-command'] as string[] | undefined) ?? [],
+    allowEnv: (values['allow-env'] as string[] | undefined) ?? [],
     runtimeAdd: values['no-runtime-add'] !== true,
     ...registriesOf(values),
     allowModelSecrets: values['allow-model-secrets'] === true,

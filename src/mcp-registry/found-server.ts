@@ -1,9 +1,10 @@
 // A registry entry as find_servers shows it to the model: enough to choose it and to add it
-// (its registry, name, title, description, version; how it runs; the variables, headers and
-// arguments it takes, each required or not, secret or not, with its default and description;
-// whether a server here runs it already), and nothing that is not in the entry.
+// (its registry, name, title, description, version; how it runs, down to the exact command
+// line and every variable the publisher fixed, secrets written as ${NAME}; the variables,
+// headers and arguments it takes, each required or not, secret or not, with its default and
+// description; whether a server here runs it already), and nothing that is not in the entry.
 import type { FoundServer } from './server-search.js';
-import { resolveEntry, runnableForm } from './resolve-entry.js';
+import { resolveEntry, runnableForm, type ResolvedEntry } from './resolve-entry.js';
 import type { ArgumentInput, KeyValueInput } from './server-entry.js';
 
 export interface FoundInput {
@@ -25,6 +26,10 @@ export interface FoundServerSummary {
   status?: string;
   /** How it runs here: `npm @scope/pkg@1.2.3`, `PyPI pkg==1.0`, `OCI image:tag`, `remote https://…`; or why it cannot. */
   runs: string;
+  /** The exact command line it runs (a remote: its URL), values still to give and secrets as ${NAME}. */
+  command?: string[];
+  /** Variables the publisher fixed, with their values (a secret's as ${NAME}). */
+  fixed_env?: Record<string, string>;
   env?: FoundInput[];
   headers?: FoundInput[];
   arguments?: FoundInput[];
@@ -36,11 +41,15 @@ export function foundServerSummary(found: FoundServer, runningAs: readonly strin
   const { entry, status } = found.server;
   const form = runnableForm(entry);
   let runs: string;
+  let preview: ResolvedEntry | undefined;
   try {
-    runs = resolveEntry(entry).source;
+    preview = resolveEntry(entry, { preview: true });
+    runs = preview.source;
   } catch (error) {
     runs = `not by mcpmux: ${(error as Error).message.replace(/^registry entry '[^']*' /, '')}`;
   }
+  const spec = preview?.spec;
+  const command = spec && (spec.transport === 'stdio' ? [spec.command, ...spec.args] : [spec.url]);
   const pkg = form && 'package' in form ? form.package : undefined;
   const remote = form && 'remote' in form ? form.remote : undefined;
   const env = (pkg?.environmentVariables ?? []).filter(asked).map(keyValue);
@@ -56,6 +65,8 @@ export function foundServerSummary(found: FoundServer, runningAs: readonly strin
     ...(entry.version !== undefined && { version: entry.version }),
     ...(status !== undefined && status !== 'active' && { status }),
     runs,
+    ...(command && { command }),
+    ...(preview && Object.keys(preview.fixedEnv).length > 0 && { fixed_env: { ...preview.fixedEnv } }),
     ...(env.length > 0 && { env }),
     ...(headers.length > 0 && { headers }),
     ...(args.length > 0 && { arguments: args }),

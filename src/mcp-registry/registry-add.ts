@@ -8,7 +8,7 @@ import { MuxError } from '../common/errors.js';
 import { specFromWire, type ServerSpec, type WireServerFields } from '../child/server-spec.js';
 import type { KeptSecrets } from './kept-secrets.js';
 import type { McpRegistries } from './mcp-registries.js';
-import { resolveEntry, type MissingInput, type ResolvedEntry } from './resolve-entry.js';
+import { resolveEntry, type EntryChoices, type MissingInput, type ResolvedEntry } from './resolve-entry.js';
 import { missingRuntime } from './runtime-check.js';
 import { FORM_TIMEOUT_MS, secretAnswers, secretForm, type SecretFormSubject } from './secret-form.js';
 import type { ServerEntry } from './server-entry.js';
@@ -54,6 +54,8 @@ export interface RegistryAdd {
   readonly entry: ServerEntry;
   /** What runs: `npm pkg@1.2.3`, `remote https://…`. */
   readonly source: string;
+  /** The secrets' values it starts with, by name: what no text mcpmux shows may hold. */
+  readonly secretValues: Readonly<Record<string, string>>;
   /** Secrets the person agreed to keep with this add. */
   readonly keptNow: readonly string[];
   /** Secrets of the entry not kept: persist writes them as ${NAME}, to be set in mcpmux's environment. */
@@ -76,13 +78,15 @@ export async function prepareRegistryAdd(
   const modelEnv = request.env ?? {};
   const probe = resolveEntry(entry, { ...choices, env: modelEnv });
   const what = `registry entry '${entry.name}' (${probe.source})`;
-  const fromModel = Object.keys(modelEnv).filter((name) => probe.secrets.includes(name));
+  const fromModel = Object.keys({ ...modelEnv, ...request.arguments }).filter((name) =>
+    probe.secrets.includes(name),
+  );
   if (fromModel.length > 0 && !ctx.allowModelSecrets)
     throw new MuxError(
       'SECRET_REQUIRED',
       `${fromModel.join(', ')} of ${what} ${fromModel.length === 1 ? 'is a secret' : 'are secrets'}, which only the person gives, never the model ` +
-        `(mcpmux runs without --allow-model-secrets): leave ${fromModel.length === 1 ? 'it' : 'them'} out of env, and mcpmux asks the person. ` +
-        configAdvice(request.name, probe, ctx.configPath),
+        `(mcpmux runs without --allow-model-secrets): leave ${fromModel.length === 1 ? 'it' : 'them'} out of env and arguments, and mcpmux asks the person. ` +
+        configAdvice(request.name, entry, { ...choices, env: modelEnv }, probe, ctx.configPath),
     );
   if (probe.spec.transport === 'stdio') {
     const missing = missingRuntime(probe.spec.command, what, ctx.lookup);
@@ -94,12 +98,13 @@ export async function prepareRegistryAdd(
       'INVALID_ARGUMENTS',
       `${what} needs ${notSecret.map(describeMissing).join('; ')}: give ${notSecret.map(whereToGive).join(', ')}`,
     );
-  const secretArgument = probe.missing.find((m) => m.secret && m.kind === 'argument');
-  if (secretArgument)
+  if (probe.secretsInArguments.length > 0)
     throw new MuxError(
-      'NOT_SUPPORTED',
-      `${what} takes its secret ${secretArgument.name} on the command line, where any process and list_servers can read it: ` +
-        'mcpmux passes secrets only in the environment or headers; add the server with command and args yourself',
+      'NOT_ALLOWED',
+      `${what} would put its secret ${probe.secretsInArguments.join(', ')} on the command line, where every process on ` +
+        'the machine, list_servers and the audit log can read it: mcpmux passes secrets only in the environment or in ' +
+        "headers. The entry's publisher should read it from an environment variable marked isSecret instead; until then, " +
+        'the person can add the server to the config with command and args',
     );
   // Judged before the person is asked: secrets change only env and headers, never what runs.
   ctx.admit(withEntry(asSpec(probe, request.fields), entry.name));
@@ -108,10 +113,12 @@ export async function prepareRegistryAdd(
   const given = { ...keptBefore, ...modelEnv };
   let resolved = resolveEntry(entry, { ...choices, env: given });
   let keptNow: string[] = [];
+  let answered: Record<string, string> = {};
   if (resolved.missing.length > 0) {
     const subject: SecretFormSubject = {
       what: `${entry.name} (${resolved.source})`,
       title: entry.title,
+      commandLine: commandLine(resolveEntry(entry, { ...choices, env: given, preview: true })),
       secrets: resolved.missing,
       keptIn: ctx.keptIn,
     };
@@ -119,21 +126,37 @@ export async function prepareRegistryAdd(
       throw new MuxError(
         'SECRET_REQUIRED',
         `${what} needs ${resolved.missing.map((m) => m.name).join(', ')}, which only the person may give, and this client cannot ask them ` +
-          `(it has no form elicitation). ${configAdvice(request.name, resolved, ctx.configPath)}`,
+          `(it has no form elicitation). ${configAdvice(request.name, entry, { ...choices, env: given }, resolved, ctx.configPath)}`,
       );
     const answers = secretAnswers(await ctx.askPerson(secretForm(subject), FORM_TIMEOUT_MS), subject);
     if (answers.keep) {
       ctx.kept.keep(registry, entry.name, answers.values);
       keptNow = Object.keys(answers.values);
     }
-    resolved = resolveEntry(entry, { ...choices, env: { ...given, ...answers.values } });
+    answered = answers.values;
+    resolved = resolveEntry(entry, { ...choices, env: { ...given, ...answered } });
   }
   const kept = new Set([...Object.keys(keptBefore), ...keptNow]);
   const spec = asSpec(resolved, request.fields);
+  // As a config holds it: each secret a reference to where it is, in the env, a header or the URL.
+  const referenced = resolveEntry(entry, {
+    ...choices,
+    env: {
+      ...given,
+      ...answered,
+      ...Object.fromEntries(
+        resolved.secrets.map((name) => [
+          name,
+          kept.has(name) ? secretReference(entry.name, name) : `\${${name}}`,
+        ]),
+      ),
+    },
+  });
   return {
     spec: ctx.admit(withEntry(spec, entry.name)),
     configuredSpec: spec,
-    configEntry: { ...configEntry(resolved, entry.name, kept), ...request.fields },
+    configEntry: { ...configEntry(referenced), ...request.fields },
+    secretValues: resolved.secretValues,
     registry,
     entry,
     source: resolved.source,
@@ -157,52 +180,50 @@ function asSpec(resolved: ResolvedEntry, fields: RegistryAddRequest['fields']): 
   return spec;
 }
 
-/** The entry as a config file holds it, with no secret's value: a reference to where it is. */
-function configEntry(
-  resolved: ResolvedEntry,
-  entry: string,
-  kept: ReadonlySet<string>,
-): Record<string, unknown> {
-  const referred = (values: Readonly<Record<string, string>>) =>
-    Object.fromEntries(
-      Object.entries(values).map(([name, value]) => [
-        name,
-        !resolved.secrets.includes(name)
-          ? value
-          : kept.has(name)
-            ? secretReference(entry, name)
-            : `\${${name}}`,
-      ]),
-    );
-  const spec = resolved.spec;
+/** The entry as a config file holds it, resolved with references in place of its secrets. */
+function configEntry(referenced: ResolvedEntry): Record<string, unknown> {
+  const spec = referenced.spec;
   if (spec.transport === 'http')
     return {
       url: spec.url,
-      ...(Object.keys(spec.headers).length > 0 && { headers: referred(spec.headers) }),
+      ...(Object.keys(spec.headers).length > 0 && { headers: { ...spec.headers } }),
     };
   return {
     command: spec.command,
     args: [...spec.args],
-    ...(Object.keys(spec.env).length > 0 && { env: referred(spec.env) }),
+    ...(Object.keys(spec.env).length > 0 && { env: { ...spec.env } }),
   };
 }
 
 /** What to write in the config when the person cannot be asked: the entry, with ${NAME} for each secret. */
-function configAdvice(name: string, resolved: ResolvedEntry, configPath: string | undefined): string {
+function configAdvice(
+  name: string,
+  entry: ServerEntry,
+  choices: EntryChoices,
+  resolved: ResolvedEntry,
+  configPath: string | undefined,
+): string {
   const secrets = [
     ...new Set([...resolved.secrets, ...resolved.missing.filter((m) => m.secret).map((m) => m.name)]),
   ];
   // Every secret's value, given or kept, is replaced by its reference: none may reach a message.
   const references = Object.fromEntries(secrets.map((s) => [s, `\${${s}}`]));
-  const spec = resolved.spec;
-  const entry =
-    spec.transport === 'http'
-      ? { url: spec.url, headers: { ...spec.headers, ...references } }
-      : { command: spec.command, args: spec.args, env: { ...spec.env, ...references } };
+  const referenced = resolveEntry(entry, { ...choices, env: { ...choices.env, ...references } });
   return (
     `The person can add it to mcpmux's config${configPath ? ` (${configPath})` : ''} as ` +
-    `${JSON.stringify({ [name]: entry })} and set ${secrets.join(', ')} in mcpmux's environment`
+    `${JSON.stringify({ [name]: configEntry(referenced) })} and set ${secrets.join(', ')} in mcpmux's environment`
   );
+}
+
+/** What runs, for the person to read: the command line (or URL), then each variable set, secrets as ${NAME}. */
+function commandLine(preview: ResolvedEntry): string {
+  const spec = preview.spec;
+  if (spec.transport === 'http') return spec.url;
+  const words = [spec.command, ...spec.args].map((word) =>
+    /^[\w@%+=:,./-]+$/.test(word) ? word : JSON.stringify(word),
+  );
+  const env = Object.entries(spec.env).map(([name, value]) => `${name}=${JSON.stringify(value)}`);
+  return words.join(' ') + (env.length > 0 ? `, with ${env.join(' ')}` : '');
 }
 
 function describeMissing(m: MissingInput): string {
@@ -211,4 +232,4 @@ function describeMissing(m: MissingInput): string {
 }
 
 const whereToGive = (m: MissingInput): string =>
-  m.kind === 'argument' ? `arguments["${m.name}"]` : `env["${m.name}"]`;
+  m.kind === 'argument' || m.kind === 'url' ? `arguments["${m.name}"]` : `env["${m.name}"]`;

@@ -16,11 +16,20 @@ export interface SecretFormSubject {
   readonly what: string;
   /** The entry's title, when it has one. */
   readonly title?: string | undefined;
+  /** What will run, secrets as ${NAME}: the command line (a remote: its URL) and the variables set. */
+  readonly commandLine: string;
   /** The secrets to ask for. */
   readonly secrets: readonly MissingInput[];
   /** Where kept secrets go, for the checkbox's description. */
   readonly keptIn: string;
 }
+
+const WHERE_IT_GOES: Record<MissingInput['kind'], string> = {
+  env: 'environment',
+  header: 'requests as a header',
+  url: 'URL, which mcpmux never shows',
+  argument: 'command line',
+};
 
 /** The params of the `elicitation/create` request (form mode: `mode` left out, as 2025-06-18 clients know it). */
 export function secretForm(subject: SecretFormSubject): Record<string, unknown> {
@@ -31,7 +40,7 @@ export function secretForm(subject: SecretFormSubject): Record<string, unknown> 
       title: secret.name,
       description:
         (secret.description ? `${secret.description} ` : '') +
-        `(secret: it goes to this server's ${secret.kind === 'header' ? 'requests as a header' : 'environment'} only, never to the model)`,
+        `(secret: it goes to this server's ${WHERE_IT_GOES[secret.kind]} only, never to the model)`,
       minLength: 1,
     };
   properties[KEEP_FIELD] = {
@@ -44,7 +53,8 @@ export function secretForm(subject: SecretFormSubject): Record<string, unknown> 
   return {
     message:
       `The agent asks mcpmux to start ${subject.title ? `${subject.title}, ` : ''}${subject.what}, which needs ${names}. ` +
-      'What you enter here is given to that server only: the agent does not see it.',
+      'What you enter here is given to that server only: the agent does not see it. ' +
+      `It will run: ${subject.commandLine}`,
     requestedSchema: {
       type: 'object',
       properties,

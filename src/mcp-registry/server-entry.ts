@@ -60,6 +60,8 @@ export const remoteEntry = z.looseObject({
   type: z.string(),
   url: z.string().min(1),
   headers: z.array(keyValueInput).optional(),
+  /** The URL template's `{name}`s: each an input, perhaps secret, defaulted or one of its choices. */
+  variables: z.record(z.string(), input).optional(),
 });
 
 export const serverEntry = z.looseObject({

@@ -2,14 +2,18 @@
 // harness can narrow it: only programs (and arguments) matching --allow-command, judged by
 // the file that will really run, or nothing at run time (--no-runtime-add); every child
 // starts from a minimal environment (the variables the SDK deems safe, plus --pass-env
-// names) unless --inherit-env; its cwd stays under --root; and each spawn leaves one audit
-// line on stderr with the real path it ran (never an env value).
+// names) unless --inherit-env; its cwd stays under --root; under --allow-command a runtime
+// add may set no variable that changes what a program loads (loader-variables.ts) unless
+// --allow-env admits it; and each spawn leaves one audit line on stderr with the real path
+// it ran (never an env value).
 import { isAbsolute, relative, resolve } from 'node:path';
 import { ChildProcess } from '../child/process/child-process.js';
 import { MuxError } from '../common/errors.js';
 import type { Logger } from '../common/log.js';
 import type { ServerSpec, StdioServerSpec } from '../child/server-spec.js';
+import { compileGlob } from '../common/glob-matcher.js';
 import { compileCommandPattern, type CommandPattern } from './command-pattern.js';
+import { loaderVariable } from './loader-variables.js';
 import { realPathOf, resolveCommand, type ResolvedCommand } from './command-resolver.js';
 
 /** A local server's spec, with what every spec may carry (the registry entry it came from). */
@@ -21,6 +25,11 @@ export interface SpawnPolicyOptions {
    * or a name found on mcpmux's PATH, optionally followed by argument patterns. Empty: any command.
    */
   allowCommands?: readonly string[];
+  /**
+   * Names (globs) of loader variables (loader-variables.ts) a runtime add may set under
+   * --allow-command all the same. Default none.
+   */
+  allowEnv?: readonly string[];
   /** False: servers come only from the config and the command line. Default true. */
   runtimeAdd?: boolean;
   /** True: children get mcpmux's whole environment. Default false. */
@@ -39,6 +48,7 @@ export interface SpawnPolicyOptions {
 export class SpawnPolicy {
   readonly #options: SpawnPolicyOptions;
   readonly #patterns: readonly CommandPattern[];
+  readonly #envAllowed: (name: string) => boolean;
   readonly #baseEnv: Readonly<Record<string, string>>;
   readonly #root: string | undefined;
   readonly #cwd: string;
@@ -54,6 +64,8 @@ export class SpawnPolicy {
       if (pattern.problem)
         options.logger.warn(`--allow-command ${JSON.stringify(pattern.source)}: ${pattern.problem}`);
     }
+    const allowEnv = options.allowEnv ?? [];
+    this.#envAllowed = allowEnv.length > 0 ? compileGlob(allowEnv, { nocase: true, dot: true }) : () => false;
     this.#baseEnv = baseEnvironment(options);
     this.#root = options.root === undefined ? undefined : realPathOf(options.root);
   }
@@ -77,6 +89,7 @@ export class SpawnPolicy {
         `remote server '${name}' refused: mcpmux only runs commands matching --allow-command (${this.#allowedList()})`,
       );
     }
+    this.#admitEnvironment(name, spec);
     const cwd = this.workingDirectory(name, spec) ?? this.#cwd;
     const command = this.#admitProgram(spec, spec.command, spec.args, cwd, 'command');
     const build = spec.watch?.build;
@@ -89,6 +102,22 @@ export class SpawnPolicy {
       command: command.path,
       ...(admittedBuild && { watch: { ...spec.watch, build: admittedBuild } }),
     };
+  }
+
+  /** Refuses a variable that would change what the allowed program loads (its values are never shown). */
+  #admitEnvironment(name: string, spec: LocalSpec): void {
+    const refused = Object.keys(spec.env).flatMap((variable) => {
+      const why = this.#envAllowed(variable) ? undefined : loaderVariable(variable);
+      return why === undefined ? [] : [`${variable} (${why})`];
+    });
+    if (refused.length === 0) return;
+    const from = spec.registryEntry === undefined ? 'its env' : `registry entry '${spec.registryEntry}'`;
+    throw new MuxError(
+      'NOT_ALLOWED',
+      `server '${name}' is not allowed: ${from} sets ${refused.join('; ')}, which would let it run other code than the ` +
+        `command --allow-command admits. Leave ${refused.length === 1 ? 'it' : 'them'} out, or the operator admits ` +
+        `${refused.length === 1 ? 'it' : 'them'} by name with --allow-env NAME`,
+    );
   }
 
   #admitProgram(

@@ -35,6 +35,7 @@ t.test('flags', async (t) => {
 t.test('spawn policy and ping flags', async (t) => {
   t.match(parseCli([], {}), {
     allowCommands: [],
+    allowEnv: [],
     runtimeAdd: true,
     inheritEnv: false,
     passEnv: [],
@@ -46,6 +47,8 @@ t.test('spawn policy and ping flags', async (t) => {
       'npx',
       '--allow-command',
       '/opt/**',
+      '--allow-env',
+      'NODE_OPTIONS',
       '--no-runtime-add',
       '--inherit-env',
       '--pass-env',
@@ -59,6 +62,7 @@ t.test('spawn policy and ping flags', async (t) => {
   );
   t.match(o, {
     allowCommands: ['npx', '/opt/**'],
+    allowEnv: ['NODE_OPTIONS'],
     runtimeAdd: false,
     inheritEnv: true,
     passEnv: ['HTTP_PROXY'],

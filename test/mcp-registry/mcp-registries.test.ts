@@ -116,6 +116,9 @@ t.test('a hit as the model sees it', async (t) => {
     version: '1.0.0',
     status: 'deprecated',
     runs: 'npm @acme/tickets@1.0.0',
+    // What runs, before it runs: the command line with what is still to give as ${NAME}, and what the publisher fixed.
+    command: ['npx', '-y', '@acme/tickets@1.0.0', '${workspace}', '--verbose'],
+    fixed_env: { ACME_FIXED: 'set by the publisher' },
     env: [
       // A secret's default is not shown: a publisher's sample key is no value to use.
       { name: 'ACME_TOKEN', description: 'An Acme API token', required: true, secret: true },

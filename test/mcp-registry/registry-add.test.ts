@@ -190,7 +190,7 @@ t.test(
     );
     t.match(
       message,
-      /\(\/home\/me\/\.config\/mcpmux\/servers\.json\) as \{"acme":\{"command":"docker",.*"env":\{"ACME_REGION":"eu","ACME_KEY":"\$\{ACME_KEY\}"\}\}\} and set ACME_KEY in mcpmux's environment/,
+      /\(\/home\/me\/\.config\/mcpmux\/servers\.json\) as \{"acme":\{"command":"docker","args":\["run","-i","--rm","-e","ACME_KEY","-e","ACME_REGION","ghcr\.io\/acme\/keyed:1\.0\.0"\],"env":\{"ACME_KEY":"\$\{ACME_KEY\}","ACME_REGION":"eu"\}\}\} and set ACME_KEY in mcpmux's environment/,
     );
   },
 );
@@ -235,8 +235,8 @@ t.test('checked before the person is asked: the runtime, the other inputs, the p
   await rejectsWith(
     t,
     prepareRegistryAdd({ name: 'flagged', entry: 'io.github.acme/flagged' }, ctx),
-    'NOT_SUPPORTED',
-    /takes its secret --token on the command line/,
+    'NOT_ALLOWED',
+    /would put its secret --token on the command line, .*The entry's publisher should read it from an environment variable marked isSecret/,
   );
   const refusing = {
     ...ctx,

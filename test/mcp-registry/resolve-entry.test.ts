@@ -188,8 +188,141 @@ t.test('a remote: its URL, its headers, {variables} in the URL filled in', async
     entry({ remotes: [{ type: 'sse', url: 'https://{tenant}.example.com/sse' }] }),
   );
   t.same(unfilled.missing, [
-    { kind: 'argument', name: 'tenant', secret: false, description: '{tenant} in the URL' },
+    { kind: 'url', name: 'tenant', secret: false, description: '{tenant} in the URL' },
   ]);
+});
+
+t.test(
+  "a remote's URL variables: defaults and choices read, a secret asked of the person, never shown",
+  async (t) => {
+    const remote = entry({
+      remotes: [
+        {
+          type: 'streamable-http',
+          url: 'https://{region}.example.com/{api_key}/mcp',
+          variables: {
+            region: { default: 'eu', choices: ['eu', 'us'], description: 'Where your account is' },
+            api_key: { isSecret: true, isRequired: true, description: 'Your API key' },
+          },
+        },
+      ],
+    });
+    const unanswered = resolveEntry(remote);
+    t.same(unanswered.missing, [{ kind: 'url', name: 'api_key', secret: true, description: 'Your API key' }]);
+    t.same(unanswered.secrets, ['api_key']);
+    t.equal(
+      unanswered.source,
+      'remote https://{region}.example.com/{api_key}/mcp',
+      'the source is the template',
+    );
+    t.same(
+      resolveEntry(remote, { arguments: { api_key: 'from-the-model' } }).missing.map((m) => m.name),
+      ['api_key'],
+      'a secret is not taken from arguments, where the model puts what it gives',
+    );
+    const answered = resolveEntry(remote, { env: { api_key: 'k-123' }, arguments: { region: 'us' } });
+    t.equal(answered.spec.transport === 'http' && answered.spec.url, 'https://us.example.com/k-123/mcp');
+    t.same(answered.secretValues, { api_key: 'k-123' });
+    t.same(answered.missing, []);
+    const preview = resolveEntry(remote, { env: { api_key: 'k-123' }, preview: true });
+    t.equal(preview.spec.transport === 'http' && preview.spec.url, 'https://eu.example.com/${api_key}/mcp');
+  },
+);
+
+t.test(
+  'a secret that would stand on the command line is noted, however the entry puts it there',
+  async (t) => {
+    const secretArg = resolveEntry(
+      entry({ packages: [npm({ packageArguments: [{ type: 'named', name: '--token', isSecret: true }] })] }),
+      { arguments: { '--token': 't' } },
+    );
+    t.same(secretArg.secretsInArguments, ['--token']);
+    const fromVariable = resolveEntry(
+      entry({
+        packages: [
+          npm({
+            environmentVariables: [{ name: 'API_KEY', isSecret: true, isRequired: true }],
+            packageArguments: [{ type: 'named', name: '--token', value: '{API_KEY}' }],
+          }),
+        ],
+      }),
+      { env: { API_KEY: 'k-123' } },
+    );
+    t.same(fromVariable.secretsInArguments, ['API_KEY'], "an argument made from a secret variable's value");
+    const ownVariable = resolveEntry(
+      entry({
+        packages: [
+          npm({
+            runtimeArguments: [
+              {
+                type: 'named',
+                name: '--header',
+                value: 'Bearer {tok}',
+                variables: { tok: { isSecret: true } },
+              },
+            ],
+          }),
+        ],
+      }),
+    );
+    t.same(ownVariable.secretsInArguments, ['tok'], 'an argument with a secret variable of its own');
+    const headerFromVariable = resolveEntry(
+      entry({
+        remotes: [
+          {
+            type: 'streamable-http',
+            url: 'https://example.com/mcp',
+            headers: [
+              { name: 'Authorization', value: 'Bearer {tok}', variables: { tok: { isSecret: true } } },
+            ],
+          },
+        ],
+      }),
+      { env: { tok: 't-1' } },
+    );
+    t.same(headerFromVariable.secretsInArguments, [], 'in a header it is where a secret belongs');
+    t.same(headerFromVariable.secretValues, { tok: 't-1' });
+  },
+);
+
+t.test('a package identifier that is not a package name is never run', async (t) => {
+  for (const identifier of ['--call=touch /tmp/x', '-y', 'pkg; rm -rf ~', 'pkg name', 'a$(id)', 'pkg\nx'])
+    t.throws(
+      () => resolveEntry(entry({ packages: [npm({ identifier })] })),
+      { code: 'NOT_ALLOWED', message: /is not a package name/ },
+      identifier,
+    );
+  t.doesNotThrow(() => resolveEntry(entry({ packages: [npm({ identifier: '@scope/pkg.name_1' })] })));
+});
+
+t.test('a preview: the command with what is not given, and every secret, as ${NAME}', async (t) => {
+  const preview = resolveEntry(
+    entry({
+      packages: [
+        npm({
+          packageArguments: [{ type: 'positional', valueHint: 'dir', isRequired: true }],
+          environmentVariables: [
+            { name: 'KEY', isSecret: true, isRequired: true, default: 'sample-key' },
+            { name: 'FIXED', value: 'on' },
+            { name: 'FIXED_SECRET', value: 'hidden-by-publisher', isSecret: true },
+          ],
+        }),
+      ],
+    }),
+    { preview: true },
+  );
+  t.same(preview.spec.transport === 'stdio' && [preview.spec.command, ...preview.spec.args], [
+    'npx',
+    '-y',
+    'weather-mcp@1.2.0',
+    '${dir}',
+  ]);
+  t.same(preview.spec.transport === 'stdio' && preview.spec.env, {
+    KEY: '${KEY}',
+    FIXED: 'on',
+    FIXED_SECRET: '${FIXED_SECRET}',
+  });
+  t.same(preview.fixedEnv, { FIXED: 'on', FIXED_SECRET: '${FIXED_SECRET}' });
 });
 
 t.test('a package mcpmux runs comes before a remote; one it cannot run is passed over', async (t) => {

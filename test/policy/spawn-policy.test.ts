@@ -65,11 +65,17 @@ t.test('--allow-command judges the file that will run, not the name that was typ
   );
   t.throws(
     () => policy.admitRuntimeAdd('g', spec('node', { env: { PATH: lookalikes } })),
+    { code: 'NOT_ALLOWED', message: /its env sets PATH \(it changes where programs are found\)/ },
+    "a PATH of the server's own is refused under a policy",
+  );
+  const withPath = allowedOf(['node'], { allowEnv: ['PATH'] });
+  t.throws(
+    () => withPath.admitRuntimeAdd('g2', spec('node', { env: { PATH: lookalikes } })),
     { code: 'NOT_ALLOWED', message: /it runs .*bin\/node/ },
-    "a PATH entry given in the server's env finds the look-alike",
+    "with PATH admitted, the server's own PATH finds the look-alike, which is judged",
   );
   t.doesNotThrow(
-    () => policy.admitRuntimeAdd('h', spec('node', { env: { PATH: linked } })),
+    () => withPath.admitRuntimeAdd('h', spec('node', { env: { PATH: linked } })),
     "a PATH of the server's own that finds the allowed file",
   );
   t.throws(() => policy.admitRuntimeAdd('i', spec('no-such-program-here')), {
@@ -86,6 +92,82 @@ t.test('--allow-command judges the file that will run, not the name that was typ
     'no patterns: anything',
   );
 });
+
+t.test(
+  'under --allow-command, variables that change what a program loads are refused unless --allow-env admits them',
+  async (t) => {
+    const policy = allowedOf(['node']);
+    for (const variable of [
+      'NODE_OPTIONS',
+      'node_options',
+      'LD_PRELOAD',
+      'DYLD_INSERT_LIBRARIES',
+      'npm_config_registry',
+      'NPM_CONFIG_USERCONFIG',
+      'UV_INDEX_URL',
+      'PIP_EXTRA_INDEX_URL',
+      'PYTHONPATH',
+      'BASH_ENV',
+      'BASH_FUNC_ls%%',
+      'JAVA_TOOL_OPTIONS',
+      'DOCKER_HOST',
+      'GIT_SSH_COMMAND',
+      'HOME',
+    ])
+      t.throws(
+        () => policy.admitRuntimeAdd('a', spec('node', { env: { [variable]: 'x' } })),
+        {
+          code: 'NOT_ALLOWED',
+          message: new RegExp(`its env sets ${variable.replace(/[%$]/g, '\\$&')} \\(.*--allow-env NAME`),
+        },
+        variable,
+      );
+    t.throws(
+      () =>
+        policy.admitRuntimeAdd('b', {
+          ...spec('node', { env: { NODE_OPTIONS: 'x', API_KEY: 'secret-value' } }),
+          registryEntry: 'io.github.x/y',
+        }),
+      {
+        code: 'NOT_ALLOWED',
+        message:
+          /^server 'b' is not allowed: registry entry 'io.github.x\/y' sets NODE_OPTIONS \(Node.js loads code through it\),/,
+      },
+    );
+    t.notMatch(
+      (() => {
+        try {
+          policy.admitRuntimeAdd('c', spec('node', { env: { NODE_OPTIONS: 'secret-value' } }));
+        } catch (error) {
+          return (error as Error).message;
+        }
+        return '';
+      })(),
+      /secret-value/,
+      'no value is shown',
+    );
+    t.doesNotThrow(
+      () =>
+        policy.admitRuntimeAdd(
+          'd',
+          spec('node', { env: { API_KEY: 'x', NODE_ENV: 'production', LOG_LEVEL: 'debug' } }),
+        ),
+      'variables outside the family pass',
+    );
+    t.doesNotThrow(
+      () =>
+        allowedOf(['node'], { allowEnv: ['NODE_*'] }).admitRuntimeAdd(
+          'e',
+          spec('node', { env: { NODE_OPTIONS: 'x' } }),
+        ),
+      '--allow-env admits by glob',
+    );
+    t.doesNotThrow(
+      () => new SpawnPolicy({ logger }).admitRuntimeAdd('f', spec('node', { env: { NODE_OPTIONS: 'x' } })),
+      'without a policy nothing changes',
+    );
+  },
+);
 
 t.test(
   '--allow-command path patterns match the real file; a symlink out of an allowed directory does not count',
@@ -284,7 +366,7 @@ t.test(
     });
     t.match(
       textOf(shadowed),
-      /it runs .*bin\/node\) is not allowed/,
+      /its env sets PATH \(it changes where programs are found\).*\[NOT_ALLOWED\]/,
       "a PATH in the server's env does not shadow the allowed program",
     );
     t.notOk(

@@ -285,6 +285,16 @@ export const findServersOutput = z.object({
       version: z.string().optional(),
       status: z.string().optional(),
       runs: z.string().describe('How it runs here: an npm, PyPI or OCI package, or a remote URL.'),
+      command: z
+        .array(z.string())
+        .optional()
+        .describe(
+          'The exact command line it runs (a remote: its URL); values to give and secrets as ${NAME}.',
+        ),
+      fixed_env: z
+        .record(z.string(), z.string())
+        .optional()
+        .describe("Variables its publisher fixed, with their values (a secret's as ${NAME})."),
       env: z.array(foundInput).optional(),
       headers: z.array(foundInput).optional(),
       arguments: z.array(foundInput).optional(),
