@@ -14,7 +14,7 @@ const LAYERS = [
   ['registry'],
   ['child', 'oauth', 'policy'],
   ['protocol'],
-  ['common'],
+  ['common', 'secrets'],
 ];
 
 /** A path pattern for a layer's folders and top-level files. */

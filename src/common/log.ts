@@ -1,6 +1,8 @@
 // The logger. stdout belongs to the MCP protocol, so every line goes to a sink that is
-// stderr by default. Levels are filtered here so callers never format what is dropped.
+// stderr by default. Levels are filtered here so callers never format what is dropped, and
+// every line is scrubbed of the secrets mcpmux holds (secrets/secret-scrubber.ts).
 import type { Writable } from 'node:stream';
+import { scrubSecrets } from '../secrets/secret-scrubber.js';
 
 export const LOG_LEVELS = ['error', 'warn', 'info', 'debug'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
@@ -30,7 +32,7 @@ export function createLogger(options: LoggerOptions = {}): Logger {
   const rank = LOG_LEVELS.indexOf(level);
   const enabled = (l: LogLevel) => LOG_LEVELS.indexOf(l) <= rank;
   const write = (l: LogLevel, message: string) => {
-    if (enabled(l)) sink(`mcpmux ${l}: ${message}`);
+    if (enabled(l)) sink(scrubSecrets(`mcpmux ${l}: ${message}`));
   };
   return {
     level,
@@ -41,7 +43,7 @@ export function createLogger(options: LoggerOptions = {}): Logger {
     debug: (m) => {
       if (enabled('debug')) write('debug', typeof m === 'function' ? m() : m);
     },
-    audit: (m) => sink(`mcpmux audit: ${m}`),
+    audit: (m) => sink(scrubSecrets(`mcpmux audit: ${m}`)),
   };
 }
 

@@ -7,6 +7,7 @@ import { readFileSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { writePrivateFile } from '../common/private-file.js';
 import { stateDir } from '../common/state-dir.js';
+import { holdSecret, holdSecrets } from '../secrets/secret-scrubber.js';
 
 /** The folder of kept secrets. */
 export const secretsDir = (env: Readonly<Record<string, string | undefined>> = process.env): string =>
@@ -40,7 +41,10 @@ export class KeptSecrets {
   /** The value kept for `name` of `entry`, in whichever registry listed it (the first found). */
   find(entry: string, name: string): string | undefined {
     for (const { kept } of this.#files())
-      if (kept?.entry === entry && Object.hasOwn(kept.values, name)) return kept.values[name];
+      if (kept?.entry === entry && Object.hasOwn(kept.values, name)) {
+        holdSecret(name, kept.values[name]!);
+        return kept.values[name];
+      }
     return undefined;
   }
 
@@ -48,7 +52,9 @@ export class KeptSecrets {
   values(registry: string, entry: string): Record<string, string> {
     const kept = this.#read(this.#file(registry, entry));
     // A hash collision, or a file edited by hand: not this entry's.
-    return kept && kept.registry === registry && kept.entry === entry ? { ...kept.values } : {};
+    if (!kept || kept.registry !== registry || kept.entry !== entry) return {};
+    holdSecrets(kept.values);
+    return { ...kept.values };
   }
 
   /** Keeps `values` beside what is kept for the entry already (a name given again is replaced). */

@@ -6,6 +6,7 @@
 import type { CommandLookup } from '../policy/command-resolver.js';
 import { MuxError } from '../common/errors.js';
 import { specFromWire, type ServerSpec, type WireServerFields } from '../child/server-spec.js';
+import { holdSecrets } from '../secrets/secret-scrubber.js';
 import type { KeptSecrets } from './kept-secrets.js';
 import type { McpRegistries } from './mcp-registries.js';
 import { resolveEntry, type EntryChoices, type MissingInput, type ResolvedEntry } from './resolve-entry.js';
@@ -92,6 +93,8 @@ export async function prepareRegistryAdd(
     const missing = missingRuntime(probe.spec.command, what, ctx.lookup);
     if (missing) throw new MuxError('NOT_SUPPORTED', missing);
   }
+  if (probe.outOfChoices.length > 0)
+    throw new MuxError('INVALID_ARGUMENTS', `${what}: ${probe.outOfChoices.join('; ')}`);
   const notSecret = probe.missing.filter((m) => !m.secret);
   if (notSecret.length > 0)
     throw new MuxError(
@@ -136,6 +139,8 @@ export async function prepareRegistryAdd(
     answered = answers.values;
     resolved = resolveEntry(entry, { ...choices, env: { ...given, ...answered } });
   }
+  // From here on, no text mcpmux shows may hold them: a URL in an error, a value a child echoes into its stderr.
+  holdSecrets(resolved.secretValues);
   const kept = new Set([...Object.keys(keptBefore), ...keptNow]);
   const spec = asSpec(resolved, request.fields);
   // As a config holds it: each secret a reference to where it is, in the env, a header or the URL.

@@ -47,6 +47,8 @@ export interface ResolvedEntry {
   readonly secretValues: Readonly<Record<string, string>>;
   /** Secrets the entry would put on the command line (an argument marked secret, or one made from a secret). */
   readonly secretsInArguments: readonly string[];
+  /** Values given that are not among their input's choices, each as `NAME must be one of …`. */
+  readonly outOfChoices: readonly string[];
   /** Values the publisher fixed for variables (a secret's as ${NAME}): what find_servers shows before it runs. */
   readonly fixedEnv: Readonly<Record<string, string>>;
 }
@@ -93,6 +95,8 @@ class Inputs {
   readonly secrets: string[] = [];
   readonly secretValues: Record<string, string> = {};
   readonly secretsInArguments: string[] = [];
+  /** Values given that are not among the input's choices, each as `NAME must be one of …`. */
+  readonly outOfChoices: string[] = [];
   readonly #choices: EntryChoices;
   /** Names of the entry's secret variables, which an argument's {name} must not take. */
   readonly #secretNames: ReadonlySet<string>;
@@ -106,6 +110,8 @@ class Inputs {
   keyValue(input: KeyValueInput, kind: 'env' | 'header'): string | undefined {
     if (input.isSecret) this.secrets.push(input.name);
     const given = this.#choices.env?.[input.name];
+    if (given !== undefined && !input.isSecret && input.choices && !input.choices.includes(given))
+      this.outOfChoices.push(`${input.name} must be one of ${input.choices.join(', ')}`);
     if (this.#choices.preview && (input.isSecret || (given === undefined && input.value === undefined)))
       return input.default !== undefined && !input.isSecret ? input.default : placeholder(input.name);
     const value = given ?? this.#fixed(input, false) ?? input.default;
@@ -119,6 +125,8 @@ class Inputs {
     const key = arg.type === 'named' ? arg.name : arg.valueHint;
     if (arg.isSecret) this.secretsInArguments.push(key ?? 'a positional argument');
     const given = key !== undefined ? this.#choices.arguments?.[key] : undefined;
+    if (given !== undefined && arg.choices && !arg.choices.includes(given))
+      this.outOfChoices.push(`${key} must be one of ${arg.choices.join(', ')}`);
     let value = given ?? this.#fixed(arg, true) ?? arg.default;
     if (this.#choices.preview && given === undefined && arg.value === undefined && arg.default === undefined)
       value = arg.isRequired && key !== undefined ? placeholder(key) : undefined;
@@ -146,6 +154,8 @@ class Inputs {
     if (this.#choices.preview && (secret || given === undefined))
       return !secret && variable?.default !== undefined ? variable.default : placeholder(name);
     const value = given ?? variable?.value ?? variable?.default;
+    if (given !== undefined && variable?.choices && !variable.choices.includes(given))
+      this.outOfChoices.push(`${name} must be one of ${variable.choices.join(', ')}`);
     if (value === undefined)
       this.#miss('url', name, { ...variable, description: variable?.description ?? `{${name}} in the URL` });
     else if (secret) this.secretValues[name] = value;
@@ -249,6 +259,7 @@ function resolvePackage(
     secrets: [...new Set(inputs.secrets)],
     secretValues: inputs.secretValues,
     secretsInArguments: [...new Set(inputs.secretsInArguments)],
+    outOfChoices: inputs.outOfChoices,
     fixedEnv,
   };
 }
@@ -288,6 +299,7 @@ function resolveRemote(remote: RemoteEntry, choices: EntryChoices): ResolvedEntr
     secrets: [...new Set(inputs.secrets)],
     secretValues: inputs.secretValues,
     secretsInArguments: [],
+    outOfChoices: inputs.outOfChoices,
     fixedEnv: {},
   };
 }

@@ -2,11 +2,14 @@
 // (`npx -y @modelcontextprotocol/*`, `node /opt/mcp/** ...`). The program is judged by the
 // real file that will run: a path pattern is matched against it after every symlink is
 // followed; a bare name stands for the file(s) that name finds on mcpmux's own PATH when
-// the pattern is compiled, never for any file that happens to carry the name.
+// the pattern is compiled, never for any file that happens to carry the name. Where the program
+// is a package runner (npx, uvx, docker run…), an argument that names a package from the
+// registry is matched by its name and version, as package-launch.ts reads them.
 import { readdirSync } from 'node:fs';
 import { delimiter, resolve } from 'node:path';
 import { compileGlob, scanGlob } from '../common/glob-matcher.js';
 import { realPathOf, resolveCommand, type CommandLookup, type ResolvedCommand } from './command-resolver.js';
+import type { LaunchPart } from './package-launch.js';
 
 /** A final argument token that allows any further arguments. */
 export const MORE_ARGUMENTS = '...';
@@ -15,9 +18,24 @@ export interface CommandPattern {
   readonly source: string;
   /** Why the pattern can match nothing on this machine (reported at start), if it cannot. */
   readonly problem: string | undefined;
-  /** Whether this program, run with these arguments from `cwd`, is allowed. */
-  matches(program: ResolvedCommand, args: readonly string[], cwd: string): boolean;
+  /** The argument tokens, `...` left out: what names an option or a package's form explicitly. */
+  readonly argumentTokens: readonly string[];
+  /**
+   * Whether this program, run with these arguments from `cwd`, is allowed. `packages` are the
+   * registry packages among the arguments (by index): their token matches name and version.
+   */
+  matches(
+    program: ResolvedCommand,
+    args: readonly string[],
+    cwd: string,
+    packages?: ReadonlyMap<number, RegistryPackage>,
+  ): boolean;
 }
+
+/** A package from a registry, as a runner's argument names it. */
+export type RegistryPackage = Extract<LaunchPart, { kind: 'package' }> & {
+  readonly ecosystem: 'npm' | 'pypi';
+};
 
 /** `lookup` is mcpmux's own PATH and cwd, where bare names and relative patterns are found. */
 export function compileCommandPattern(source: string, lookup: CommandLookup): CommandPattern {
@@ -28,15 +46,23 @@ export function compileCommandPattern(source: string, lookup: CommandLookup): Co
     ? pathMatcher(program, lookup.cwd)
     : nameMatcher(program, lookup);
   const argMatchers = argTokens.map((token) => argumentMatcher(token));
+  const packageMatchers = argTokens.map((token) => ({
+    npm: packageMatcher(token, 'npm'),
+    pypi: packageMatcher(token, 'pypi'),
+  }));
   // No argument tokens: any arguments (an interpreter allowed so runs any code; docs/security.md says so).
   const exactArity = argTokens.length > 0 && !rest;
   return {
     source,
     problem: programMatches.problem,
-    matches(resolved, args, cwd) {
+    argumentTokens: argTokens,
+    matches(resolved, args, cwd, packages) {
       if (!programMatches.test(resolved.realPath)) return false;
       if (exactArity ? args.length !== argMatchers.length : args.length < argMatchers.length) return false;
-      return argMatchers.every((matches, i) => matches(args[i]!, cwd));
+      return argMatchers.every((matches, i) => {
+        const pkg = packages?.get(i);
+        return pkg ? packageMatchers[i]![pkg.ecosystem](pkg) : matches(args[i]!, cwd);
+      });
     },
   };
 }
@@ -84,6 +110,36 @@ function argumentMatcher(token: string): (arg: string, cwd: string) => boolean {
   // No dot option: `*` never matches `..` or a hidden name, so `@scope/*` cannot climb out.
   const test = compileGlob(token);
   return (arg) => test(arg);
+}
+
+/**
+ * A token where a package stands: its name part a glob on the package's name, its version
+ * part (after the name's last @, or a PyPI specifier) on the version as written; no version
+ * part takes any version the registry has. `@modelcontextprotocol/server-memory` so admits
+ * `@modelcontextprotocol/server-memory@1.2.3`, never `…/server-memory-evil`.
+ */
+function packageMatcher(token: string, ecosystem: 'npm' | 'pypi'): (pkg: RegistryPackage) => boolean {
+  let name = token;
+  let version: string | undefined;
+  if (ecosystem === 'npm') {
+    const at = token.lastIndexOf('@');
+    if (at > 0) [name, version] = [token.slice(0, at), token.slice(at + 1)];
+  } else {
+    const specifier = /(===?|~=|!=|<=?|>=?|@)/.exec(token);
+    if (specifier)
+      [name, version] = [token.slice(0, specifier.index), token.slice(specifier.index + specifier[0].length)];
+  }
+  if (name === '') return () => false;
+  // Compiled when first asked: most tokens never stand where a package does.
+  let test: ((pkg: RegistryPackage) => boolean) | undefined;
+  return (pkg) => {
+    if (!test) {
+      const nameMatches = compileGlob(name, { nocase: ecosystem === 'pypi' });
+      const versionMatches = version === undefined ? () => true : compileGlob(version, { dot: true });
+      test = (p) => p.name !== undefined && nameMatches(p.name) && versionMatches(p.version);
+    }
+    return test(pkg);
+  };
 }
 
 function realPathGlob(pattern: string, cwd: string): (path: string) => boolean {

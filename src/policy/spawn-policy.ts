@@ -12,7 +12,9 @@ import { MuxError } from '../common/errors.js';
 import type { Logger } from '../common/log.js';
 import type { ServerSpec, StdioServerSpec } from '../child/server-spec.js';
 import { compileGlob } from '../common/glob-matcher.js';
-import { compileCommandPattern, type CommandPattern } from './command-pattern.js';
+import { compileCommandPattern, type CommandPattern, type RegistryPackage } from './command-pattern.js';
+import { launchRefusal } from './launch-check.js';
+import { launchParts, runnerOf } from './package-launch.js';
 import { loaderVariable } from './loader-variables.js';
 import { realPathOf, resolveCommand, type ResolvedCommand } from './command-resolver.js';
 
@@ -49,6 +51,8 @@ export class SpawnPolicy {
   readonly #options: SpawnPolicyOptions;
   readonly #patterns: readonly CommandPattern[];
   readonly #envAllowed: (name: string) => boolean;
+  /** Every argument token of --allow-command: what a registry entry's launch may use when one names it. */
+  readonly #operatorTokens: ReadonlySet<string>;
   readonly #baseEnv: Readonly<Record<string, string>>;
   readonly #root: string | undefined;
   readonly #cwd: string;
@@ -60,6 +64,7 @@ export class SpawnPolicy {
     this.#patterns = (options.allowCommands ?? []).map((pattern) =>
       compileCommandPattern(pattern, { path: ownPath, cwd: this.#cwd }),
     );
+    this.#operatorTokens = new Set(this.#patterns.flatMap((pattern) => pattern.argumentTokens));
     for (const pattern of this.#patterns) {
       if (pattern.problem)
         options.logger.warn(`--allow-command ${JSON.stringify(pattern.source)}: ${pattern.problem}`);
@@ -82,6 +87,7 @@ export class SpawnPolicy {
         `add_server is turned off (mcpmux runs with --no-runtime-add): '${name}' can only come from mcpmux's config`,
       );
     }
+    if (spec.registryEntry !== undefined && spec.transport === 'stdio') this.#admitRegistryLaunch(name, spec);
     if (this.#patterns.length === 0) return spec;
     if (spec.transport !== 'stdio') {
       throw new MuxError(
@@ -102,6 +108,24 @@ export class SpawnPolicy {
       command: command.path,
       ...(admittedBuild && { watch: { ...spec.watch, build: admittedBuild } }),
     };
+  }
+
+  /**
+   * A registry entry's command is its publisher's, whatever the policy: options that widen a
+   * container's reach or change where code comes from, and packages from anywhere but the
+   * registry, run only where the operator's --allow-command names them.
+   */
+  #admitRegistryLaunch(name: string, spec: LocalSpec): void {
+    const runner = runnerOf(spec.command, spec.command);
+    if (!runner) return;
+    const refusal = launchRefusal(launchParts(runner, spec.args), spec.args, this.#operatorTokens);
+    if (refusal === undefined) return;
+    throw new MuxError(
+      'NOT_ALLOWED',
+      `server '${name}' is not allowed: registry entry '${spec.registryEntry}' runs '${[spec.command, ...spec.args].join(' ')}', ` +
+        `which gives ${refusal}. mcpmux runs that from a registry entry only where an --allow-command pattern names it ` +
+        '(for example --allow-command "docker run -i --rm --network=host ...")',
+    );
   }
 
   /** Refuses a variable that would change what the allowed program loads (its values are never shown). */
@@ -137,14 +161,36 @@ export class SpawnPolicy {
         `${what} '${command}' is not allowed: no executable file '${command}' ${where} (allowed: ${this.#allowedList()})`,
       );
     }
-    if (!this.#patterns.some((pattern) => pattern.matches(resolved, args, cwd))) {
-      const runs = resolved.realPath === command ? '' : ` (it runs ${resolved.realPath})`;
+    const runner = runnerOf(resolved.path, resolved.realPath);
+    const parts = runner ? launchParts(runner, args) : [];
+    const ecosystem =
+      runner === 'uvx' || runner === 'pipx' ? 'pypi' : runner === 'docker' ? undefined : 'npm';
+    const packages = new Map<number, RegistryPackage>(
+      parts.flatMap((part) =>
+        part.kind === 'package' && part.form === 'registry' && ecosystem
+          ? [[part.index, { ...part, ecosystem }]]
+          : [],
+      ),
+    );
+    let refusal: string | undefined;
+    for (const pattern of this.#patterns) {
+      if (!pattern.matches(resolved, args, cwd, packages)) continue;
+      refusal = launchRefusal(parts, args, pattern.argumentTokens);
+      if (refusal === undefined) return resolved;
+    }
+    const runs = resolved.realPath === command ? '' : ` (it runs ${resolved.realPath})`;
+    // No pattern matched: still name a form or option that no pattern could have admitted as a glob.
+    refusal ??= launchRefusal(parts, args, []);
+    if (refusal !== undefined)
       throw new MuxError(
         'NOT_ALLOWED',
-        `${what} '${line}'${runs} is not allowed by --allow-command (allowed: ${this.#allowedList()})`,
+        `${what} '${line}'${runs} is not allowed: it gives ${refusal}, which --allow-command admits only where a ` +
+          `pattern names that form or option itself (allowed: ${this.#allowedList()})`,
       );
-    }
-    return resolved;
+    throw new MuxError(
+      'NOT_ALLOWED',
+      `${what} '${line}'${runs} is not allowed by --allow-command (allowed: ${this.#allowedList()})`,
+    );
   }
 
   #allowedList(): string {

@@ -3,6 +3,7 @@
 // outcome with its error code, bytes in and out, trace id; arguments and results only with
 // --call-log-content). Each line is one append (O_APPEND, one write), so concurrent sessions
 // never interleave; the file is the owner's alone (0600); SIGHUP reopens it, for logrotate.
+import { scrubbedCopy } from '../secrets/secret-scrubber.js';
 import { closeSync, fchmodSync, openSync, writeSync } from 'node:fs';
 import { messageOf } from '../common/errors.js';
 import type { Logger } from '../common/log.js';
@@ -58,7 +59,7 @@ export class CallLog {
   write(entry: CallLogEntry): void {
     if (this.#fd === undefined) return;
     try {
-      writeSync(this.#fd, JSON.stringify(entry) + '\n');
+      writeSync(this.#fd, JSON.stringify(scrubbedCopy(entry)) + '\n');
       this.#failed = false;
     } catch (error) {
       // A full disk must not fail the call it records; said once until a line goes through again.

@@ -4,13 +4,16 @@
 import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
 import type { CallToolResult } from '@modelcontextprotocol/server';
 import { WireError, isMuxError, messageOf, relayedError } from '../common/errors.js';
+import { scrubSecrets, scrubbedCopy } from '../secrets/secret-scrubber.js';
 
+/** mcpmux's own result, scrubbed of the secrets it holds (a child's results are relayed as they are). */
 export function jsonResult(data: Record<string, unknown>): CallToolResult {
-  return { content: [{ type: 'text', text: JSON.stringify(data, null, 2) }], structuredContent: data };
+  const shown = scrubbedCopy(data);
+  return { content: [{ type: 'text', text: JSON.stringify(shown, null, 2) }], structuredContent: shown };
 }
 
 export function errorResult(message: string): CallToolResult {
-  return { content: [{ type: 'text', text: message }], isError: true };
+  return { content: [{ type: 'text', text: scrubSecrets(message) }], isError: true };
 }
 
 /**
@@ -39,9 +42,12 @@ export function toJsonRpcError(error: unknown): WireError {
         : error.code.endsWith('_NOT_FOUND')
           ? ProtocolErrorCode.InvalidParams
           : ProtocolErrorCode.InternalError;
-    return new WireError(code, `${error.message} [${error.code}]`);
+    return new WireError(code, scrubSecrets(`${error.message} [${error.code}]`));
   }
-  return new WireError(ProtocolErrorCode.InternalError, `mcpmux failed unexpectedly: ${messageOf(error)}`);
+  return new WireError(
+    ProtocolErrorCode.InternalError,
+    scrubSecrets(`mcpmux failed unexpectedly: ${messageOf(error)}`),
+  );
 }
 
 /** The MCP spec's code for an unknown resource. */

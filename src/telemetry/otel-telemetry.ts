@@ -4,6 +4,7 @@
 // of the MCP semantic conventions (docs/gen-ai/mcp.md of the GenAI conventions) from what
 // mcpmux's facade (common/telemetry.ts) is told. Loaded by main.ts only when an OTEL_*
 // variable is set; a missing package is a warning, and mcpmux runs without telemetry.
+import { scrubSecrets } from '../secrets/secret-scrubber.js';
 import {
   SpanKind,
   SpanStatusCode,
@@ -46,11 +47,13 @@ const METRIC_ATTRIBUTES = [
   'error.type',
 ] as const;
 
+/** The attributes that have a value, each text scrubbed of the secrets mcpmux holds. */
 const defined = (attributes: Attributes): Record<string, string | number | boolean> =>
-  Object.fromEntries(Object.entries(attributes).filter(([, v]) => v !== undefined)) as Record<
-    string,
-    string | number | boolean
-  >;
+  Object.fromEntries(
+    Object.entries(attributes)
+      .filter(([, v]) => v !== undefined)
+      .map(([k, v]) => [k, typeof v === 'string' ? scrubSecrets(v) : v]),
+  ) as Record<string, string | number | boolean>;
 
 export function startOtelTelemetry(version: string): Telemetry {
   const { envDetector, hostDetector, osDetector, resourceFromAttributes } = resources;
@@ -134,7 +137,10 @@ export function startOtelTelemetry(version: string): Telemetry {
       fail: (errorType, message) => {
         seen['error.type'] = errorType;
         span.setAttribute('error.type', errorType);
-        span.setStatus({ code: SpanStatusCode.ERROR, ...(message !== undefined && { message }) });
+        span.setStatus({
+          code: SpanStatusCode.ERROR,
+          ...(message !== undefined && { message: scrubSecrets(message) }),
+        });
       },
     };
     const active = trace.setSpan(parent, span);

@@ -170,6 +170,109 @@ t.test(
 );
 
 t.test(
+  "a runner's package is judged as a package: its name and version, and where it comes from",
+  async (t) => {
+    // uvx, pipx, bunx and docker as files on mcpmux's PATH (npx is the real one, beside node).
+    const runners = join(scratch, 'runners');
+    mkdirSync(runners, { recursive: true });
+    for (const name of ['uvx', 'pipx', 'bunx', 'docker'])
+      writeFileSync(join(runners, name), '#!/bin/sh\n', { mode: 0o755 });
+    const policy = new SpawnPolicy({
+      allowCommands: [
+        'npx -y @modelcontextprotocol/*',
+        'npx -y exact-server',
+        `npx -y ${scratch}/local-servers/* ...`,
+        'bunx @modelcontextprotocol/*',
+        'uvx mcp-server-*',
+        'pipx run mcp-server-*',
+        'docker run -i --rm ...',
+        'docker run -i --rm --network=host ...',
+      ],
+      environment: { PATH: `${ownPath}${delimiter}${runners}` },
+      cwd: scratch,
+      logger,
+    });
+    const admits = (command: string, ...args: string[]) =>
+      policy.admitRuntimeAdd('x', spec(command, { args }));
+    for (const args of [
+      ['-y', '@modelcontextprotocol/server-memory'],
+      ['-y', '@modelcontextprotocol/server-memory@2026.8.31'],
+      ['-y', '@modelcontextprotocol/server-memory@^2026'],
+      ['-y', '@modelcontextprotocol/server-memory@latest'],
+      ['-y', 'exact-server@1.0.0'],
+      ['-y', `${scratch}/local-servers/mine`, '--port=1'],
+    ])
+      t.doesNotThrow(() => admits('npx', ...args), `npx ${args.join(' ')}`);
+    t.doesNotThrow(() => admits('bunx', '@modelcontextprotocol/server-memory@1.0.0'));
+    t.doesNotThrow(() => admits('uvx', 'mcp-server-time==0.6.2'));
+    t.doesNotThrow(() => admits('uvx', 'mcp-server-time@latest'));
+    t.doesNotThrow(() => admits('pipx', 'run', 'mcp-server-time'));
+    t.doesNotThrow(() => admits('docker', 'run', '-i', '--rm', '-e', 'KEY', 'ghcr.io/x/y:1'));
+    t.doesNotThrow(
+      () => admits('docker', 'run', '-i', '--rm', '--network=host', 'ghcr.io/x/y:1'),
+      'named by a pattern',
+    );
+
+    const refusals: [string, string[], RegExp][] = [
+      [
+        'npx',
+        ['-y', '@modelcontextprotocol/x@file:localdir'],
+        /a local folder or file, not a package from the registry/,
+      ],
+      ['npx', ['-y', '@modelcontextprotocol/x@x-1.0.0.tgz'], /a local folder or file/],
+      ['npx', ['-y', '@modelcontextprotocol/x@npm:other'], /an alias of another package/],
+      ['npx', ['-y', '@modelcontextprotocol/x@git+https://host/x.git'], /a git repository/],
+      ['npx', ['-y', '@modelcontextprotocol/x@https://host/x.tgz'], /a download from a URL/],
+      ['npx', ['-y', '@modelcontextprotocol/x@github:o/r'], /a git repository/],
+      ['npx', ['-y', 'exact-server-evil'], /is not allowed by --allow-command/],
+      ['npx', ['-y', 'exact-server@file:../x'], /a local folder or file/],
+      ['npx', ['-y', './elsewhere/mine'], /a local folder or file/],
+      ['bunx', ['@modelcontextprotocol/x@file:dir'], /a local folder or file/],
+      ['uvx', ['mcp-server-x @ https://host/x.whl'], /is not allowed/],
+      ['uvx', ['--from', 'git+https://host/x', 'mcp-server-x'], /is not allowed/],
+      [
+        'uvx',
+        ['--index-url=https://evil', 'mcp-server-x'],
+        /--index-url \(it changes where the package comes from/,
+      ],
+      ['uvx', ['./mcp-server-local'], /is not allowed/],
+      ['pipx', ['run', '--spec', './dir', 'mcp-server-x'], /is not allowed/],
+      [
+        'docker',
+        ['run', '-i', '--rm', '--privileged', 'img'],
+        /--privileged \(it gives the container every device/,
+      ],
+      ['docker', ['run', '-i', '--rm', '-v', '/:/host', 'img'], /-v \(it mounts a host path/],
+      ['docker', ['run', '-i', '--rm', '--pid=host', 'img'], /--pid \(it shares the host's process table/],
+      ['docker', ['run', '-i', '--rm', '--cap-add', 'SYS_ADMIN', 'img'], /--cap-add/],
+      [
+        'docker',
+        ['run', '-i', '--rm', '--network', 'host', 'img'],
+        /--network \(it shares the host's network/,
+      ],
+    ];
+    for (const [command, args, message] of refusals)
+      t.throws(
+        () => admits(command, ...args),
+        { code: 'NOT_ALLOWED', message },
+        `${command} ${args.join(' ')}`,
+      );
+    t.throws(
+      () => allowedOf(['npx']).admitRuntimeAdd('y', spec('npx', { args: ['-c', 'touch /tmp/x'] })),
+      {
+        message: /-c \(it runs a shell command\)/,
+      },
+      'even a pattern with free arguments does not take npx -c',
+    );
+    t.throws(
+      () =>
+        allowedOf(['npx']).admitRuntimeAdd('z', spec('npx', { args: ['--registry=https://evil', 'pkg'] })),
+      { message: /--registry \(it is one of npm's settings/ },
+    );
+  },
+);
+
+t.test(
   '--allow-command path patterns match the real file; a symlink out of an allowed directory does not count',
   async (t) => {
     const servers = join(scratch, 'servers');
