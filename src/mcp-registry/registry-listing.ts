@@ -7,6 +7,7 @@ import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { messageOf } from '../common/errors.js';
+import { boundedEntry, boundedJson, ENTRY_BYTES, PAGE_BYTES } from './entry-bounds.js';
 import { serverEntry, type ServerEntry } from './server-entry.js';
 
 /** The official registry's metadata under each listed server. */
@@ -38,12 +39,13 @@ function listedServer(item: {
   _meta?: Record<string, unknown> | undefined;
 }): ListedServer | undefined {
   const entry = serverEntry.safeParse(item.server);
-  if (!entry.success) return undefined;
+  const bounded = entry.success ? boundedEntry(entry.data) : undefined;
+  if (!bounded) return undefined;
   const official = z
     .looseObject({ status: z.string().optional(), updatedAt: z.string().optional() })
     .safeParse(item._meta?.[OFFICIAL_META]);
   return {
-    entry: entry.data,
+    entry: bounded,
     ...(official.success && official.data.status !== undefined && { status: official.data.status }),
     ...(official.success && official.data.updatedAt !== undefined && { updatedAt: official.data.updatedAt }),
   };
@@ -143,7 +145,11 @@ export class RegistryListing {
       throw new RegistryUnreachable(`registry ${this.url} answered HTTP ${response.status} for ${path}`);
     const item = z
       .looseObject({ server: z.unknown(), _meta: z.record(z.string(), z.unknown()).optional() })
-      .safeParse(await response.json().catch(() => undefined));
+      .safeParse(
+        await boundedJson(response, ENTRY_BYTES, `its answer to ${path}`).catch((error: unknown) => {
+          throw new RegistryUnreachable(`registry ${this.url}: ${messageOf(error)}`);
+        }),
+      );
     const listed = item.success ? listedServer(item.data) : undefined;
     if (!listed)
       throw new RegistryUnreachable(
@@ -172,7 +178,7 @@ export class RegistryListing {
         signal: AbortSignal.timeout(this.#timeoutMs),
       });
       if (!response.ok) throw new Error(`HTTP ${response.status} for ${response.url || this.url}`);
-      const parsed = page.safeParse(await response.json());
+      const parsed = page.safeParse(await boundedJson(response, PAGE_BYTES, 'a page of its listing'));
       if (!parsed.success) throw new Error('its answer is not a server listing (servers: [{server}])');
       for (const item of parsed.data.servers) {
         // An entry this schema cannot read is left out, not the registry.

@@ -97,7 +97,11 @@ export class ToolCalls {
       const management = own.get(params.name);
       if (management)
         try {
-          return await management.handle(params.arguments, this.#context(options, round));
+          const answer = await management.handle(params.arguments, this.#context(options, round));
+          // Held to the budget of a child's result (read_result's own answer is the reading of one).
+          return params.name === 'read_result' || isInputRequiredResult(answer)
+            ? answer
+            : await results.fit(answer as CallToolResult);
         } finally {
           await this.#options.tellListChanges?.();
         }
