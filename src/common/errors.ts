@@ -46,7 +46,9 @@ export type MuxErrorCode =
   /** A registry entry needs a secret only the person may give, and they could not be asked. */
   | 'SECRET_REQUIRED'
   /** The person declined (or dismissed) what they were asked. */
-  | 'DECLINED';
+  | 'DECLINED'
+  /** A folder or file that holds secrets or tokens could be read or replaced by someone else. */
+  | 'UNSAFE_FILE';
 
 export class MuxError extends Error {
   override readonly name = 'MuxError';

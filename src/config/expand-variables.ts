@@ -34,7 +34,14 @@ export function expandVariables(
         );
         return whole;
       }
-      const kept = secret?.(entry, name);
+      let kept: string | undefined;
+      try {
+        kept = secret?.(entry, name);
+      } catch (error) {
+        // The kept secrets' folder is not private (common/private-file.ts): named, not used.
+        problems.push(`${whole}: ${(error as Error).message}`);
+        return whole;
+      }
       if (kept !== undefined) return kept;
       problems.push(
         `${whole}: no secret ${name} is kept for ${entry} ('mcpmux secrets list' shows what is; add the server again to be asked for it)`,

@@ -3,9 +3,9 @@
 // registry and the entry's name. Values leave this module only for a child's environment:
 // listing them shows names, never values.
 import { createHash } from 'node:crypto';
-import { readFileSync, readdirSync, rmSync } from 'node:fs';
+import { readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { writePrivateFile } from '../common/private-file.js';
+import { checkPrivateFolder, readPrivateFile, writePrivateFile } from '../common/private-file.js';
 import { stateDir } from '../common/state-dir.js';
 import { holdSecret, holdSecrets } from '../secrets/secret-scrubber.js';
 
@@ -99,6 +99,7 @@ export class KeptSecrets {
 
   #files(): { path: string; kept: EntryFile | undefined }[] {
     let names: string[];
+    checkPrivateFolder(this.#dir);
     try {
       names = readdirSync(this.#dir).filter((n) => n.endsWith('.json'));
     } catch {
@@ -107,9 +108,12 @@ export class KeptSecrets {
     return names.map((n) => ({ path: join(this.#dir, n), kept: this.#read(join(this.#dir, n)) }));
   }
 
+  /** One entry's file; undefined when there is none or it is not an entry file. Throws UNSAFE_FILE when others may read it. */
   #read(path: string): EntryFile | undefined {
+    const text = readPrivateFile(path);
+    if (text === undefined) return undefined;
     try {
-      const kept = JSON.parse(readFileSync(path, 'utf8')) as Partial<EntryFile>;
+      const kept = JSON.parse(text) as Partial<EntryFile>;
       const valid =
         typeof kept.registry === 'string' &&
         typeof kept.entry === 'string' &&

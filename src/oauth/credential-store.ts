@@ -4,7 +4,7 @@
 // never shown to another), and what discovery found. Files are 0600 in a 0700 folder, and
 // written whole through a temporary file, so a crash never leaves half a token.
 import { createHash } from 'node:crypto';
-import { readFileSync, rmSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type {
   DpopKeyPair,
@@ -12,7 +12,7 @@ import type {
   StoredOAuthClientInformation,
   StoredOAuthTokens,
 } from '@modelcontextprotocol/client';
-import { writePrivateFile } from '../common/private-file.js';
+import { readPrivateFile, writePrivateFile } from '../common/private-file.js';
 import { stateDir } from '../common/state-dir.js';
 
 /** A JSON Web Key (RFC 7517), as the SDK's DPoP types name it. */
@@ -57,9 +57,12 @@ export class CredentialStore {
     return this.#file;
   }
 
+  /** What is kept; nothing kept reads as {url}. Throws UNSAFE_FILE when the file or its folder is not private. */
   read(): StoredCredentials {
+    const text = readPrivateFile(this.#file);
+    if (text === undefined) return { url: this.#url };
     try {
-      const stored = JSON.parse(readFileSync(this.#file, 'utf8')) as StoredCredentials;
+      const stored = JSON.parse(text) as StoredCredentials;
       // A hash collision, or a file edited by hand: not this server's.
       return stored.url === this.#url ? stored : { url: this.#url };
     } catch {

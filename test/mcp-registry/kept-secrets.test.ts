@@ -1,6 +1,6 @@
 // Secrets kept for registry entries: 0600 files in a 0700 folder, one per entry and registry,
 // read back by another process, listed by name only, forgotten one or all at a time.
-import { mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
@@ -35,7 +35,12 @@ t.test('listed by name, never by value; forgotten one or all', async (t) => {
   const secrets = new KeptSecrets(dir);
   secrets.keep(OFFICIAL, 'io.github.a/weather', { WEATHER_API_KEY: 'k-123', WEATHER_REGION: 'eu' });
   secrets.keep(ACME, 'com.acme/tickets', { ACME_TOKEN: 't-456' });
-  writeFileSync(join(dir, 'edited-by-hand.json'), '{"not": "ours"}');
+  writeFileSync(join(dir, 'edited-by-hand.json'), '{"not": "ours"}', { mode: 0o644 });
+  t.throws(() => secrets.list(), {
+    code: 'UNSAFE_FILE',
+    message: /edited-by-hand\.json may be read by others/,
+  });
+  chmodSync(join(dir, 'edited-by-hand.json'), 0o600);
   const listed = secrets.list();
   t.same(listed, [
     { registry: ACME, entry: 'com.acme/tickets', names: ['ACME_TOKEN'] },

@@ -224,8 +224,10 @@ t.test(
     t.equal(answered.spec.transport === 'http' && answered.spec.url, 'https://us.example.com/k-123/mcp');
     t.same(answered.secretValues, { api_key: 'k-123' });
     t.same(answered.missing, []);
-    t.same(resolveEntry(remote, { arguments: { region: 'mars' } }).outOfChoices, ['region must be one of eu, us']);
-  const preview = resolveEntry(remote, { env: { api_key: 'k-123' }, preview: true });
+    t.same(resolveEntry(remote, { arguments: { region: 'mars' } }).outOfChoices, [
+      'region must be one of eu, us',
+    ]);
+    const preview = resolveEntry(remote, { env: { api_key: 'k-123' }, preview: true });
     t.equal(preview.spec.transport === 'http' && preview.spec.url, 'https://eu.example.com/${api_key}/mcp');
   },
 );
