@@ -309,6 +309,11 @@ export async function serve({
     log.info(
       `mcpmux ${version} serving MCP over HTTP at ${http!.url}${options.http!.authToken ? ' (bearer token required)' : ''}`,
     );
+    if (options.http!.authTokenFrom === 'flag')
+      log.warn(
+        '--auth-token puts the token on the command line, where every user of this machine can read it (ps): ' +
+          'give it with --auth-token-file FILE or MCPMUX_AUTH_TOKEN instead',
+      );
   }
   const clientInitialized = stdio?.declared;
   // Configured servers are registered and spawned now, in the background (an npx download

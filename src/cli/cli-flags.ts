@@ -35,6 +35,7 @@ export const OPTIONS = {
   http: { type: 'string' },
   host: { type: 'string' },
   'auth-token': { type: 'string' },
+  'auth-token-file': { type: 'string' },
   'allowed-host': { type: 'string', multiple: true },
   'allowed-origin': { type: 'string', multiple: true },
   'session-idle-timeout': { type: 'string' },

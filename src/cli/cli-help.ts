@@ -13,7 +13,14 @@ export const FLAG_HELP: ReadonlyArray<[flag: string, help: string]> = [
     '--host HOST',
     'With --http: the address to bind (default 127.0.0.1). Anything but loopback needs --auth-token.',
   ],
-  ['--auth-token TOKEN', 'With --http: require "Authorization: Bearer TOKEN"; also MCPMUX_AUTH_TOKEN.'],
+  [
+    '--auth-token-file FILE',
+    'With --http: require "Authorization: Bearer TOKEN", TOKEN the first line of FILE; also MCPMUX_AUTH_TOKEN.',
+  ],
+  [
+    '--auth-token TOKEN',
+    'As --auth-token-file, with the token itself (it then shows in the process list: a warning says so).',
+  ],
   [
     '--allowed-host NAME',
     "With --http: also answer requests whose Host is NAME (a reverse proxy's name); repeat for more. Default: loopback and the bound address.",

@@ -99,6 +99,8 @@ export interface HttpOptions {
   port: number;
   host: string;
   authToken?: string;
+  /** Where the token came from: a command-line token shows in the process list, and start-up says so. */
+  authTokenFrom?: 'flag' | 'file' | 'env';
   allowedHosts: string[];
   allowedOrigins: string[];
   sessionIdleTimeoutMs: number;

@@ -1,6 +1,7 @@
 // The command line: flags via node:util parseArgs, then checked with zod; servers given
 // inline after `--` (inline-servers.ts). Every problem is a CliError, which main.ts reports
 // on stderr with exit status 2 before anything is spawned.
+import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { OPTIONS, nearestOption } from './cli-flags.js';
 import { z } from 'zod';
@@ -269,6 +270,7 @@ function parseAgent(
 const HTTP_ONLY_FLAGS = [
   'host',
   'auth-token',
+  'auth-token-file',
   'allowed-host',
   'allowed-origin',
   'session-idle-timeout',
@@ -276,14 +278,38 @@ const HTTP_ONLY_FLAGS = [
   'drain-seconds',
 ] as const;
 
+/** The bearer token: --auth-token-file FILE (its first line), else --auth-token, else MCPMUX_AUTH_TOKEN. */
+function authTokenOf(
+  values: Record<string, unknown>,
+  env: Readonly<Record<string, string | undefined>>,
+): { token: string | undefined; from: 'flag' | 'file' | 'env' } {
+  const file = values['auth-token-file'];
+  if (typeof file === 'string') {
+    if (typeof values['auth-token'] === 'string')
+      throw new CliError('give --auth-token-file or --auth-token, not both');
+    let text: string;
+    try {
+      text = readFileSync(file, 'utf8');
+    } catch (error) {
+      throw new CliError(
+        `--auth-token-file ${file} cannot be read (${(error as NodeJS.ErrnoException).code ?? error})`,
+      );
+    }
+    const token = text.split(/\r?\n/)[0]!.trim();
+    if (token === '') throw new CliError(`--auth-token-file ${file} is empty: its first line is the token`);
+    return { token, from: 'file' };
+  }
+  if (typeof values['auth-token'] === 'string') return { token: values['auth-token'], from: 'flag' };
+  return { token: env['MCPMUX_AUTH_TOKEN'] || undefined, from: 'env' };
+}
+
 function parseHttp(
   values: Record<string, unknown>,
   env: Readonly<Record<string, string | undefined>>,
 ): CliOptions['http'] {
   const port = values['http'];
   const host = typeof values['host'] === 'string' ? values['host'] : undefined;
-  const token =
-    typeof values['auth-token'] === 'string' ? values['auth-token'] : env['MCPMUX_AUTH_TOKEN'] || undefined;
+  const { token, from } = authTokenOf(values, env);
   if (typeof port !== 'string') {
     const stray = HTTP_ONLY_FLAGS.filter((flag) => values[flag] !== undefined);
     if (stray.length > 0)
@@ -298,7 +324,7 @@ function parseHttp(
   const bind = host ?? '127.0.0.1';
   if (!isLoopbackHost(bind) && token === undefined) {
     throw new CliError(
-      `refusing to serve on ${bind} without --auth-token (or MCPMUX_AUTH_TOKEN): anyone who reaches it could make mcpmux run commands`,
+      `refusing to serve on ${bind} without --auth-token-file FILE (or MCPMUX_AUTH_TOKEN): anyone who reaches it could make mcpmux run commands`,
     );
   }
   const checked = httpSchema.safeParse({
@@ -316,7 +342,7 @@ function parseHttp(
   return {
     port: number,
     host: bind,
-    ...(token !== undefined && { authToken: token }),
+    ...(token !== undefined && { authToken: token, authTokenFrom: from }),
     allowedHosts,
     allowedOrigins,
     sessionIdleTimeoutMs: checked.data.sessionIdleTimeout * 1000,

@@ -38,7 +38,7 @@ export class HttpGuard {
     this.#originHosts = [
       ...new Set([...this.#hosts, ...origins.filter((o) => !o.includes('://')).map(hostnameOf)]),
     ];
-    this.#tokenDigest = options.authToken === undefined ? undefined : digest(`Bearer ${options.authToken}`);
+    this.#tokenDigest = options.authToken === undefined ? undefined : digest(options.authToken);
   }
 
   /** The Host names accepted (for the start-up log and error messages). */
@@ -68,8 +68,10 @@ export class HttpGuard {
     }
     if (this.#tokenDigest === undefined) return { ok: true };
     const given = headers.authorization;
-    // Digests of equal length: the compare takes the same time whatever was sent.
-    if (given !== undefined && timingSafeEqual(digest(given), this.#tokenDigest)) return { ok: true };
+    // The scheme's name is case-insensitive (RFC 9110, 11.1); the token is not. Digests of
+    // equal length: the compare takes the same time whatever was sent.
+    const bearer = given === undefined ? undefined : /^bearer +(\S+) *$/i.exec(given)?.[1];
+    if (bearer !== undefined && timingSafeEqual(digest(bearer), this.#tokenDigest)) return { ok: true };
     return {
       ok: false,
       status: 401,

@@ -1,4 +1,7 @@
 // Flags and inline servers; every mistake is a CliError with a clear message.
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import t from 'tap';
 import { CliError } from '../../src/cli/cli-options.js';
 import { parseCli } from '../../src/cli/parse-cli.js';
@@ -222,17 +225,33 @@ t.test('--http, --host, --auth-token and the front door', async (t) => {
     port: 0,
     host: '::1',
     authToken: 't',
+    authTokenFrom: 'flag',
     ...defaults,
   });
   t.same(parseCli(['--http', '1', '--host', '0.0.0.0'], { MCPMUX_AUTH_TOKEN: 'env-token' }).http, {
     port: 1,
     host: '0.0.0.0',
     authToken: 'env-token',
+    authTokenFrom: 'env',
     ...defaults,
   });
+  const tokenFile = join(mkdtempSync(join(tmpdir(), 'mcpmux-token-')), 'token');
+  writeFileSync(tokenFile, 'file-token\nignored second line\n', { mode: 0o600 });
+  t.match(parseCli(['--http', '1', '--host', '0.0.0.0', '--auth-token-file', tokenFile], {}).http, {
+    authToken: 'file-token',
+    authTokenFrom: 'file',
+  });
+  t.throws(
+    () => parseCli(['--http', '1', '--auth-token-file', tokenFile, '--auth-token', 'x'], {}),
+    /give --auth-token-file or --auth-token, not both/,
+  );
+  t.throws(
+    () => parseCli(['--http', '1', '--auth-token-file', `${tokenFile}.missing`], {}),
+    /--auth-token-file .*token\.missing cannot be read \(ENOENT\)/,
+  );
   t.throws(
     () => parseCli(['--http', '1', '--host', '0.0.0.0'], {}),
-    /refusing to serve on 0\.0\.0\.0 without --auth-token/,
+    /refusing to serve on 0\.0\.0\.0 without --auth-token-file FILE/,
   );
   t.throws(() => parseCli(['--http', 'web'], {}), /--http must be a port number/);
   t.throws(() => parseCli(['--host', '127.0.0.1'], {}), /^--host goes with --http PORT$/);

@@ -55,6 +55,23 @@ t.test('the token is checked after the door; 401 says what is missing', async (t
     message: 'wrong bearer token',
   });
   t.same(guard.check({ host: 'localhost', authorization: 'Bearer s3cret' }), { ok: true });
+  t.same(
+    guard.check({ host: 'localhost', authorization: 'bearer s3cret' }),
+    { ok: true },
+    "the scheme's name in any case",
+  );
+  t.same(guard.check({ host: 'localhost', authorization: 'BEARER  s3cret' }), { ok: true });
+  t.match(
+    guard.check({ host: 'localhost', authorization: 'Bearer S3CRET' }),
+    { status: 401 },
+    'the token is exact',
+  );
+  t.match(
+    guard.check({ host: 'localhost', authorization: 'Basic s3cret' }),
+    { status: 401 },
+    'another scheme',
+  );
+  t.match(guard.check({ host: 'localhost', authorization: 's3cret' }), { status: 401 });
 });
 
 t.test('hostnameOf normalizes what flags give', async (t) => {
