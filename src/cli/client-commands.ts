@@ -19,6 +19,8 @@ export const CLIENT_COMMAND_HELP = `mcpmux import [--from CLIENT]… [--out FILE
   Read the MCP servers your clients already have into one mcpmux config (default
   $XDG_CONFIG_HOME/mcpmux/servers.json). CLIENT: ${CLIENT_IDS.join(', ')} (default: each one found).
   Secrets in env and headers become \${VAR} references, listed to set; --keep-secrets copies them.
+  A project's shared files (.mcp.json, .cursor/mcp.json, .vscode/mcp.json) are read only with
+  --project DIR, leaving out servers you declined in Claude Code.
 mcpmux install --client CLIENT [--config FILE] [--replace] [--scope user|project] [--dry-run]
   Register mcpmux in CLIENT's config, serving FILE (default: what import wrote), after a backup;
   --replace also takes out CLIENT's entries for the servers mcpmux now serves.`;
@@ -74,6 +76,7 @@ export function runClientCommand(
         out: values.out ?? defaultConfigPath(places),
         dryRun: values['dry-run'] === true,
         keepSecrets: values['keep-secrets'] === true,
+        trustProject: values.project !== undefined,
       });
       ctx.out(describeImport(report, values.out ?? defaultConfigPath(places), values['dry-run'] === true));
       return report.files.some((f) => f.error !== undefined) ? 1 : 0;
@@ -134,9 +137,19 @@ function describeImport(report: ImportReport, out: string, dryRun: boolean): str
     lines.push(
       `${dryRun ? 'Would add' : 'Added'} ${report.added.length} server${report.added.length === 1 ? '' : 's'} to ${out}:`,
     );
-    lines.push(...report.added.map((a) => `  ${a.name}: from ${a.client} (${a.scope})`));
+    lines.push(
+      ...report.added.map(
+        (a) => `  ${a.name}: from ${a.client} (${a.scope})${a.runs !== undefined ? `, runs: ${a.runs}` : ''}`,
+      ),
+    );
   } else lines.push(`Nothing new to add to ${out}.`);
   if (report.present.length > 0) lines.push(`Already in it: ${report.present.join(', ')}`);
+  if (report.untrusted.length > 0)
+    lines.push(
+      "Not read, as they are a project's and came with it rather than from you (name the project with --project DIR to import them):",
+      ...report.untrusted.map((o) => `  ${where(o)}`),
+    );
+  for (const d of report.declined) lines.push(`Left out: '${d.name}' of ${where(d)}: ${d.why}`);
   for (const m of report.merged)
     lines.push(
       `The same in ${m.origins.map((o) => `${o.client} (${o.scope})`).join(' and ')}, added once: ${m.name}`,

@@ -75,6 +75,21 @@ export interface ClientDialect {
   edit(text: string, file: ClientFile, change: { add: McpmuxLaunch; remove: readonly string[] }): string;
   /** mcpmux's entry as `text` holds it, to check an edit (undefined when there is none). */
   launchIn(text: string, file: ClientFile): McpmuxLaunch | undefined;
+  /**
+   * What the person told this client about the project's shared servers (Claude Code asks
+   * before it runs a .mcp.json server, and records the answer); undefined when it keeps none.
+   */
+  projectChoices?(places: ClientPlaces): ProjectChoices | undefined;
+}
+
+/** The person's recorded answers about a project's shared servers. */
+export interface ProjectChoices {
+  /** Every server of the project's file approved at once. */
+  readonly all: boolean;
+  readonly enabled: readonly string[];
+  readonly disabled: readonly string[];
+  /** Where they were read, for the summary. */
+  readonly from: readonly string[];
 }
 
 /** A client file that cannot be read or changed: it says which and why. */

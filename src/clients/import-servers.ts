@@ -2,7 +2,10 @@
 // one mcpmux config. Each client's files are read in its dialect; a server two clients name
 // alike is merged when both say the same and reported when they differ (the first client's
 // kept); secrets become ${VAR} references unless kept on purpose; what has no mcpmux
-// equivalent is reported. An existing config keeps its entries, comments and layout.
+// equivalent is reported. An existing config keeps its entries, comments and layout. A
+// project's shared files (.mcp.json, .cursor/mcp.json, .vscode/mcp.json) came with a
+// repository, not from the person: they are read only when the person names the project,
+// a server they declined in Claude Code is left out, and each is shown with its command.
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { SERVER_NAME_PATTERN } from '../child/server-spec.js';
@@ -21,6 +24,8 @@ export interface ImportOptions {
   dryRun: boolean;
   /** Copy secret values as they are instead of ${VAR} references. */
   keepSecrets: boolean;
+  /** The person named the project (--project DIR): its shared files are read. Otherwise they are only listed. */
+  trustProject: boolean;
 }
 
 /** Where one server came from: the client, and its file's path and scope. */
@@ -33,8 +38,12 @@ export interface Origin {
 export interface ImportReport {
   /** Each client file found: how many servers it gave, or why it could not be read. */
   files: (Origin & { servers: number; error?: string })[];
-  /** Servers written into the config, with where each came from. */
-  added: (Origin & { name: string })[];
+  /** Servers written into the config, with where each came from, and a project's with what it runs. */
+  added: (Origin & { name: string; runs?: string })[];
+  /** A project's shared files not read, as the project was not named. */
+  untrusted: Origin[];
+  /** A project's servers left out: declined in the client (with where that is recorded). */
+  declined: (Origin & { name: string; why: string })[];
   /** Servers the config has already, as imported. */
   present: string[];
   /** A server found in more than one client file, the same in each. */
@@ -61,6 +70,8 @@ export function importServers(options: ImportOptions): ImportReport {
   const report: ImportReport = {
     files: [],
     added: [],
+    untrusted: [],
+    declined: [],
     present: [],
     merged: [],
     conflicts: [],
@@ -73,12 +84,28 @@ export function importServers(options: ImportOptions): ImportReport {
   const secrets = new SecretNames();
   const found = new Map<
     string,
-    { entry: PortableEntry; origin: Origin; origins: Origin[]; variables: SecretVariable[] }
+    {
+      entry: PortableEntry;
+      origin: Origin;
+      origins: Origin[];
+      variables: SecretVariable[];
+      /** A project's server: whether the person approved it in its client. */
+      approval?: string;
+    }
   >();
+  // A user's file may also be a project's (the project is the home folder): read once, as the user's.
+  const seenPaths = new Set<string>();
   for (const dialect of options.clients) {
     for (const file of dialect.files(options.places)) {
       if (!existsSync(file.path)) continue;
       const origin: Origin = { client: dialect.label, path: file.path, scope: file.scope };
+      if (file.scope === 'project' && seenPaths.has(file.path)) continue;
+      seenPaths.add(file.path);
+      if (file.scope === 'project' && !options.trustProject) {
+        report.untrusted.push(origin);
+        continue;
+      }
+      const choices = file.scope === 'project' ? dialect.projectChoices?.(options.places) : undefined;
       let servers;
       try {
         servers = dialect.read(readFileSync(file.path, 'utf8'), file, options.places);
@@ -91,6 +118,14 @@ export function importServers(options: ImportOptions): ImportReport {
       report.files.push({ ...origin, servers: servers.length });
       for (const server of servers) {
         if (server.name === MCPMUX_ENTRY) continue; // mcpmux itself, installed there before
+        if (choices?.disabled.includes(server.name)) {
+          report.declined.push({
+            ...origin,
+            name: server.name,
+            why: `declined in ${dialect.label} (${choices.from.join(', ')})`,
+          });
+          continue;
+        }
         const name = serverName(server.name);
         if (name !== server.name) report.renamed.push({ from: server.name, to: name, origin });
         for (const note of server.notes) report.notes.push({ name, origin, note });
@@ -105,7 +140,14 @@ export function importServers(options: ImportOptions): ImportReport {
           ? { entry: server.entry, variables: [] }
           : secrets.reference(name, server.entry);
         const seen = found.get(name);
-        if (!seen) found.set(name, { entry, origin, origins: [origin], variables });
+        const approval =
+          file.scope !== 'project'
+            ? undefined
+            : choices?.all || choices?.enabled.includes(server.name)
+              ? `approved in ${dialect.label}`
+              : `never approved in ${dialect.label}: read it before you use it`;
+        if (!seen)
+          found.set(name, { entry, origin, origins: [origin], variables, ...(approval && { approval }) });
         else if (sameEntry(seen.entry, entry)) seen.origins.push(origin);
         else
           report.conflicts.push({
@@ -128,11 +170,15 @@ export function importServers(options: ImportOptions): ImportReport {
     objectAt(json, ['mcpServers']) === undefined && objectAt(json, ['servers']) ? 'servers' : 'mcpServers';
   const existing = objectAt(json, [key]) ?? {};
   let text = before;
-  for (const [name, { entry, origin, variables }] of found) {
+  for (const [name, { entry, origin, variables, approval }] of found) {
     const there = existing[name];
     if (there === undefined) {
       text = setMember(text, [key], name, entry);
-      report.added.push({ name, ...origin });
+      report.added.push({
+        name,
+        ...origin,
+        ...(approval !== undefined && { runs: `${whatRuns(entry)} (${approval})` }),
+      });
       report.variables.push(...variables);
     } else if (sameEntry(there as PortableEntry, entry)) report.present.push(name);
     else
@@ -156,6 +202,14 @@ export function importServers(options: ImportOptions): ImportReport {
     report.written = true;
   }
   return report;
+}
+
+/** An entry's command line, or its URL: what a project's server would run, for the person to read. */
+function whatRuns(entry: PortableEntry): string {
+  if (entry.url !== undefined) return entry.url;
+  return [entry.command ?? '', ...(entry.args ?? [])]
+    .map((word) => (/^[\w@%+=:,./-]+$/.test(word) ? word : JSON.stringify(word)))
+    .join(' ');
 }
 
 /** A name mcpmux takes as a server's: other characters become "-", "__" becomes "_", no "_" at the end. */

@@ -195,7 +195,8 @@ model = "o4-mini"
     );
     const originals = Object.fromEntries(Object.entries(files).map(([k, p]) => [k, readFileSync(p, 'utf8')]));
 
-    const imported = await mcpmux(['import']);
+    // The project is named: its shared files are the person's choice to import.
+    const imported = await mcpmux(['import', '--project', project]);
     t.equal(imported.code, 0, imported.stderr);
     const report = imported.stdout;
     t.match(report, /Claude Code \(user, .*\.claude\.json\): 1 server/);
@@ -281,7 +282,7 @@ model = "o4-mini"
     t.same(servers['oc-remote'], { url, disabled: true });
 
     // Importing again adds nothing; a dry run writes nothing.
-    const again = await mcpmux(['import', '--dry-run']);
+    const again = await mcpmux(['import', '--project', project, '--dry-run']);
     t.match(again.stdout, /Nothing new to add/);
     t.match(again.stdout, /Already in it: .*desk/);
 

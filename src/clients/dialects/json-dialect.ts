@@ -37,6 +37,8 @@ export interface JsonDialectOptions {
   launchEntry(launch: McpmuxLaunch): Record<string, unknown>;
   /** The launch an entry of this client holds. */
   launchOf(fields: Record<string, unknown>): McpmuxLaunch | undefined;
+  /** What the person told the client about a project's shared servers. */
+  projectChoices?: ClientDialect['projectChoices'];
 }
 
 export function jsonDialect(options: JsonDialectOptions): ClientDialect {
@@ -51,6 +53,7 @@ export function jsonDialect(options: JsonDialectOptions): ClientDialect {
     label: options.label,
     ...(options.maxToolName !== undefined && { maxToolName: options.maxToolName }),
     files: options.files,
+    ...(options.projectChoices && { projectChoices: options.projectChoices }),
     read(text, file, places): ReadServer[] {
       const { json, servers } = container(text, file);
       return Object.entries(servers).map(([name, fields]) => {
