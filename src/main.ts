@@ -134,7 +134,7 @@ async function runClientCommandLine(command: string, argv: string[]): Promise<vo
 async function runSecretsCommandLine(argv: string[]): Promise<void> {
   const [{ runSecretsCommand }, { KeptSecrets }] = await Promise.all([
     import('./cli/secrets-command.js'),
-    import('./mcp-registry/kept-secrets.js'),
+    import('./secrets/kept-secrets.js'),
   ]);
   process.exitCode = runSecretsCommand(argv, {
     kept: new KeptSecrets(),

@@ -33,7 +33,7 @@ import { defaultAgentDir } from './agent/transcript.js';
 import { cacheDir } from './common/state-dir.js';
 import { telemetry } from './common/telemetry.js';
 import { setTimeout as delay } from 'node:timers/promises';
-import { KeptSecrets } from './mcp-registry/kept-secrets.js';
+import { KeptSecrets } from './secrets/kept-secrets.js';
 import { McpRegistries } from './mcp-registry/mcp-registries.js';
 
 export interface ServeOptions {

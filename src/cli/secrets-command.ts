@@ -2,7 +2,7 @@
 // (mcp-registry/kept-secrets.ts), shown by name only and forgotten one, an entry's or all at a
 // time. Values are never printed.
 import { parseArgs } from 'node:util';
-import type { KeptSecrets } from '../mcp-registry/kept-secrets.js';
+import type { KeptSecrets } from '../secrets/kept-secrets.js';
 
 export const SECRETS_COMMAND_HELP = `mcpmux secrets list
   The registry entries with kept secrets, and the names of those secrets (never their values).

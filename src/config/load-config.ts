@@ -7,7 +7,7 @@ import { z } from 'zod';
 import { specFromWire, wireServerFields, type ServerSpec } from '../child/server-spec.js';
 import { readEnvFile } from './env-file.js';
 import { expandVariables, type SecretLookup } from './expand-variables.js';
-import { KeptSecrets, secretsDir } from '../mcp-registry/kept-secrets.js';
+import { KeptSecrets, secretsDir } from '../secrets/kept-secrets.js';
 import { meantField } from './field-typos.js';
 
 export interface ConfiguredServer {

@@ -7,7 +7,7 @@ import type { CommandLookup } from '../policy/command-resolver.js';
 import { MuxError } from '../common/errors.js';
 import { specFromWire, type ServerSpec, type WireServerFields } from '../child/server-spec.js';
 import { holdSecrets } from '../secrets/secret-scrubber.js';
-import type { KeptSecrets } from './kept-secrets.js';
+import type { KeptSecrets } from '../secrets/kept-secrets.js';
 import type { McpRegistries } from './mcp-registries.js';
 import { resolveEntry, type EntryChoices, type MissingInput, type ResolvedEntry } from './resolve-entry.js';
 import { missingRuntime } from './runtime-check.js';

@@ -2,7 +2,7 @@
 // or every one forgotten; a bad command line answered with the usage and status 2.
 import t from 'tap';
 import { runSecretsCommand } from '../../src/cli/secrets-command.js';
-import { KeptSecrets } from '../../src/mcp-registry/kept-secrets.js';
+import { KeptSecrets } from '../../src/secrets/kept-secrets.js';
 import { scratchDir } from '../helpers/registry-entries.js';
 
 function run(kept: KeptSecrets, ...argv: string[]) {

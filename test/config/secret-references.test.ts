@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import t from 'tap';
 import { expandVariables } from '../../src/config/expand-variables.js';
 import { parseConfig } from '../../src/config/load-config.js';
-import { KeptSecrets } from '../../src/mcp-registry/kept-secrets.js';
+import { KeptSecrets } from '../../src/secrets/kept-secrets.js';
 import { scratchDir } from '../helpers/registry-entries.js';
 
 t.test('expanded from a lookup', async (t) => {

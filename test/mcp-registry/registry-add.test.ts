@@ -7,7 +7,7 @@ import t, { type Test } from 'tap';
 import { bm25Ranker } from '../../src/catalog/tool-index.js';
 import type { ServerSpec } from '../../src/child/server-spec.js';
 import { MuxError } from '../../src/common/errors.js';
-import { KeptSecrets } from '../../src/mcp-registry/kept-secrets.js';
+import { KeptSecrets } from '../../src/secrets/kept-secrets.js';
 import { McpRegistries } from '../../src/mcp-registry/mcp-registries.js';
 import { prepareRegistryAdd, type RegistryAddContext } from '../../src/mcp-registry/registry-add.js';
 import { packageEntry, registryFetch, scratchDir, type Served } from '../helpers/registry-entries.js';

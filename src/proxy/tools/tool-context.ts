@@ -13,7 +13,7 @@ import type { ResultStore } from '../../results/result-store.js';
 import type { CatalogRouter } from '../../router/catalog-router.js';
 import type { ServerSpec } from '../../child/server-spec.js';
 import type { HeldRun } from '../relay/held-call.js';
-import type { KeptSecrets } from '../../mcp-registry/kept-secrets.js';
+import type { KeptSecrets } from '../../secrets/kept-secrets.js';
 import type { McpRegistries } from '../../mcp-registry/mcp-registries.js';
 
 export interface ManagementContext {

@@ -4,7 +4,7 @@ import { chmodSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
-import { KeptSecrets, secretsDir } from '../../src/mcp-registry/kept-secrets.js';
+import { KeptSecrets, secretsDir } from '../../src/secrets/kept-secrets.js';
 
 const OFFICIAL = 'https://registry.modelcontextprotocol.io';
 const ACME = 'https://registry.acme.example';

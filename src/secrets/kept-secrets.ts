@@ -7,7 +7,7 @@ import { readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { checkPrivateFolder, readPrivateFile, writePrivateFile } from '../common/private-file.js';
 import { stateDir } from '../common/state-dir.js';
-import { holdSecret, holdSecrets } from '../secrets/secret-scrubber.js';
+import { holdSecret, holdSecrets } from './secret-scrubber.js';
 
 /** The folder of kept secrets. */
 export const secretsDir = (env: Readonly<Record<string, string | undefined>> = process.env): string =>
