@@ -15,6 +15,7 @@ import { compileGlob } from '../common/glob-matcher.js';
 import { compileCommandPattern, type CommandPattern, type RegistryPackage } from './command-pattern.js';
 import { launchRefusal } from './launch-check.js';
 import { launchParts, runnerOf } from './package-launch.js';
+import { runnerSettingsIn } from './runner-config.js';
 import { loaderVariable } from './loader-variables.js';
 import { realPathOf, resolveCommand, type ResolvedCommand } from './command-resolver.js';
 
@@ -162,6 +163,14 @@ export class SpawnPolicy {
       );
     }
     const runner = runnerOf(resolved.path, resolved.realPath);
+    const settings = runner && runnerSettingsIn(runner, cwd, spec.env['HOME'] ?? this.#baseEnv['HOME']);
+    if (settings)
+      throw new MuxError(
+        'NOT_ALLOWED',
+        `${what} '${line}' is not allowed: it would start in ${cwd}, where ${runner} reads ${settings}, whose settings ` +
+          `can change what it fetches and runs as the variables refused in env would. Under --allow-command a package ` +
+          'runner starts only from a folder without one: remove it, or give another cwd',
+      );
     const parts = runner ? launchParts(runner, args) : [];
     const ecosystem =
       runner === 'uvx' || runner === 'pipx' ? 'pypi' : runner === 'docker' ? undefined : 'npm';

@@ -5,8 +5,8 @@
 // `#!/usr/bin/env node` finds it). Each is performed against the built mcpmux and looks for
 // its effect, a marker file the hostile code writes; each is also shown to work when the
 // operator admits the variable, so the test cannot pass for the wrong reason.
-import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { chmodSync, mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import t from 'tap';
 import { startMcpmux, text } from '../../helpers/mcpmux-process.js';
 import { assertNoLeaks, killTaggedProcesses } from '../../helpers/processes.js';
@@ -57,6 +57,44 @@ t.test("the model's env cannot make an allowed command run its code", async (t) 
   t.notOk(result.isError, 'admitted');
   t.equal(lab.ran(), 'pwned', 'with --allow-env NODE_OPTIONS the code runs');
   await admitted.client.close();
+  await assertNoLeaks(t);
+});
+
+t.test('a folder the model wrote cannot set through its settings files what env may not', async (t) => {
+  const lab = attackLab(t);
+  // npm reads the project's .npmrc: node-options there is NODE_OPTIONS by another door.
+  const folder = join(lab.home, 'workspace');
+  mkdirSync(folder);
+  writeFileSync(join(folder, 'package.json'), '{}');
+  // The packages installed here, so that npx finds the server offline from this folder too.
+  symlinkSync(resolve('node_modules'), join(folder, 'node_modules'));
+  // (An ini file: ";" would start a comment, so the module writes it percent-encoded.)
+  writeFileSync(
+    join(folder, '.npmrc'),
+    `node-options=--import=data:text/javascript,${lab.markerModule.replaceAll(';', '%3B')}\n`,
+  );
+  const mux = await startMcpmux(ALLOW, undefined, lab.env);
+  t.teardown(() => mux.client.close());
+  const result = await mux.call('add_server', {
+    name: 'm',
+    command: 'npx',
+    args: ['-y', MEMORY],
+    cwd: folder,
+  });
+  t.ok(result.isError);
+  t.match(
+    text(result),
+    /where npx reads .*workspace\/\.npmrc, whose settings can change what it fetches and runs.*\[NOT_ALLOWED\]/,
+  );
+  t.equal(lab.ran(), undefined, 'no hostile code ran');
+  await mux.client.close();
+
+  // Without a policy the same add runs the .npmrc's code: the attack is real.
+  const open = await startMcpmux(['--pass-env', 'npm_config_offline'], undefined, lab.env);
+  t.teardown(() => open.client.close());
+  await open.call('add_server', { name: 'm', command: 'npx', args: ['-y', MEMORY], cwd: folder });
+  t.equal(lab.ran(), 'pwned', "npm took node-options from the folder's .npmrc");
+  await open.client.close();
   await assertNoLeaks(t);
 });
 
