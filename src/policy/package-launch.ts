@@ -5,7 +5,13 @@
 // version part a registry version, range or tag, and everything that would fetch code from
 // elsewhere (a folder, a tarball, git, a URL, an alias, another index) or give a container
 // the host refused unless the pattern names that form itself.
-import npa from 'npm-package-arg';
+import { createRequire } from 'node:module';
+import type npaType from 'npm-package-arg';
+
+// Loaded when an npm spec is first read: most runs judge none (and its graph is ~6 ms of a start).
+let loadedNpa: typeof npaType | undefined;
+const npa = (): typeof npaType =>
+  (loadedNpa ??= createRequire(import.meta.url)('npm-package-arg') as typeof npaType);
 
 /** One part of a launch that the policy judges: a package to fetch, or an option that changes what runs. */
 export type LaunchPart =
@@ -179,9 +185,9 @@ function runnerParts(
 
 /** An npm spec, as npm itself reads it. */
 function npmPackage(spec: string, index: number): LaunchPart {
-  let parsed: npa.Result;
+  let parsed: npaType.Result;
   try {
-    parsed = npa(spec);
+    parsed = npa()(spec);
   } catch {
     return { kind: 'package', index, form: 'unreadable', name: undefined, version: '' };
   }
