@@ -144,7 +144,10 @@ t.test('binding beyond loopback without a token is refused', async (t) => {
     ),
   );
   t.equal(run.code, 2);
-  t.match(run.stderr, /refusing to serve on 0\.0\.0\.0 without --auth-token-file FILE \(or MCPMUX_AUTH_TOKEN\)/);
+  t.match(
+    run.stderr,
+    /refusing to serve on 0\.0\.0\.0 without --auth-token-file FILE \(or MCPMUX_AUTH_TOKEN\)/,
+  );
 });
 
 t.test(

@@ -5,19 +5,9 @@
 // the secret an entry needs is asked of the person by a form, reaches the server (which
 // answers its hash), and is found in no message mcpmux writes, nor on its stderr.
 import { createHash } from 'node:crypto';
-import {
-  chmodSync,
-  mkdirSync,
-  mkdtempSync,
-  readFileSync,
-  rmSync,
-  statSync,
-  symlinkSync,
-  writeFileSync,
-} from 'node:fs';
-import { createServer, type AddressInfo } from 'node:net';
+import { chmodSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { Client, StreamableHTTPClientTransport, type CallToolResult } from '@modelcontextprotocol/client';
 import t, { type Test } from 'tap';
@@ -31,24 +21,18 @@ import {
 } from '../helpers/mcpmux-process.js';
 import { assertNoLeaks, killTaggedProcesses, taggedEnv } from '../helpers/processes.js';
 import { startRemoteFixture } from '../helpers/remote-fixtures.js';
+import { closedPort, installedVersion, runtimeBin } from '../helpers/attack-lab.js';
 
 t.teardown(() => killTaggedProcesses());
 
 const SECRET = `sk-test-${createHash('sha256').update(String(Math.random())).digest('hex').slice(0, 24)}`;
 const REMOTE_SECRET = `rk-test-${createHash('sha256').update(String(Math.random())).digest('hex').slice(0, 24)}`;
 const hashOf = (key: string) => `sha256:${createHash('sha256').update(key).digest('hex')}`;
-const installedVersion = (pkg: string) =>
-  (JSON.parse(readFileSync(join('node_modules', pkg, 'package.json'), 'utf8')) as { version: string })
-    .version;
 
 const home = mkdtempSync(join(tmpdir(), 'mcpmux-registry-'));
 t.teardown(() => rmSync(home, { recursive: true, force: true }));
 // mcpmux's PATH: node and npx, and a `docker` that runs the key-needing fixture; no uvx.
-const bin = join(home, 'bin');
-mkdirSync(bin);
-symlinkSync(process.execPath, join(bin, 'node'));
-symlinkSync(join(dirname(process.execPath), 'npx'), join(bin, 'npx'));
-symlinkSync('/bin/sh', join(bin, 'sh')); // npx runs a package's bin through sh
+const bin = runtimeBin(home);
 writeFileSync(
   join(bin, 'docker'),
   `#!/bin/sh\n# Stands in for docker run -i --rm -e NAME… IMAGE: the variables are in the environment already.\nexec "${process.execPath}" "${fixturePath('needs-key')}"\n`,
@@ -503,13 +487,6 @@ async function keyedRegistry(file: string) {
 }
 
 /** A port on 127.0.0.1 that nothing listens on (it was free a moment ago). */
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 /** The audit line of `server`'s spawn, once it is on stderr. */
 async function matchAudit(mux: Session, server: string): Promise<string> {

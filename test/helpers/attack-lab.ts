@@ -11,6 +11,7 @@ import {
   symlinkSync,
   writeFileSync,
 } from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import type { Test } from 'tap';
@@ -35,11 +36,7 @@ export interface AttackLab {
 export function attackLab(t: Test): AttackLab {
   const home = mkdtempSync(join(tmpdir(), 'mcpmux-attack-'));
   t.teardown(() => rmSync(home, { recursive: true, force: true }));
-  const bin = join(home, 'bin');
-  mkdirSync(bin);
-  symlinkSync(process.execPath, join(bin, 'node'));
-  symlinkSync(join(dirname(process.execPath), 'npx'), join(bin, 'npx'));
-  symlinkSync('/bin/sh', join(bin, 'sh')); // npx runs a package's bin through sh
+  const bin = runtimeBin(home);
   const marker = join(home, 'pwned');
   let served = 0;
   return {
@@ -62,6 +59,42 @@ export function attackLab(t: Test): AttackLab {
       return registry;
     },
   };
+}
+
+/** `home`/bin with node, npx and sh, as a user's machine has them: a PATH of their own for mcpmux. */
+export function runtimeBin(home: string): string {
+  const bin = join(home, 'bin');
+  mkdirSync(bin);
+  symlinkSync(process.execPath, join(bin, 'node'));
+  symlinkSync(join(dirname(process.execPath), 'npx'), join(bin, 'npx'));
+  symlinkSync('/bin/sh', join(bin, 'sh')); // npx runs a package's bin through sh
+  return bin;
+}
+
+/** The memory server's registry entry at the version installed here, its package with `extra` fields. */
+export function memoryEntry(extra: Record<string, unknown> = {}): { server: Record<string, unknown> } {
+  const version = installedVersion(MEMORY);
+  return {
+    server: {
+      name: 'io.github.modelcontextprotocol/server-memory',
+      description: 'Knowledge graph memory',
+      version,
+      packages: [
+        { registryType: 'npm', identifier: MEMORY, version, transport: { type: 'stdio' }, ...extra },
+      ],
+    },
+  };
+}
+
+export const MEMORY = '@modelcontextprotocol/server-memory';
+
+/** A port on 127.0.0.1 that nothing listens on (it was free a moment ago). */
+export async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
 }
 
 /** The version of a package installed here (what npx runs offline). */

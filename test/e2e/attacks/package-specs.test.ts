@@ -11,11 +11,9 @@ import { join } from 'node:path';
 import t from 'tap';
 import { startMcpmux, text } from '../../helpers/mcpmux-process.js';
 import { assertNoLeaks, killTaggedProcesses } from '../../helpers/processes.js';
-import { attackLab, installedVersion, type AttackLab } from '../../helpers/attack-lab.js';
+import { attackLab, memoryEntry, type AttackLab } from '../../helpers/attack-lab.js';
 
 t.teardown(() => killTaggedProcesses());
-
-const MEMORY = '@modelcontextprotocol/server-memory';
 
 /** A package that says it is of the allowed scope and writes the marker when run. */
 function hostilePackage(lab: AttackLab): string {
@@ -40,16 +38,8 @@ t.test(
   async (t) => {
     const lab = attackLab(t);
     const dir = hostilePackage(lab);
-    const version = installedVersion(MEMORY);
     const registry = await lab.registry([
-      {
-        server: {
-          name: 'io.github.modelcontextprotocol/server-memory',
-          description: 'Knowledge graph memory',
-          version,
-          packages: [{ registryType: 'npm', identifier: MEMORY, version, transport: { type: 'stdio' } }],
-        },
-      },
+      memoryEntry(),
       {
         server: {
           name: 'io.github.example/scoped',

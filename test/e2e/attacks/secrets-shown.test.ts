@@ -5,13 +5,12 @@
 // are looked for in everything mcpmux wrote and in the command lines of running processes.
 import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
-import { createServer, type AddressInfo } from 'node:net';
 import { Client } from '@modelcontextprotocol/client';
 import t from 'tap';
 import { startMcpmux, text } from '../../helpers/mcpmux-process.js';
 import { assertNoLeaks, killTaggedProcesses } from '../../helpers/processes.js';
 import { startRemoteFixture } from '../../helpers/remote-fixtures.js';
-import { attackLab } from '../../helpers/attack-lab.js';
+import { attackLab, closedPort } from '../../helpers/attack-lab.js';
 
 t.teardown(() => killTaggedProcesses());
 
@@ -136,11 +135,3 @@ t.test("a person's secret never reaches a command line, nor any text mcpmux show
   await remote.stop();
   await assertNoLeaks(t);
 });
-
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
