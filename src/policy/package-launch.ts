@@ -291,23 +291,36 @@ function sharedNamespace(what: string): (value: string) => string | undefined {
 /** `docker run`'s options up to the image, and the image. */
 function dockerParts(args: readonly string[]): LaunchPart[] {
   const parts: LaunchPart[] = [];
+  const judge = (option: string, value: string, index: number) => {
+    const reach = DOCKER_REACH[option];
+    const why = typeof reach === 'function' ? reach(value) : reach;
+    if (why !== undefined) parts.push({ kind: 'option', index, option, why });
+  };
   for (let i = 1; i < args.length; i++) {
     const arg = args[i]!;
-    if (!arg.startsWith('-')) {
+    if (!arg.startsWith('-') || arg === '-') {
       parts.push({ kind: 'package', index: i, form: 'registry', name: arg, version: '' });
       break;
     }
-    const eq = arg.indexOf('=');
-    const option = eq === -1 ? arg : arg.slice(0, eq);
-    // Short flags together (-it, -di) take no value.
-    const grouped =
-      /^-[a-zA-Z]{2,}$/.test(option) && [...option.slice(1)].every((c) => DOCKER_FLAGS.has(`-${c}`));
-    const valueAt = eq === -1 && !grouped && !DOCKER_FLAGS.has(option) ? i + 1 : undefined;
-    const value = eq !== -1 ? arg.slice(eq + 1) : valueAt !== undefined ? (args[valueAt] ?? '') : '';
-    const reach = DOCKER_REACH[option];
-    const why = typeof reach === 'function' ? reach(value) : reach;
-    if (why !== undefined) parts.push({ kind: 'option', index: i, option, why });
-    if (valueAt !== undefined) i = valueAt;
+    if (arg === '--') continue;
+    if (arg.startsWith('--')) {
+      const eq = arg.indexOf('=');
+      const option = eq === -1 ? arg : arg.slice(0, eq);
+      const takesNext = eq === -1 && !DOCKER_FLAGS.has(option);
+      judge(option, eq !== -1 ? arg.slice(eq + 1) : takesNext ? (args[i + 1] ?? '') : '', i);
+      if (takesNext) i++;
+      continue;
+    }
+    // Short options as docker's flag parser reads them: flags together (-it), and the first that
+    // takes a value takes the rest of the word (-v/:/host, -itv/:/host, -e=X) or the next word.
+    for (let at = 1; at < arg.length; at++) {
+      const option = `-${arg[at]}`;
+      if (DOCKER_FLAGS.has(option)) continue;
+      const rest = arg.slice(at + 1).replace(/^=/, '');
+      judge(option, rest !== '' ? rest : (args[i + 1] ?? ''), i);
+      if (rest === '') i++;
+      break;
+    }
   }
   return parts;
 }

@@ -27,6 +27,23 @@ const secretFlag = packageEntry('io.github.acme/flagged', 'npm', '@acme/flagged'
   packageArguments: [{ type: 'named', name: '--token', isRequired: true, isSecret: true }],
 });
 const python = packageEntry('io.github.acme/py', 'pypi', 'acme-mcp');
+const keyInUrl: Served = {
+  server: {
+    name: 'io.github.acme/key-in-url',
+    description: 'Acme, with the key in its URL',
+    version: '1.0.0',
+    remotes: [
+      {
+        type: 'streamable-http',
+        url: 'https://{region}.acme.example/{api_key}/mcp',
+        variables: {
+          region: { default: 'eu', choices: ['eu', 'us'] },
+          api_key: { isSecret: true, isRequired: true, description: 'Your Acme key' },
+        },
+      },
+    ],
+  },
+};
 const hosted: Served = {
   server: {
     name: 'io.github.acme/hosted',
@@ -57,7 +74,7 @@ function setup(
   answer: Record<string, unknown> | undefined,
   overrides: Partial<RegistryAddContext> = {},
 ) {
-  const { fetch } = registryFetch(() => [keyed, needsRoot, secretFlag, python, hosted]);
+  const { fetch } = registryFetch(() => [keyed, needsRoot, secretFlag, python, hosted, keyInUrl]);
   const kept = new KeptSecrets(scratchDir(t, 'mcpmux-secrets'));
   const asked: Record<string, unknown>[] = [];
   const admitted: ServerSpec[] = [];
@@ -285,4 +302,33 @@ t.test('an entry no registry lists', async (t) => {
     'ENTRY_NOT_FOUND',
     /no registry lists 'io\.github\.nobody\/nothing' \(asked: registry\.acme\.example\)\. .*find_servers/,
   );
+});
+
+t.test("a secret in a remote's URL: asked of the person, sent, and written as a reference", async (t) => {
+  const { ctx, asked } = setup(t, { action: 'accept', content: { api_key: KEY } });
+  const refused = await rejectsWith(
+    t,
+    prepareRegistryAdd({ name: 'u', entry: 'io.github.acme/key-in-url', arguments: { api_key: KEY } }, ctx),
+    'SECRET_REQUIRED',
+    /api_key of registry entry .* is a secret, which only the person gives, never the model/,
+  );
+  t.notMatch(refused, KEY, 'the value the model passed is not echoed');
+  await rejectsWith(
+    t,
+    prepareRegistryAdd({ name: 'u', entry: 'io.github.acme/key-in-url', arguments: { region: 'mars' } }, ctx),
+    'INVALID_ARGUMENTS',
+    /region must be one of eu, us/,
+  );
+  const added = await prepareRegistryAdd(
+    { name: 'u', entry: 'io.github.acme/key-in-url', arguments: { region: 'us' } },
+    ctx,
+  );
+  t.match(added.spec, { transport: 'http', url: `https://us.acme.example/${KEY}/mcp` });
+  t.equal(added.source, 'remote https://{region}.acme.example/{api_key}/mcp', 'shown as its template');
+  t.match(asked[0], {
+    message: /It will run: https:\/\/us\.acme\.example\/\$\{api_key\}\/mcp$/,
+    requestedSchema: { properties: { api_key: { description: /URL, which mcpmux never shows/ } } },
+  });
+  t.same(added.configEntry, { url: 'https://us.acme.example/${api_key}/mcp' });
+  t.same(added.secretValues, { api_key: KEY });
 });

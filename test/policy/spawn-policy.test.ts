@@ -243,6 +243,10 @@ t.test(
         /--privileged \(it gives the container every device/,
       ],
       ['docker', ['run', '-i', '--rm', '-v', '/:/host', 'img'], /-v \(it mounts a host path/],
+      ['docker', ['run', '-i', '--rm', '-v/:/host', 'img'], /-v \(it mounts a host path/],
+      ['docker', ['run', '-itv/:/host', '--rm', 'img'], /-v \(it mounts a host path/],
+      ['docker', ['run', '-i', '--rm', '--volume=/:/host', 'img'], /--volume \(it mounts/],
+      ['docker', ['run', '-i', '--rm', '--privileged=true', 'img'], /--privileged/],
       ['docker', ['run', '-i', '--rm', '--pid=host', 'img'], /--pid \(it shares the host's process table/],
       ['docker', ['run', '-i', '--rm', '--cap-add', 'SYS_ADMIN', 'img'], /--cap-add/],
       [
