@@ -270,7 +270,7 @@ function resolvePackage(
  * characters have no place in a package's name.
  */
 function checkIdentifier(entry: ServerEntry, identifier: string): void {
-  if (/^-|[\s;&|`$<>(){}\\'"*?!#~]|[\u0000-\u001f\u007f]/u.test(identifier))
+  if (/^-|[\s;&|\x60$<>(){}\\\x27\x22*?!#~]|[\u0000-\u001f\u007f]/u.test(identifier))
     throw new MuxError(
       'NOT_ALLOWED',
       `registry entry '${entry.name}' names its package ${JSON.stringify(identifier)}, which is not a package name ` +
