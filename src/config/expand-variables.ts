@@ -4,9 +4,10 @@
 // a secret not kept, is an error that names it and where it was used, so a broken config
 // fails before anything is spawned.
 
+import { readSecretReference } from '../secrets/secret-reference.js';
+
 const PATTERN = /\$\{([^}]*)\}/g;
 const NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
-const SECRET = 'secret:';
 
 export interface Expansion {
   value: string;
@@ -24,16 +25,15 @@ export function expandVariables(
 ): Expansion {
   const problems: string[] = [];
   const value = text.replace(PATTERN, (whole, inner: string) => {
-    if (inner.startsWith(SECRET)) {
-      const reference = inner.slice(SECRET.length);
-      const slash = reference.lastIndexOf('/');
-      const [entry, name] = [reference.slice(0, slash), reference.slice(slash + 1)];
-      if (slash <= 0 || !NAME.test(name)) {
-        problems.push(
-          `${whole} is not a secret reference (use \${secret:ENTRY/NAME}, e.g. \${secret:io.github.owner/server/API_KEY})`,
-        );
-        return whole;
-      }
+    const reference = readSecretReference(inner);
+    if (reference === 'bad') {
+      problems.push(
+        `${whole} is not a secret reference (use \${secret:ENTRY/NAME}, e.g. \${secret:io.github.owner/server/API_KEY})`,
+      );
+      return whole;
+    }
+    if (reference) {
+      const { entry, name } = reference;
       let kept: string | undefined;
       try {
         kept = secret?.(entry, name);

@@ -200,6 +200,7 @@ export function parseConfig(
   const entries = Object.entries(file.data[key] ?? {});
   const problems: string[] = [];
   const servers: ConfiguredServer[] = [];
+  const secret = keptSecret(env);
   for (const [name, raw] of entries) {
     const where = `${key}.${name}`;
     const nameProblem = validateName(name);
@@ -215,7 +216,7 @@ export function parseConfig(
       continue;
     }
     if (entry.data.disabled) continue;
-    const expanded = expandEntry(entry.data, env, where, problems);
+    const expanded = expandEntry(entry.data, { env, secret }, where, problems);
     const spec = specFromWire(expanded);
     if (typeof spec === 'string') problems.push(`${where}: ${spec}`);
     else if (!nameProblem) servers.push({ name, spec });
@@ -247,12 +248,12 @@ function expandFields<T extends Record<string, unknown>>(
 
 function expandEntry(
   entry: Entry,
-  env: Readonly<Record<string, string | undefined>>,
+  { env, secret }: { env: Readonly<Record<string, string | undefined>>; secret: SecretLookup },
   where: string,
   problems: string[],
 ) {
   const expand = (value: string, field: string) => {
-    const result = expandVariables(value, env, keptSecret(env));
+    const result = expandVariables(value, env, secret);
     for (const p of result.problems) problems.push(`${where}.${field}: ${p}`);
     return result.value;
   };
@@ -281,11 +282,14 @@ function expandEntry(
   };
 }
 
-/** Kept secrets, read from the folder `env` names (XDG_STATE_HOME), only when a config refers to one. */
-const keptSecret =
-  (env: Readonly<Record<string, string | undefined>>): SecretLookup =>
-  (entry, name) =>
-    new KeptSecrets(secretsDir(env)).find(entry, name);
+/**
+ * Kept secrets, read from the folder `env` names (XDG_STATE_HOME) once per load of the config,
+ * and only when it refers to one.
+ */
+function keptSecret(env: Readonly<Record<string, string | undefined>>): SecretLookup {
+  let store: KeptSecrets | undefined;
+  return (entry, name) => (store ??= new KeptSecrets(secretsDir(env))).find(entry, name);
+}
 
 /** The entry's tool filter: mcpmux's own, or Gemini CLI's includeTools and excludeTools (not both). */
 function toolFilter(entry: Entry, where: string, problems: string[]): Entry['tools'] {

@@ -6,6 +6,7 @@
 import type { CommandLookup } from '../policy/command-resolver.js';
 import { MuxError } from '../common/errors.js';
 import { specFromWire, type ServerSpec, type WireServerFields } from '../child/server-spec.js';
+import { secretReference } from '../secrets/secret-reference.js';
 import { holdSecrets } from '../secrets/secret-scrubber.js';
 import type { KeptSecrets } from '../secrets/kept-secrets.js';
 import type { McpRegistries } from './mcp-registries.js';
@@ -62,9 +63,6 @@ export interface RegistryAdd {
   /** Secrets of the entry not kept: persist writes them as ${NAME}, to be set in mcpmux's environment. */
   readonly unkept: readonly string[];
 }
-
-/** `${secret:ENTRY/NAME}`: a kept secret, as a config file refers to it. */
-export const secretReference = (entry: string, name: string): string => `\${secret:${entry}/${name}}`;
 
 export async function prepareRegistryAdd(
   request: RegistryAddRequest,

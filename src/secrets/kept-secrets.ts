@@ -28,6 +28,8 @@ export interface KeptEntry {
 
 export class KeptSecrets {
   readonly #dir: string;
+  /** The folder's files as find() last read them. */
+  #index: { path: string; kept: EntryFile | undefined }[] | undefined;
 
   constructor(dir = secretsDir()) {
     this.#dir = dir;
@@ -38,9 +40,12 @@ export class KeptSecrets {
     return this.#dir;
   }
 
-  /** The value kept for `name` of `entry`, in whichever registry listed it (the first found). */
+  /**
+   * The value kept for `name` of `entry`, in whichever registry listed it (the first found). The
+   * folder is read at the first lookup and again only after this store keeps or forgets.
+   */
   find(entry: string, name: string): string | undefined {
-    for (const { kept } of this.#files())
+    for (const { kept } of (this.#index ??= this.#files()))
       if (kept?.entry === entry && Object.hasOwn(kept.values, name)) {
         holdSecret(name, kept.values[name]!);
         return kept.values[name];
@@ -60,6 +65,7 @@ export class KeptSecrets {
   /** Keeps `values` beside what is kept for the entry already (a name given again is replaced). */
   keep(registry: string, entry: string, values: Readonly<Record<string, string>>): void {
     const file: EntryFile = { registry, entry, values: { ...this.values(registry, entry), ...values } };
+    this.#index = undefined;
     writePrivateFile(this.#file(registry, entry), JSON.stringify(file, null, 2) + '\n');
   }
 
@@ -77,6 +83,7 @@ export class KeptSecrets {
    * that lists it; returns how many values were forgotten.
    */
   forget(entry: string, name?: string): number {
+    this.#index = undefined;
     let forgotten = 0;
     for (const { path, kept } of this.#files()) {
       if (!kept || kept.entry !== entry) continue;
