@@ -5,7 +5,7 @@ import { oauthField, oauthProblem, oauthSettings, type OAuthSettings } from '../
 
 export const SERVER_NAME_PATTERN = /^[a-zA-Z0-9][a-zA-Z0-9_-]*$/;
 
-/** Which of a server's tools are exposed: globs on its own tool names (child/tool-filter.ts applies them). */
+/** Which of a server's tools are exposed: globs on its own tool names (child/catalog/tool-filter.ts applies them). */
 export interface ToolFilter {
   readonly allow?: readonly string[] | undefined;
   readonly deny?: readonly string[] | undefined;

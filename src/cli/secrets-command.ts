@@ -1,5 +1,5 @@
 // mcpmux secrets list|forget: the secrets people agreed to keep for registry entries' variables
-// (mcp-registry/kept-secrets.ts), shown by name only and forgotten one, an entry's or all at a
+// (secrets/kept-secrets.ts), shown by name only and forgotten one, an entry's or all at a
 // time. Values are never printed.
 import { parseArgs } from 'node:util';
 import type { KeptSecrets } from '../secrets/kept-secrets.js';

@@ -30,7 +30,7 @@ export interface ServerSignInOptions {
   serverUrl: string;
   settings: OAuthSettings;
   log: Logger;
-  /** Sends the person to the authorization URL (open-browser.ts by default). */
+  /** Sends the person to the authorization URL (send-to-sign-in.ts by default). */
   sendToSignIn: (url: URL, why: string) => void | Promise<void>;
   /** Where credentials are kept (default: oauthStateDir()). */
   stateDir?: string;

@@ -1,5 +1,5 @@
 // An SDK Transport over a spawned child's stdin/stdout. Unlike the SDK's stdio client
-// transport it does not own the process (child/child-process.ts does), and it skips
+// transport it does not own the process (child/process/child-process.ts does), and it skips
 // non-JSON lines a server prints on stdout instead of failing.
 import type { Transport, JSONRPCMessage } from '@modelcontextprotocol/server';
 import type { ChildProcess } from './child-process.js';
