@@ -1,6 +1,7 @@
 // Serving MCP: the registry of children, the client's sessions (stdio, or HTTP), the
 // configured servers started, and the process's end wired to stopping them all. Loaded by
 // main.ts once it has spawned the configured servers, so that their start overlaps this load.
+import type { Era } from './protocol/era.js';
 import type { ChildProcess } from './child/process/child-process.js';
 import type { CliOptions } from './cli/cli-options.js';
 import { ToolIndex } from './catalog/tool-index.js';
@@ -163,7 +164,7 @@ export async function serve({
   const inputRelay = new InputRelay();
   // The servers given at start: a client's first lists and calls wait until each has started or failed.
   let startup: StartupGate | undefined;
-  const sessionOptions = (era: 'legacy' | 'modern'): MuxServerOptions => ({
+  const sessionOptions = (era: Era): MuxServerOptions => ({
     onListed: () => idleCollection.activity(),
     era,
     inputRelay,
@@ -186,7 +187,7 @@ export async function serve({
     logger: log,
     version,
   });
-  const newSession = (era: 'legacy' | 'modern' = 'legacy') => new MuxServer(sessionOptions(era));
+  const newSession = (era: Era = 'legacy') => new MuxServer(sessionOptions(era));
   // With a config, SIGHUP means "read it again", and with a call log "reopen it", as for
   // daemons; with neither it ends mcpmux.
   const onHangup =

@@ -1,6 +1,7 @@
 // Which model a sub-agent runs on. auto (the default): the client's own through sampling
 // when it can sample, else the Anthropic API when a key is configured; sampling or
 // anthropic: only that one. When there is none, the answer says what to configure.
+import type { Era } from '../protocol/era.js';
 import type { InputOrigin } from '../child/child-types.js';
 import { AnthropicModel, type AnthropicSettings } from './anthropic-model.js';
 import type { ModelSource } from './model-source.js';
@@ -31,7 +32,7 @@ export class ModelChoice {
    * undefined where the client cannot be asked: a 2026-07-28 client outside of its own
    * call of agent (its questions travel only as input_required rounds of that call).
    */
-  for(origin: InputOrigin | undefined, era: 'legacy' | 'modern'): ModelSource | string {
+  for(origin: InputOrigin | undefined, era: Era): ModelSource | string {
     const { provider } = this.#options;
     const canSample = origin !== undefined && samplingSupport(origin.capabilities) !== undefined;
     if (provider !== 'sampling' && this.#anthropic && (provider === 'anthropic' || !canSample))

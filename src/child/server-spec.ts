@@ -1,5 +1,6 @@
 // What it takes to start one child server, as given by add_server, a config file or
 // the command line. Validated once, at those edges; everything inside trusts the type.
+import type { Era } from '../protocol/era.js';
 import { z } from 'zod';
 import { oauthField, oauthProblem, oauthSettings, type OAuthSettings } from '../oauth/oauth-settings.js';
 
@@ -74,7 +75,7 @@ export type ServerSpec = (StdioServerSpec | RemoteServerSpec) & {
    * The protocol era to speak to it: auto (default) probes with server/discover and falls
    * back to initialize; legacy goes straight to initialize (2025); modern requires 2026-07-28.
    */
-  readonly era?: 'auto' | 'legacy' | 'modern';
+  readonly era?: 'auto' | Era;
   /** Restarted after a crash (on "failure"), with a backoff; absent: never, as by default. */
   readonly restart?: RestartPolicy;
   /** The MCP registry entry it was resolved from (io.github.owner/server): audit lines and list_servers name it. */
@@ -185,7 +186,7 @@ export type WireServerFields = {
   tools?: ToolFilter | undefined;
   watch?: z.infer<typeof watchField> | undefined;
   prefix?: string | undefined;
-  era?: 'auto' | 'legacy' | 'modern' | undefined;
+  era?: 'auto' | Era | undefined;
   restart?: z.infer<typeof restartField> | undefined;
 };
 

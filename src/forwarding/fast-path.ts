@@ -20,6 +20,7 @@
 // 2026-07-28 flow. Everything else (an unknown name, bad params, a child still starting, a
 // 2026-07-28 child called by a 2025 client, whose input_required is fulfilled there, a later
 // round) goes to the SDK's path, which answers as it always has.
+import type { Era } from '../protocol/era.js';
 import type { ClientCapabilities, JSONRPCMessage, LoggingLevel } from '@modelcontextprotocol/server';
 import { CLIENT_CAPABILITIES_META_KEY, PROTOCOL_VERSION_META_KEY } from '@modelcontextprotocol/server';
 import type { ActivationPool } from '../catalog/activation-pool.js';
@@ -63,7 +64,7 @@ export interface FastPathOptions {
   /** While the servers given at start are starting, requests take the slow path (which waits). */
   startup?: StartupGate | undefined;
   /** The client's era: a 2026-07-28 client's calls carry an envelope and may come back input_required. */
-  era: 'legacy' | 'modern';
+  era: Era;
   /** Seals a 2026-07-28 child's input_required round for a 2026-07-28 client. */
   relay: InputRelay;
   /** mcpmux's serverInfo, which a 2026-07-28 result names. */

@@ -2,6 +2,7 @@
 // are the management tools plus every child tool under its exposed name, with the children's
 // prompts, resources, templates, completions and logging behind it. Registry changes become
 // debounced list_changed notifications, one per list that changed.
+import type { Era } from '../protocol/era.js';
 import type {
   ClientCapabilities,
   Transport,
@@ -83,7 +84,7 @@ export interface MuxServerOptions {
    * (2026-07-28: no handshake, list changes go out on the client's subscriptions/listen
    * stream). Default legacy.
    */
-  era?: 'legacy' | 'modern';
+  era?: Era;
   /**
    * Set when this server answers one request of a modern (2026-07-28) HTTP client and is dropped
    * after it: kept results and the search pool are shared, list changes go out through `publish`

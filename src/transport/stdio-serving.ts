@@ -4,6 +4,7 @@
 // Each era gets its own session object from the same factory; a session built for an
 // opening that was then abandoned (an auto-negotiating client's discover, answered, then
 // followed by initialize) is closed when the next one replaces it.
+import type { Era } from '../protocol/era.js';
 import { serveStdio, type StdioServerHandle } from '@modelcontextprotocol/server/stdio';
 import { CLIENT_CAPABILITIES_META_KEY } from '@modelcontextprotocol/server';
 import type { ClientCapabilities, JSONRPCMessage, Server } from '@modelcontextprotocol/server';
@@ -35,7 +36,7 @@ export interface StdioSession {
 }
 
 export interface StdioServingOptions {
-  newSession: (era: 'legacy' | 'modern') => StdioSession;
+  newSession: (era: Era) => StdioSession;
   logger: Logger;
   /** Largest message taken from the client. Default 16 MiB. */
   maxMessageBytes?: number;
@@ -74,7 +75,7 @@ export interface StdioServing {
 
 export function serveMuxOverStdio(options: StdioServingOptions): StdioServing {
   const { logger } = options;
-  let current: { session: StdioSession; era: 'legacy' | 'modern' } | undefined;
+  let current: { session: StdioSession; era: Era } | undefined;
   let markReady: () => void = () => {};
   const ready = new Promise<void>((resolve) => (markReady = resolve));
   let markDeclared: () => void = () => {};

@@ -2,6 +2,7 @@
 // when the caller asked for progress, the child's progress relayed under the caller's own
 // token (the SDK gives the child a token of ours); and the caller as the one the child's
 // requests during the call go to.
+import type { Era } from '../../protocol/era.js';
 import type { ClientCapabilities, Server } from '@modelcontextprotocol/server';
 import type { CallOptions, InputOrigin, JSONRPCRequestLike } from '../../child/child-types.js';
 import { requestLogs } from '../../child/requests/request-logs.js';
@@ -21,7 +22,7 @@ interface CallerContext {
 
 /** The client a request comes from: its era, and (2025) what it declared at initialize. */
 export interface Caller {
-  era: 'legacy' | 'modern';
+  era: Era;
   /** A 2025 client's capabilities from its initialize (a 2026-07-28 one declares them on each request). */
   capabilities: () => ClientCapabilities | undefined;
   /** Tells a 2025 client something on its session, outside any request. */

@@ -4,6 +4,7 @@
 // updates go up under the URI the client knows, and the end of a URL-mode elicitation to the
 // client that was asked (url-elicitations.ts). It also tells each child what the client can
 // do, and has a new child brought up to date (log level, subscriptions) before it is used.
+import type { Era } from '../../protocol/era.js';
 import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
 import type { Server, ClientCapabilities, LoggingLevel } from '@modelcontextprotocol/server';
 import type {
@@ -30,7 +31,7 @@ interface Attachment {
   /** A session's own server; a listen stream has none (it only hears resource updates). */
   server?: Server;
   /** A 2026-07-28 client declares what it can do on each request, not once. */
-  era: 'legacy' | 'modern';
+  era: Era;
   registry: Registry;
   settings: ClientSettings;
   /** Where its notifications go (a session and its listen streams share one: an update goes out once). */

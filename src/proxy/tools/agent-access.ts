@@ -1,6 +1,7 @@
 // The agent tools as one session sees them: the model its runs use (the session's client,
 // sampled on its session or through a call's rounds, or a configured API), and whether
 // agent and output are listed to it now.
+import type { Era } from '../../protocol/era.js';
 import { COMPACT_DESCRIPTION_BUDGET } from '../../agent/agent-description.js';
 import type { ClientCapabilities, Tool } from '@modelcontextprotocol/server';
 import type { AgentRuns } from '../../agent/agent-runs.js';
@@ -19,7 +20,7 @@ export interface AgentSetup {
 }
 
 export interface AgentSession {
-  era: 'legacy' | 'modern';
+  era: Era;
   /** The session's client, where a background run's questions go (none for a one-request server). */
   sessionOrigin: InputOrigin | undefined;
   /** What a 2026-07-28 client declared on its latest request (it declares on each). */
