@@ -6,7 +6,7 @@ import {
   CLIENT_CAPABILITIES_META_KEY,
   LOG_LEVEL_META_KEY,
 } from '@modelcontextprotocol/server';
-import type { ClientSdk } from './client-sdk.js';
+import type { ClientSdk } from '../protocol/client-sdk.js';
 import type { Client, ClientCapabilities, LoggingLevel } from '@modelcontextprotocol/client';
 import { WireError, messageOf } from '../common/errors.js';
 import type { ServerSpec } from './server-spec.js';

@@ -11,7 +11,7 @@ import type { RemoteServerSpec, StdioServerSpec } from './server-spec.js';
 import { fetchWithoutSignIn } from '../oauth/sign-in-offer.js';
 import { listCatalog, listingOptions } from './catalog/catalog-listing.js';
 import { newChildClient } from './child-client.js';
-import { clientSdk, warmSchemasWhileWaiting, type ClientSdk } from './client-sdk.js';
+import { clientSdk, warmSchemasWhileWaiting, type ClientSdk } from '../protocol/client-sdk.js';
 import type { ConnectHost, ConnectMemory } from './connect-host.js';
 import { DRAIN_AFTER_EXIT_MS, type Generation } from './generation.js';
 import { stdioLink } from './process/stdio-link.js';

@@ -1,6 +1,6 @@
 // Reading what a protected server or its authorization server answered: whether a refusal
 // asks for a sign-in, what it names, and what to check when the sign-in itself was refused.
-import { clientSdk, type ClientSdk } from '../child/client-sdk.js';
+import { clientSdk, type ClientSdk } from '../protocol/client-sdk.js';
 import type { OAuthSettings } from './oauth-settings.js';
 
 /** The issuer (RFC 8414 §3.3) check, relaxed only where the server's own origin is its authorization server. */

@@ -5,7 +5,7 @@
 // 0600): a refresh token bound to a key that a restart lost would need the person again.
 import { createHash, type webcrypto } from 'node:crypto';
 import type { DpopAlg, DpopKeyPair, DpopSession } from '@modelcontextprotocol/client';
-import { clientSdk } from '../child/client-sdk.js';
+import { clientSdk } from '../protocol/client-sdk.js';
 import type { CredentialStore, JWK } from './credential-store.js';
 
 /** How Web Crypto imports a private key of each algorithm the SDK signs proofs with. */

@@ -5,7 +5,7 @@
 // exchange) and gets back a short-lived grant for one server's authorization server (an
 // ID-JAG, RFC 7523's JWT), which that server then exchanges for an access token: no consent
 // screen per server, and access ends when the organisation says so.
-import { clientSdk } from '../child/client-sdk.js';
+import { clientSdk } from '../protocol/client-sdk.js';
 import { MuxError, messageOf } from '../common/errors.js';
 import type { IdpSession } from './idp-session.js';
 import type { EnterpriseIdp } from './oauth-settings.js';

@@ -7,7 +7,7 @@
 // again only when renewing fails.
 import { randomBytes } from 'node:crypto';
 import type { AuthorizationServerMetadata, OAuthClientInformation } from '@modelcontextprotocol/client';
-import { clientSdk } from '../child/client-sdk.js';
+import { clientSdk } from '../protocol/client-sdk.js';
 import { MuxError, messageOf } from '../common/errors.js';
 import type { Logger } from '../common/log.js';
 import { CredentialStore } from './credential-store.js';

@@ -13,7 +13,7 @@
 // Tokens and discovery are kept as for a person's sign-in (credential-store.ts).
 import { createPrivateKey } from 'node:crypto';
 import type { AddClientAuthentication, OAuthClientMetadata } from '@modelcontextprotocol/client';
-import { clientSdk } from '../child/client-sdk.js';
+import { clientSdk } from '../protocol/client-sdk.js';
 import { MuxError } from '../common/errors.js';
 import { enterpriseGrant } from './enterprise-grant.js';
 import { MuxOAuthProvider } from './oauth-provider.js';

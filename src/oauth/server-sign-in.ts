@@ -8,7 +8,7 @@
 // with a proof. The rest of mcpmux sees a server that answers, or an AUTH_* error that says why.
 import { telemetry } from '../common/telemetry.js';
 import type { AuthOptions, AuthResult, FetchLike, IssuerMismatchError } from '@modelcontextprotocol/client';
-import { clientSdk } from '../child/client-sdk.js';
+import { clientSdk } from '../protocol/client-sdk.js';
 import { MuxError, messageOf } from '../common/errors.js';
 import type { Logger } from '../common/log.js';
 import type { OAuthSettings } from './oauth-settings.js';

@@ -3,7 +3,7 @@
 // Bearer challenge is the MCP authorization flow's signal (RFC 6750, RFC 9728); without one,
 // metadata where discovery looks is; without either, the server wants a token of its own.
 import type { FetchLike } from '@modelcontextprotocol/client';
-import { clientSdk, type ClientSdk } from '../child/client-sdk.js';
+import { clientSdk, type ClientSdk } from '../protocol/client-sdk.js';
 import { MuxError } from '../common/errors.js';
 import { needsSignIn } from './auth-answers.js';
 

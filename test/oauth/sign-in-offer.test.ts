@@ -3,7 +3,7 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import t from 'tap';
-import { clientSdk } from '../../src/child/client-sdk.js';
+import { clientSdk } from '../../src/protocol/client-sdk.js';
 import { challengeSchemes, likelyHeader, offersSignIn } from '../../src/oauth/sign-in-offer.js';
 
 const refusal = (challenge?: string) =>
