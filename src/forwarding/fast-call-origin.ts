@@ -13,7 +13,7 @@ import type { RequestLogs } from '../child/requests/request-logs.js';
 import { MuxError, WireError, relayedError } from '../common/errors.js';
 import type { HeldCall } from '../proxy/relay/held-call.js';
 import type { InputCapableMethod, InputRelay } from '../proxy/relay/input-relay.js';
-import { plainError, type ForwardedCall, type Params, type Shaping } from '../child/requests/child-lane.js';
+import { plainError, type ForwardedCall, type Params, type Shaping } from '../protocol/forwarded-call.js';
 
 /** The call as the origin needs it to hold it: who it goes to, and what the client named. */
 export interface HoldableCall {

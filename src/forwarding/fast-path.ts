@@ -36,14 +36,9 @@ import { isObject } from '../protocol/request-shape.js';
 import { readCallLine } from '../protocol/call-line.js';
 import { FastCallOrigin } from './fast-call-origin.js';
 import { IdTable } from '../protocol/id-table.js';
-import {
-  ForwardedCall,
-  type ChildLane,
-  type Id,
-  type Params,
-  type Reply,
-  type Shaping,
-} from '../child/requests/child-lane.js';
+import type { ChildLane } from '../child/requests/child-lane.js';
+import { ForwardedCall, type Params, type Reply, type Shaping } from '../protocol/forwarded-call.js';
+import type { Id } from '../protocol/id-table.js';
 import {
   forModernClient,
   resolveTarget,
@@ -52,7 +47,7 @@ import {
   type TargetContext,
 } from './forward-targets.js';
 
-export type { Reply } from '../child/requests/child-lane.js';
+export type { Reply } from '../protocol/forwarded-call.js';
 
 export interface FastPathOptions {
   registry: Registry;

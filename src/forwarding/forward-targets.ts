@@ -22,7 +22,7 @@ import type { CatalogRouter } from '../router/catalog-router.js';
 import type { Route } from '../router/routes.js';
 import { forwardedParams, withoutProgressToken } from '../router/forwarded-params.js';
 import { isObject } from '../protocol/request-shape.js';
-import { plainError, type Params, type Shaping } from '../child/requests/child-lane.js';
+import { plainError, type Params, type Shaping } from '../protocol/forwarded-call.js';
 
 export interface TargetContext {
   registry: Registry;

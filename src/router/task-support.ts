@@ -6,7 +6,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { RELATED_TASK_META_KEY, type Tool } from '@modelcontextprotocol/server';
 import type { ChildConnection } from '../child/child-connection.js';
 import type { CallOptions } from '../child/child-types.js';
-import { callTimeoutError } from '../child/requests/child-lane.js';
+import { callTimeoutError } from '../protocol/forwarded-call.js';
 
 export const runsOnlyAsTask = (tool: Tool): boolean => tool.execution?.taskSupport === 'required';
 

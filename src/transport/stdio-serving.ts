@@ -14,7 +14,7 @@ import { throttledWarning } from '../common/throttled-warning.js';
 import { cancelledRequestId } from '../protocol/request-ids.js';
 import { StdioServerTransport } from './stdio-server-transport.js';
 import { listenedResources } from '../proxy/list-changes/resource-watch.js';
-import type { Reply } from '../child/requests/child-lane.js';
+import type { Reply } from '../protocol/forwarded-call.js';
 
 /** What serving needs of a session (MuxServer). */
 export interface StdioSession {

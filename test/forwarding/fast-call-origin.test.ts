@@ -4,7 +4,8 @@
 import t from 'tap';
 import type { JSONRPCMessage } from '@modelcontextprotocol/server';
 import { MuxError } from '../../src/common/errors.js';
-import { ChildLane, ForwardedCall, type Shaping } from '../../src/child/requests/child-lane.js';
+import { ChildLane } from '../../src/child/requests/child-lane.js';
+import { ForwardedCall, type Shaping } from '../../src/protocol/forwarded-call.js';
 import { FastCallOrigin } from '../../src/forwarding/fast-call-origin.js';
 import { InputRelay } from '../../src/proxy/relay/input-relay.js';
 

@@ -4,7 +4,8 @@
 // e2e fast-path tests cover with real processes.
 import t from 'tap';
 import { childCallLine, jsonValueEnd, readCallLine } from '../../src/protocol/call-line.js';
-import { ChildLane, ForwardedCall } from '../../src/child/requests/child-lane.js';
+import { ChildLane } from '../../src/child/requests/child-lane.js';
+import { ForwardedCall } from '../../src/protocol/forwarded-call.js';
 
 const ts = (args: string, id = '7', name = 'ev__echo') =>
   `{"method":"tools/call","params":{"name":"${name}","arguments":${args}},"jsonrpc":"2.0","id":${id}}`;

@@ -11,7 +11,7 @@ import type { Client, LoggingLevel, Tool } from '@modelcontextprotocol/client';
 import { MuxError } from '../../common/errors.js';
 import { telemetry } from '../../common/telemetry.js';
 import { CAPABILITY_TABLE, type CapabilityRow } from '../../protocol/capabilities.js';
-import { callTimeoutError } from './child-lane.js';
+import { callTimeoutError } from '../../protocol/forwarded-call.js';
 import { UncheckedResult } from '../../protocol/answer-shape.js';
 import { StreamClosedError } from '../../protocol/json-line-writer.js';
 import { HEADER_MISMATCH, paramHeaderValues, paramHeadersOf } from '../../protocol/param-headers.js';

@@ -4,13 +4,8 @@
 import t from 'tap';
 import type { JSONRPCMessage } from '@modelcontextprotocol/server';
 import { MuxError } from '../../../src/common/errors.js';
-import {
-  ChildLane,
-  ForwardedCall,
-  resultLineId,
-  type Reply,
-  type Shaping,
-} from '../../../src/child/requests/child-lane.js';
+import { ChildLane, resultLineId } from '../../../src/child/requests/child-lane.js';
+import { ForwardedCall, type Reply, type Shaping } from '../../../src/protocol/forwarded-call.js';
 
 function newLane(callTimeoutMs = 60_000) {
   const sent: JSONRPCMessage[] = [];
