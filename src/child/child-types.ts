@@ -7,10 +7,9 @@ import type {
   ServerCapabilities,
 } from '@modelcontextprotocol/client';
 import type { Logger } from '../common/log.js';
-import type { SpawnPolicy } from '../policy/spawn-policy.js';
 import type { Catalog } from '../protocol/capabilities.js';
-import type { ServerSpec } from './server-spec.js';
-import type { StopTimings } from './process/child-process.js';
+import type { ServerSpec, StdioServerSpec } from './server-spec.js';
+import type { ChildProcess, StopTimings } from './process/child-process.js';
 
 /** How long a call may go without an answer or progress (--call-timeout's default, 300 s). */
 export const DEFAULT_CALL_TIMEOUT_MS = 300_000;
@@ -22,11 +21,24 @@ export type ChildEvent =
 
 export type StopReason = 'removed' | 'reloading' | 'shutdown';
 
+/**
+ * How a local child's processes start: as the operator's spawn policy says (policy/spawn-policy.ts
+ * is the one), declared here so that child/ needs nothing of policy/.
+ */
+export interface Spawner {
+  /** Starts a server's process (its cwd, its environment) and leaves the audit line. */
+  spawn(name: string, spec: Extract<ServerSpec, { transport: 'stdio' }>): Promise<ChildProcess>;
+  /** The cwd a child runs in (under --root when it is set); throws when the spec's is refused. */
+  workingDirectory(name: string, spec: StdioServerSpec): string | undefined;
+  /** The environment a child starts from; its spec's env goes on top. */
+  readonly baseEnv: Readonly<Record<string, string>>;
+}
+
 export interface ChildConnectionOptions {
   name: string;
   spec: ServerSpec;
   /** What may run and how: base environment, cwd confinement, the audit line. */
-  spawnPolicy: SpawnPolicy;
+  spawnPolicy: Spawner;
   logger: Logger;
   /** Start-up timeout when the spec gives none. Default 60 000 ms (a cold `npx` takes 20–60 s). */
   startupTimeoutMs?: number;

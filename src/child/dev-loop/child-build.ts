@@ -3,7 +3,7 @@
 // rebuild and reload when they change.
 import { MuxError, messageOf } from '../../common/errors.js';
 import type { Logger } from '../../common/log.js';
-import type { SpawnPolicy } from '../../policy/spawn-policy.js';
+import type { Spawner } from '../child-types.js';
 import type { ServerSpec } from '../server-spec.js';
 import { runToCompletion } from '../process/child-process.js';
 import type { ChildStatus } from '../child-status.js';
@@ -29,7 +29,7 @@ class BuildFailed extends MuxError {
 async function runBuild(
   name: string,
   spec: ServerSpec,
-  options: { spawnPolicy: SpawnPolicy; buildTimeoutMs?: number | undefined },
+  options: { spawnPolicy: Spawner; buildTimeoutMs?: number | undefined },
   signal: AbortSignal,
 ): Promise<BuildReport> {
   const build = spec.transport === 'stdio' ? spec.watch?.build : undefined;
@@ -71,7 +71,7 @@ async function runBuild(
 function watchSources(
   name: string,
   spec: ServerSpec,
-  policy: SpawnPolicy,
+  policy: Spawner,
   log: Logger,
   onChange: (paths: string[]) => void,
 ): SourceWatcher | undefined {
@@ -98,7 +98,7 @@ export class DevLoop {
   lastBuild: BuildReport | undefined;
   readonly #name: string;
   readonly #spec: ServerSpec;
-  readonly #options: { spawnPolicy: SpawnPolicy; buildTimeoutMs?: number | undefined };
+  readonly #options: { spawnPolicy: Spawner; buildTimeoutMs?: number | undefined };
   readonly #watcher: SourceWatcher | undefined;
   /** Aborts when the server stops for good: a build under way is stopped with it. */
   readonly #closed = new AbortController();
@@ -106,7 +106,7 @@ export class DevLoop {
   constructor(
     name: string,
     spec: ServerSpec,
-    options: { spawnPolicy: SpawnPolicy; buildTimeoutMs?: number | undefined; logger: Logger },
+    options: { spawnPolicy: Spawner; buildTimeoutMs?: number | undefined; logger: Logger },
     /** A change of the watched files: the registry rebuilds and reloads. */
     onChange: (paths: string[]) => void,
   ) {
