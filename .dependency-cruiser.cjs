@@ -14,7 +14,8 @@ const LAYERS = [
   ['registry'],
   ['child', 'oauth', 'policy'],
   ['protocol'],
-  ['common', 'secrets'],
+  ['secrets'],
+  ['common'],
 ];
 
 /** A path pattern for a layer's folders and top-level files. */

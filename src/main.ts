@@ -27,6 +27,7 @@ import {
 import { messageOf } from './common/errors.js';
 import { installTelemetry, telemetryRequested } from './common/telemetry.js';
 import { createLogger, type Logger } from './common/log.js';
+import { scrubSecrets } from './secrets/secret-scrubber.js';
 import { SpawnPolicy } from './policy/spawn-policy.js';
 import { EXIT_USAGE, exitWith, installExitHandlers } from './process-exit.js';
 import { serverNameProblem } from './router/tool-names.js';
@@ -47,7 +48,7 @@ async function main(): Promise<void> {
         `left out (npm --omit=optional): install it beside mcpmux (npm install ${missing.join(' ')}), or expose ` +
         `the tools another way (--expose all, search or agent)`,
     );
-  const log = createLogger({ level: options.logLevel });
+  const log = createLogger({ level: options.logLevel, scrub: scrubSecrets });
   if (options.command !== 'serve') return runOneShotCommand(options, servers, log);
   // The exit hooks cover every end but SIGKILL; the reaper covers that one too. It is in
   // place before the first child is spawned.

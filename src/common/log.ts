@@ -1,8 +1,8 @@
 // The logger. stdout belongs to the MCP protocol, so every line goes to a sink that is
-// stderr by default. Levels are filtered here so callers never format what is dropped, and
-// every line is scrubbed of the secrets mcpmux holds (secrets/secret-scrubber.ts).
+// stderr by default. Levels are filtered here so callers never format what is dropped; every
+// line passes `scrub` last (main.ts gives it secrets/secret-scrubber.ts, which takes out the
+// secrets mcpmux holds).
 import type { Writable } from 'node:stream';
-import { scrubSecrets } from '../secrets/secret-scrubber.js';
 
 export const LOG_LEVELS = ['error', 'warn', 'info', 'debug'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
@@ -24,15 +24,19 @@ export interface LoggerOptions {
   level?: LogLevel;
   /** Where lines go. Default: process.stderr. */
   sink?: (line: string) => void;
+  /** What every line passes before it goes: mcpmux's takes out the secrets it holds. Default: none. */
+  scrub?: (line: string) => string;
 }
 
 export function createLogger(options: LoggerOptions = {}): Logger {
   const level = options.level ?? 'info';
-  const sink = options.sink ?? boundedSink(process.stderr);
+  const scrub = options.scrub ?? ((line: string) => line);
+  const out = options.sink ?? boundedSink(process.stderr);
+  const sink = (line: string) => out(scrub(line));
   const rank = LOG_LEVELS.indexOf(level);
   const enabled = (l: LogLevel) => LOG_LEVELS.indexOf(l) <= rank;
   const write = (l: LogLevel, message: string) => {
-    if (enabled(l)) sink(scrubSecrets(`mcpmux ${l}: ${message}`));
+    if (enabled(l)) sink(`mcpmux ${l}: ${message}`);
   };
   return {
     level,
@@ -43,7 +47,7 @@ export function createLogger(options: LoggerOptions = {}): Logger {
     debug: (m) => {
       if (enabled('debug')) write('debug', typeof m === 'function' ? m() : m);
     },
-    audit: (m) => sink(scrubSecrets(`mcpmux audit: ${m}`)),
+    audit: (m) => sink(`mcpmux audit: ${m}`),
   };
 }
 

@@ -47,3 +47,18 @@ t.test(
     t.equal(taken.at(-1), 'mcpmux info: after\n', 'written again once read');
   },
 );
+
+t.test('every line, audit lines too, passes the scrub last', async (t) => {
+  const lines: string[] = [];
+  const log = createLogger({
+    level: 'info',
+    sink: (line) => lines.push(line),
+    scrub: (line) => line.replaceAll('sk-123456', '[secret KEY]'),
+  });
+  log.warn('could not reach https://h/sk-123456/mcp');
+  log.audit('spawn server=x args=["--key=sk-123456"]');
+  t.same(lines, [
+    'mcpmux warn: could not reach https://h/[secret KEY]/mcp',
+    'mcpmux audit: spawn server=x args=["--key=[secret KEY]"]',
+  ]);
+});
