@@ -7,7 +7,7 @@
 const LAYERS = [
   ['main.ts', 'bin.ts', 'serve.ts', 'internals.ts', 'process-exit.ts'],
   ['cli', 'config', 'clients'],
-  ['proxy', 'transport', 'forwarding'],
+  ['proxy', 'transport'],
   ['agent', 'code', 'mcp-registry', 'telemetry'],
   ['catalog', 'results'],
   ['router'],

@@ -30,7 +30,7 @@ import { InputRelay, clientCapabilitiesOf, clientRound } from './relay/input-rel
 import type { Deliver, UpstreamLink } from './relay/upstream-link.js';
 import type { StartupGate } from '../registry/startup-gate.js';
 import { watchResources } from './list-changes/resource-watch.js';
-import { FastPath, type ObservedTarget, type Reply } from '../forwarding/fast-path.js';
+import { FastPath, type ObservedTarget, type Reply } from './fast-path/fast-path.js';
 import { AgentTasks, TASKS_CAPABILITY } from './tasks/agent-tasks.js';
 import { AgentListing, agentAccess, type AgentSetup } from './tools/agent-access.js';
 import { newActivationPool, ownToolsOf, type ExposeMode } from './exposure.js';

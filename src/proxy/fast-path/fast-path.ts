@@ -20,25 +20,25 @@
 // 2026-07-28 flow. Everything else (an unknown name, bad params, a child still starting, a
 // 2026-07-28 child called by a 2025 client, whose input_required is fulfilled there, a later
 // round) goes to the SDK's path, which answers as it always has.
-import type { Era } from '../protocol/era.js';
+import type { Era } from '../../protocol/era.js';
 import type { ClientCapabilities, JSONRPCMessage, LoggingLevel } from '@modelcontextprotocol/server';
 import { CLIENT_CAPABILITIES_META_KEY, PROTOCOL_VERSION_META_KEY } from '@modelcontextprotocol/server';
-import type { ActivationPool } from '../catalog/activation-pool.js';
-import type { ChildUpstream, InputOrigin } from '../child/child-types.js';
-import { moreVerbose, requestLogs, type RequestLogs } from '../child/requests/request-logs.js';
-import type { InputCapableMethod, InputRelay } from '../proxy/relay/input-relay.js';
-import { errorResult } from '../proxy/results.js';
-import type { Registry } from '../registry/registry.js';
-import type { StartupGate } from '../registry/startup-gate.js';
-import type { ResultStore } from '../results/result-store.js';
-import type { CatalogRouter } from '../router/catalog-router.js';
-import { isObject } from '../protocol/request-shape.js';
-import { readCallLine } from '../protocol/call-line.js';
+import type { ActivationPool } from '../../catalog/activation-pool.js';
+import type { ChildUpstream, InputOrigin } from '../../child/child-types.js';
+import { moreVerbose, requestLogs, type RequestLogs } from '../../child/requests/request-logs.js';
+import type { InputCapableMethod, InputRelay } from '../relay/input-relay.js';
+import { errorResult } from '../results.js';
+import type { Registry } from '../../registry/registry.js';
+import type { StartupGate } from '../../registry/startup-gate.js';
+import type { ResultStore } from '../../results/result-store.js';
+import type { CatalogRouter } from '../../router/catalog-router.js';
+import { isObject } from '../../protocol/request-shape.js';
+import { readCallLine } from '../../protocol/call-line.js';
 import { FastCallOrigin } from './fast-call-origin.js';
-import { IdTable } from '../protocol/id-table.js';
-import type { ChildLane } from '../child/requests/child-lane.js';
-import { ForwardedCall, type Params, type Reply, type Shaping } from '../protocol/forwarded-call.js';
-import type { Id } from '../protocol/id-table.js';
+import { IdTable } from '../../protocol/id-table.js';
+import type { ChildLane } from '../../child/requests/child-lane.js';
+import { ForwardedCall, type Params, type Reply, type Shaping } from '../../protocol/forwarded-call.js';
+import type { Id } from '../../protocol/id-table.js';
 import {
   forModernClient,
   resolveTarget,
@@ -47,7 +47,7 @@ import {
   type TargetContext,
 } from './forward-targets.js';
 
-export type { Reply } from '../protocol/forwarded-call.js';
+export type { Reply } from '../../protocol/forwarded-call.js';
 
 export interface FastPathOptions {
   registry: Registry;

@@ -10,19 +10,19 @@ import {
   isInputRequiredResult,
 } from '@modelcontextprotocol/server';
 import type { LoggingLevel } from '@modelcontextprotocol/server';
-import type { ChildConnection } from '../child/child-connection.js';
-import { childCapabilities } from '../child/child-client.js';
-import { withResultType } from '../child/catalog/result-type-bridge.js';
-import { withExposedUris } from '../proxy/catalog-handlers.js';
-import type { InputCapableMethod, InputRelay } from '../proxy/relay/input-relay.js';
-import { toJsonRpcError } from '../proxy/results.js';
-import type { Registry } from '../registry/registry.js';
-import { runsOnlyAsTask } from '../router/task-support.js';
-import type { CatalogRouter } from '../router/catalog-router.js';
-import type { Route } from '../router/routes.js';
-import { forwardedParams, withoutProgressToken } from '../router/forwarded-params.js';
-import { isObject } from '../protocol/request-shape.js';
-import { plainError, type Params, type Shaping } from '../protocol/forwarded-call.js';
+import type { ChildConnection } from '../../child/child-connection.js';
+import { childCapabilities } from '../../child/child-client.js';
+import { withResultType } from '../../child/catalog/result-type-bridge.js';
+import { withExposedUris } from '../catalog-handlers.js';
+import type { InputCapableMethod, InputRelay } from '../relay/input-relay.js';
+import { toJsonRpcError } from '../results.js';
+import type { Registry } from '../../registry/registry.js';
+import { runsOnlyAsTask } from '../../router/task-support.js';
+import type { CatalogRouter } from '../../router/catalog-router.js';
+import type { Route } from '../../router/routes.js';
+import { forwardedParams, withoutProgressToken } from '../../router/forwarded-params.js';
+import { isObject } from '../../protocol/request-shape.js';
+import { plainError, type Params, type Shaping } from '../../protocol/forwarded-call.js';
 
 export interface TargetContext {
   registry: Registry;

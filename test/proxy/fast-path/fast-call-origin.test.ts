@@ -3,11 +3,11 @@
 // processes (the rounds themselves, with real processes: e2e/input-relay.test.ts, e2e/fast-path.test.ts).
 import t from 'tap';
 import type { JSONRPCMessage } from '@modelcontextprotocol/server';
-import { MuxError } from '../../src/common/errors.js';
-import { ChildLane } from '../../src/child/requests/child-lane.js';
-import { ForwardedCall, type Shaping } from '../../src/protocol/forwarded-call.js';
-import { FastCallOrigin } from '../../src/forwarding/fast-call-origin.js';
-import { InputRelay } from '../../src/proxy/relay/input-relay.js';
+import { MuxError } from '../../../src/common/errors.js';
+import { ChildLane } from '../../../src/child/requests/child-lane.js';
+import { ForwardedCall, type Shaping } from '../../../src/protocol/forwarded-call.js';
+import { FastCallOrigin } from '../../../src/proxy/fast-path/fast-call-origin.js';
+import { InputRelay } from '../../../src/proxy/relay/input-relay.js';
 
 const QUESTION = { method: 'elicitation/create', params: { message: 'Your name?' } };
 

@@ -8,12 +8,12 @@
 // call there and then: the client's request is answered with the round, the child's answer
 // goes to the held call from then on, and later rounds are the SDK's path's, as for any held call.
 import type { ClientCapabilities } from '@modelcontextprotocol/server';
-import type { InputOrigin, JSONRPCRequestLike } from '../child/child-types.js';
-import type { RequestLogs } from '../child/requests/request-logs.js';
-import { MuxError, WireError, relayedError } from '../common/errors.js';
-import type { HeldCall } from '../proxy/relay/held-call.js';
-import type { InputCapableMethod, InputRelay } from '../proxy/relay/input-relay.js';
-import { plainError, type ForwardedCall, type Params, type Shaping } from '../protocol/forwarded-call.js';
+import type { InputOrigin, JSONRPCRequestLike } from '../../child/child-types.js';
+import type { RequestLogs } from '../../child/requests/request-logs.js';
+import { MuxError, WireError, relayedError } from '../../common/errors.js';
+import type { HeldCall } from '../relay/held-call.js';
+import type { InputCapableMethod, InputRelay } from '../relay/input-relay.js';
+import { plainError, type ForwardedCall, type Params, type Shaping } from '../../protocol/forwarded-call.js';
 
 /** The call as the origin needs it to hold it: who it goes to, and what the client named. */
 export interface HoldableCall {
