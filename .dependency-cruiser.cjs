@@ -11,7 +11,7 @@ const LAYERS = [
   ['agent', 'code', 'mcp-registry', 'telemetry'],
   ['catalog', 'results'],
   ['router'],
-  ['registry'],
+  ['children'],
   ['child', 'oauth', 'policy'],
   ['protocol'],
   ['secrets'],

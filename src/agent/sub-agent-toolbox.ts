@@ -5,8 +5,8 @@
 import type { CallToolResult, Tool } from '@modelcontextprotocol/server';
 import type { ToolIndex } from '../catalog/tool-index.js';
 import { MuxError } from '../common/errors.js';
-import type { Registry } from '../registry/registry.js';
-import type { RegistrySnapshot } from '../registry/registry-snapshot.js';
+import type { Registry } from '../children/registry.js';
+import type { RegistrySnapshot } from '../children/registry-snapshot.js';
 import type { CatalogRouter } from '../router/catalog-router.js';
 
 /** Past this many tools, the sub-agent searches for them. */

@@ -6,7 +6,7 @@
 // reloaded description is found at once.
 import { telemetry } from '../common/telemetry.js';
 import type { Tool } from '@modelcontextprotocol/server';
-import type { RegistrySnapshot } from '../registry/registry-snapshot.js';
+import type { RegistrySnapshot } from '../children/registry-snapshot.js';
 import type { CatalogRouter } from '../router/catalog-router.js';
 import type { IndexedTool, ToolRanker } from './tool-ranker.js';
 

@@ -8,8 +8,8 @@ import { AjvJsonSchemaValidator } from '@modelcontextprotocol/server/validators/
 import type { CallToolResult, JsonSchemaType, JsonSchemaValidator, Tool } from '@modelcontextprotocol/server';
 import { MuxError, messageOf } from '../common/errors.js';
 import type { Logger } from '../common/log.js';
-import { type Registry } from '../registry/registry.js';
-import { runningServers } from '../registry/registry-snapshot.js';
+import { type Registry } from '../children/registry.js';
+import { runningServers } from '../children/registry-snapshot.js';
 import type { CallOptions } from '../child/child-types.js';
 import type { CatalogRouter } from '../router/catalog-router.js';
 import { ModuleDeclarations } from './module-declarations.js';

@@ -7,7 +7,7 @@
 import { createHash } from 'node:crypto';
 import type { Tool } from '@modelcontextprotocol/server';
 import { compile, type JSONSchema } from 'json-schema-to-typescript';
-import { stableStringify } from '../registry/catalog-diff.js';
+import { stableStringify } from '../children/catalog-diff.js';
 
 /** What every module relies on: declared once, shown at the top of each. */
 export { MODULE_PRELUDE } from './code-mode-limits.js';

@@ -4,13 +4,13 @@
 import { isInputRequiredResult } from '@modelcontextprotocol/server';
 import type { Server, ServerContext, Tool } from '@modelcontextprotocol/server';
 import type { ActivationPool } from '../catalog/activation-pool.js';
-import type { Registry } from '../registry/registry.js';
+import type { Registry } from '../children/registry.js';
 import type { CatalogItems, CatalogKind } from '../protocol/capabilities.js';
 import type { CatalogRouter } from '../router/catalog-router.js';
 import { reuseSerialization } from '../protocol/json-serialization.js';
 import { forwardingOptions, type Caller } from './relay/forwarding-options.js';
 import { clientRound, type InputRelay, type RelayTarget } from './relay/input-relay.js';
-import type { StartupGate } from '../registry/startup-gate.js';
+import type { StartupGate } from '../children/startup-gate.js';
 import { toJsonRpcError } from './results.js';
 
 export interface CatalogHandlersOptions {

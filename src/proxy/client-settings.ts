@@ -12,8 +12,8 @@ import { atOrAbove, moreVerbose } from '../child/requests/request-logs.js';
 import { messageOf } from '../common/errors.js';
 import type { Logger } from '../common/log.js';
 import type { CatalogRouter } from '../router/catalog-router.js';
-import { type Registry } from '../registry/registry.js';
-import { runningServers } from '../registry/registry-snapshot.js';
+import { type Registry } from '../children/registry.js';
+import { runningServers } from '../children/registry-snapshot.js';
 import { toJsonRpcError } from './results.js';
 
 export interface ClientSettingsOptions {

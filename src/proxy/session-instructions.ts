@@ -3,7 +3,7 @@
 // when the session began (under --http, the configured servers, as a direct connection to
 // them would have given). A client reads instructions there only, once; a server that starts
 // later gives its own in add_server's answer and in list_servers.
-import { runningServers, type RegistrySnapshot } from '../registry/registry-snapshot.js';
+import { runningServers, type RegistrySnapshot } from '../children/registry-snapshot.js';
 
 const ABOUT_MCPMUX =
   'mcpmux runs MCP servers behind this one connection. add_server starts a server and returns its tools, named ' +

@@ -8,7 +8,7 @@ import type { ChildConnection } from '../child/child-connection.js';
 import type { CallOptions } from '../child/child-types.js';
 import { MuxError } from '../common/errors.js';
 import type { Logger } from '../common/log.js';
-import type { RegistrySnapshot } from '../registry/registry-snapshot.js';
+import type { RegistrySnapshot } from '../children/registry-snapshot.js';
 import { CAPABILITY_TABLE, itemKey, type CatalogItems, type CatalogKind } from '../protocol/capabilities.js';
 import { DEFAULT_MAX_TOOL_NAME, exposedToolName } from './tool-names.js';
 import { parseRewrittenUri, rewriteUri } from './uri-names.js';

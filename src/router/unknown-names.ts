@@ -1,7 +1,7 @@
 // What a caller is told when a tool or prompt name routes nowhere: which servers have it,
 // what it is exposed as, or what exists instead, and what to call to see it.
 import { MuxError } from '../common/errors.js';
-import type { RegistrySnapshot, ServerView } from '../registry/registry-snapshot.js';
+import type { RegistrySnapshot, ServerView } from '../children/registry-snapshot.js';
 import type { CatalogTable, Route } from './routes.js';
 import { splitExposedName } from './tool-names.js';
 

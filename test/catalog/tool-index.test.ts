@@ -7,7 +7,7 @@ import { ToolIndex } from '../../src/catalog/tool-index.js';
 import { nameWords } from '../../src/catalog/tool-ranker.js';
 import { alternativesOf } from '../../src/catalog/query-expansion.js';
 import { createLogger } from '../../src/common/log.js';
-import type { RegistrySnapshot } from '../../src/registry/registry-snapshot.js';
+import type { RegistrySnapshot } from '../../src/children/registry-snapshot.js';
 import { EMPTY_CATALOG } from '../../src/protocol/capabilities.js';
 import { CatalogRouter } from '../../src/router/catalog-router.js';
 import { fixture } from '../helpers/fixtures.js';

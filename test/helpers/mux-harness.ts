@@ -8,7 +8,7 @@ import type { ChildConnectionOptions } from '../../src/child/child-types.js';
 import { createLogger } from '../../src/common/log.js';
 import { MuxServer } from '../../src/proxy/mux-server.js';
 import { ownToolNames, type ExposeMode } from '../../src/proxy/exposure.js';
-import { Registry } from '../../src/registry/registry.js';
+import { Registry } from '../../src/children/registry.js';
 import { serverNameProblem } from '../../src/router/tool-names.js';
 import { CatalogRouter } from '../../src/router/catalog-router.js';
 import { ToolIndex } from '../../src/catalog/tool-index.js';

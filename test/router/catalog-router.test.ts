@@ -5,7 +5,7 @@ import type { Tool } from '@modelcontextprotocol/server';
 import t from 'tap';
 import type { ChildConnection } from '../../src/child/child-connection.js';
 import { createLogger } from '../../src/common/log.js';
-import type { RegistrySnapshot } from '../../src/registry/registry-snapshot.js';
+import type { RegistrySnapshot } from '../../src/children/registry-snapshot.js';
 import { exposedToolName } from '../../src/router/tool-names.js';
 import { CatalogRouter } from '../../src/router/catalog-router.js';
 import { EMPTY_CATALOG } from '../../src/protocol/capabilities.js';

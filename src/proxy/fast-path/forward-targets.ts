@@ -16,7 +16,7 @@ import { withResultType } from '../../child/catalog/result-type-bridge.js';
 import { withExposedUris } from '../catalog-handlers.js';
 import type { InputCapableMethod, InputRelay } from '../relay/input-relay.js';
 import { toJsonRpcError } from '../results.js';
-import type { Registry } from '../../registry/registry.js';
+import type { Registry } from '../../children/registry.js';
 import { runsOnlyAsTask } from '../../router/task-support.js';
 import type { CatalogRouter } from '../../router/catalog-router.js';
 import type { Route } from '../../router/routes.js';

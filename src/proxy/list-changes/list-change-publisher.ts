@@ -2,7 +2,7 @@
 // clients are served request by request and hear of changes on their subscriptions/listen
 // streams. One publisher hears the registry for all of them and publishes each change once,
 // debounced like a session's own list_changed.
-import type { Registry } from '../../registry/registry.js';
+import type { Registry } from '../../children/registry.js';
 import { CAPABILITY_ROWS, CAPABILITY_TABLE, type ListChangedMethod } from '../../protocol/capabilities.js';
 import { ListChangedNotifier } from './list-changed-notifier.js';
 

@@ -5,7 +5,7 @@
 // given back, as when a 2025 session ends.
 import { messageOf } from '../../common/errors.js';
 import type { Logger } from '../../common/log.js';
-import type { Registry } from '../../registry/registry.js';
+import type { Registry } from '../../children/registry.js';
 import type { CatalogRouter } from '../../router/catalog-router.js';
 import { ClientSettings } from '../client-settings.js';
 import type { Deliver, UpstreamLink } from '../relay/upstream-link.js';

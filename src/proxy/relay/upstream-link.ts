@@ -18,7 +18,7 @@ import { asServerLog, logToRequests, moreVerbose } from '../../child/requests/re
 import { MuxError, WireError, messageOf, relayedError } from '../../common/errors.js';
 import type { Logger } from '../../common/log.js';
 import type { CatalogRouter } from '../../router/catalog-router.js';
-import type { Registry } from '../../registry/registry.js';
+import type { Registry } from '../../children/registry.js';
 import { UncheckedResult } from '../../protocol/answer-shape.js';
 import { ChildTaskTable } from '../tasks/child-tasks.js';
 import type { ClientSettings } from '../client-settings.js';

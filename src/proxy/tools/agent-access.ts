@@ -7,7 +7,7 @@ import type { ClientCapabilities, Tool } from '@modelcontextprotocol/server';
 import type { AgentRuns } from '../../agent/agent-runs.js';
 import type { ModelChoice } from '../../agent/model-choice.js';
 import type { CallOptions, InputOrigin } from '../../child/child-types.js';
-import type { RegistrySnapshot } from '../../registry/registry-snapshot.js';
+import type { RegistrySnapshot } from '../../children/registry-snapshot.js';
 import { agentDefinition, outputDefinition } from './agent-tools.js';
 import type { AgentAccess } from './tool-context.js';
 import type { HeldRounds } from './tool-context.js';

@@ -7,7 +7,7 @@ import { agentDescription } from '../../agent/agent-description.js';
 import type { ModelSource } from '../../agent/model-source.js';
 import type { CallOptions, InputOrigin } from '../../child/child-types.js';
 import { MuxError } from '../../common/errors.js';
-import { runningServers, type RegistrySnapshot } from '../../registry/registry-snapshot.js';
+import { runningServers, type RegistrySnapshot } from '../../children/registry-snapshot.js';
 import { SubAgentToolbox } from '../../agent/sub-agent-toolbox.js';
 import type { AgentAccess, ManagementContext, ManagementTool } from './tool-context.js';
 import { SamplingModel } from '../../agent/sampling-model.js';

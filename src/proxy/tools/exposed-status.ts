@@ -2,8 +2,8 @@
 // (exposed names, withheld duplicates left out) rather than the server's own.
 import type { Tool } from '@modelcontextprotocol/server';
 import type { ChildStatus } from '../../child/child-status.js';
-import type { ToolDiff } from '../../registry/catalog-diff.js';
-import type { RegistrySnapshot } from '../../registry/registry-snapshot.js';
+import type { ToolDiff } from '../../children/catalog-diff.js';
+import type { RegistrySnapshot } from '../../children/registry-snapshot.js';
 import type { CatalogRouter } from '../../router/catalog-router.js';
 
 /** A server's status with its tools and prompts under the names the client calls them by. */

@@ -5,7 +5,7 @@
 import type { Tool } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import { MuxError } from '../../common/errors.js';
-import type { RegistrySnapshot } from '../../registry/registry-snapshot.js';
+import type { RegistrySnapshot } from '../../children/registry-snapshot.js';
 import type { ToolHit } from '../../catalog/tool-index.js';
 import { toolTokens } from '../../catalog/token-cost.js';
 import { readResult, readResultInput } from '../../results/read-result.js';

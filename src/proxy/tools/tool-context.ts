@@ -8,7 +8,7 @@ import type { ToolIndex } from '../../catalog/tool-index.js';
 import type { CallOptions, InputOrigin } from '../../child/child-types.js';
 import type { CodeMode } from '../../code/code-mode.js';
 import type { SpawnPolicy } from '../../policy/spawn-policy.js';
-import type { Registry } from '../../registry/registry.js';
+import type { Registry } from '../../children/registry.js';
 import type { ResultStore } from '../../results/result-store.js';
 import type { CatalogRouter } from '../../router/catalog-router.js';
 import type { ServerSpec } from '../../child/server-spec.js';

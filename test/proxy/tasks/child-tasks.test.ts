@@ -11,7 +11,7 @@ import { createLogger } from '../../../src/common/log.js';
 import { ChildTaskTable } from '../../../src/proxy/tasks/child-tasks.js';
 import { ClientSettings } from '../../../src/proxy/client-settings.js';
 import { UpstreamLink } from '../../../src/proxy/relay/upstream-link.js';
-import { Registry } from '../../../src/registry/registry.js';
+import { Registry } from '../../../src/children/registry.js';
 import { CatalogRouter } from '../../../src/router/catalog-router.js';
 
 const RELATED = 'io.modelcontextprotocol/related-task';

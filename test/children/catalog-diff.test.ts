@@ -8,7 +8,7 @@ import {
   stableStringify,
   fingerprint,
   changedKinds,
-} from '../../src/registry/catalog-diff.js';
+} from '../../src/children/catalog-diff.js';
 import { EMPTY_CATALOG } from '../../src/protocol/capabilities.js';
 
 const tool = (name: string, description = 'd', properties: Record<string, { type: string }> = {}): Tool => ({

@@ -1,5 +1,5 @@
 import t from 'tap';
-import { StartupGate } from '../../src/registry/startup-gate.js';
+import { StartupGate } from '../../src/children/startup-gate.js';
 
 const never = new Promise<void>(() => {});
 
