@@ -9,7 +9,7 @@ const LAYERS = [
   ['cli', 'config', 'clients'],
   ['proxy', 'transport'],
   ['agent', 'code', 'mcp-registry', 'telemetry'],
-  ['catalog', 'results'],
+  ['search', 'results'],
   ['router'],
   ['children'],
   ['child', 'oauth', 'policy'],

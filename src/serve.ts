@@ -4,8 +4,8 @@
 import type { Era } from './protocol/era.js';
 import type { ChildProcess } from './child/process/child-process.js';
 import type { CliOptions } from './cli/cli-options.js';
-import { ToolIndex } from './catalog/tool-index.js';
-import { toolRanker } from './catalog/semantic/ranker-choice.js';
+import { ToolIndex } from './search/tool-index.js';
+import { toolRanker } from './search/semantic/ranker-choice.js';
 import { ConfigSync } from './config/config-sync.js';
 import type { ConfiguredServer } from './config/load-config.js';
 import { messageOf } from './common/errors.js';

@@ -5,8 +5,8 @@
 // within DESCRIPTION_BUDGET whatever the number of servers: the rest is one list_servers away.
 import { createHash } from 'node:crypto';
 import type { Tool } from '@modelcontextprotocol/server';
-import { serverPurpose } from '../catalog/server-purpose.js';
-import { nameWords } from '../catalog/tool-ranker.js';
+import { serverPurpose } from '../search/server-purpose.js';
+import { nameWords } from '../search/tool-ranker.js';
 
 export interface ReachableServer {
   name: string;

@@ -3,7 +3,7 @@
 // than the task (and pass what model APIs take): it gets search_tools instead, and what it
 // finds joins its tools for the turns after (the last FOUND_KEPT found).
 import type { CallToolResult, Tool } from '@modelcontextprotocol/server';
-import type { ToolIndex } from '../catalog/tool-index.js';
+import type { ToolIndex } from '../search/tool-index.js';
 import { MuxError } from '../common/errors.js';
 import type { Registry } from '../children/registry.js';
 import type { RegistrySnapshot } from '../children/registry-snapshot.js';

@@ -3,7 +3,7 @@
 import type { AgentProvider } from '../agent/model-choice.js';
 import type { LogLevel } from '../common/log.js';
 import type { ExposeMode } from '../proxy/exposure.js';
-import type { SearchRankerChoice } from '../catalog/semantic/ranker-choice.js';
+import type { SearchRankerChoice } from '../search/semantic/ranker-choice.js';
 import type { ServerSpec } from '../child/server-spec.js';
 
 export class CliError extends Error {

@@ -4,7 +4,7 @@
 // entry found by its name, at its latest version or the one asked for.
 import { MuxError } from '../common/errors.js';
 import { telemetry } from '../common/telemetry.js';
-import type { RankerSource } from '../catalog/tool-index.js';
+import type { RankerSource } from '../search/tool-index.js';
 import type { ServerSpec } from '../child/server-spec.js';
 import { RegistryListing, RegistryUnreachable, type ListedServer } from './registry-listing.js';
 import { ServerSearch, type FoundServer, type RegistryServers } from './server-search.js';

@@ -3,8 +3,8 @@
 // ranked here, by the ranker search_tools uses (BM25, or BM25 fused with meaning). Each entry
 // is read as a tool would be: its name in words, its title and description.
 import type { Tool } from '@modelcontextprotocol/server';
-import type { IndexedTool, ToolRanker } from '../catalog/tool-ranker.js';
-import type { RankerSource } from '../catalog/tool-index.js';
+import type { IndexedTool, ToolRanker } from '../search/tool-ranker.js';
+import type { RankerSource } from '../search/tool-index.js';
 import type { ListedServer } from './registry-listing.js';
 
 /** One registry's listing, under the name it is shown by. */

@@ -3,7 +3,7 @@
 // request about one item goes to the child that owns it under the child's own key.
 import { isInputRequiredResult } from '@modelcontextprotocol/server';
 import type { Server, ServerContext, Tool } from '@modelcontextprotocol/server';
-import type { ActivationPool } from '../catalog/activation-pool.js';
+import type { ActivationPool } from '../search/activation-pool.js';
 import type { Registry } from '../children/registry.js';
 import type { CatalogItems, CatalogKind } from '../protocol/capabilities.js';
 import type { CatalogRouter } from '../router/catalog-router.js';

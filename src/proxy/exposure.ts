@@ -1,7 +1,7 @@
 // What each exposure mode (--expose) lists: mcpmux's own tools, in full or compact, and
 // which child tools (all of them, or a bounded pool of what search_tools found).
 import type { Tool } from '@modelcontextprotocol/server';
-import { ActivationPool } from '../catalog/activation-pool.js';
+import { ActivationPool } from '../search/activation-pool.js';
 import { createAgentTools } from './tools/agent-tools.js';
 import { createCodeModeTools } from './tools/code-mode-tools.js';
 import { createManagementTools } from './tools/management-tools.js';

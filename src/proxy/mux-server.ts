@@ -12,9 +12,9 @@ import type {
 } from '@modelcontextprotocol/server';
 import { messageOf } from '../common/errors.js';
 import type { Logger } from '../common/log.js';
-import type { ActivationPool } from '../catalog/activation-pool.js';
+import type { ActivationPool } from '../search/activation-pool.js';
 import { newResultStore, type ResultStore } from '../results/result-store.js';
-import type { ToolIndex } from '../catalog/tool-index.js';
+import type { ToolIndex } from '../search/tool-index.js';
 import type { SpawnPolicy } from '../policy/spawn-policy.js';
 import type { Registry } from '../children/registry.js';
 import type { CatalogRouter } from '../router/catalog-router.js';

@@ -11,7 +11,7 @@ import { ownToolNames, type ExposeMode } from '../../src/proxy/exposure.js';
 import { Registry } from '../../src/children/registry.js';
 import { serverNameProblem } from '../../src/router/tool-names.js';
 import { CatalogRouter } from '../../src/router/catalog-router.js';
-import { ToolIndex } from '../../src/catalog/tool-index.js';
+import { ToolIndex } from '../../src/search/tool-index.js';
 import { CodeMode, type CodeModeOptions } from '../../src/code/code-mode.js';
 import { UpstreamLink } from '../../src/proxy/relay/upstream-link.js';
 import { SpawnPolicy, type SpawnPolicyOptions } from '../../src/policy/spawn-policy.js';

@@ -3,7 +3,7 @@
 // version); a search across all, one that is down named beside the others' hits; and what a
 // hit shows the model, including which servers here run it already.
 import t from 'tap';
-import { bm25Ranker } from '../../src/catalog/tool-index.js';
+import { bm25Ranker } from '../../src/search/tool-index.js';
 import type { ServerSpec } from '../../src/child/server-spec.js';
 import { foundServerSummary } from '../../src/mcp-registry/found-server.js';
 import { McpRegistries, registryName, runningAs } from '../../src/mcp-registry/mcp-registries.js';

@@ -4,7 +4,7 @@
 import { chmodSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import t, { type Test } from 'tap';
-import { bm25Ranker } from '../../src/catalog/tool-index.js';
+import { bm25Ranker } from '../../src/search/tool-index.js';
 import type { ServerSpec } from '../../src/child/server-spec.js';
 import { MuxError } from '../../src/common/errors.js';
 import { KeptSecrets } from '../../src/secrets/kept-secrets.js';

@@ -2,7 +2,7 @@
 // their names, titles and descriptions (as the reference servers describe themselves in the
 // official registry); two registries' listings searched together, each hit naming its registry.
 import t from 'tap';
-import { bm25Ranker } from '../../src/catalog/tool-index.js';
+import { bm25Ranker } from '../../src/search/tool-index.js';
 import type { ListedServer } from '../../src/mcp-registry/registry-listing.js';
 import { ServerSearch } from '../../src/mcp-registry/server-search.js';
 

@@ -23,7 +23,7 @@
 import type { Era } from '../../protocol/era.js';
 import type { ClientCapabilities, JSONRPCMessage, LoggingLevel } from '@modelcontextprotocol/server';
 import { CLIENT_CAPABILITIES_META_KEY, PROTOCOL_VERSION_META_KEY } from '@modelcontextprotocol/server';
-import type { ActivationPool } from '../../catalog/activation-pool.js';
+import type { ActivationPool } from '../../search/activation-pool.js';
 import type { ChildUpstream, InputOrigin } from '../../child/child-types.js';
 import { moreVerbose, requestLogs, type RequestLogs } from '../../child/requests/request-logs.js';
 import type { InputCapableMethod, InputRelay } from '../relay/input-relay.js';

@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { MAX_TIMEOUT_SECONDS, MODULE_PRELUDE } from '../../code/code-mode-limits.js';
 import type { CodeMode } from '../../code/code-mode.js';
 import { runningServers } from '../../children/registry-snapshot.js';
-import { serverPurpose } from '../../catalog/server-purpose.js';
+import { serverPurpose } from '../../search/server-purpose.js';
 import { MuxError } from '../../common/errors.js';
 import type { ManagementContext, ManagementTool } from './tool-context.js';
 import { jsonResult } from '../results.js';

@@ -4,7 +4,7 @@
 import type { CallToolResult, ClientCapabilities, Tool } from '@modelcontextprotocol/server';
 import type { AgentRuns } from '../../agent/agent-runs.js';
 import type { ModelSource } from '../../agent/model-source.js';
-import type { ToolIndex } from '../../catalog/tool-index.js';
+import type { ToolIndex } from '../../search/tool-index.js';
 import type { CallOptions, InputOrigin } from '../../child/child-types.js';
 import type { CodeMode } from '../../code/code-mode.js';
 import type { SpawnPolicy } from '../../policy/spawn-policy.js';

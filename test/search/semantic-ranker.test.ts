@@ -3,11 +3,11 @@
 // then the real distilled embeddings.
 import type { Tool } from '@modelcontextprotocol/server';
 import t from 'tap';
-import type { Embedder } from '../../src/catalog/semantic/embedder.js';
-import { StaticEmbedder } from '../../src/catalog/semantic/static-embedder.js';
-import { SemanticRanker } from '../../src/catalog/semantic/semantic-ranker.js';
-import { Bm25Ranker } from '../../src/catalog/bm25-ranker.js';
-import type { IndexedTool } from '../../src/catalog/tool-ranker.js';
+import type { Embedder } from '../../src/search/semantic/embedder.js';
+import { StaticEmbedder } from '../../src/search/semantic/static-embedder.js';
+import { SemanticRanker } from '../../src/search/semantic/semantic-ranker.js';
+import { Bm25Ranker } from '../../src/search/bm25-ranker.js';
+import type { IndexedTool } from '../../src/search/tool-ranker.js';
 import { createLogger } from '../../src/common/log.js';
 
 const tool = (name: string, description: string): Tool => ({

@@ -1,7 +1,7 @@
 // A task's postings score each tool exactly as MiniSearch would, and follow tools that come and go.
 import MiniSearch from 'minisearch';
 import t from 'tap';
-import { FIELD_BOOSTS, TaskPostings, type Field } from '../../src/catalog/task-postings.js';
+import { FIELD_BOOSTS, TaskPostings, type Field } from '../../src/search/task-postings.js';
 
 const BM25 = { k: 1.2, b: 1, d: 0 };
 const FIELDS = Object.keys(FIELD_BOOSTS) as Field[];

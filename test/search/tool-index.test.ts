@@ -3,9 +3,9 @@
 import type { Tool } from '@modelcontextprotocol/server';
 import t from 'tap';
 import type { ChildConnection } from '../../src/child/child-connection.js';
-import { ToolIndex } from '../../src/catalog/tool-index.js';
-import { nameWords } from '../../src/catalog/tool-ranker.js';
-import { alternativesOf } from '../../src/catalog/query-expansion.js';
+import { ToolIndex } from '../../src/search/tool-index.js';
+import { nameWords } from '../../src/search/tool-ranker.js';
+import { alternativesOf } from '../../src/search/query-expansion.js';
 import { createLogger } from '../../src/common/log.js';
 import type { RegistrySnapshot } from '../../src/children/registry-snapshot.js';
 import { EMPTY_CATALOG } from '../../src/protocol/capabilities.js';

@@ -3,9 +3,9 @@
 // stranger server's tool happens to share no longer puts that tool among the first.
 import type { Tool } from '@modelcontextprotocol/client';
 import t from 'tap';
-import { Bm25Ranker } from '../../src/catalog/bm25-ranker.js';
-import { withTaskServersRaised } from '../../src/catalog/server-prior.js';
-import type { IndexedTool } from '../../src/catalog/tool-ranker.js';
+import { Bm25Ranker } from '../../src/search/bm25-ranker.js';
+import { withTaskServersRaised } from '../../src/search/server-prior.js';
+import type { IndexedTool } from '../../src/search/tool-ranker.js';
 
 const ranked = (...names: string[]) => names.map((name, i) => ({ name, score: 1 / (i + 1) }));
 const serverOf = (name: string) => name.split('__')[0]!;

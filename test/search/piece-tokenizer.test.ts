@@ -1,6 +1,6 @@
 // The word-piece tokenizer: the split whose pieces are likeliest, words marked by "▁".
 import t from 'tap';
-import { PieceTokenizer } from '../../src/catalog/semantic/piece-tokenizer.js';
+import { PieceTokenizer } from '../../src/search/semantic/piece-tokenizer.js';
 
 const pieces: [string, number][] = [
   ['<unk>', 0],

@@ -1,6 +1,6 @@
 // A task's requests, told apart by what people write between them, and their rankings fused.
 import t from 'tap';
-import { fuseRankings, taskClauses } from '../../src/catalog/task-clauses.js';
+import { fuseRankings, taskClauses } from '../../src/search/task-clauses.js';
 
 t.test('requests are split at sentence ends, step words and a verb that opens a request', async (t) => {
   t.same(

@@ -1,6 +1,6 @@
 // The activation pool: bounded, least recently used leaves, listed order stable.
 import t from 'tap';
-import { ActivationPool } from '../../src/catalog/activation-pool.js';
+import { ActivationPool } from '../../src/search/activation-pool.js';
 
 t.test('bounded with LRU eviction; order stays; a call counts as a use', async (t) => {
   const pool = new ActivationPool(3);

@@ -1,6 +1,6 @@
 // A whole task as a query: the words searched for, and the scores that rank its tools.
 import t from 'tap';
-import { highest, rankTask, rarestWords, taskWords } from '../../src/catalog/task-query.js';
+import { highest, rankTask, rarestWords, taskWords } from '../../src/search/task-query.js';
 
 t.test('a task is searched by its words, each once, without conversation', async (t) => {
   const termOf = (word: string) => (word === 'the' ? null : word.toLowerCase().replace(/s$/, ''));
