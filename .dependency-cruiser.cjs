@@ -7,7 +7,7 @@
 const LAYERS = [
   ['main.ts', 'bin.ts', 'serve.ts', 'internals.ts', 'process-exit.ts'],
   ['cli', 'config', 'clients'],
-  ['proxy', 'transport'],
+  ['session', 'transport'],
   ['agent', 'code', 'mcp-registry', 'telemetry'],
   ['search', 'results'],
   ['router'],

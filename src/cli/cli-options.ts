@@ -2,7 +2,7 @@
 // in it is (main.ts reports it on stderr with exit status 2, before anything is spawned).
 import type { AgentProvider } from '../agent/model-choice.js';
 import type { LogLevel } from '../common/log.js';
-import type { ExposeMode } from '../proxy/exposure.js';
+import type { ExposeMode } from '../session/exposure.js';
 import type { SearchRankerChoice } from '../search/semantic/ranker-choice.js';
 import type { ServerSpec } from '../child/server-spec.js';
 

@@ -1,6 +1,6 @@
 // Domain errors of mcpmux. Codes are strings on purpose: the MCP SDK copies a numeric
 // `code` of a thrown error onto the wire as a JSON-RPC error code, while these must
-// become `isError` tool results (see proxy/results.ts).
+// become `isError` tool results (see session/results.ts).
 
 export type MuxErrorCode =
   | 'INVALID_ARGUMENTS'

@@ -1,5 +1,5 @@
 // A request on the forwarding fast path, as both of its sides see it: the client's side
-// (proxy/fast-path/fast-path.ts) and the child's (child/requests/child-lane.ts). Below both, so that
+// (session/fast-path/fast-path.ts) and the child's (child/requests/child-lane.ts). Below both, so that
 // neither they nor transport/ (which sends a Reply) reach into the other's room.
 import type { JSONRPCMessage } from '@modelcontextprotocol/server';
 import { MuxError } from '../common/errors.js';

@@ -1,7 +1,7 @@
 // A child's tool that its server runs only as a task (MCP 2025-11-25: execution.taskSupport
 // "required") is callable through mcpmux like any other tool: a plain call of it becomes a
 // task that mcpmux waits on, for the many clients that do not do tasks. So it is listed as
-// "optional": called as a task, it still runs as one (proxy/tasks/child-tasks.ts).
+// "optional": called as a task, it still runs as one (session/tasks/child-tasks.ts).
 import { setTimeout as sleep } from 'node:timers/promises';
 import { RELATED_TASK_META_KEY, type Tool } from '@modelcontextprotocol/server';
 import type { ChildConnection } from '../child/child-connection.js';

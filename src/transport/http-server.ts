@@ -27,7 +27,7 @@ import {
   type NodeMcpRequestHandler,
 } from '@modelcontextprotocol/node';
 import { messageOf } from '../common/errors.js';
-import { listenedResources } from '../proxy/list-changes/resource-watch.js';
+import { listenedResources } from '../session/list-changes/resource-watch.js';
 import type { Logger } from '../common/log.js';
 import type { ListChangedMethod } from '../protocol/capabilities.js';
 import { readMessages, reply, replyError, replyFailure } from './http-bodies.js';

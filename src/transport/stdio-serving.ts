@@ -13,7 +13,7 @@ import { messageOf } from '../common/errors.js';
 import { throttledWarning } from '../common/throttled-warning.js';
 import { cancelledRequestId } from '../protocol/request-ids.js';
 import { StdioServerTransport } from './stdio-server-transport.js';
-import { listenedResources } from '../proxy/list-changes/resource-watch.js';
+import { listenedResources } from '../session/list-changes/resource-watch.js';
 import type { Reply } from '../protocol/forwarded-call.js';
 
 /** What serving needs of a session (MuxServer). */

@@ -12,9 +12,9 @@ import { parse as parseJsonc, type ParseError } from 'jsonc-parser';
 import { OPTIONS } from '../../src/cli/cli-flags.js';
 import { FLAG_HELP } from '../../src/cli/cli-help.js';
 import { parseConfig } from '../../src/config/load-config.js';
-import { createManagementTools } from '../../src/proxy/tools/management-tools.js';
-import { createCodeModeTools } from '../../src/proxy/tools/code-mode-tools.js';
-import { createAgentTools } from '../../src/proxy/tools/agent-tools.js';
+import { createManagementTools } from '../../src/session/tools/management-tools.js';
+import { createCodeModeTools } from '../../src/session/tools/code-mode-tools.js';
+import { createAgentTools } from '../../src/session/tools/agent-tools.js';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const pages = [

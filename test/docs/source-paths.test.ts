@@ -1,5 +1,5 @@
 // Names of files that cannot rot: every file of mcpmux's a comment in src/ names (as
-// `proxy/results.ts`, relative to src/ or to the comment's own folder, or by a kebab-case
+// `session/results.ts`, relative to src/ or to the comment's own folder, or by a kebab-case
 // name alone) and every `src/…` path the README and docs/ name outside code blocks exists.
 // A comment that names another project's file names it in that project's style
 // (`mcpParamHeaders.ts`, `npx-cli.js`), which this leaves alone.

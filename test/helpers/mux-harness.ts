@@ -6,14 +6,14 @@ import type { CallToolResult, ClientCapabilities } from '@modelcontextprotocol/c
 import type { Test } from 'tap';
 import type { ChildConnectionOptions } from '../../src/child/child-types.js';
 import { createLogger } from '../../src/common/log.js';
-import { MuxServer } from '../../src/proxy/mux-server.js';
-import { ownToolNames, type ExposeMode } from '../../src/proxy/exposure.js';
+import { MuxServer } from '../../src/session/mux-server.js';
+import { ownToolNames, type ExposeMode } from '../../src/session/exposure.js';
 import { Registry } from '../../src/children/registry.js';
 import { serverNameProblem } from '../../src/router/tool-names.js';
 import { CatalogRouter } from '../../src/router/catalog-router.js';
 import { ToolIndex } from '../../src/search/tool-index.js';
 import { CodeMode, type CodeModeOptions } from '../../src/code/code-mode.js';
-import { UpstreamLink } from '../../src/proxy/relay/upstream-link.js';
+import { UpstreamLink } from '../../src/session/relay/upstream-link.js';
 import { SpawnPolicy, type SpawnPolicyOptions } from '../../src/policy/spawn-policy.js';
 import { assertNoLeaks, killTaggedProcesses, taggedEnv } from './processes.js';
 

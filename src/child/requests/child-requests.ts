@@ -1,5 +1,5 @@
 // What mcpmux asks of a running generation on a client's behalf, on the SDK's path (the
-// fast path is proxy/fast-path/fast-path.ts): the caller's cancellation, progress and origin go
+// fast path is session/fast-path/fast-path.ts): the caller's cancellation, progress and origin go
 // with the request, a 2026-07-28 server is told per request what the caller can do, and a
 // failure says what happened to the child (removed, reloaded, crashed, timed out, refused
 // over HTTP); a request that met the end of a remote server's session goes again under the

@@ -6,8 +6,8 @@ import type { JSONRPCMessage } from '@modelcontextprotocol/server';
 import { MuxError } from '../../../src/common/errors.js';
 import { ChildLane } from '../../../src/child/requests/child-lane.js';
 import { ForwardedCall, type Shaping } from '../../../src/protocol/forwarded-call.js';
-import { FastCallOrigin } from '../../../src/proxy/fast-path/fast-call-origin.js';
-import { InputRelay } from '../../../src/proxy/relay/input-relay.js';
+import { FastCallOrigin } from '../../../src/session/fast-path/fast-call-origin.js';
+import { InputRelay } from '../../../src/session/relay/input-relay.js';
 
 const QUESTION = { method: 'elicitation/create', params: { message: 'Your name?' } };
 

@@ -8,9 +8,9 @@ import type { ChildConnection } from '../../../src/child/child-connection.js';
 import type { JSONRPCRequestLike } from '../../../src/child/child-types.js';
 import { MuxError } from '../../../src/common/errors.js';
 import { createLogger } from '../../../src/common/log.js';
-import { ChildTaskTable } from '../../../src/proxy/tasks/child-tasks.js';
-import { ClientSettings } from '../../../src/proxy/client-settings.js';
-import { UpstreamLink } from '../../../src/proxy/relay/upstream-link.js';
+import { ChildTaskTable } from '../../../src/session/tasks/child-tasks.js';
+import { ClientSettings } from '../../../src/session/client-settings.js';
+import { UpstreamLink } from '../../../src/session/relay/upstream-link.js';
 import { Registry } from '../../../src/children/registry.js';
 import { CatalogRouter } from '../../../src/router/catalog-router.js';
 

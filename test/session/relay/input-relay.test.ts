@@ -6,7 +6,7 @@
 import t from 'tap';
 import type { ChildConnection } from '../../../src/child/child-connection.js';
 import type { InputOrigin } from '../../../src/child/child-types.js';
-import { InputRelay, type ClientRound } from '../../../src/proxy/relay/input-relay.js';
+import { InputRelay, type ClientRound } from '../../../src/session/relay/input-relay.js';
 
 /** A 2025 child whose call asks one question and returns the answer; `ended` says how the call ended. */
 function askingChild(name = 'old') {

@@ -1,5 +1,5 @@
 import t from 'tap';
-import { ClientRelist } from '../../../src/proxy/list-changes/client-relist.js';
+import { ClientRelist } from '../../../src/session/list-changes/client-relist.js';
 
 const settled = async (promise: Promise<unknown>) => {
   let done = false;

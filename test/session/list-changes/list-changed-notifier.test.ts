@@ -1,5 +1,5 @@
 import t from 'tap';
-import { ListChangedNotifier } from '../../../src/proxy/list-changes/list-changed-notifier.js';
+import { ListChangedNotifier } from '../../../src/session/list-changes/list-changed-notifier.js';
 
 const settle = (ms = 30) => new Promise((resolve) => setTimeout(resolve, ms));
 
