@@ -5,7 +5,7 @@
 // one layer, and may use each other (without a circle). docs/development.md, "Rooms and
 // layers", says why each room is where it is.
 const LAYERS = [
-  ['main.ts', 'bin.ts', 'serve.ts', 'internals.ts', 'process-exit.ts'],
+  ['main.ts', 'bin.ts', 'serve.ts', 'wiring', 'internals.ts', 'process-exit.ts'],
   ['cli', 'config', 'clients'],
   ['session', 'transport'],
   ['agent', 'code', 'mcp-registry', 'telemetry'],

@@ -1,20 +1,19 @@
-// An in-process mcpmux (registry, router, server) connected to a real SDK Client over the
-// SDK's linked in-memory transports. Children are real processes. `close` stops them all
+// An in-process mcpmux, made by the composition root's own parts (wiring/core.ts and its
+// session factory, as serve.ts makes it), connected to a real SDK Client over the SDK's
+// linked in-memory transports. Children are real processes. `close` stops them all
 // and checks that none is left.
 import { Client, InMemoryTransport } from '@modelcontextprotocol/client';
 import type { CallToolResult, ClientCapabilities } from '@modelcontextprotocol/client';
 import type { Test } from 'tap';
 import type { ChildConnectionOptions } from '../../src/child/child-types.js';
 import { createLogger } from '../../src/common/log.js';
-import { MuxServer } from '../../src/session/mux-server.js';
-import { ownToolNames, type ExposeMode } from '../../src/session/exposure.js';
-import { Registry } from '../../src/children/registry.js';
-import { serverNameProblem } from '../../src/router/tool-names.js';
-import { CatalogRouter } from '../../src/router/catalog-router.js';
-import { ToolIndex } from '../../src/search/tool-index.js';
-import { CodeMode, type CodeModeOptions } from '../../src/code/code-mode.js';
-import { UpstreamLink } from '../../src/session/relay/upstream-link.js';
+import type { ExposeMode } from '../../src/session/exposure.js';
+import type { Registry } from '../../src/children/registry.js';
+import type { CatalogRouter } from '../../src/router/catalog-router.js';
+import type { CodeModeOptions } from '../../src/code/code-mode.js';
 import { SpawnPolicy, type SpawnPolicyOptions } from '../../src/policy/spawn-policy.js';
+import { createCore } from '../../src/wiring/core.js';
+import { sessionFactory } from '../../src/wiring/sessions.js';
 import { assertNoLeaks, killTaggedProcesses, taggedEnv } from './processes.js';
 
 export interface Harness {
@@ -51,39 +50,25 @@ export interface HarnessOptions {
 export async function startHarness(t: Test, options: HarnessOptions = {}): Promise<Harness> {
   const logs: string[] = [];
   const logger = createLogger({ level: 'debug', sink: (line) => logs.push(line) });
-  const maxToolName = options.maxToolName ?? 64;
-  const router = new CatalogRouter({ maxToolName, reservedToolNames: ownToolNames(), logger });
-  const upstream = new UpstreamLink({ router, logger });
-  const spawnPolicy = new SpawnPolicy({
-    inheritEnv: true,
-    environment: taggedEnv(),
+  // The same core and session factory serve.ts wires, with the test's settings.
+  const core = await createCore({
     logger,
-    ...options.policy,
-  });
-  const registry = new Registry({
-    logger,
-    validateName: (name) => serverNameProblem(name, maxToolName),
+    policy: new SpawnPolicy({ inheritEnv: true, environment: taggedEnv(), logger, ...options.policy }),
+    maxToolName: options.maxToolName ?? 64,
     connection: {
-      spawnPolicy,
-      upstream,
       stopTimings: { stdinGraceMs: 300, termGraceMs: 500, killWaitMs: 3000 },
       ...options.connection,
     },
+    expose: options.mux?.expose ?? 'all',
+    ...(options.code && { code: options.code }),
   });
-  const code = options.mux?.expose === 'code' ? new CodeMode({ logger, ...options.code }) : undefined;
-  code?.follow(registry, logger);
-  const mux = new MuxServer({
-    registry,
-    router,
-    upstream,
-    policy: spawnPolicy,
-    index: new ToolIndex({ router }),
-    ...options.mux,
-    ...(code && { code }),
-    logger,
+  const { registry, router } = core;
+  const mux = sessionFactory(core, {
+    ...(options.mux?.activePoolSize !== undefined && { activePoolSize: options.mux.activePoolSize }),
+    ...(options.mux?.maxResultBytes !== undefined && { maxResultBytes: options.mux.maxResultBytes }),
     version: 'test',
     listChangedDebounceMs: 5,
-  });
+  }).newSession();
   const client = new Client(
     { name: 'test-client', version: '1.0.0' },
     { capabilities: options.clientCapabilities ?? {} },
@@ -103,7 +88,7 @@ export async function startHarness(t: Test, options: HarnessOptions = {}): Promi
     await client.close();
     await registry.close();
     await mux.close();
-    await code?.close();
+    await core.close();
   };
   // Safety net for a test that failed before close(): nothing may outlive the file.
   t.teardown(async () => {

@@ -1,0 +1,72 @@
+// What a client session is made with: the core's shared parts and the settings of this
+// mcpmux (how tools are exposed, results cut, calls logged). One factory, so that a stdio
+// client, an HTTP session and a modern client's one-request server are made alike.
+import type { StartupGate } from '../children/startup-gate.js';
+import type { PersistentConfig } from '../session/tools/tool-context.js';
+import type { Era } from '../protocol/era.js';
+import type { CallLog } from '../session/call-log.js';
+import { MuxServer, type MuxServerOptions, type PerRequestState } from '../session/mux-server.js';
+import type { Core } from './core.js';
+
+export interface SessionSettings {
+  /** In search mode, how many found tools may be listed at once. */
+  activePoolSize?: number;
+  /** Text bytes of a tool result before it is cut and kept for read_result. */
+  maxResultBytes?: number;
+  /** The config file, for persist. */
+  config?: PersistentConfig;
+  network?: 'pipe' | 'tcp';
+  callLog?: CallLog;
+  traceContent?: boolean;
+  version: string;
+  /** Quiet time before list_changed is sent (MuxServer's default when undefined). */
+  listChangedDebounceMs?: number;
+  /** The servers given at start, once they are being started: a session's first lists wait for them. */
+  startup?: () => StartupGate | undefined;
+}
+
+export interface SessionFactory {
+  /** The options of a session in `era`. */
+  options(era: Era): MuxServerOptions;
+  /** A session for one client (stdio, or an HTTP session). */
+  newSession(era?: Era): MuxServer;
+  /** A server for one request of a modern HTTP client, sharing `perRequest`. */
+  requestServer(perRequest: PerRequestState): MuxServer;
+}
+
+export function sessionFactory(core: Core, settings: SessionSettings): SessionFactory {
+  const options = (era: Era): MuxServerOptions => {
+    const startup = settings.startup?.();
+    return {
+      onListed: () => core.idleCollection.activity(),
+      era,
+      inputRelay: core.inputRelay,
+      ...(startup && { startup }),
+      registry: core.registry,
+      router: core.router,
+      upstream: core.upstream,
+      policy: core.policy,
+      index: core.index,
+      ...(core.agents && { agents: core.agents }),
+      expose: core.expose,
+      ...(core.code && { code: core.code }),
+      ...(settings.activePoolSize !== undefined && { activePoolSize: settings.activePoolSize }),
+      ...(settings.maxResultBytes !== undefined && { maxResultBytes: settings.maxResultBytes }),
+      ...(settings.config && { config: settings.config }),
+      ...(core.registries && { registries: core.registries }),
+      ...(settings.network && { network: settings.network }),
+      ...(settings.callLog && { callLog: settings.callLog }),
+      ...(settings.traceContent !== undefined && { traceContent: settings.traceContent }),
+      ...(settings.listChangedDebounceMs !== undefined && {
+        listChangedDebounceMs: settings.listChangedDebounceMs,
+      }),
+      logger: core.logger,
+      version: settings.version,
+    };
+  };
+  return {
+    options,
+    newSession: (era = 'legacy') => new MuxServer(options(era)),
+    requestServer: (perRequest) => new MuxServer({ ...options('modern'), perRequest }),
+  };
+}
