@@ -1,12 +1,18 @@
 // A 10 MB tool result: cut in the reply to its head and a notice with a handle, kept whole
 // in a private file, read back in every read_result mode, and removed when the session ends.
-import { readdirSync, statSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
 import { fixture } from '../helpers/fixtures.js';
 import { startHarness, textOf } from '../helpers/mux-harness.js';
 import { startMcpmux } from '../helpers/mcpmux-process.js';
+
+// A temporary folder of this file's own: test files running beside it keep results too, and
+// their folders must not count here (os.tmpdir() reads TMPDIR at each call).
+const own = mkdtempSync(join(tmpdir(), 'mcpmux-spill-test-'));
+process.env['TMPDIR'] = own;
+t.teardown(() => rmSync(own, { recursive: true, force: true }));
 
 const spillDirs = () => readdirSync(tmpdir()).filter((f) => f.startsWith('mcpmux-results-'));
 

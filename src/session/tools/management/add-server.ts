@@ -1,0 +1,47 @@
+// add_server with a command or a url: the spec checked at the edge, judged by the operator's spawn
+// policy (the admitted spec runs the very file that was judged), started, and written into the
+// config with persist. An add from an MCP registry entry goes to registry-tools.ts.
+import { MuxError } from '../../../common/errors.js';
+import { specFromWire } from '../../../child/server-spec.js';
+import { jsonResult } from '../../results.js';
+import { addServerInput, ENTRY_FIELDS, startedOutput } from '../management-schemas.js';
+import { addFromRegistry } from '../registry-tools.js';
+import { persisted, requireConfig, startServer } from '../server-start.js';
+import type { ManagementTool } from '../tool-context.js';
+import { define, parseArguments as parse } from '../tool-definition.js';
+
+export const addServerTool = (): ManagementTool => ({
+  definition: define(
+    'add_server',
+    'Start an MCP server and expose its tools as <name>__<tool>. Returns when it is ready, with its tools (exposed names and ' +
+      'input schemas) callable at once, directly or through call_tool. On failure nothing is left running and the error says why.',
+    addServerInput,
+    startedOutput,
+  ),
+  handle: async (raw, ctx) => {
+    const args = parse('add_server', addServerInput, raw);
+    if (args.registry !== undefined) return addFromRegistry(args, ctx);
+    const { policy, config, callOptions } = ctx;
+    const spec = specFromWire(args);
+    if (typeof spec === 'string') throw new MuxError('INVALID_ARGUMENTS', `add_server: ${spec}`);
+    const wrongFields = ENTRY_FIELDS.filter((field) => args[field] !== undefined);
+    if (wrongFields.length > 0)
+      throw new MuxError(
+        'INVALID_ARGUMENTS',
+        `add_server: ${wrongFields.join(' and ')} ${wrongFields.length === 1 ? 'goes' : 'go'} with registry, not with command or url`,
+      );
+    // The admitted spec runs the very file the policy judged (an absolute path).
+    const admitted = policy ? policy.admitRuntimeAdd(args.name, spec) : spec;
+    if (args.persist) requireConfig(config, 'add_server');
+    const result = await startServer(
+      ctx,
+      args.name,
+      admitted,
+      args.startup_timeout_seconds,
+      callOptions.signal,
+    );
+    if (!args.persist) return jsonResult(result);
+    const { name: _name, persist: _persist, startup_timeout_seconds: _timeout, ...entry } = args;
+    return jsonResult({ ...result, ...(await persisted(config!, args.name, entry, spec)) });
+  },
+});

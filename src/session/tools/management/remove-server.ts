@@ -1,0 +1,33 @@
+// remove_server: a server stopped (its process group confirmed dead), its tools withdrawn, and
+// with persist its entry taken out of the config.
+import { z } from 'zod';
+import { jsonResult } from '../../results.js';
+import { exitSchema, persistedFields, removeInput } from '../management-schemas.js';
+import { persisted, requireConfig } from '../server-start.js';
+import type { ManagementTool } from '../tool-context.js';
+import { define, parseArguments as parse } from '../tool-definition.js';
+
+export const removeServerTool = (): ManagementTool => ({
+  definition: define(
+    'remove_server',
+    'Stop a server and withdraw its tools. Calls in flight to it fail at once; the process (and any process it started) is confirmed dead before this returns.',
+    removeInput,
+    z.object({
+      removed: z.string(),
+      tools_removed: z.array(z.string()),
+      exit: exitSchema.optional(),
+      ...persistedFields,
+    }),
+  ),
+  handle: async (raw, { registry, router, config }) => {
+    const { name, persist } = parse('remove_server', removeInput, raw);
+    if (persist) requireConfig(config, 'remove_server');
+    const removed = await registry.remove(name);
+    const result = {
+      removed: removed.name,
+      tools_removed: removed.tools.map((t) => router.exposedName(name, t, removed.prefix)),
+      ...(removed.exit && { exit: removed.exit }),
+    };
+    return jsonResult(persist ? { ...result, ...(await persisted(config!, name, undefined)) } : result);
+  },
+});
