@@ -2,28 +2,25 @@
 // mcpmux (how tools are exposed, results cut, calls logged). One factory, so that a stdio
 // client, an HTTP session and a modern client's one-request server are made alike.
 import type { StartupGate } from '../children/startup-gate.js';
-import type { PersistentConfig } from '../session/tools/tool-context.js';
 import type { Era } from '../protocol/era.js';
-import type { CallLog } from '../session/call-log.js';
 import { MuxServer, type MuxServerOptions, type PerRequestState } from '../session/mux-server.js';
 import type { Core } from './core.js';
 
-export interface SessionSettings {
-  /** In search mode, how many found tools may be listed at once. */
-  activePoolSize?: number;
-  /** Text bytes of a tool result before it is cut and kept for read_result. */
-  maxResultBytes?: number;
-  /** The config file, for persist. */
-  config?: PersistentConfig;
-  network?: 'pipe' | 'tcp';
-  callLog?: CallLog;
-  traceContent?: boolean;
-  version: string;
-  /** Quiet time before list_changed is sent (MuxServer's default when undefined). */
-  listChangedDebounceMs?: number;
+/** This mcpmux's settings of a session (MuxServer's, documented there), and the start-up gate once there is one. */
+export type SessionSettings = Pick<
+  MuxServerOptions,
+  | 'activePoolSize'
+  | 'maxResultBytes'
+  | 'config'
+  | 'network'
+  | 'callLog'
+  | 'traceContent'
+  | 'version'
+  | 'listChangedDebounceMs'
+> & {
   /** The servers given at start, once they are being started: a session's first lists wait for them. */
   startup?: () => StartupGate | undefined;
-}
+};
 
 export interface SessionFactory {
   /** The options of a session in `era`. */
