@@ -1,7 +1,6 @@
 // The command line: flags via node:util parseArgs, then checked with zod; servers given
 // inline after `--` (inline-servers.ts). Every problem is a CliError, which main.ts reports
 // on stderr with exit status 2 before anything is spawned.
-import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { OPTIONS, nearestOption } from './cli-flags.js';
 import { z } from 'zod';
@@ -9,9 +8,9 @@ import { DEFAULT_ANTHROPIC_MODEL } from '../agent/anthropic-model.js';
 import { DEFAULT_CALL_TIMEOUT_MS } from '../child/child-types.js';
 import { LOG_LEVELS } from '../common/log.js';
 import { DEFAULT_MAX_TOOL_NAME } from '../router/tool-names.js';
-import { hostnameOf, isLoopbackHost } from '../transport/host-names.js';
 import { OFFICIAL_REGISTRY } from '../mcp-registry/mcp-registries.js';
 import { CliError, type AgentOptions, type CliOptions } from './cli-options.js';
+import { parseHttp } from './http-flags.js';
 import { parseInlineServers } from './inline-servers.js';
 
 const flagsSchema = z.object({
@@ -95,22 +94,6 @@ const agentSchema = z.object({
     .min(1, '--agent-concurrency must be at least 1')
     .max(1000),
   baseUrl: z.url({ error: '--agent-base-url must be a URL, like https://gateway.example.com' }).optional(),
-});
-
-const httpSchema = z.object({
-  sessionIdleTimeout: z.coerce
-    .number({ error: '--session-idle-timeout must be a number of seconds' })
-    .min(0, '--session-idle-timeout must be 0 (never) or more')
-    .max(7 * 86_400, '--session-idle-timeout must be at most 604800 (a week)'),
-  maxSessions: z.coerce
-    .number({ error: '--max-sessions must be a whole number' })
-    .int('--max-sessions must be a whole number')
-    .min(1, '--max-sessions must be at least 1')
-    .max(100_000),
-  drainSeconds: z.coerce
-    .number({ error: '--drain-seconds must be a number of seconds' })
-    .min(0, '--drain-seconds must be 0 (no wait) or more')
-    .max(3600, '--drain-seconds must be at most 3600'),
 });
 
 const SUBCOMMANDS = ['inspect', 'call', 'auth'] as const;
@@ -265,103 +248,6 @@ function parseAgent(
     timeoutMs: checked.data.timeout * 1000,
     concurrency: checked.data.concurrency,
   };
-}
-
-const HTTP_ONLY_FLAGS = [
-  'host',
-  'auth-token',
-  'auth-token-file',
-  'allowed-host',
-  'allowed-origin',
-  'session-idle-timeout',
-  'max-sessions',
-  'drain-seconds',
-] as const;
-
-/** The bearer token: --auth-token-file FILE (its first line), else --auth-token, else MCPMUX_AUTH_TOKEN. */
-function authTokenOf(
-  values: Record<string, unknown>,
-  env: Readonly<Record<string, string | undefined>>,
-): { token: string | undefined; from: 'flag' | 'file' | 'env' } {
-  const file = values['auth-token-file'];
-  if (typeof file === 'string') {
-    if (typeof values['auth-token'] === 'string')
-      throw new CliError('give --auth-token-file or --auth-token, not both');
-    let text: string;
-    try {
-      text = readFileSync(file, 'utf8');
-    } catch (error) {
-      throw new CliError(
-        `--auth-token-file ${file} cannot be read (${(error as NodeJS.ErrnoException).code ?? error})`,
-      );
-    }
-    const token = text.split(/\r?\n/)[0]!.trim();
-    if (token === '') throw new CliError(`--auth-token-file ${file} is empty: its first line is the token`);
-    return { token, from: 'file' };
-  }
-  if (typeof values['auth-token'] === 'string') return { token: values['auth-token'], from: 'flag' };
-  return { token: env['MCPMUX_AUTH_TOKEN'] || undefined, from: 'env' };
-}
-
-function parseHttp(
-  values: Record<string, unknown>,
-  env: Readonly<Record<string, string | undefined>>,
-): CliOptions['http'] {
-  const port = values['http'];
-  const host = typeof values['host'] === 'string' ? values['host'] : undefined;
-  const { token, from } = authTokenOf(values, env);
-  if (typeof port !== 'string') {
-    const stray = HTTP_ONLY_FLAGS.filter((flag) => values[flag] !== undefined);
-    if (stray.length > 0)
-      throw new CliError(
-        `${stray.map((f) => `--${f}`).join(', ')} go${stray.length === 1 ? 'es' : ''} with --http PORT`,
-      );
-    return undefined;
-  }
-  const number = Number(port);
-  if (!Number.isInteger(number) || number < 0 || number > 65_535)
-    throw new CliError(`--http must be a port number (0-65535), not '${port}'`);
-  const bind = host ?? '127.0.0.1';
-  if (!isLoopbackHost(bind) && token === undefined) {
-    throw new CliError(
-      `refusing to serve on ${bind} without --auth-token-file FILE (or MCPMUX_AUTH_TOKEN): anyone who reaches it could make mcpmux run commands`,
-    );
-  }
-  const checked = httpSchema.safeParse({
-    sessionIdleTimeout: values['session-idle-timeout'] ?? 1800,
-    maxSessions: values['max-sessions'] ?? 100,
-    drainSeconds: values['drain-seconds'] ?? 10,
-  });
-  if (!checked.success) throw new CliError(checked.error.issues.map((i) => i.message).join('; '));
-  const allowedHosts = ((values['allowed-host'] as string[] | undefined) ?? []).map((name) =>
-    checkedHost(name, '--allowed-host'),
-  );
-  const allowedOrigins = ((values['allowed-origin'] as string[] | undefined) ?? []).map((origin) =>
-    checkedHost(origin, '--allowed-origin'),
-  );
-  return {
-    port: number,
-    host: bind,
-    ...(token !== undefined && { authToken: token, authTokenFrom: from }),
-    allowedHosts,
-    allowedOrigins,
-    sessionIdleTimeoutMs: checked.data.sessionIdleTimeout * 1000,
-    maxSessions: checked.data.maxSessions,
-    drainMs: checked.data.drainSeconds * 1000,
-  };
-}
-
-/** A host name or origin a flag names, refused when it is not one. */
-function checkedHost(value: string, flag: string): string {
-  try {
-    hostnameOf(value);
-    if (value.includes('://') && new URL(value).origin === 'null') throw new Error('no origin');
-    return value;
-  } catch {
-    throw new CliError(
-      `${flag} takes a host name (app.example.com) or an origin (https://app.example.com:8443), not '${value}'`,
-    );
-  }
 }
 
 /** `call TOOL [JSON]`: the tool's exposed name and its arguments, a JSON object. */
