@@ -8,6 +8,7 @@
 // a server they declined in Claude Code is left out, and each is shown with its command.
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { commandLineText } from '../common/command-line-text.js';
 import { SERVER_NAME_PATTERN } from '../child/server-spec.js';
 import { ClientFileError, MCPMUX_ENTRY, type ClientDialect, type ClientPlaces } from './client-dialect.js';
 import { objectAt, parseJsonc, setMember } from './jsonc-edit.js';
@@ -207,9 +208,7 @@ export function importServers(options: ImportOptions): ImportReport {
 /** An entry's command line, or its URL: what a project's server would run, for the person to read. */
 function whatRuns(entry: PortableEntry): string {
   if (entry.url !== undefined) return entry.url;
-  return [entry.command ?? '', ...(entry.args ?? [])]
-    .map((word) => (/^[\w@%+=:,./-]+$/.test(word) ? word : JSON.stringify(word)))
-    .join(' ');
+  return commandLineText([entry.command ?? '', ...(entry.args ?? [])]);
 }
 
 /** A name mcpmux takes as a server's: other characters become "-", "__" becomes "_", no "_" at the end. */

@@ -4,6 +4,7 @@
 // policy checked before the person is asked anything; then the secrets still missing taken
 // from the kept store or asked of the person in one form, and kept if they agree.
 import type { CommandLookup } from '../policy/command-resolver.js';
+import { commandLineText } from '../common/command-line-text.js';
 import { MuxError } from '../common/errors.js';
 import { specFromWire, type ServerSpec, type WireServerFields } from '../child/server-spec.js';
 import { secretReference } from '../secrets/secret-reference.js';
@@ -222,11 +223,8 @@ function configAdvice(
 function commandLine(preview: ResolvedEntry): string {
   const spec = preview.spec;
   if (spec.transport === 'http') return spec.url;
-  const words = [spec.command, ...spec.args].map((word) =>
-    /^[\w@%+=:,./-]+$/.test(word) ? word : JSON.stringify(word),
-  );
   const env = Object.entries(spec.env).map(([name, value]) => `${name}=${JSON.stringify(value)}`);
-  return words.join(' ') + (env.length > 0 ? `, with ${env.join(' ')}` : '');
+  return commandLineText([spec.command, ...spec.args]) + (env.length > 0 ? `, with ${env.join(' ')}` : '');
 }
 
 function describeMissing(m: MissingInput): string {
