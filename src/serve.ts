@@ -107,7 +107,7 @@ export async function serve({
     },
   );
   logServing(options, log, version, servers.length, http);
-  startup = startConfiguredServers(core.registry, servers, {
+  startup = startConfiguredServers(core.children, servers, {
     logger: log,
     clientInitialized: stdio?.declared,
     spawned,
@@ -122,7 +122,7 @@ function followConfig(options: CliOptions, core: Core, log: Logger): ConfigSync 
   if (options.configPath === undefined) return undefined;
   return new ConfigSync({
     path: options.configPath,
-    registry: core.registry,
+    children: core.children,
     logger: log,
     env: process.env,
     validateName: (name) => serverNameProblem(name, options.maxToolName),
@@ -160,7 +160,7 @@ async function shutDown(parts: {
   core.inputRelay.close();
   await core.agents?.runs.close();
   await http?.perRequest.results.close();
-  await core.registry.close();
+  await core.children.close();
   await stdio?.close();
   await core.code?.close();
   await core.index.close();

@@ -5,8 +5,8 @@
 import type { CallToolResult, Tool } from '@modelcontextprotocol/server';
 import type { ToolIndex } from '../search/tool-index.js';
 import { MuxError } from '../common/errors.js';
-import type { Registry } from '../children/registry.js';
-import type { RegistrySnapshot } from '../children/registry-snapshot.js';
+import type { Children } from '../children/children.js';
+import type { ChildrenSnapshot } from '../children/children-snapshot.js';
 import type { CatalogRouter } from '../router/catalog-router.js';
 
 /** Past this many tools, the sub-agent searches for them. */
@@ -28,7 +28,7 @@ export const SEARCH_TOOL: Tool = {
 };
 
 export interface ToolboxOptions {
-  registry: Registry;
+  children: Children;
   router: CatalogRouter;
   index: ToolIndex;
   /** Whether the run may use a server's tools. */
@@ -64,7 +64,7 @@ export class SubAgentToolbox {
     if (name === SEARCH_TOOL.name && all.length > DIRECT_MAX) return this.#search(args['query']);
     if (all.some(({ tool }) => tool.name === name)) return this.#options.call(name, args, signal);
     const server = this.#known.get(name);
-    if (server) throw goneError(this.#options.registry.snapshot, server, name);
+    if (server) throw goneError(this.#options.children.snapshot, server, name);
     throw new MuxError(
       'TOOL_NOT_FOUND',
       all.length > DIRECT_MAX
@@ -79,9 +79,9 @@ export class SubAgentToolbox {
         content: [{ type: 'text', text: 'search_tools needs a query: what the tool should do' }],
         isError: true,
       };
-    const { index, registry, allowed } = this.#options;
+    const { index, children, allowed } = this.#options;
     // Ranked over every server, then narrowed to the run's: a few more than shown, for what is dropped.
-    const hits = (await index.search(registry.snapshot, query, { limit: SEARCH_LIMIT * 3 }))
+    const hits = (await index.search(children.snapshot, query, { limit: SEARCH_LIMIT * 3 }))
       .filter((hit) => allowed(hit.server))
       .slice(0, SEARCH_LIMIT);
     for (const hit of hits) {
@@ -97,9 +97,9 @@ export class SubAgentToolbox {
 
   /** The child tools the run may call now, under their exposed names, with their servers. */
   #all(): { tool: Tool; server: string }[] {
-    const { router, registry, allowed } = this.#options;
+    const { router, children, allowed } = this.#options;
     const tools: { tool: Tool; server: string }[] = [];
-    for (const [name, route] of router.table(registry.snapshot, 'tools').byKey)
+    for (const [name, route] of router.table(children.snapshot, 'tools').byKey)
       if (allowed(route.server) && route.connection.state.kind === 'running')
         tools.push({ tool: { ...route.item, name }, server: route.server });
     return tools;
@@ -107,7 +107,7 @@ export class SubAgentToolbox {
 }
 
 /** Why a tool the model knew is gone: its server crashed (with why), stopped, or was removed. */
-function goneError(snapshot: RegistrySnapshot, server: string, tool: string): MuxError {
+function goneError(snapshot: ChildrenSnapshot, server: string, tool: string): MuxError {
   const state = snapshot.servers.get(server)?.connection.state;
   if (!state)
     return new MuxError('SERVER_NOT_FOUND', `${tool}: server '${server}' was removed (remove_server)`);

@@ -348,7 +348,7 @@ export class ChildConnection {
     const { error, exit } = await judgeEnd(gen);
     if (this.#gen !== gen || this.#state.kind !== 'running') return;
     this.#setState({ kind: 'crashed', at: Date.now(), error, ...(exit && { exit }) });
-    // With a restart policy, the registry says next what follows (a restart, or giving up).
+    // With a restart policy, the children's restart run says what follows (a restart, or giving up).
     const then = this.spec.restart ? '' : '; its tools are withdrawn until reload_server';
     this.#log.warn(`server '${this.name}' ${error}${then}`);
     endCalls(gen, notRunningError(this.name, this.#state, this.spec.restart !== undefined));

@@ -4,7 +4,7 @@
 // a change, and a re-list that changes nothing does not.
 import { createHash } from 'node:crypto';
 import type { Tool } from '@modelcontextprotocol/server';
-import type { ServerView } from './registry-snapshot.js';
+import type { ServerView } from './children-snapshot.js';
 import {
   CATALOG_KINDS,
   itemKey,

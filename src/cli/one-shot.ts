@@ -2,7 +2,7 @@
 // config) the way mcpmux would, show what a client would see or call one tool, and exit.
 // `mcpmux auth NAME`: start only that remote server, which signs in (and keeps the tokens);
 // with --logout, forget what is kept for it (and the person's session at its identity provider).
-// The same registry, router and spawn policy as the server, so what works here works there.
+// The same children, router and spawn policy as the server, so what works here works there.
 // Exit status: 0 when everything worked, 1 when a server failed to start or the call failed
 // (inspect: or a server listed something that is not valid MCP, which no client is shown).
 import type { CallToolResult, ContentBlock } from '@modelcontextprotocol/server';
@@ -10,8 +10,8 @@ import type { ConfiguredServer } from '../config/load-config.js';
 import { isMuxError, messageOf } from '../common/errors.js';
 import type { Logger } from '../common/log.js';
 import type { SpawnPolicy } from '../policy/spawn-policy.js';
-import { Registry } from '../children/registry.js';
-import { runningServers } from '../children/registry-snapshot.js';
+import { Children } from '../children/children.js';
+import { runningServers } from '../children/children-snapshot.js';
 import { CAPABILITY_TABLE, type CatalogItems, type CatalogKind } from '../protocol/capabilities.js';
 import type { CatalogRouter } from '../router/catalog-router.js';
 import { serverNameProblem } from '../router/tool-names.js';
@@ -57,7 +57,7 @@ export async function runOneShot(ctx: OneShotContext): Promise<number> {
     }
     servers = [chosen];
   }
-  const registry = new Registry({
+  const children = new Children({
     logger,
     validateName: (name) => serverNameProblem(name, options.maxToolName),
     connection: {
@@ -69,7 +69,7 @@ export async function runOneShot(ctx: OneShotContext): Promise<number> {
     },
   });
   try {
-    const started = await Promise.allSettled(servers.map(({ name, spec }) => registry.add(name, spec)));
+    const started = await Promise.allSettled(servers.map(({ name, spec }) => children.add(name, spec)));
     let status = 0;
     started.forEach((outcome, i) => {
       if (outcome.status === 'fulfilled') return;
@@ -88,14 +88,14 @@ export async function runOneShot(ctx: OneShotContext): Promise<number> {
       return status;
     }
     if (options.command === 'inspect') {
-      const report = inspect(registry, ctx.router);
+      const report = inspect(children, ctx.router);
       ctx.out(options.json ? JSON.stringify(report, null, 2) : formatInspect(report));
       return report.servers.some((s) => s.skipped) ? 1 : status;
     }
     if (status !== 0) return status;
-    return await call(registry, ctx);
+    return await call(children, ctx);
   } finally {
-    await registry.close();
+    await children.close();
   }
 }
 
@@ -126,8 +126,8 @@ interface ServerReport {
 }
 
 /** What a client would be shown, per running server, under the exposed names. */
-function inspect(registry: Registry, router: CatalogRouter): { servers: ServerReport[] } {
-  const snapshot = registry.snapshot;
+function inspect(children: Children, router: CatalogRouter): { servers: ServerReport[] } {
+  const snapshot = children.snapshot;
   // Each route holds the child's own item; the client sees it under the exposed key.
   const of = <K extends CatalogKind>(kind: K, server: string): CatalogItems[K][] =>
     [...router.table(snapshot, kind).byKey.values()]
@@ -208,11 +208,11 @@ const typeName = (prop: { type?: unknown }) =>
 const summary = (text: string | undefined) => (text ? ` — ${text.split('\n')[0]}` : '');
 const plural = (n: number, noun: string) => `${n} ${noun}${n === 1 ? '' : 's'}`;
 
-async function call(registry: Registry, ctx: OneShotContext): Promise<number> {
+async function call(children: Children, ctx: OneShotContext): Promise<number> {
   const { tool, arguments: args } = ctx.options.call!;
   let result: CallToolResult;
   try {
-    result = await ctx.router.callTool(registry.snapshot, { name: tool, arguments: args });
+    result = await ctx.router.callTool(children.snapshot, { name: tool, arguments: args });
   } catch (error) {
     ctx.err(isMuxError(error) ? `${error.message} [${error.code}]` : `${tool} failed: ${messageOf(error)}`);
     return 1;

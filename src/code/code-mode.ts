@@ -8,8 +8,8 @@ import { AjvJsonSchemaValidator } from '@modelcontextprotocol/server/validators/
 import type { CallToolResult, JsonSchemaType, JsonSchemaValidator, Tool } from '@modelcontextprotocol/server';
 import { MuxError, messageOf } from '../common/errors.js';
 import type { Logger } from '../common/log.js';
-import { type Registry } from '../children/registry.js';
-import { runningServers } from '../children/registry-snapshot.js';
+import { type Children } from '../children/children.js';
+import { runningServers } from '../children/children-snapshot.js';
 import type { CallOptions } from '../child/child-types.js';
 import type { CatalogRouter } from '../router/catalog-router.js';
 import { ModuleDeclarations } from './module-declarations.js';
@@ -72,10 +72,10 @@ export class CodeMode {
   /** Strips, runs and reports one program. A program's own failure is a result (ok: false), not an exception. */
   async execute(
     request: ExecuteRequest,
-    deps: { registry: Registry; router: CatalogRouter; options: CallOptions },
+    deps: { children: Children; router: CatalogRouter; options: CallOptions },
   ): Promise<ExecuteResult> {
     const timeoutSeconds = request.timeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS;
-    const catalog = this.#catalog(deps.registry, request.servers);
+    const catalog = this.#catalog(deps.children, request.servers);
     const script = await toSandboxScript(request.code);
     const limits: SandboxLimits = {
       timeoutMs: timeoutSeconds * 1000,
@@ -99,14 +99,14 @@ export class CodeMode {
   }
 
   /**
-   * Declares every running server's tools as soon as the registry changes (in the background;
+   * Declares every running server's tools as soon as the children change (in the background;
    * the cache makes it free for unchanged tools), so read_module answers at once after an
    * add or a reload. Returns the unsubscribe.
    */
-  follow(registry: Registry, logger: Logger): () => void {
-    return registry.onChange((change) => {
+  follow(children: Children, logger: Logger): () => void {
+    return children.onChange((change) => {
       if (!change.kinds.includes('tools')) return;
-      for (const view of runningServers(registry.snapshot)) {
+      for (const view of runningServers(children.snapshot)) {
         this.declarations
           .module(view.name, view.tools)
           .catch((error: unknown) =>
@@ -121,8 +121,8 @@ export class CodeMode {
   }
 
   /** The servers a program may call and their tools: the allowlist, checked against what runs. */
-  #catalog(registry: Registry, allow: readonly string[] | undefined): SandboxCatalog {
-    const running = runningServers(registry.snapshot);
+  #catalog(children: Children, allow: readonly string[] | undefined): SandboxCatalog {
+    const running = runningServers(children.snapshot);
     if (allow) {
       const unknown = allow.filter((name) => !running.some((view) => view.name === name));
       if (unknown.length > 0) {
@@ -144,11 +144,11 @@ export class CodeMode {
     tool: string,
     args: unknown,
     catalog: SandboxCatalog,
-    deps: { registry: Registry; router: CatalogRouter; options: CallOptions },
+    deps: { children: Children; router: CatalogRouter; options: CallOptions },
   ) {
     if (!catalog[server]?.includes(tool))
       return { ok: false as const, error: `${server}.${tool} is not allowed in this run` };
-    const view = deps.registry.snapshot.servers.get(server);
+    const view = deps.children.snapshot.servers.get(server);
     const definition = view?.tools.find((t) => t.name === tool);
     if (!view || !definition) {
       return {
@@ -164,10 +164,10 @@ export class CodeMode {
       };
     try {
       const params = {
-        name: deps.router.exposedName(server, tool, deps.registry.snapshot.servers.get(server)?.prefix),
+        name: deps.router.exposedName(server, tool, deps.children.snapshot.servers.get(server)?.prefix),
         arguments: args as Record<string, unknown>,
       };
-      return toProgramValue(await deps.router.callTool(deps.registry.snapshot, params, deps.options));
+      return toProgramValue(await deps.router.callTool(deps.children.snapshot, params, deps.options));
     } catch (error) {
       return { ok: false as const, error: messageOf(error) };
     }

@@ -2,7 +2,7 @@
 // `tools.<server>.<tool>(args)` made from the tools' input and output schemas with
 // json-schema-to-typescript, each tool's description as its doc comment. A model reads only
 // the module of the server it needs (read_module). Generated when asked for, from the current
-// registry snapshot, and cached by a hash of the server's tools: a reload with new tools
+// children's snapshot, and cached by a hash of the server's tools: a reload with new tools
 // gives new declarations at once, an unchanged server costs nothing.
 import { createHash } from 'node:crypto';
 import type { Tool } from '@modelcontextprotocol/server';

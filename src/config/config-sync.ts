@@ -7,7 +7,7 @@ import { existsSync, statSync, watch, type FSWatcher } from 'node:fs';
 import { basename, dirname } from 'node:path';
 import { isMuxError, messageOf } from '../common/errors.js';
 import type { Logger } from '../common/log.js';
-import type { Registry } from '../children/registry.js';
+import type { Children } from '../children/children.js';
 import { stableStringify } from '../children/catalog-diff.js';
 import type { ServerSpec } from '../child/server-spec.js';
 import { ConfigWriter, type ConfigEntry } from './config-writer.js';
@@ -15,7 +15,7 @@ import { loadConfigFile, type ConfiguredServer } from './load-config.js';
 
 export interface ConfigSyncOptions {
   path: string;
-  registry: Registry;
+  children: Children;
   logger: Logger;
   env: Readonly<Record<string, string | undefined>>;
   validateName: (name: string) => string | undefined;
@@ -143,7 +143,7 @@ export class ConfigSync {
   }
 
   async #sync(): Promise<SyncSummary | undefined> {
-    const { registry, logger, path } = this.#options;
+    const { children, logger, path } = this.#options;
     let servers: ConfiguredServer[];
     try {
       servers = await loadConfigFile(path, this.#options.env, this.#options.validateName);
@@ -161,7 +161,7 @@ export class ConfigSync {
       summary.failed.push({ name, error: messageOf(error) });
     };
     // One edit is one change for the client: each list it touched is announced once, at the end.
-    await registry.batch(() => this.#apply(wanted, summary, fail));
+    await children.batch(() => this.#apply(wanted, summary, fail));
     for (const name of taken) wanted.delete(name);
     this.#applied = wanted;
     const parts = (['added', 'replaced', 'removed'] as const)
@@ -175,17 +175,17 @@ export class ConfigSync {
     return summary;
   }
 
-  /** Removes, replaces and adds servers so that the registry holds what `wanted` says. */
+  /** Removes, replaces and adds servers so that the children are what `wanted` says. */
   async #apply(
     wanted: ReadonlyMap<string, ServerSpec>,
     summary: SyncSummary,
     fail: (name: string, error: unknown) => void,
   ): Promise<void> {
-    const { registry } = this.#options;
+    const { children } = this.#options;
     // Remove first, so a name that moves to another spec is free again.
     for (const name of this.#applied.keys()) {
       if (wanted.has(name)) continue;
-      await registry.remove(name).then(
+      await children.remove(name).then(
         () => summary.removed.push(name),
         (error) => fail(name, error),
       );
@@ -200,9 +200,9 @@ export class ConfigSync {
       const replace = before !== undefined;
       starts.push(
         (async () => {
-          if (replace) await registry.remove(name).catch(() => {});
+          if (replace) await children.remove(name).catch(() => {});
           // One that waits for a person to sign in holds back neither the edit nor its announcement.
-          const { status } = await registry.add(name, spec, {
+          const { status } = await children.add(name, spec, {
             keepOnFailure: true,
             returnWhenSigningIn: true,
           });

@@ -3,12 +3,12 @@
 // or two apps with the same path), each tool must name its own server's: the URI is
 // rewritten as resources/list rewrites a shared URI, and reading it reaches that server.
 import type { Tool } from '@modelcontextprotocol/server';
-import type { RegistrySnapshot } from '../children/registry-snapshot.js';
+import type { ChildrenSnapshot } from '../children/children-snapshot.js';
 import { rewriteUri } from './uri-names.js';
 
 /** `tools` (exposed, each of the server `serverOf` names) with every shared UI URI rewritten. */
 export function withExposedAppUris(
-  snapshot: RegistrySnapshot,
+  snapshot: ChildrenSnapshot,
   tools: readonly Tool[],
   serverOf: (tool: Tool) => string,
 ): Tool[] {

@@ -1,5 +1,5 @@
 // Maps exposed keys (tool and prompt names, resource URIs, URI templates) to (server,
-// item) and back, builds the aggregated lists from a registry snapshot, and routes a
+// item) and back, builds the aggregated lists from a snapshot of the children, and routes a
 // request to the right child. Every list goes through the same table code, driven by the
 // capability table; it has no I/O of its own.
 import { UriTemplate } from '@modelcontextprotocol/server';
@@ -8,7 +8,7 @@ import type { ChildConnection } from '../child/child-connection.js';
 import type { CallOptions } from '../child/child-types.js';
 import { MuxError } from '../common/errors.js';
 import type { Logger } from '../common/log.js';
-import type { RegistrySnapshot } from '../children/registry-snapshot.js';
+import type { ChildrenSnapshot } from '../children/children-snapshot.js';
 import { CAPABILITY_TABLE, itemKey, type CatalogItems, type CatalogKind } from '../protocol/capabilities.js';
 import { DEFAULT_MAX_TOOL_NAME, exposedToolName } from './tool-names.js';
 import { parseRewrittenUri, rewriteUri } from './uri-names.js';
@@ -78,7 +78,7 @@ export class CatalogRouter {
 
   /** Whether `exposedKey` is listed as another server's (or mcpmux's), so that `server`'s is withheld. */
   heldByOther(
-    snapshot: RegistrySnapshot,
+    snapshot: ChildrenSnapshot,
     kind: 'tools' | 'prompts',
     exposedKey: string,
     server: string,
@@ -89,7 +89,7 @@ export class CatalogRouter {
   }
 
   /** The table of one list for a snapshot; rebuilt only when the snapshot changed. */
-  table<K extends CatalogKind>(snapshot: RegistrySnapshot, kind: K): CatalogTable<K> {
+  table<K extends CatalogKind>(snapshot: ChildrenSnapshot, kind: K): CatalogTable<K> {
     const cached = this.#tables.get(kind);
     if (cached?.version === snapshot.version) return cached.table as CatalogTable<K>;
     const table =
@@ -102,7 +102,7 @@ export class CatalogRouter {
 
   /** Forwards a call of an exposed tool to its child. */
   callTool(
-    snapshot: RegistrySnapshot,
+    snapshot: ChildrenSnapshot,
     params: CallToolRequest['params'],
     options: CallOptions = {},
   ): Promise<CallToolResult> {
@@ -115,7 +115,7 @@ export class CatalogRouter {
 
   /** Where a call of an exposed tool or prompt goes: the child, its params (the child's name), what the client named. */
   forwardTo<P extends { name: string; _meta?: Record<string, unknown> | undefined }>(
-    snapshot: RegistrySnapshot,
+    snapshot: ChildrenSnapshot,
     kind: 'tools' | 'prompts',
     params: P,
   ): { connection: ChildConnection; params: P; requested: string } {
@@ -128,7 +128,7 @@ export class CatalogRouter {
   }
 
   /** The route of an exposed tool or prompt name, or a MuxError that says what exists. */
-  route<K extends 'tools' | 'prompts'>(snapshot: RegistrySnapshot, kind: K, name: string): Route<K> {
+  route<K extends 'tools' | 'prompts'>(snapshot: ChildrenSnapshot, kind: K, name: string): Route<K> {
     return this.#route(snapshot, kind, name);
   }
 
@@ -137,7 +137,7 @@ export class CatalogRouter {
    * running server has a tool by it. An MCP App's UI calls its server's tools by their own
    * names (`get-time`, not `app__get-time`): it cannot know how mcpmux exposes them.
    */
-  toolRoute(snapshot: RegistrySnapshot, name: string): Route<'tools'> | undefined {
+  toolRoute(snapshot: ChildrenSnapshot, name: string): Route<'tools'> | undefined {
     const exposed = this.table(snapshot, 'tools').byKey.get(name);
     if (exposed) return exposed;
     const owners = this.#toolsByOwnName(snapshot).get(name);
@@ -148,7 +148,7 @@ export class CatalogRouter {
    * Where to read a resource URI: a rewritten URI names its server; a listed URI has one
    * owner; any other URI goes to the first child (in add order) with a template matching it.
    */
-  resolveResource(snapshot: RegistrySnapshot, uri: string): ResourceTarget {
+  resolveResource(snapshot: ChildrenSnapshot, uri: string): ResourceTarget {
     const rewritten = parseRewrittenUri(uri);
     if (rewritten) {
       const view = snapshot.servers.get(rewritten.server);
@@ -173,7 +173,7 @@ export class CatalogRouter {
   }
 
   /** Where a resource template (as exposed) lives, for completions. */
-  resolveTemplate(snapshot: RegistrySnapshot, uriTemplate: string): ResourceTarget {
+  resolveTemplate(snapshot: ChildrenSnapshot, uriTemplate: string): ResourceTarget {
     const route = this.table(snapshot, 'resourceTemplates').byKey.get(uriTemplate);
     if (!route)
       throw new MuxError(
@@ -184,7 +184,7 @@ export class CatalogRouter {
   }
 
   /** How the client knows a URI of `server` (rewritten when another server lists it too). */
-  exposedUri(snapshot: RegistrySnapshot, server: string, uri: string): string {
+  exposedUri(snapshot: ChildrenSnapshot, server: string, uri: string): string {
     for (const kind of ['resources', 'resourceTemplates'] as const) {
       const rewritten = rewriteUri(server, uri);
       if (this.table(snapshot, kind).byKey.get(rewritten)?.server === server) return rewritten;
@@ -192,7 +192,7 @@ export class CatalogRouter {
     return uri;
   }
 
-  #route<K extends 'tools' | 'prompts'>(snapshot: RegistrySnapshot, kind: K, name: string): Route<K> {
+  #route<K extends 'tools' | 'prompts'>(snapshot: ChildrenSnapshot, kind: K, name: string): Route<K> {
     const route =
       kind === 'tools'
         ? (this.toolRoute(snapshot, name) as Route<K> | undefined)
@@ -204,7 +204,7 @@ export class CatalogRouter {
     return route;
   }
 
-  #toolsByOwnName(snapshot: RegistrySnapshot): ReadonlyMap<string, readonly Route<'tools'>[]> {
+  #toolsByOwnName(snapshot: ChildrenSnapshot): ReadonlyMap<string, readonly Route<'tools'>[]> {
     if (this.#ownToolNames?.version === snapshot.version) return this.#ownToolNames.byName;
     const byName = new Map<string, Route<'tools'>[]>();
     for (const route of this.table(snapshot, 'tools').byKey.values())
@@ -213,7 +213,7 @@ export class CatalogRouter {
     return byName;
   }
 
-  #prefixedTable<K extends CatalogKind>(snapshot: RegistrySnapshot, kind: K): CatalogTable<K> {
+  #prefixedTable<K extends CatalogKind>(snapshot: ChildrenSnapshot, kind: K): CatalogTable<K> {
     const items: CatalogItems[K][] = [];
     const byKey = new Map<string, Route<K>>();
     for (const view of snapshot.servers.values()) {
@@ -299,7 +299,7 @@ export class CatalogRouter {
   }
 
   /** URIs stay as they are unless two servers list the same one; then both are rewritten. */
-  #uriTable<K extends CatalogKind>(snapshot: RegistrySnapshot, kind: K): CatalogTable<K> {
+  #uriTable<K extends CatalogKind>(snapshot: ChildrenSnapshot, kind: K): CatalogTable<K> {
     const field = CAPABILITY_TABLE[kind].key;
     const owners = new Map<string, Set<string>>();
     for (const view of snapshot.servers.values()) {

@@ -1,13 +1,13 @@
 // What a caller is told when a tool or prompt name routes nowhere: which servers have it,
 // what it is exposed as, or what exists instead, and what to call to see it.
 import { MuxError } from '../common/errors.js';
-import type { RegistrySnapshot, ServerView } from '../children/registry-snapshot.js';
+import type { ChildrenSnapshot, ServerView } from '../children/children-snapshot.js';
 import type { CatalogTable, Route } from './routes.js';
 import { splitExposedName } from './tool-names.js';
 
 /** The error for a name that is neither exposed nor (for a tool) one server's own. */
 export function unknownNameError<K extends 'tools' | 'prompts'>(
-  snapshot: RegistrySnapshot,
+  snapshot: ChildrenSnapshot,
   kind: K,
   name: string,
   table: CatalogTable<K>,

@@ -1,12 +1,12 @@
 // Search over every exposed tool, for agents that should find tools instead of reading a
 // list of thousands. The ranking is a ToolRanker's (BM25 in bm25-ranker.ts, or BM25 fused
 // with meaning in semantic/), loaded at the first search: a session that never searches
-// never loads MiniSearch. The index follows the registry snapshot: a query first brings it
+// never loads MiniSearch. The index follows the children's snapshot: a query first brings it
 // to the current version, so a removed, crashed or filtered tool is never returned and a
 // reloaded description is found at once.
 import { telemetry } from '../common/telemetry.js';
 import type { Tool } from '@modelcontextprotocol/server';
-import type { RegistrySnapshot } from '../children/registry-snapshot.js';
+import type { ChildrenSnapshot } from '../children/children-snapshot.js';
 import type { CatalogRouter } from '../router/catalog-router.js';
 import type { IndexedTool, ToolRanker } from './tool-ranker.js';
 
@@ -51,7 +51,7 @@ export class ToolIndex {
   }
 
   /** Tools best matching `query` in the current snapshot, best first. */
-  async search(snapshot: RegistrySnapshot, query: string, options: SearchOptions = {}): Promise<ToolHit[]> {
+  async search(snapshot: ChildrenSnapshot, query: string, options: SearchOptions = {}): Promise<ToolHit[]> {
     const started = performance.now();
     try {
       return await this.#search(snapshot, query, options);
@@ -62,7 +62,7 @@ export class ToolIndex {
     }
   }
 
-  async #search(snapshot: RegistrySnapshot, query: string, options: SearchOptions): Promise<ToolHit[]> {
+  async #search(snapshot: ChildrenSnapshot, query: string, options: SearchOptions): Promise<ToolHit[]> {
     this.#sync(snapshot);
     const ranker = await this.#current();
     const limit = Math.max(1, Math.min(options.limit ?? 5, 50));
@@ -86,7 +86,7 @@ export class ToolIndex {
   }
 
   /** Brings the index to `snapshot` and lets the ranker prepare, so that a first search waits less. */
-  prepare(snapshot: RegistrySnapshot): void {
+  prepare(snapshot: ChildrenSnapshot): void {
     this.#sync(snapshot);
     // A ranker that cannot load says so at the search that needs it.
     this.#current().then(
@@ -112,14 +112,14 @@ export class ToolIndex {
   }
 
   /** How many tools each server has in the index (for answers to queries that match nothing). */
-  serverCounts(snapshot: RegistrySnapshot): { name: string; tools: number }[] {
+  serverCounts(snapshot: ChildrenSnapshot): { name: string; tools: number }[] {
     this.#sync(snapshot);
     const counts = new Map<string, number>();
     for (const { server } of this.#tools.values()) counts.set(server, (counts.get(server) ?? 0) + 1);
     return [...counts].map(([name, tools]) => ({ name, tools }));
   }
 
-  #sync(snapshot: RegistrySnapshot): void {
+  #sync(snapshot: ChildrenSnapshot): void {
     if (snapshot.version === this.#version) return;
     const table = this.#router.table(snapshot, 'tools');
     const next = new Map<string, IndexedTool>();

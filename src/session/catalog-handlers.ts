@@ -4,7 +4,7 @@
 import { isInputRequiredResult } from '@modelcontextprotocol/server';
 import type { Server, ServerContext, Tool } from '@modelcontextprotocol/server';
 import type { ActivationPool } from '../search/activation-pool.js';
-import type { Registry } from '../children/registry.js';
+import type { Children } from '../children/children.js';
 import type { CatalogItems, CatalogKind } from '../protocol/capabilities.js';
 import type { CatalogRouter } from '../router/catalog-router.js';
 import { reuseSerialization } from '../protocol/json-serialization.js';
@@ -14,7 +14,7 @@ import type { StartupGate } from '../children/startup-gate.js';
 import { toJsonRpcError } from './results.js';
 
 export interface CatalogHandlersOptions {
-  registry: Registry;
+  children: Children;
   router: CatalogRouter;
   /** Listed before the children's tools (the management tools); the same array while they stay the same. */
   ownTools: () => readonly Tool[];
@@ -42,7 +42,7 @@ export class CatalogHandlers {
 
   /** The list result for `kind`, built and serialized once per registry version. */
   list<K extends CatalogKind>(kind: K): ListResult<K> {
-    const snapshot = this.#options.registry.snapshot;
+    const snapshot = this.#options.children.snapshot;
     const pool = kind === 'tools' ? this.#options.pool : undefined;
     const version = `${snapshot.version}.${pool?.version ?? 0}`;
     const own = kind === 'tools' ? this.#options.ownTools() : undefined;
@@ -61,7 +61,7 @@ export class CatalogHandlers {
   /**
    * Whether `kind` as this client sees it differs from the last list made for it (always, when
    * none was): in `--expose search` or `code` mode a server added changes no listed tool. It
-   * makes the list, so it is asked only where the list is not the registry's.
+   * makes the list, so it is asked only where the list is not the children's.
    */
   changedSinceLastList(kind: CatalogKind): boolean {
     const before = this.#listed.get(kind)?.result as ListResult<CatalogKind> | undefined;
@@ -80,7 +80,7 @@ export class CatalogHandlers {
   }
 
   install(server: Server): void {
-    const { registry, router } = this.#options;
+    const { children, router } = this.#options;
     server.setRequestHandler('prompts/list', () => this.listWhenStarted('prompts'));
     server.setRequestHandler('resources/list', () => this.listWhenStarted('resources'));
     server.setRequestHandler('resources/templates/list', () => this.listWhenStarted('resourceTemplates'));
@@ -97,7 +97,7 @@ export class CatalogHandlers {
     server.setRequestHandler('prompts/get', (request, ctx) =>
       answer(this.#options.startup, async () =>
         forward(
-          { ...router.forwardTo(registry.snapshot, 'prompts', request.params), method: 'prompts/get' },
+          { ...router.forwardTo(children.snapshot, 'prompts', request.params), method: 'prompts/get' },
           ctx,
           request.params,
         ),
@@ -106,7 +106,7 @@ export class CatalogHandlers {
 
     server.setRequestHandler('resources/read', (request, ctx) =>
       answer(this.#options.startup, async () => {
-        const target = router.resolveResource(registry.snapshot, request.params.uri);
+        const target = router.resolveResource(children.snapshot, request.params.uri);
         const result = await forward(
           {
             connection: target.connection,
@@ -126,7 +126,7 @@ export class CatalogHandlers {
     server.setRequestHandler('completion/complete', (request, ctx) =>
       answer(this.#options.startup, async () => {
         const { ref } = request.params;
-        const snapshot = registry.snapshot;
+        const snapshot = children.snapshot;
         if (ref.type === 'ref/prompt') {
           const route = router.route(snapshot, 'prompts', ref.name);
           return route.connection.request(

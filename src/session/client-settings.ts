@@ -12,12 +12,12 @@ import { atOrAbove, moreVerbose } from '../child/requests/request-logs.js';
 import { messageOf } from '../common/errors.js';
 import type { Logger } from '../common/log.js';
 import type { CatalogRouter } from '../router/catalog-router.js';
-import { type Registry } from '../children/registry.js';
-import { runningServers } from '../children/registry-snapshot.js';
+import { type Children } from '../children/children.js';
+import { runningServers } from '../children/children-snapshot.js';
 import { toJsonRpcError } from './results.js';
 
 export interface ClientSettingsOptions {
-  registry: Registry;
+  children: Children;
   router: CatalogRouter;
   logger: Logger;
   /** The settings of the other sessions that share the children. Default: none. */
@@ -54,7 +54,7 @@ export class ClientSettings {
   /** Subscribes this client to a resource (by the URI it knows) at the child that has it. */
   async subscribe(uri: string, signal?: AbortSignal): Promise<void> {
     try {
-      const target = this.#options.router.resolveResource(this.#options.registry.snapshot, uri);
+      const target = this.#options.router.resolveResource(this.#options.children.snapshot, uri);
       await target.connection.subscribeResource(target.uri, signal);
       this.#subscriptions.set(
         target.server,
@@ -67,7 +67,7 @@ export class ClientSettings {
 
   async unsubscribe(uri: string, signal?: AbortSignal): Promise<void> {
     try {
-      const target = this.#options.router.resolveResource(this.#options.registry.snapshot, uri);
+      const target = this.#options.router.resolveResource(this.#options.children.snapshot, uri);
       this.#subscriptions.get(target.server)?.delete(target.uri);
       // Another session still subscribed keeps the child's subscription.
       if (
@@ -122,7 +122,7 @@ export class ClientSettings {
   release(): void {
     const peers = this.#peers();
     for (const [server, uris] of this.#subscriptions) {
-      const connection = this.#options.registry.snapshot.servers.get(server)?.connection;
+      const connection = this.#options.children.snapshot.servers.get(server)?.connection;
       if (!connection || connection.state.kind !== 'running') continue;
       for (const uri of uris.keys()) {
         if (peers.some((p) => p.holds(server, uri))) continue;
@@ -168,6 +168,6 @@ export class ClientSettings {
   }
 
   #running(): ChildConnection[] {
-    return runningServers(this.#options.registry.snapshot).map((view) => view.connection);
+    return runningServers(this.#options.children.snapshot).map((view) => view.connection);
   }
 }

@@ -1,6 +1,6 @@
 // What the client sees: one MCP server (the SDK's Server: params-checked-server.ts) whose tools
 // are the management tools plus every child tool under its exposed name, with the children's
-// prompts, resources, templates, completions and logging behind it. Registry changes become
+// prompts, resources, templates, completions and logging behind it. Changes of the children become
 // debounced list_changed notifications, one per list that changed.
 import type { Era } from '../protocol/era.js';
 import type {
@@ -16,7 +16,7 @@ import type { ActivationPool } from '../search/activation-pool.js';
 import { newResultStore, type ResultStore } from '../results/result-store.js';
 import type { ToolIndex } from '../search/tool-index.js';
 import type { SpawnPolicy } from '../policy/spawn-policy.js';
-import type { Registry } from '../children/registry.js';
+import type { Children } from '../children/children.js';
 import type { CatalogRouter } from '../router/catalog-router.js';
 import type { ListChangedMethod } from '../protocol/capabilities.js';
 import { CatalogHandlers } from './catalog-handlers.js';
@@ -43,9 +43,9 @@ import { ParamsCheckedServer } from './params-checked-server.js';
 export interface MuxServerOptions {
   /** A tools/list was answered (at 5,000 tools, megabytes of JSON): the idle collection's cue. */
   onListed?: () => void;
-  registry: Registry;
+  children: Children;
   router: CatalogRouter;
-  /** The registry's children reach the client through it; the server attaches it. */
+  /** The children reach the client through it; the server attaches it. */
   upstream: UpstreamLink;
   /** What add_server may run. Default: anything. */
   policy?: SpawnPolicy;
@@ -88,7 +88,7 @@ export interface MuxServerOptions {
   /**
    * Set when this server answers one request of a modern (2026-07-28) HTTP client and is dropped
    * after it: kept results and the search pool are shared, list changes go out through `publish`
-   * (the HTTP layer's, which hears the registry once for all requests).
+   * (the HTTP layer's, which hears the children once for all requests).
    */
   perRequest?: PerRequestState;
   /** The servers given at start: lists and calls wait until each has started or failed. */
@@ -163,7 +163,7 @@ export class MuxServer {
           // Children's tools and agent run as tasks for a 2025 client (2026-07-28 has none in its core).
           ...(options.era !== 'modern' && { tasks: TASKS_CAPABILITY }),
         },
-        instructions: sessionInstructions(options.registry.snapshot),
+        instructions: sessionInstructions(options.children.snapshot),
         // A requestState mcpmux did not issue is refused before any handler runs.
         requestState: { verify: this.#relay.verify },
       },
@@ -226,16 +226,16 @@ export class MuxServer {
       // One request and gone: no connection of its own to tell of changes, nothing to give back.
       this.#unsubscribe = this.#detach = () => {};
     } else {
-      // The registry tells which lists changed. Only the tools of --expose search and code are
-      // not the registry's list (mcpmux's own tools, the found ones): those are compared.
+      // The children tell which lists changed. Only the tools of --expose search and code are
+      // not the children's list (mcpmux's own tools, the found ones): those are compared.
       const ownToolList = (options.expose ?? 'all') !== 'all';
-      this.#unsubscribe = options.registry.onChange((change) => {
+      this.#unsubscribe = options.children.onChange((change) => {
         for (const kind of change.kinds)
           if (!(ownToolList && kind === 'tools') || this.#catalogs.changedSinceLastList(kind))
             this.#listChanges?.changed(kind);
       });
       const settings = new ClientSettings({
-        registry: options.registry,
+        children: options.children,
         router: options.router,
         logger: options.logger,
         peers: () => options.upstream.sessionSettings(),
@@ -244,7 +244,7 @@ export class MuxServer {
       this.#detach = options.upstream.attach({
         server: this.server,
         era: options.era ?? 'legacy',
-        registry: options.registry,
+        children: options.children,
         settings,
         deliver: this.#deliver,
         initializing: () => (this.#ready ? undefined : this.#initialized),
@@ -258,9 +258,9 @@ export class MuxServer {
     this.#pool = perRequest ? perRequest.pool : newActivationPool(mode, options.activePoolSize);
     const agentListing = new AgentListing(agent, { compact: mode !== 'all', asTask: tasks !== undefined });
     this.#catalogs = new CatalogHandlers({
-      registry: options.registry,
+      children: options.children,
       router: options.router,
-      ownTools: () => agentListing.definitions(own.definitions, options.registry.snapshot),
+      ownTools: () => agentListing.definitions(own.definitions, options.children.snapshot),
       pool: this.#pool,
       caller: this.#caller,
       relay: this.#relay,
@@ -269,7 +269,7 @@ export class MuxServer {
     });
     this.#catalogs.install(this.server);
     this.#calls = new ToolCalls({
-      registry: options.registry,
+      children: options.children,
       router: options.router,
       own: own.tools,
       pool: this.#pool,
@@ -288,7 +288,7 @@ export class MuxServer {
     });
     if (!perRequest)
       this.#fastPath = new FastPath({
-        registry: options.registry,
+        children: options.children,
         router: options.router,
         results: this.#results,
         pool: this.#pool,
@@ -340,7 +340,7 @@ export class MuxServer {
   /** The server that answers a request for `target`: a child's name, mcpmux for its own tools; undefined when none does. */
   #serverOf(method: string, target: string | undefined): string | undefined {
     if (target === undefined) return undefined;
-    const snapshot = this.#options.registry.snapshot;
+    const snapshot = this.#options.children.snapshot;
     const router = this.#options.router;
     if (method === 'tools/call')
       return this.#ownTools.has(target) ? 'mcpmux' : router.toolRoute(snapshot, target)?.server;
@@ -383,8 +383,8 @@ export class MuxServer {
   watchResources(stream: string | number, uris: readonly string[]): Promise<void> | undefined {
     if (uris.length === 0) return undefined;
     this.unwatchResources(stream);
-    const { registry, router, upstream, logger } = this.#options;
-    const watch = watchResources({ registry, router, upstream, logger }, uris, this.#deliver);
+    const { children, router, upstream, logger } = this.#options;
+    const watch = watchResources({ children, router, upstream, logger }, uris, this.#deliver);
     this.#watches.set(stream, watch.end);
     return watch.ready;
   }
@@ -457,7 +457,7 @@ export class MuxServer {
 
   /** The client's roots changed: every running child that was told about roots hears it. */
   #fanOutRootsChanged(): void {
-    for (const { connection } of this.#options.registry.snapshot.servers.values()) {
+    for (const { connection } of this.#options.children.snapshot.servers.values()) {
       connection.notify('notifications/roots/list_changed').catch((error: unknown) => {
         this.#options.logger.debug(
           () => `[${connection.name}] roots/list_changed not forwarded: ${messageOf(error)}`,

@@ -3,7 +3,7 @@
 // when the session began (under --http, the configured servers, as a direct connection to
 // them would have given). A client reads instructions there only, once; a server that starts
 // later gives its own in add_server's answer and in list_servers.
-import { runningServers, type RegistrySnapshot } from '../children/registry-snapshot.js';
+import { runningServers, type ChildrenSnapshot } from '../children/children-snapshot.js';
 
 const ABOUT_MCPMUX =
   'mcpmux runs MCP servers behind this one connection. add_server starts a server and returns its tools, named ' +
@@ -12,7 +12,7 @@ const ABOUT_MCPMUX =
   "after add_server, call the new tools through call_tool. A server's own instructions, when it gives any, are in " +
   "add_server's answer and in list_servers.";
 
-export function sessionInstructions(snapshot: RegistrySnapshot): string {
+export function sessionInstructions(snapshot: ChildrenSnapshot): string {
   const servers = runningServers(snapshot).flatMap((view) => {
     const own = view.connection.about?.instructions?.trim();
     const prefix = view.prefix ?? `${view.name}__`;

@@ -12,7 +12,7 @@ import type { CallOptions } from '../child/child-types.js';
 import type { CodeMode } from '../code/code-mode.js';
 import { WireError, isMuxError } from '../common/errors.js';
 import type { SpawnPolicy } from '../policy/spawn-policy.js';
-import type { Registry } from '../children/registry.js';
+import type { Children } from '../children/children.js';
 import type { StartupGate } from '../children/startup-gate.js';
 import type { ResultStore } from '../results/result-store.js';
 import type { CatalogRouter } from '../router/catalog-router.js';
@@ -33,7 +33,7 @@ import type {
 import { toToolResult } from './results.js';
 
 export interface ToolCallsOptions {
-  registry: Registry;
+  children: Children;
   router: CatalogRouter;
   /** mcpmux's own tools of the session's mode, by name. */
   own: ReadonlyMap<string, ManagementTool>;
@@ -92,7 +92,7 @@ export class ToolCalls {
     options: CallOptions,
     round?: ClientRound,
   ): Promise<CallToolResult | Record<string, unknown>> {
-    const { own, registry, router, relay, results } = this.#options;
+    const { own, children, router, relay, results } = this.#options;
     try {
       const management = own.get(params.name);
       if (management)
@@ -112,11 +112,11 @@ export class ToolCalls {
       const result =
         round && !this.#runsOnlyAsTask(params.name)
           ? await relay.forward(
-              { ...router.forwardTo(registry.snapshot, 'tools', params), method: 'tools/call' },
+              { ...router.forwardTo(children.snapshot, 'tools', params), method: 'tools/call' },
               round,
               options,
             )
-          : await router.callTool(registry.snapshot, params, options);
+          : await router.callTool(children.snapshot, params, options);
       return isInputRequiredResult(result) ? result : await results.fit(result as CallToolResult);
     } catch (error) {
       return toToolResult(error);
@@ -129,12 +129,12 @@ export class ToolCalls {
     options: CallOptions,
     tasks: SessionChildTasks,
   ): Promise<Record<string, unknown>> {
-    const { own, registry, router } = this.#options;
+    const { own, children, router } = this.#options;
     if (own.has(params.name))
       throw new WireError(ProtocolErrorCode.MethodNotFound, `${params.name} does not run as a task`);
     await this.#childToolCalled(params.name);
     try {
-      const { item, connection } = router.route(registry.snapshot, 'tools', params.name);
+      const { item, connection } = router.route(children.snapshot, 'tools', params.name);
       // MCP: a tool runs as a task only where its server says it may (execution.taskSupport).
       const support = item.execution?.taskSupport;
       if (support !== 'optional' && support !== 'required')
@@ -156,13 +156,13 @@ export class ToolCalls {
    * waits until the servers given at start are up (what this returns, while they are not).
    */
   #childToolCalled(name: string): Promise<void> | undefined {
-    const { pool, registry, router, startup } = this.#options;
-    if (pool) pool.touch(router.toolRoute(registry.snapshot, name)?.exposedKey ?? name);
+    const { pool, children, router, startup } = this.#options;
+    if (pool) pool.touch(router.toolRoute(children.snapshot, name)?.exposedKey ?? name);
     return startup?.wait();
   }
 
   #runsOnlyAsTask(name: string): boolean {
-    const route = this.#options.router.toolRoute(this.#options.registry.snapshot, name);
+    const route = this.#options.router.toolRoute(this.#options.children.snapshot, name);
     return route !== undefined && runsOnlyAsTask(route.item);
   }
 

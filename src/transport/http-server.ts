@@ -1,6 +1,6 @@
 // mcpmux for clients that connect by URL: streamable HTTP at /mcp. Each client gets its own
-// session (its own MCP server object, with the SDK's transport); all sessions share the one
-// registry, so a server added by one is there for all, and every session hears list_changed.
+// session (its own MCP server object, with the SDK's transport); all sessions share the same
+// children, so a server added by one is there for all, and every session hears list_changed.
 // Every request passes the guard (Host, Origin, bearer token) before anything else; sessions
 // are capped, and one left idle is closed with everything it held.
 import { randomUUID } from 'node:crypto';

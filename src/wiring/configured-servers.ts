@@ -7,14 +7,14 @@
 // nothing back (a person may take minutes, a client's list times out): list_changed brings
 // its tools.
 import type { ChildProcess } from '../child/process/child-process.js';
-import type { Registry } from '../children/registry.js';
+import type { Children } from '../children/children.js';
 import { StartupGate } from '../children/startup-gate.js';
 import { messageOf } from '../common/errors.js';
 import type { Logger } from '../common/log.js';
 import type { ConfiguredServer } from '../config/load-config.js';
 
 export function startConfiguredServers(
-  registry: Registry,
+  children: Children,
   servers: readonly ConfiguredServer[],
   options: {
     logger: Logger;
@@ -31,7 +31,7 @@ export function startConfiguredServers(
   const { logger: log, clientInitialized, spawned } = options;
   return new StartupGate(
     servers.map(({ name, spec }) =>
-      registry
+      children
         .add(name, spec, {
           keepOnFailure: true,
           returnWhenSigningIn: true,

@@ -1,11 +1,11 @@
 // The parts one mcpmux makes once and every client session shares: the router of exposed
 // names, the upstream link (children's requests to the client), the children themselves
-// (Registry), the tool index, code mode, the agent tool's runs, MCP registries, the relay of
+// (Children), the tool index, code mode, the agent tool's runs, MCP registries, the relay of
 // modern clients' rounds, and the idle collection. serve.ts makes it from the command line;
 // the test harness makes the same from its own settings.
 import type { AgentOptions } from '../cli/cli-options.js';
 import type { ChildConnectionOptions } from '../child/child-types.js';
-import { Registry } from '../children/registry.js';
+import { Children } from '../children/children.js';
 import { formatBytes } from '../common/byte-sizes.js';
 import { IdleCollection } from '../common/idle-collection.js';
 import type { Logger } from '../common/log.js';
@@ -58,7 +58,7 @@ export interface Core {
   readonly policy: SpawnPolicy;
   readonly router: CatalogRouter;
   readonly upstream: UpstreamLink;
-  readonly registry: Registry;
+  readonly children: Children;
   readonly index: ToolIndex;
   readonly expose: ExposeMode;
   readonly code: CodeMode | undefined;
@@ -75,23 +75,23 @@ export async function createCore(options: CoreOptions): Promise<Core> {
   const { logger, maxToolName } = options;
   const router = new CatalogRouter({ maxToolName, reservedToolNames: ownToolNames(), logger });
   const upstream = new UpstreamLink({ router, logger, ...options.upstream });
-  const registry = new Registry({
+  const children = new Children({
     logger,
     validateName: (name) => serverNameProblem(name, maxToolName),
     connection: { spawnPolicy: options.policy, upstream, ...options.connection },
   });
-  observeServers(registry);
+  observeServers(children);
   const ranker = options.searchRanker && toolRanker(options.searchRanker, logger);
   const index = new ToolIndex({ router, ...(ranker && { ranker }) });
   // Where search is how tools are found, the ranker prepares as servers come (the model embeds them).
   if (options.expose === 'search')
-    registry.onChange((change) => {
-      if (change.kinds.includes('tools')) index.prepare(registry.snapshot);
+    children.onChange((change) => {
+      if (change.kinds.includes('tools')) index.prepare(children.snapshot);
     });
-  const code = options.expose === 'code' ? await startCodeMode(options, registry) : undefined;
+  const code = options.expose === 'code' ? await startCodeMode(options, children) : undefined;
   const idleCollection = idleCollectionFor(logger);
   idleCollection.activity();
-  registry.onChange(() => idleCollection.activity());
+  children.onChange(() => idleCollection.activity());
   const agents = options.agent && agentSetup(options.agent, logger);
   const registries = options.registries?.urls.length ? registryAccess(options, logger) : undefined;
   const inputRelay = new InputRelay();
@@ -100,7 +100,7 @@ export async function createCore(options: CoreOptions): Promise<Core> {
     policy: options.policy,
     router,
     upstream,
-    registry,
+    children,
     index,
     expose: options.expose,
     code,
@@ -112,7 +112,7 @@ export async function createCore(options: CoreOptions): Promise<Core> {
       idleCollection.close();
       inputRelay.close();
       await agents?.runs.close();
-      await registry.close();
+      await children.close();
       await code?.close();
       await index.close();
     },
@@ -120,10 +120,10 @@ export async function createCore(options: CoreOptions): Promise<Core> {
 }
 
 /** Servers by status, for OpenTelemetry's gauge. */
-function observeServers(registry: Registry): void {
+function observeServers(children: Children): void {
   telemetry.observe('mcpmux.servers', () => {
     const byStatus = new Map<string, number>();
-    for (const { status } of registry.list()) byStatus.set(status, (byStatus.get(status) ?? 0) + 1);
+    for (const { status } of children.list()) byStatus.set(status, (byStatus.get(status) ?? 0) + 1);
     return [...byStatus].map(([status, value]) => ({
       value,
       attributes: { 'mcpmux.server.status': status },
@@ -132,10 +132,10 @@ function observeServers(registry: Registry): void {
 }
 
 /** Loaded only for --expose code: esbuild, json-schema-to-typescript and QuickJS cost every other start time. */
-async function startCodeMode(options: CoreOptions, registry: Registry): Promise<CodeMode> {
+async function startCodeMode(options: CoreOptions, children: Children): Promise<CodeMode> {
   const { CodeMode } = await import('../code/code-mode.js');
   const code = new CodeMode({ logger: options.logger, ...options.code });
-  code.follow(registry, options.logger);
+  code.follow(children, options.logger);
   return code;
 }
 

@@ -37,7 +37,7 @@ export async function serveHttp(
     startup: () => StartupGate | undefined;
   },
 ): Promise<HttpServing> {
-  const { registry, router, upstream, logger } = core;
+  const { children, router, upstream, logger } = core;
   let publisher: ListChangePublisher | undefined;
   const perRequest: PerRequestState = {
     // Shared by clients with no session, a handle is the only key: 128 random bits.
@@ -60,10 +60,10 @@ export async function serveHttp(
     onSessionEnd: () => core.idleCollection.activity(),
     createRequestServer: () => sessions.requestServer(perRequest).server,
     onListen: (uris) =>
-      watchResources({ registry, router, upstream, logger }, uris, async (n) =>
+      watchResources({ children, router, upstream, logger }, uris, async (n) =>
         updateListeners?.(String(n.params?.['uri'])),
       ),
-    toolInputSchema: (name) => router.toolRoute(registry.snapshot, name)?.item.inputSchema,
+    toolInputSchema: (name) => router.toolRoute(children.snapshot, name)?.item.inputSchema,
     // Ready once the configured servers have each started or failed, as the first answers wait for.
     ready: () => {
       const startup = options.startup();
@@ -81,7 +81,7 @@ export async function serveHttp(
   const toolsView: MuxServer | undefined =
     options.expose !== 'all' ? sessions.requestServer(perRequest) : undefined;
   publisher = new ListChangePublisher({
-    registry,
+    children,
     publish: (method) => http.publish(method),
     ...(toolsView && { toolsChangedSinceAsked: () => toolsView.toolsChangedSinceLastList() }),
   });

@@ -14,7 +14,7 @@ export function serveStdio(
   sessions: SessionFactory,
   options: { maxMessageBytes: number; startup: () => StartupGate | undefined },
 ): StdioServing {
-  const { registry, upstream } = core;
+  const { children, upstream } = core;
   return serveMuxOverStdio({
     newSession: (era) => sessions.newSession(era),
     logger: core.logger,
@@ -25,7 +25,7 @@ export function serveStdio(
         const opening = options.startup()?.openingWait();
         return opening && Promise.race([opening, upstream.clientAwaited]);
       },
-      instructions: () => sessionInstructions(registry.snapshot),
+      instructions: () => sessionInstructions(children.snapshot),
     },
     onRequestCapabilities: (capabilities) => upstream.declaredInRequest(capabilities),
   });

@@ -39,7 +39,7 @@ export function sessionFactory(core: Core, settings: SessionSettings): SessionFa
       era,
       inputRelay: core.inputRelay,
       ...(startup && { startup }),
-      registry: core.registry,
+      children: core.children,
       router: core.router,
       upstream: core.upstream,
       policy: core.policy,

@@ -293,7 +293,7 @@ t.test(
       'the child saw the call cancelled',
     );
 
-    // Lists say ttlMs 0: no client may serve one from its cache after the registry changed.
+    // Lists say ttlMs 0: no client may serve one from its cache after the children changed.
     for (const method of ['tools/list', 'prompts/list', 'resources/list', 'resources/templates/list']) {
       const response = await fetch(served.url, {
         method: 'POST',

@@ -1,5 +1,5 @@
 // One notification per real change, counted per list by a client of the built mcpmux: a
-// change of the registry (add, reload, remove, crash, a config edit, a child's own
+// change of the children (add, reload, remove, crash, a config edit, a child's own
 // list_changed) sends, for each list, at most one notification, and only when that list as
 // the client sees it changed.
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';

@@ -8,7 +8,7 @@ import type { Test } from 'tap';
 import type { ChildConnectionOptions } from '../../src/child/child-types.js';
 import { createLogger } from '../../src/common/log.js';
 import type { ExposeMode } from '../../src/session/exposure.js';
-import type { Registry } from '../../src/children/registry.js';
+import type { Children } from '../../src/children/children.js';
 import type { CatalogRouter } from '../../src/router/catalog-router.js';
 import type { CodeModeOptions } from '../../src/code/code-mode.js';
 import { SpawnPolicy, type SpawnPolicyOptions } from '../../src/policy/spawn-policy.js';
@@ -18,7 +18,7 @@ import { assertNoLeaks, killTaggedProcesses, taggedEnv } from './processes.js';
 
 export interface Harness {
   client: Client;
-  registry: Registry;
+  children: Children;
   router: CatalogRouter;
   /** Count of notifications/tools/list_changed received. */
   listChanged: () => number;
@@ -62,7 +62,7 @@ export async function startHarness(t: Test, options: HarnessOptions = {}): Promi
     expose: options.mux?.expose ?? 'all',
     ...(options.code && { code: options.code }),
   });
-  const { registry, router } = core;
+  const { children, router } = core;
   const mux = sessionFactory(core, {
     ...(options.mux?.activePoolSize !== undefined && { activePoolSize: options.mux.activePoolSize }),
     ...(options.mux?.maxResultBytes !== undefined && { maxResultBytes: options.mux.maxResultBytes }),
@@ -86,7 +86,7 @@ export async function startHarness(t: Test, options: HarnessOptions = {}): Promi
     if (closed) return;
     closed = true;
     await client.close();
-    await registry.close();
+    await children.close();
     await mux.close();
     await core.close();
   };
@@ -99,7 +99,7 @@ export async function startHarness(t: Test, options: HarnessOptions = {}): Promi
     client.callTool({ name, arguments: args }) as Promise<CallToolResult>;
   return {
     client,
-    registry,
+    children,
     router,
     logs,
     listChanged: () => listChanged,

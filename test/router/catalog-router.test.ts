@@ -5,7 +5,7 @@ import type { Tool } from '@modelcontextprotocol/server';
 import t from 'tap';
 import type { ChildConnection } from '../../src/child/child-connection.js';
 import { createLogger } from '../../src/common/log.js';
-import type { RegistrySnapshot } from '../../src/children/registry-snapshot.js';
+import type { ChildrenSnapshot } from '../../src/children/children-snapshot.js';
 import { exposedToolName } from '../../src/router/tool-names.js';
 import { CatalogRouter } from '../../src/router/catalog-router.js';
 import { EMPTY_CATALOG } from '../../src/protocol/capabilities.js';
@@ -23,7 +23,7 @@ function routerWithLog() {
 }
 
 /** A snapshot of running servers; the connections are never called here (routing tables only). */
-function snapshot(version: number, servers: Record<string, Tool[]>): RegistrySnapshot {
+function snapshot(version: number, servers: Record<string, Tool[]>): ChildrenSnapshot {
   const views = Object.entries(servers).map(
     ([name, tools]) =>
       [
@@ -99,7 +99,7 @@ t.test('a prompt asked for by its own name is told its exposed name', async (t) 
         connection: { name } as unknown as ChildConnection,
       },
     ] as const;
-  const snap: RegistrySnapshot = {
+  const snap: ChildrenSnapshot = {
     version: 1,
     servers: new Map([view('ev', [prompt('simple'), prompt('both')]), view('docs', [prompt('both')])]),
   };

@@ -1,5 +1,5 @@
 // Tool search: ranking sanity on a small catalog, and an index that always matches the
-// registry (add, remove, crash, reload, a child's own list_changed), through search_tools.
+// children (add, remove, crash, reload, a child's own list_changed), through search_tools.
 import type { Tool } from '@modelcontextprotocol/server';
 import t from 'tap';
 import type { ChildConnection } from '../../src/child/child-connection.js';
@@ -7,7 +7,7 @@ import { ToolIndex } from '../../src/search/tool-index.js';
 import { nameWords } from '../../src/search/tool-ranker.js';
 import { alternativesOf } from '../../src/search/query-expansion.js';
 import { createLogger } from '../../src/common/log.js';
-import type { RegistrySnapshot } from '../../src/children/registry-snapshot.js';
+import type { ChildrenSnapshot } from '../../src/children/children-snapshot.js';
 import { EMPTY_CATALOG } from '../../src/protocol/capabilities.js';
 import { CatalogRouter } from '../../src/router/catalog-router.js';
 import { fixture } from '../helpers/fixtures.js';
@@ -25,7 +25,7 @@ const tool = (name: string, description: string, args: Record<string, string> = 
     ),
   },
 });
-function snapshot(version: number, servers: Record<string, Tool[]>): RegistrySnapshot {
+function snapshot(version: number, servers: Record<string, Tool[]>): ChildrenSnapshot {
   const views = Object.entries(servers).map(
     ([name, tools]) =>
       [
@@ -246,7 +246,7 @@ t.test(
   },
 );
 
-t.test('the index follows the registry: add, list_changed, reload, crash and remove', async (t) => {
+t.test('the index follows the children: add, list_changed, reload, crash and remove', async (t) => {
   const h = await startHarness(t);
   const search = async (query: string, server?: string) =>
     (

@@ -107,7 +107,7 @@ export class DevLoop {
     name: string,
     spec: ServerSpec,
     options: { spawnPolicy: Spawner; buildTimeoutMs?: number | undefined; logger: Logger },
-    /** A change of the watched files: the registry rebuilds and reloads. */
+    /** A change of the watched files: the children rebuild and reload it. */
     onChange: (paths: string[]) => void,
   ) {
     this.#name = name;

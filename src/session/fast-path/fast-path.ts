@@ -28,7 +28,7 @@ import type { ChildUpstream, InputOrigin } from '../../child/child-types.js';
 import { moreVerbose, requestLogs, type RequestLogs } from '../../child/requests/request-logs.js';
 import type { InputCapableMethod, InputRelay } from '../relay/input-relay.js';
 import { errorResult } from '../results.js';
-import type { Registry } from '../../children/registry.js';
+import type { Children } from '../../children/children.js';
 import type { StartupGate } from '../../children/startup-gate.js';
 import type { ResultStore } from '../../results/result-store.js';
 import type { CatalogRouter } from '../../router/catalog-router.js';
@@ -50,7 +50,7 @@ import {
 export type { Reply } from '../../protocol/forwarded-call.js';
 
 export interface FastPathOptions {
-  registry: Registry;
+  children: Children;
   router: CatalogRouter;
   /** Kept and cut: tool results larger than its bound. */
   results: ResultStore;
@@ -95,14 +95,14 @@ export class FastPath {
 
   constructor(options: FastPathOptions) {
     this.#options = options;
-    const { results, registry, router } = options;
+    const { results, children, router } = options;
     const toolShaping: Shaping = {
       // A line no longer than the bound cannot hold more text than the bound: no need to count.
       result: (result, bytes) => (bytes <= results.maxBytes ? result : results.fit(result as never)),
       passThrough: (bytes) => bytes <= results.maxBytes,
       failure: (error) => ({ result: errorResult(`${error.message} [${error.code}]`) as Params }),
     };
-    this.#targets = { registry, router, toolShaping };
+    this.#targets = { children, router, toolShaping };
   }
 
   /**

@@ -16,7 +16,7 @@ import { withResultType } from '../../child/catalog/result-type-bridge.js';
 import { withExposedUris } from '../catalog-handlers.js';
 import type { InputCapableMethod, InputRelay } from '../relay/input-relay.js';
 import { toJsonRpcError } from '../results.js';
-import type { Registry } from '../../children/registry.js';
+import type { Children } from '../../children/children.js';
 import { runsOnlyAsTask } from '../../router/task-support.js';
 import type { CatalogRouter } from '../../router/catalog-router.js';
 import type { Route } from '../../router/routes.js';
@@ -25,7 +25,7 @@ import { isObject } from '../../protocol/request-shape.js';
 import { plainError, type Params, type Shaping } from '../../protocol/forwarded-call.js';
 
 export interface TargetContext {
-  registry: Registry;
+  children: Children;
   router: CatalogRouter;
   /** How a tools/call answer is shaped (a large result kept and cut). */
   toolShaping: Shaping;
@@ -35,9 +35,9 @@ export interface TargetContext {
 export function resolveTarget(
   method: string,
   params: Params,
-  { registry, router, toolShaping }: TargetContext,
+  { children, router, toolShaping }: TargetContext,
 ): Target | undefined {
-  const snapshot = registry.snapshot;
+  const snapshot = children.snapshot;
   switch (method) {
     case 'tools/call': {
       let call = params;
@@ -118,9 +118,9 @@ export function resolveTarget(
  */
 export function resolveToolLine(
   name: string,
-  { registry, router, toolShaping }: TargetContext,
+  { children, router, toolShaping }: TargetContext,
 ): Target | undefined {
-  const route = forwardableTool(router.toolRoute(registry.snapshot, name));
+  const route = forwardableTool(router.toolRoute(children.snapshot, name));
   return route && toolTarget(route, name, { name: route.item.name }, toolShaping);
 }
 

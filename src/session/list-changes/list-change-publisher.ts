@@ -1,20 +1,20 @@
 // List changes for clients that have no session of their own: modern (2026-07-28) HTTP
 // clients are served request by request and hear of changes on their subscriptions/listen
-// streams. One publisher hears the registry for all of them and publishes each change once,
+// streams. One publisher hears the children for all of them and publishes each change once,
 // debounced like a session's own list_changed.
-import type { Registry } from '../../children/registry.js';
+import type { Children } from '../../children/children.js';
 import { CAPABILITY_ROWS, CAPABILITY_TABLE, type ListChangedMethod } from '../../protocol/capabilities.js';
 import { ListChangedNotifier } from './list-changed-notifier.js';
 
 export interface ListChangePublisherOptions {
-  registry: Registry;
+  children: Children;
   /** Sends one list's change to every listening client. */
   publish: (method: ListChangedMethod) => void;
   /** Quiet time before a change goes out. Default 10 ms. */
   debounceMs?: number;
   /**
    * With `--expose search` or `code` the tools a client lists are mcpmux's own and the found
-   * ones, not the registry's: whether that list differs from the last time this was asked. A
+   * ones, not the children's: whether that list differs from the last time this was asked. A
    * server added or removed is then published only when the list really changed.
    */
   toolsChangedSinceAsked?: () => boolean;
@@ -40,16 +40,16 @@ export class ListChangePublisher {
     const toolsChanged = (this.#toolsChanged = options.toolsChangedSinceAsked);
     // The first answer is the baseline later changes are told against.
     toolsChanged?.();
-    this.#unsubscribe = options.registry.onChange((change) => {
+    this.#unsubscribe = options.children.onChange((change) => {
       for (const kind of change.kinds)
         if (kind !== 'tools' || !toolsChanged || toolsChanged())
           this.#notify(CAPABILITY_TABLE[kind].listChanged);
     });
   }
 
-  /** A list changed for another reason than the registry (the shared search pool). */
+  /** A list changed for another reason than the children (the shared search pool). */
   changed(method: ListChangedMethod): void {
-    // Moves the baseline too, so that the next registry change is not told again for this one.
+    // Moves the baseline too, so that the next change of the children is not told again for this one.
     if (method === 'notifications/tools/list_changed') this.#toolsChanged?.();
     this.#notify(method);
   }

@@ -5,13 +5,13 @@
 // given back, as when a 2025 session ends.
 import { messageOf } from '../../common/errors.js';
 import type { Logger } from '../../common/log.js';
-import type { Registry } from '../../children/registry.js';
+import type { Children } from '../../children/children.js';
 import type { CatalogRouter } from '../../router/catalog-router.js';
 import { ClientSettings } from '../client-settings.js';
 import type { Deliver, UpstreamLink } from '../relay/upstream-link.js';
 
 export interface ResourceWatchContext {
-  registry: Registry;
+  children: Children;
   router: CatalogRouter;
   upstream: UpstreamLink;
   logger: Logger;
@@ -46,9 +46,9 @@ export function watchResources(
   uris: readonly string[],
   deliver: Deliver,
 ): ResourceWatch {
-  const { registry, router, upstream, logger } = context;
-  const settings = new ClientSettings({ registry, router, logger, peers: () => upstream.sessionSettings() });
-  const detach = upstream.attach({ era: 'modern', registry, settings, deliver });
+  const { children, router, upstream, logger } = context;
+  const settings = new ClientSettings({ children, router, logger, peers: () => upstream.sessionSettings() });
+  const detach = upstream.attach({ era: 'modern', children, settings, deliver });
   const subscribed = uris.map((uri) =>
     settings.subscribe(uri).catch((error: unknown) => {
       logger.info(`a client listens for updates of ${uri}, which cannot be subscribed: ${messageOf(error)}`);

@@ -18,7 +18,7 @@ import { asServerLog, logToRequests, moreVerbose } from '../../child/requests/re
 import { MuxError, WireError, messageOf, relayedError } from '../../common/errors.js';
 import type { Logger } from '../../common/log.js';
 import type { CatalogRouter } from '../../router/catalog-router.js';
-import type { Registry } from '../../children/registry.js';
+import type { Children } from '../../children/children.js';
 import { UncheckedResult } from '../../protocol/answer-shape.js';
 import { ChildTaskTable } from '../tasks/child-tasks.js';
 import type { ClientSettings } from '../client-settings.js';
@@ -32,7 +32,7 @@ interface Attachment {
   server?: Server;
   /** A 2026-07-28 client declares what it can do on each request, not once. */
   era: Era;
-  registry: Registry;
+  children: Children;
   settings: ClientSettings;
   /** Where its notifications go (a session and its listen streams share one: an update goes out once). */
   deliver: Deliver;
@@ -109,7 +109,7 @@ export class UpstreamLink implements ChildUpstream {
   }
 
   /**
-   * Connects a client's server (the registry is built before it, so this comes later), or a
+   * Connects a client's server (the children are built before it, so this comes later), or a
    * 2026-07-28 client's listen stream for resource updates; returns the detach.
    */
   attach(attachment: Attachment): () => void {
@@ -308,7 +308,7 @@ export class UpstreamLink implements ChildUpstream {
         method: notification.method,
         params: {
           ...params,
-          uri: this.#router.exposedUri(attached.registry.snapshot, server, params['uri']),
+          uri: this.#router.exposedUri(attached.children.snapshot, server, params['uri']),
         },
       };
     }

@@ -7,7 +7,7 @@ import type { ClientCapabilities, Tool } from '@modelcontextprotocol/server';
 import type { AgentRuns } from '../../agent/agent-runs.js';
 import type { ModelChoice } from '../../agent/model-choice.js';
 import type { CallOptions, InputOrigin } from '../../child/child-types.js';
-import type { RegistrySnapshot } from '../../children/registry-snapshot.js';
+import type { ChildrenSnapshot } from '../../children/children-snapshot.js';
 import { agentDefinition, outputDefinition } from './agent-tools.js';
 import type { AgentAccess } from './tool-context.js';
 import type { HeldRounds } from './tool-context.js';
@@ -53,7 +53,7 @@ export function agentAccess(setup: AgentSetup, session: AgentSession): AgentAcce
 
 /**
  * The own tools a session lists: agent and output join the base list while its client has a
- * model, described with the servers running now (kept until the registry changes).
+ * model, described with the servers running now (kept until the children change).
  */
 export class AgentListing {
   readonly #access: AgentAccess | undefined;
@@ -69,7 +69,7 @@ export class AgentListing {
     this.#asTask = options.asTask;
   }
 
-  definitions(base: readonly Tool[], snapshot: RegistrySnapshot): readonly Tool[] {
+  definitions(base: readonly Tool[], snapshot: ChildrenSnapshot): readonly Tool[] {
     if (this.#access?.available() !== true) return base;
     if (this.#listed?.version !== snapshot.version) {
       const agent = agentDefinition(snapshot, this.#compact ? COMPACT_DESCRIPTION_BUDGET : undefined);

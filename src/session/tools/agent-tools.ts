@@ -7,7 +7,7 @@ import { agentDescription } from '../../agent/agent-description.js';
 import type { ModelSource } from '../../agent/model-source.js';
 import type { CallOptions, InputOrigin } from '../../child/child-types.js';
 import { MuxError } from '../../common/errors.js';
-import { runningServers, type RegistrySnapshot } from '../../children/registry-snapshot.js';
+import { runningServers, type ChildrenSnapshot } from '../../children/children-snapshot.js';
 import { SubAgentToolbox } from '../../agent/sub-agent-toolbox.js';
 import type { AgentAccess, ManagementContext, ManagementTool } from './tool-context.js';
 import { SamplingModel } from '../../agent/sampling-model.js';
@@ -63,7 +63,7 @@ const OUTPUT_DESCRIPTION =
 const DEFAULT_MAX_TURNS = 20;
 
 /** The agent tool's definition, with the servers it can reach now. */
-export function agentDefinition(snapshot: RegistrySnapshot, budget?: number): Tool {
+export function agentDefinition(snapshot: ChildrenSnapshot, budget?: number): Tool {
   const servers = runningServers(snapshot).map((view) => ({
     name: view.name,
     tools: view.tools,
@@ -96,7 +96,7 @@ export function createAgentTools(): ManagementTool[] {
           onprogress: CallOptions['onprogress'],
         ): Promise<CallToolResult> => {
           const toolbox = new SubAgentToolbox({
-            registry: ctx.registry,
+            children: ctx.children,
             router: ctx.router,
             index: ctx.index,
             allowed,
@@ -156,7 +156,7 @@ function reachableServers(
   named: readonly string[] | undefined,
 ): (server: string) => boolean {
   if (!named) return () => true;
-  const running = runningServers(ctx.registry.snapshot).map((v) => v.name);
+  const running = runningServers(ctx.children.snapshot).map((v) => v.name);
   const unknown = named.filter((name) => !running.includes(name));
   if (unknown.length > 0)
     throw new MuxError(

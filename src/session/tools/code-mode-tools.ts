@@ -3,7 +3,7 @@
 import { z } from 'zod';
 import { MAX_TIMEOUT_SECONDS, MODULE_PRELUDE } from '../../code/code-mode-limits.js';
 import type { CodeMode } from '../../code/code-mode.js';
-import { runningServers } from '../../children/registry-snapshot.js';
+import { runningServers } from '../../children/children-snapshot.js';
 import { serverPurpose } from '../../search/server-purpose.js';
 import { MuxError } from '../../common/errors.js';
 import type { ManagementContext, ManagementTool } from './tool-context.js';
@@ -52,7 +52,7 @@ export function createCodeModeTools(): ManagementTool[] {
       ),
       handle: async (raw, ctx) => {
         parseArguments('list_modules', listModulesInput, raw);
-        const modules = runningServers(ctx.registry.snapshot).map((view) => ({
+        const modules = runningServers(ctx.children.snapshot).map((view) => ({
           server: view.name,
           tools: view.tools.length,
           summary: summarize(view.connection.about, view.tools),
@@ -72,7 +72,7 @@ export function createCodeModeTools(): ManagementTool[] {
       handle: async (raw, ctx) => {
         const { server, tools } = parseArguments('read_module', readModuleInput, raw);
         const code = requireCode(ctx);
-        const running = runningServers(ctx.registry.snapshot);
+        const running = runningServers(ctx.children.snapshot);
         const view = running.find((v) => v.name === server);
         if (!view)
           throw new MuxError(
@@ -104,7 +104,7 @@ export function createCodeModeTools(): ManagementTool[] {
         const args = parseArguments('execute_code', executeCodeInput, raw);
         const result = await requireCode(ctx).execute(
           { code: args.code, timeoutSeconds: args.timeout_seconds, servers: args.servers },
-          { registry: ctx.registry, router: ctx.router, options: ctx.callOptions },
+          { children: ctx.children, router: ctx.router, options: ctx.callOptions },
         );
         const reply = jsonResult(result as unknown as Record<string, unknown>);
         return ctx.results.fit(result.ok ? reply : { ...reply, isError: true });

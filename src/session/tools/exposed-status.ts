@@ -3,14 +3,14 @@
 import type { Tool } from '@modelcontextprotocol/server';
 import type { ChildStatus } from '../../child/child-status.js';
 import type { ToolDiff } from '../../children/catalog-diff.js';
-import type { RegistrySnapshot } from '../../children/registry-snapshot.js';
+import type { ChildrenSnapshot } from '../../children/children-snapshot.js';
 import type { CatalogRouter } from '../../router/catalog-router.js';
 
 /** A server's status with its tools and prompts under the names the client calls them by. */
 export function exposeStatus(
   status: ChildStatus,
   router: CatalogRouter,
-  snapshot: RegistrySnapshot,
+  snapshot: ChildrenSnapshot,
 ): ChildStatus {
   // Two child tools that map to one exposed name are one tool to the client (the first); a
   // name withheld for another server's (a server with its own prefix) is not this one's.
@@ -33,7 +33,7 @@ export function summarize(
   status: ChildStatus,
   tools: readonly Tool[],
   router: CatalogRouter,
-  snapshot: RegistrySnapshot,
+  snapshot: ChildrenSnapshot,
 ) {
   const listed = router
     .exposedItems('tools', status.name, tools, status.prefix)

@@ -34,7 +34,7 @@ export const findServersTool = (): ManagementTool => ({
     const { registries } = requireRegistries(ctx);
     const { found, problems } = await registries.find(query, limit ?? 5);
     const running = new Map(
-      [...ctx.registry.snapshot.servers].map(([name, view]) => [name, view.connection.spec]),
+      [...ctx.children.snapshot.servers].map(([name, view]) => [name, view.connection.spec]),
     );
     const servers = found.map((hit) => foundServerSummary(hit, runningAs(hit.server.entry, running)));
     return jsonResult({

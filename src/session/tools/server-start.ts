@@ -8,27 +8,27 @@ import type { ManagementContext, PersistentConfig } from './tool-context.js';
 
 /** Starts `spec` as `name` and answers with its status and tools; `timeoutSeconds` bounds the start. */
 export async function startServer(
-  ctx: Pick<ManagementContext, 'registry' | 'router'>,
+  ctx: Pick<ManagementContext, 'children' | 'router'>,
   name: string,
   spec: ServerSpec,
   timeoutSeconds: number | undefined,
   signal: AbortSignal | undefined,
 ) {
-  const { registry, router } = ctx;
+  const { children, router } = ctx;
   // A server waiting for a person to sign in answers at once: needs_auth, with the URL.
   const started = await untilCancelled(
     signal,
-    registry.add(
+    children.add(
       name,
       timeoutSeconds === undefined ? spec : { ...spec, startupTimeoutMs: timeoutSeconds * 1000 },
       { returnWhenSigningIn: true },
     ),
     // A start the client cancelled is undone as a failed one is: nothing left running.
-    () => registry.remove(name),
+    () => children.remove(name),
   );
   return {
-    server: exposeStatus(started.status, router, registry.snapshot),
-    tools: summarize(started.status, started.tools, router, registry.snapshot),
+    server: exposeStatus(started.status, router, children.snapshot),
+    tools: summarize(started.status, started.tools, router, children.snapshot),
   };
 }
 

@@ -1,4 +1,4 @@
-// What one of mcpmux's own tools is given when it is called (its session's registry, router,
+// What one of mcpmux's own tools is given when it is called (its session's children, router,
 // index, results, model…) and what it is: the contract between the tools (management-tools,
 // agent-tools, code-mode-tools) and the session that calls them (mux-server, tool-calls).
 import type { CallToolResult, ClientCapabilities, Tool } from '@modelcontextprotocol/server';
@@ -8,7 +8,7 @@ import type { ToolIndex } from '../../search/tool-index.js';
 import type { CallOptions, InputOrigin } from '../../child/child-types.js';
 import type { CodeMode } from '../../code/code-mode.js';
 import type { SpawnPolicy } from '../../policy/spawn-policy.js';
-import type { Registry } from '../../children/registry.js';
+import type { Children } from '../../children/children.js';
 import type { ResultStore } from '../../results/result-store.js';
 import type { CatalogRouter } from '../../router/catalog-router.js';
 import type { ServerSpec } from '../../child/server-spec.js';
@@ -17,7 +17,7 @@ import type { KeptSecrets } from '../../secrets/kept-secrets.js';
 import type { McpRegistries } from '../../mcp-registry/mcp-registries.js';
 
 export interface ManagementContext {
-  registry: Registry;
+  children: Children;
   router: CatalogRouter;
   /** What the operator allows add_server to run; absent: anything. */
   policy?: SpawnPolicy | undefined;

@@ -11,7 +11,7 @@ import { createLogger } from '../../../src/common/log.js';
 import { ChildTaskTable } from '../../../src/session/tasks/child-tasks.js';
 import { ClientSettings } from '../../../src/session/client-settings.js';
 import { UpstreamLink } from '../../../src/session/relay/upstream-link.js';
-import { Registry } from '../../../src/children/registry.js';
+import { Children } from '../../../src/children/children.js';
 import { CatalogRouter } from '../../../src/router/catalog-router.js';
 
 const RELATED = 'io.modelcontextprotocol/related-task';
@@ -54,7 +54,7 @@ t.test("a task's message names mcpmux's id, or none for a task no client was giv
 
 t.test("a task's log line goes only to the session whose task it is", async (t) => {
   const router = new CatalogRouter({ maxToolName: 64, logger });
-  const registry = new Registry({ logger, validateName: () => undefined, connection: {} as never });
+  const children = new Children({ logger, validateName: () => undefined, connection: {} as never });
   const link = new UpstreamLink({ router, logger });
   const heard = { alice: [] as JSONRPCRequestLike[], bob: [] as JSONRPCRequestLike[] };
   const session = (name: 'alice' | 'bob') => {
@@ -62,8 +62,8 @@ t.test("a task's log line goes only to the session whose task it is", async (t) 
     link.attach({
       server: {} as never,
       era: 'legacy',
-      registry,
-      settings: new ClientSettings({ registry, router, logger }),
+      children,
+      settings: new ClientSettings({ children, router, logger }),
       deliver,
     });
     return link.childTasks.session(deliver);

@@ -27,10 +27,10 @@ export const listServersTool = (ownDefinitions: () => readonly Tool[]): Manageme
       }),
     }),
   ),
-  handle: async (raw, { registry, router, listedTools }) => {
+  handle: async (raw, { children, router, listedTools }) => {
     parse('list_servers', emptyInput, raw ?? {});
-    const snapshot = registry.snapshot;
-    const servers = registry.list().map((status) => {
+    const snapshot = children.snapshot;
+    const servers = children.list().map((status) => {
       const tools = snapshot.servers.get(status.name)?.tools ?? [];
       const exposed = exposeStatus(status, router, snapshot);
       return tools.length > 0

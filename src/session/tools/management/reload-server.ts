@@ -15,12 +15,12 @@ export const reloadServerTool = (): ManagementTool => ({
     reloadInput,
     startedOutput.extend({ changes: diffSchema }),
   ),
-  handle: async (raw, { registry, router }) => {
+  handle: async (raw, { children, router }) => {
     const { name, build } = parse('reload_server', reloadInput, raw);
-    const reloaded = await registry.reload(name, { build: build === true });
+    const reloaded = await children.reload(name, { build: build === true });
     return jsonResult({
-      server: exposeStatus(reloaded.status, router, registry.snapshot),
-      tools: summarize(reloaded.status, reloaded.tools, router, registry.snapshot),
+      server: exposeStatus(reloaded.status, router, children.snapshot),
+      tools: summarize(reloaded.status, reloaded.tools, router, children.snapshot),
       changes: exposeDiff(reloaded.status, reloaded.changes, router),
     });
   },

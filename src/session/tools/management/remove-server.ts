@@ -19,10 +19,10 @@ export const removeServerTool = (): ManagementTool => ({
       ...persistedFields,
     }),
   ),
-  handle: async (raw, { registry, router, config }) => {
+  handle: async (raw, { children, router, config }) => {
     const { name, persist } = parse('remove_server', removeInput, raw);
     if (persist) requireConfig(config, 'remove_server');
-    const removed = await registry.remove(name);
+    const removed = await children.remove(name);
     const result = {
       removed: removed.name,
       tools_removed: removed.tools.map((t) => router.exposedName(name, t, removed.prefix)),

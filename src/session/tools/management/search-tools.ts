@@ -2,7 +2,7 @@
 // step of a task), shown as code mode declares them when it is on, and in search mode
 // activated into the client's list when asked.
 import { MuxError } from '../../../common/errors.js';
-import type { RegistrySnapshot } from '../../../children/registry-snapshot.js';
+import type { ChildrenSnapshot } from '../../../children/children-snapshot.js';
 import type { CodeMode } from '../../../code/code-mode.js';
 import type { CatalogRouter } from '../../../router/catalog-router.js';
 import type { ToolHit } from '../../../search/tool-index.js';
@@ -20,7 +20,7 @@ export const searchToolsTool = (): ManagementTool => ({
     searchInput,
     searchOutput,
   ),
-  handle: async (raw, { registry, router, index, activate, code }) => {
+  handle: async (raw, { children, router, index, activate, code }) => {
     const {
       query,
       queries,
@@ -28,7 +28,7 @@ export const searchToolsTool = (): ManagementTool => ({
       server,
       activate: wantsActivation,
     } = parse('search_tools', searchInput, raw);
-    const snapshot = registry.snapshot;
+    const snapshot = children.snapshot;
     if (server !== undefined && !snapshot.servers.has(server)) {
       throw new MuxError(
         'SERVER_NOT_FOUND',
@@ -88,7 +88,7 @@ function noMatchHint(serversWithTools: number, text: string): string {
 /** A search hit as code mode shows it: how a program calls the tool, with its types, instead of its JSON schema. */
 async function withDeclaration(
   hit: ToolHit,
-  snapshot: RegistrySnapshot,
+  snapshot: ChildrenSnapshot,
   router: CatalogRouter,
   code: CodeMode,
 ) {

@@ -1,5 +1,5 @@
-// What calls read of the registry: an immutable snapshot of the servers, each with its
-// connection and the catalog it published, replaced whole on every change (registry.ts).
+// What calls read of the children: an immutable snapshot of the servers, each with its
+// connection and the catalog it published, replaced whole on every change (children.ts).
 import type { Tool } from '@modelcontextprotocol/server';
 import type { ChildConnection } from '../child/child-connection.js';
 import type { Catalog, CatalogKind } from '../protocol/capabilities.js';
@@ -16,7 +16,7 @@ export interface ServerView {
   readonly prefix?: string;
 }
 
-export interface RegistrySnapshot {
+export interface ChildrenSnapshot {
   /** Grows by one with every published change. */
   readonly version: number;
   /** In the order the servers were added. */
@@ -28,9 +28,9 @@ export interface RegistrySnapshot {
  * each shows `shown` while it restarts (the old catalog, until the new process listed its own).
  */
 export function nextSnapshot(
-  previous: RegistrySnapshot,
+  previous: ChildrenSnapshot,
   entries: Iterable<[string, { connection: ChildConnection; shown?: Catalog | undefined }]>,
-): RegistrySnapshot {
+): ChildrenSnapshot {
   const servers = new Map<string, ServerView>();
   for (const [name, { connection, shown }] of entries) {
     const catalog = shown ?? connection.catalog;
@@ -47,9 +47,9 @@ export function nextSnapshot(
 }
 
 /** The servers of a snapshot that are running now, in the order they were added. */
-export function runningServers(snapshot: RegistrySnapshot): ServerView[] {
+export function runningServers(snapshot: ChildrenSnapshot): ServerView[] {
   return [...snapshot.servers.values()].filter((view) => view.connection.state.kind === 'running');
 }
 
 /** Which lists the client sees have changed (one change may touch several). */
-export type RegistryChange = { type: 'catalog'; kinds: readonly CatalogKind[] };
+export type ChildrenChange = { type: 'catalog'; kinds: readonly CatalogKind[] };

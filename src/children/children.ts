@@ -10,7 +10,7 @@ import type { ChildStatus } from '../child/child-status.js';
 import type { ChildProcess } from '../child/process/child-process.js';
 import { telemetry, type Attributes } from '../common/telemetry.js';
 import { MuxError, messageOf } from '../common/errors.js';
-import { nameTaken, notFound, removedWhile, shuttingDown } from './registry-errors.js';
+import { nameTaken, notFound, removedWhile, shuttingDown } from './children-errors.js';
 import type { Logger } from '../common/log.js';
 import type { RestartPolicy, ServerSpec } from '../child/server-spec.js';
 import { CATALOG_KINDS, type Catalog } from '../protocol/capabilities.js';
@@ -18,10 +18,10 @@ import { diffTools, listsDiffer, sameItems, type ToolDiff } from './catalog-diff
 import { restartRunAfterCrash, restartUntilRunning, type RestartRun } from './restart-run.js';
 import {
   nextSnapshot,
-  type RegistryChange,
-  type RegistrySnapshot,
+  type ChildrenChange,
+  type ChildrenSnapshot,
   type ServerView,
-} from './registry-snapshot.js';
+} from './children-snapshot.js';
 
 export interface StartedServer {
   status: ChildStatus;
@@ -41,7 +41,7 @@ export interface RemovedServer {
   exit?: ChildStatus['exit'];
 }
 
-export interface RegistryOptions {
+export interface ChildrenOptions {
   logger: Logger;
   /** Checks a server name before anything is spawned; returns why it is not acceptable. */
   validateName?: (name: string) => string | undefined;
@@ -60,30 +60,30 @@ interface Entry {
   restarts?: RestartRun | undefined;
 }
 
-export class Registry {
+export class Children {
   readonly #lock = new PQueue({ concurrency: 1 });
   readonly #entries = new Map<string, Entry>();
-  readonly #listeners = new Set<(change: RegistryChange) => void>();
-  readonly #options: RegistryOptions;
+  readonly #listeners = new Set<(change: ChildrenChange) => void>();
+  readonly #options: ChildrenOptions;
   readonly #log: Logger;
-  #snapshot: RegistrySnapshot = { version: 0, servers: new Map() };
+  #snapshot: ChildrenSnapshot = { version: 0, servers: new Map() };
   #closed = false;
   /** Open batches; while any is open, listeners hear nothing, then once for the whole of it. */
   #batches = 0;
-  #batchFrom: RegistrySnapshot | undefined;
+  #batchFrom: ChildrenSnapshot | undefined;
 
-  constructor(options: RegistryOptions) {
+  constructor(options: ChildrenOptions) {
     this.#options = options;
     this.#log = options.logger;
   }
 
   /** The current immutable view; never waits. */
-  get snapshot(): RegistrySnapshot {
+  get snapshot(): ChildrenSnapshot {
     return this.#snapshot;
   }
 
   /** Subscribes to published changes of the exposed tool set; returns an unsubscribe function. */
-  onChange(listener: (change: RegistryChange) => void): () => void {
+  onChange(listener: (change: ChildrenChange) => void): () => void {
     this.#listeners.add(listener);
     return () => this.#listeners.delete(listener);
   }

@@ -1,4 +1,4 @@
-// What the registry answers when it refuses a change, or a server went away under one.
+// What the children's lock answers when it refuses a change, or a server went away under one.
 import { MuxError } from '../common/errors.js';
 
 export const nameTaken = (name: string): MuxError =>

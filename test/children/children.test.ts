@@ -1,4 +1,4 @@
-// The registry under real concurrency and real failures: crashes, races on one name,
+// The children under real concurrency and real failures: crashes, races on one name,
 // removal with calls in flight, a child that changes its own tools, reloads mid-start.
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
