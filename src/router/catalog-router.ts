@@ -172,6 +172,17 @@ export class CatalogRouter {
     );
   }
 
+  /** The child that answers a tools/call, prompts/get or resource request for `target`; undefined when none does. */
+  serverOf(snapshot: ChildrenSnapshot, method: string, target: string): string | undefined {
+    if (method === 'tools/call') return this.toolRoute(snapshot, target)?.server;
+    if (method === 'prompts/get') return this.table(snapshot, 'prompts').byKey.get(target)?.server;
+    try {
+      return this.resolveResource(snapshot, target).server;
+    } catch {
+      return undefined;
+    }
+  }
+
   /** Where a resource template (as exposed) lives, for completions. */
   resolveTemplate(snapshot: ChildrenSnapshot, uriTemplate: string): ResourceTarget {
     const route = this.table(snapshot, 'resourceTemplates').byKey.get(uriTemplate);

@@ -11,103 +11,30 @@ import type {
   Server,
 } from '@modelcontextprotocol/server';
 import { messageOf } from '../common/errors.js';
-import type { Logger } from '../common/log.js';
 import type { ActivationPool } from '../search/activation-pool.js';
 import { newResultStore, type ResultStore } from '../results/result-store.js';
-import type { ToolIndex } from '../search/tool-index.js';
-import type { SpawnPolicy } from '../policy/spawn-policy.js';
-import type { Children } from '../children/children.js';
-import type { CatalogRouter } from '../router/catalog-router.js';
-import type { ListChangedMethod } from '../protocol/capabilities.js';
 import { CatalogHandlers } from './catalog-handlers.js';
 import { ClientSettings } from './client-settings.js';
 import { SessionListChanges } from './list-changes/session-list-changes.js';
-import { sessionInstructions } from './session-instructions.js';
-import type { PersistentConfig, RegistryAccess } from './tools/tool-context.js';
-import type { CodeMode } from '../code/code-mode.js';
 import { forwardingOptions, sessionCallerOrigin, type Caller } from './relay/forwarding-options.js';
 import { InputRelay, clientCapabilitiesOf, clientRound } from './relay/input-relay.js';
-import type { Deliver, UpstreamLink } from './relay/upstream-link.js';
-import type { StartupGate } from '../children/startup-gate.js';
+import type { Deliver } from './relay/upstream-link.js';
 import { watchResources } from './list-changes/resource-watch.js';
 import { FastPath, type ObservedTarget, type Reply } from './fast-path/fast-path.js';
-import { AgentTasks, TASKS_CAPABILITY } from './tasks/agent-tasks.js';
-import { AgentListing, agentAccess, type AgentSetup } from './tools/agent-access.js';
-import { newActivationPool, ownToolsOf, type ExposeMode } from './exposure.js';
-import { observeForwarded, observeRequests, type ObservedSession } from './observed-requests.js';
-import type { CallLog } from './call-log.js';
+import { AgentTasks } from './tasks/agent-tasks.js';
+import { AgentListing, agentAccess } from './tools/agent-access.js';
+import type { AgentAccess } from './tools/tool-context.js';
+import { newActivationPool, ownToolsOf, type ExposeMode, type OwnTools } from './exposure.js';
+import {
+  observeForwarded,
+  observeRequests,
+  observedSession,
+  type ObservedSession,
+} from './observed-requests.js';
 import { telemetry } from '../common/telemetry.js';
 import { ToolCalls, legacyToolCallHandler } from './tool-calls.js';
-import { ParamsCheckedServer } from './params-checked-server.js';
-
-export interface MuxServerOptions {
-  /** A tools/list was answered (at 5,000 tools, megabytes of JSON): the idle collection's cue. */
-  onListed?: () => void;
-  children: Children;
-  router: CatalogRouter;
-  /** The children reach the client through it; the server attaches it. */
-  upstream: UpstreamLink;
-  /** What add_server may run. Default: anything. */
-  policy?: SpawnPolicy;
-  /** The search index over every exposed tool (shared by all sessions). */
-  index: ToolIndex;
-  /**
-   * all: every child tool is listed; search: only what search_tools activated; code: no
-   * child tool, and programs call them through execute_code. Default all.
-   */
-  expose?: ExposeMode;
-  /** The sandbox and typed wrappers of code mode (shared by all sessions); needed for `code`. */
-  code?: CodeMode;
-  /** The agent tools' runs and model choice; without it, agent and output are not listed. */
-  agents?: AgentSetup;
-  /** In search mode, how many found tools may be listed at once. Default 15. */
-  activePoolSize?: number;
-  /** Text bytes of a tool result before it is cut and kept for read_result. Default 16 384; 0: never cut. */
-  maxResultBytes?: number;
-  /** The config file, for add_server and remove_server with `persist`. */
-  config?: PersistentConfig;
-  /** How the client reaches this session, for its spans: `pipe` (stdio, the default) or `tcp` (HTTP). */
-  network?: 'pipe' | 'tcp';
-  /** --call-log: a line per tool call, resource read and prompt get (shared by every session). */
-  callLog?: CallLog;
-  /** --trace-content: tool calls' arguments and results go into their spans. */
-  traceContent?: boolean;
-  /** MCP registries for find_servers and add_server's registry entries; without it, find_servers is not listed. */
-  registries?: RegistryAccess;
-  logger: Logger;
-  /** Reported to the client in serverInfo. */
-  version: string;
-  /** Quiet time before list_changed is sent. Default 10 ms. */
-  listChangedDebounceMs?: number;
-  /**
-   * The protocol era of the connection: legacy (2025, an initialize handshake) or modern
-   * (2026-07-28: no handshake, list changes go out on the client's subscriptions/listen
-   * stream). Default legacy.
-   */
-  era?: Era;
-  /**
-   * Set when this server answers one request of a modern (2026-07-28) HTTP client and is dropped
-   * after it: kept results and the search pool are shared, list changes go out through `publish`
-   * (the HTTP layer's, which hears the children once for all requests).
-   */
-  perRequest?: PerRequestState;
-  /** The servers given at start: lists and calls wait until each has started or failed. */
-  startup?: StartupGate;
-  /**
-   * Carries what children ask of a 2026-07-28 client (input_required rounds); shared by every
-   * server of the process, since a modern client's rounds may come to different ones. Default: one of its own.
-   */
-  inputRelay?: InputRelay;
-}
-
-/** What modern HTTP requests share, since each is served by a server of its own. */
-export interface PerRequestState {
-  results: ResultStore;
-  pool: ActivationPool | undefined;
-  publish: (method: ListChangedMethod) => void;
-  /** Sends the list changes pending now at once. */
-  flush: () => Promise<void>;
-}
+import { sessionServer } from './session-server.js';
+import type { MuxServerOptions } from './mux-server-options.js';
 
 export class MuxServer {
   readonly server: Server;
@@ -149,129 +76,129 @@ export class MuxServer {
   constructor(options: MuxServerOptions) {
     this.#options = options;
     this.#relay = options.inputRelay ?? new InputRelay();
-    // Children come and go while the client stays, so every list and feature a child could
-    // bring is declared up front; with no child behind it, a list is simply empty.
-    this.server = new ParamsCheckedServer(
-      { name: 'mcpmux', version: options.version },
-      {
-        capabilities: {
-          tools: { listChanged: true },
-          prompts: { listChanged: true },
-          resources: { subscribe: true, listChanged: true },
-          completions: {},
-          logging: {},
-          // Children's tools and agent run as tasks for a 2025 client (2026-07-28 has none in its core).
-          ...(options.era !== 'modern' && { tasks: TASKS_CAPABILITY }),
-        },
-        instructions: sessionInstructions(options.children.snapshot),
-        // A requestState mcpmux did not issue is refused before any handler runs.
-        requestState: { verify: this.#relay.verify },
-      },
-    );
     const era = options.era ?? 'legacy';
-    // A session (not one request of a sessionless 2026-07-28 client) is counted while open.
-    if (telemetry.enabled && !options.perRequest) {
-      this.#openedAt = performance.now();
-      telemetry.add('mcpmux.sessions.open', 1);
-    }
-    this.#observed = {
-      network: options.network ?? 'pipe',
-      protocolVersion: () => (era === 'modern' ? '2026-07-28' : undefined),
-      clientName: (ctx) =>
-        era === 'modern'
-          ? (ctx.mcpReq.envelope?.['io.modelcontextprotocol/clientInfo'] as { name?: string } | undefined)
-              ?.name
-          : this.server.getClientVersion()?.name,
-      serverOf: (method, target) => this.#serverOf(method, target),
-      callLog: options.callLog,
-      traceContent: options.traceContent,
-    };
+    const perRequest = options.perRequest;
+    this.server = sessionServer(options, this.#relay);
+    this.#openedAt = countSessionOpen(options);
+    this.#observed = observedSession(options, era, this.server, (method, target) => {
+      if (target === undefined) return undefined;
+      if (method === 'tools/call' && this.#ownTools.has(target)) return 'mcpmux';
+      return options.router.serverOf(options.children.snapshot, method, target);
+    });
     observeRequests(this.server, this.#observed);
     this.#caller = {
       era,
       capabilities: () => this.server.getClientCapabilities(),
       ...(era === 'legacy' && { notify: this.#deliver }),
     };
+    // A modern client with no session hears of changes through the shared publisher.
+    this.#listChanges = perRequest ? undefined : this.#sessionListChanges();
+    this.#initialized = this.#whenInitialized(era);
+    // One request and gone: no connection of its own to tell of changes, nothing to give back.
+    [this.#unsubscribe, this.#detach] = perRequest ? [() => {}, () => {}] : this.#followChildren(era);
+    this.#results = perRequest?.results ?? newResultStore(options.maxResultBytes);
+    const mode = options.expose ?? 'all';
+    if (mode === 'code' && !options.code) throw new Error('--expose code needs a CodeMode');
+    this.#pool = perRequest ? perRequest.pool : newActivationPool(mode, options.activePoolSize);
     const agent =
       options.agents &&
       agentAccess(options.agents, {
         era,
-        sessionOrigin: options.perRequest ? undefined : sessionCallerOrigin(this.server),
+        sessionOrigin: perRequest ? undefined : sessionCallerOrigin(this.server),
         declared: () => this.#declared,
       });
     // What runs as an MCP task for a 2025 client: agent (where its tools are on), children's tools.
     const tasks = options.agents && era === 'legacy' ? new AgentTasks(options.agents.runs) : undefined;
-    const perRequest = options.perRequest;
-    // A modern client with no session hears of changes through the shared publisher.
-    this.#listChanges = perRequest
-      ? undefined
-      : new SessionListChanges({
-          send: (method) => this.server.notification({ method }),
-          debounceMs: options.listChangedDebounceMs,
-          logger: options.logger,
-        });
-    const starting = options.startup?.wait();
-    if (starting) this.#listChanges?.holdUntil(starting);
-    this.#initialized = new Promise((resolve) => {
+    const own = ownToolsOf(mode, { registries: options.registries !== undefined });
+    this.#ownTools = own.tools;
+    const agentListing = new AgentListing(agent, { compact: mode !== 'all', asTask: tasks !== undefined });
+    this.#catalogs = this.#catalogHandlers(() =>
+      agentListing.definitions(own.definitions, options.children.snapshot),
+    );
+    this.#calls = this.#toolCalls(mode, own.tools, agent);
+    this.#fastPath = perRequest ? undefined : this.#newFastPath(era);
+    this.#installTools(era, tasks);
+  }
+
+  /** List changes of a session, held until the servers given at start have started. */
+  #sessionListChanges(): SessionListChanges {
+    const changes = new SessionListChanges({
+      send: (method) => this.server.notification({ method }),
+      debounceMs: this.#options.listChangedDebounceMs,
+      logger: this.#options.logger,
+    });
+    const starting = this.#options.startup?.wait();
+    if (starting) changes.holdUntil(starting);
+    return changes;
+  }
+
+  #whenInitialized(era: Era): Promise<void> {
+    return new Promise((resolve) => {
       const ready = () => {
         this.#ready = true;
         this.#listChanges?.ready();
         resolve();
       };
       // A modern connection has no handshake: it is ready from its first message.
-      if (options.era === 'modern') ready();
+      if (era === 'modern') ready();
       else this.server.oninitialized = ready;
     });
-    if (perRequest) {
-      // One request and gone: no connection of its own to tell of changes, nothing to give back.
-      this.#unsubscribe = this.#detach = () => {};
-    } else {
-      // The children tell which lists changed. Only the tools of --expose search and code are
-      // not the children's list (mcpmux's own tools, the found ones): those are compared.
-      const ownToolList = (options.expose ?? 'all') !== 'all';
-      this.#unsubscribe = options.children.onChange((change) => {
-        for (const kind of change.kinds)
-          if (!(ownToolList && kind === 'tools') || this.#catalogs.changedSinceLastList(kind))
-            this.#listChanges?.changed(kind);
-      });
-      const settings = new ClientSettings({
-        children: options.children,
-        router: options.router,
-        logger: options.logger,
-        peers: () => options.upstream.sessionSettings(),
-      });
-      settings.install(this.server);
-      this.#detach = options.upstream.attach({
-        server: this.server,
-        era: options.era ?? 'legacy',
-        children: options.children,
-        settings,
-        deliver: this.#deliver,
-        initializing: () => (this.#ready ? undefined : this.#initialized),
-      });
-    }
-    this.#results = perRequest?.results ?? newResultStore(options.maxResultBytes);
-    const mode = options.expose ?? 'all';
-    if (mode === 'code' && !options.code) throw new Error('--expose code needs a CodeMode');
-    const own = ownToolsOf(mode, { registries: options.registries !== undefined });
-    this.#ownTools = own.tools;
-    this.#pool = perRequest ? perRequest.pool : newActivationPool(mode, options.activePoolSize);
-    const agentListing = new AgentListing(agent, { compact: mode !== 'all', asTask: tasks !== undefined });
-    this.#catalogs = new CatalogHandlers({
-      children: options.children,
-      router: options.router,
-      ownTools: () => agentListing.definitions(own.definitions, options.children.snapshot),
+  }
+
+  /**
+   * A session hears the children's changes and reaches them through the upstream link (log
+   * level, subscriptions, their requests to the client); returns how to stop each.
+   */
+  #followChildren(era: Era): [unsubscribe: () => void, detach: () => void] {
+    const { children, router, upstream, logger } = this.#options;
+    // The children tell which lists changed. Only the tools of --expose search and code are
+    // not the children's list (mcpmux's own tools, the found ones): those are compared.
+    const ownToolList = (this.#options.expose ?? 'all') !== 'all';
+    const unsubscribe = children.onChange((change) => {
+      for (const kind of change.kinds)
+        if (!(ownToolList && kind === 'tools') || this.#catalogs.changedSinceLastList(kind))
+          this.#listChanges?.changed(kind);
+    });
+    const settings = new ClientSettings({
+      children,
+      router,
+      logger,
+      peers: () => upstream.sessionSettings(),
+    });
+    settings.install(this.server);
+    const detach = upstream.attach({
+      server: this.server,
+      era,
+      children,
+      settings,
+      deliver: this.#deliver,
+      initializing: () => (this.#ready ? undefined : this.#initialized),
+    });
+    return [unsubscribe, detach];
+  }
+
+  #catalogHandlers(ownTools: () => ReturnType<AgentListing['definitions']>): CatalogHandlers {
+    const { children, router, startup } = this.#options;
+    const catalogs = new CatalogHandlers({
+      children,
+      router,
+      ownTools,
       pool: this.#pool,
       caller: this.#caller,
       relay: this.#relay,
-      ...(options.startup && { startup: options.startup }),
+      ...(startup && { startup }),
       onGivenAfterStartup: (kind) => this.#listChanges?.given(kind),
     });
-    this.#catalogs.install(this.server);
-    this.#calls = new ToolCalls({
+    catalogs.install(this.server);
+    return catalogs;
+  }
+
+  #toolCalls(mode: ExposeMode, own: OwnTools['tools'], agent: AgentAccess | undefined): ToolCalls {
+    const options = this.#options;
+    return new ToolCalls({
       children: options.children,
       router: options.router,
-      own: own.tools,
+      own,
       pool: this.#pool,
       results: this.#results,
       relay: this.#relay,
@@ -286,30 +213,39 @@ export class MuxServer {
       tellListChanges: () => this.#tellListChanges(),
       ...(mode === 'search' && { activate: (names: readonly string[]) => this.#activate(names) }),
     });
-    if (!perRequest)
-      this.#fastPath = new FastPath({
-        children: options.children,
-        router: options.router,
-        results: this.#results,
-        pool: this.#pool,
-        startup: options.startup,
-        era: options.era ?? 'legacy',
-        relay: this.#relay,
-        serverInfo: { name: 'mcpmux', version: options.version },
-        elicitationsRequired: (server, error, notify) =>
-          options.upstream.elicitationsRequired(server, error, notify),
-        // With telemetry or a call log: the fast path's requests are observed as the SDK path's are.
-        ...((telemetry.enabled || options.callLog) && {
-          observe: (request: ObservedTarget) =>
-            observeForwarded(this.#observed, {
-              ...request,
-              sessionId: this.server.transport?.sessionId,
-              client: this.server.getClientVersion()?.name,
-            }),
-        }),
-      });
+  }
+
+  /** A session's fast path: calls to one child forwarded as lines (fast-path.ts). */
+  #newFastPath(era: Era): FastPath {
+    const options = this.#options;
+    return new FastPath({
+      children: options.children,
+      router: options.router,
+      results: this.#results,
+      pool: this.#pool,
+      startup: options.startup,
+      era,
+      relay: this.#relay,
+      serverInfo: { name: 'mcpmux', version: options.version },
+      elicitationsRequired: (server, error, notify) =>
+        options.upstream.elicitationsRequired(server, error, notify),
+      // With telemetry or a call log: the fast path's requests are observed as the SDK path's are.
+      ...((telemetry.enabled || options.callLog) && {
+        observe: (request: ObservedTarget) =>
+          observeForwarded(this.#observed, {
+            ...request,
+            sessionId: this.server.transport?.sessionId,
+            client: this.server.getClientVersion()?.name,
+          }),
+      }),
+    });
+  }
+
+  /** tools/list, roots and the client's other notifications, and tools/call as the era takes it. */
+  #installTools(era: Era, tasks: AgentTasks | undefined): void {
+    const options = this.#options;
     this.server.setRequestHandler('tools/list', async (_request, ctx) => {
-      if (this.#caller.era === 'modern') this.#declared = clientCapabilitiesOf(ctx);
+      if (era === 'modern') this.#declared = clientCapabilitiesOf(ctx);
       options.onListed?.();
       const list = await this.#catalogs.listWhenStarted('tools');
       this.#listChanges?.toolsListed();
@@ -321,7 +257,7 @@ export class MuxServer {
     // A 2026-07-28 session takes tools/call through the SDK: it checks the call and its result
     // against that era's wire schema, only a method without a handler gets the era's HTTP 404,
     // and a child's question goes to the client as an input_required result.
-    if (options.era === 'modern') {
+    if (era === 'modern') {
       this.server.setRequestHandler('tools/call', (request, ctx) => {
         const params = request.params as CallToolRequest['params'];
         this.#declared = clientCapabilitiesOf(ctx);
@@ -335,21 +271,6 @@ export class MuxServer {
     }
     const runs = { agent: tasks, children: options.upstream.childTasks.session(this.#deliver) };
     this.server.fallbackRequestHandler = legacyToolCallHandler(this.#calls, this.#caller, runs) as never;
-  }
-
-  /** The server that answers a request for `target`: a child's name, mcpmux for its own tools; undefined when none does. */
-  #serverOf(method: string, target: string | undefined): string | undefined {
-    if (target === undefined) return undefined;
-    const snapshot = this.#options.children.snapshot;
-    const router = this.#options.router;
-    if (method === 'tools/call')
-      return this.#ownTools.has(target) ? 'mcpmux' : router.toolRoute(snapshot, target)?.server;
-    if (method === 'prompts/get') return router.table(snapshot, 'prompts').byKey.get(target)?.server;
-    try {
-      return router.resolveResource(snapshot, target).server;
-    } catch {
-      return undefined;
-    }
   }
 
   /** Offers a client's message to the fast path (after initialize): true when taken, answered through `reply`. */
@@ -465,4 +386,11 @@ export class MuxServer {
       });
     }
   }
+}
+
+/** A session (not one request of a sessionless 2026-07-28 client) is counted while open: when it opened. */
+function countSessionOpen(options: MuxServerOptions): number | undefined {
+  if (!telemetry.enabled || options.perRequest) return undefined;
+  telemetry.add('mcpmux.sessions.open', 1);
+  return performance.now();
 }

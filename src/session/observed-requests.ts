@@ -5,6 +5,7 @@
 // installed, so both eras, stdio and HTTP, are observed alike. With neither telemetry nor a call
 // log, the handlers are installed as they are.
 import type { Server } from '@modelcontextprotocol/server';
+import type { Era } from '../protocol/era.js';
 import { NO_SPAN, telemetry, type Attributes, type SpanScope } from '../common/telemetry.js';
 import { LOGGED_METHODS, type CallLog, type CallLogEntry } from './call-log.js';
 
@@ -31,6 +32,33 @@ export interface ObservedSession {
   callLog?: CallLog | undefined;
   /** --trace-content: a tool call's arguments and result are recorded in its span. */
   traceContent?: boolean | undefined;
+}
+
+/**
+ * What a session's requests are observed with. The client names itself by era: in its
+ * initialize (2025), or on each request's envelope (2026-07-28).
+ */
+export function observedSession(
+  options: {
+    network?: 'pipe' | 'tcp' | undefined;
+    callLog?: CallLog | undefined;
+    traceContent?: boolean | undefined;
+  },
+  era: Era,
+  server: Server,
+  serverOf: ObservedSession['serverOf'],
+): ObservedSession {
+  return {
+    network: options.network ?? 'pipe',
+    protocolVersion: () => (era === 'modern' ? '2026-07-28' : undefined),
+    clientName: (ctx) =>
+      era === 'modern'
+        ? (ctx.mcpReq.envelope?.['io.modelcontextprotocol/clientInfo'] as { name?: string } | undefined)?.name
+        : server.getClientVersion()?.name,
+    serverOf,
+    callLog: options.callLog,
+    traceContent: options.traceContent,
+  };
 }
 
 export function observeRequests(server: Server, session: ObservedSession): void {

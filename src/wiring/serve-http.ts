@@ -9,7 +9,8 @@ import { newResultStore } from '../results/result-store.js';
 import { ListChangePublisher } from '../session/list-changes/list-change-publisher.js';
 import { watchResources } from '../session/list-changes/resource-watch.js';
 import { newActivationPool, type ExposeMode } from '../session/exposure.js';
-import type { MuxServer, PerRequestState } from '../session/mux-server.js';
+import type { MuxServer } from '../session/mux-server.js';
+import type { PerRequestState } from '../session/mux-server-options.js';
 import type { Core } from './core.js';
 import type { SessionFactory } from './sessions.js';
 

@@ -3,7 +3,8 @@
 // client, an HTTP session and a modern client's one-request server are made alike.
 import type { StartupGate } from '../children/startup-gate.js';
 import type { Era } from '../protocol/era.js';
-import { MuxServer, type MuxServerOptions, type PerRequestState } from '../session/mux-server.js';
+import { MuxServer } from '../session/mux-server.js';
+import type { MuxServerOptions, PerRequestState } from '../session/mux-server-options.js';
 import type { Core } from './core.js';
 
 /** This mcpmux's settings of a session (MuxServer's, documented there), and the start-up gate once there is one. */
