@@ -11,24 +11,9 @@ import {
   type ServerResponse,
 } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import {
-  createMcpHandler,
-  isInitializeRequest,
-  isLegacyRequest,
-  type McpHttpHandler,
-  type Server,
-} from '@modelcontextprotocol/server';
-import type { Transport } from '@modelcontextprotocol/server';
-import {
-  NodeStreamableHTTPServerTransport,
-  toNodeHandler,
-  toWebRequest,
-  type NodeIncomingMessageLike,
-  type NodeMcpRequestHandler,
-} from '@modelcontextprotocol/node';
+import { isInitializeRequest, type Transport } from '@modelcontextprotocol/server';
+import { NodeStreamableHTTPServerTransport } from '@modelcontextprotocol/node';
 import { messageOf } from '../common/errors.js';
-import { listenedResources } from '../session/list-changes/resource-watch.js';
-import type { Logger } from '../common/log.js';
 import type { ListChangedMethod } from '../protocol/capabilities.js';
 import { readMessages, reply, replyError, replyFailure } from './http-bodies.js';
 import { HttpGuard } from './http-guard.js';
@@ -41,47 +26,10 @@ import {
   opensLegacySession,
   refusedLegacyMethod,
 } from './legacy-sse.js';
-import { callHeaderMismatch } from '../protocol/param-headers.js';
-import { boundRequestStream, boundSessionBacklog, type SessionBacklog } from './session-backlog.js';
+import { boundSessionBacklog, type SessionBacklog } from './session-backlog.js';
 import { sendOnlyWritableAnswers, wireSession, type HttpSession } from './session-wiring.js';
-
-/** One client's session: what the HTTP server needs of an MCP server (MuxServer). */
-
-export interface HttpServeOptions {
-  port: number;
-  host: string;
-  /** When set, every request must carry `Authorization: Bearer <token>`. */
-  authToken?: string | undefined;
-  /** More Host names and browser origins to accept than loopback and the bound address. */
-  allowedHosts?: readonly string[];
-  allowedOrigins?: readonly string[];
-  /** A session with nothing in flight for this long is closed. Default 30 min; 0: never. */
-  sessionIdleTimeoutMs?: number;
-  /** Sessions open at once. Default 100. */
-  maxSessions?: number;
-  createSession: () => HttpSession;
-  /** What a new 2025 session and a 2026-07-28 discover wait for: the configured servers' start, bounded. */
-  beforeSession?: () => Promise<void> | undefined;
-  /** A session ended (expired, deleted or dropped): what it held is garbage now. */
-  onSessionEnd?: () => void;
-  /**
-   * A server for one request of a modern (2026-07-28) client, which has no session: each
-   * request carries its own _meta envelope. Without it, modern requests are refused.
-   */
-  createRequestServer?: () => Server;
-  /**
-   * A 2026-07-28 client opened a listen stream naming these resources: the stream is
-   * acknowledged once `ready` settles, and `end` is called when it closes.
-   */
-  onListen?: (resourceUris: string[]) => { ready: Promise<void>; end: () => void };
-  /** An exposed tool's input schema, whose x-mcp-header arguments a modern client's call repeats in headers. */
-  toolInputSchema?: (name: string) => unknown;
-  logger: Logger;
-  /** Largest request body, in bytes. Default 16 MiB. */
-  maxBodyBytes?: number;
-  /** Whether the configured servers have each started or failed: GET /readyz answers 200 then, 503 before. */
-  ready?: () => boolean;
-}
+import type { HttpServeOptions } from './http-serve-options.js';
+import { ModernRequests } from './modern-requests.js';
 
 export const MCP_PATH = '/mcp';
 /** Probes for supervisors and orchestrators: answered for any Host and without the token (they tell status only). */
@@ -117,8 +65,8 @@ export class McpHttpServer {
   /** What a request a closing session leaves unanswered is told (unanswered-requests.ts). */
   readonly #closedWhy = () =>
     this.#shuttingDown ? 'mcpmux is shutting down' : 'the session ended before this request was answered';
-  /** The SDK's stateless entry for modern requests (legacy ones are served by the sessions above). */
-  readonly #modern: { handler: McpHttpHandler; serve: NodeMcpRequestHandler } | undefined;
+  /** Modern requests, each without a session (legacy ones are served by the sessions above). */
+  readonly #modern: ModernRequests | undefined;
 
   private constructor(options: HttpServeOptions, http: HttpServer) {
     this.#options = options;
@@ -132,15 +80,8 @@ export class McpHttpServer {
     this.#maxSessions = options.maxSessions ?? DEFAULT_MAX_SESSIONS;
     const maxRequestBodySize = (this.#maxBody = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES);
     const createRequestServer = options.createRequestServer;
-    if (createRequestServer) {
-      const onerror = (error: Error) => options.logger.debug(() => `HTTP (2026-07-28): ${messageOf(error)}`);
-      const handler = createMcpHandler(() => createRequestServer(), {
-        legacy: 'reject',
-        maxRequestBodySize,
-        onerror,
-      });
-      this.#modern = { handler, serve: toNodeHandler(handler, { maxRequestBodySize, onerror }) };
-    }
+    if (createRequestServer)
+      this.#modern = new ModernRequests({ ...options, createRequestServer, maxRequestBodySize });
     this.#sessions = new SessionTable({
       idleTimeoutMs: options.sessionIdleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS,
       maxSessions: this.#maxSessions,
@@ -187,16 +128,12 @@ export class McpHttpServer {
 
   /** Tells modern clients' listen streams that a list changed (legacy sessions hear it from their own server). */
   publish(method: ListChangedMethod): void {
-    const notify = this.#modern?.handler.notify;
-    if (!notify) return;
-    if (method === 'notifications/tools/list_changed') notify.toolsChanged();
-    else if (method === 'notifications/prompts/list_changed') notify.promptsChanged();
-    else notify.resourcesChanged();
+    this.#modern?.publish(method);
   }
 
   /** Tells modern clients' listen streams that name `uri` that it changed. */
   resourceUpdated(uri: string): void {
-    this.#modern?.handler.notify.resourceUpdated(uri);
+    this.#modern?.resourceUpdated(uri);
   }
 
   async close(): Promise<void> {
@@ -282,44 +219,7 @@ export class McpHttpServer {
       const sessionId = req.headers['mcp-session-id'];
       const found = typeof sessionId === 'string' ? this.#sessions.get(sessionId) : undefined;
       const existing = found?.transport instanceof LegacySseTransport ? undefined : found;
-      if (req.method === 'POST') {
-        const body = await readMessages(req, this.#maxBody, (why) => this.#options.logger.warn(why));
-        // A listen stream stays open for as long as its client listens: no request to wait for.
-        if ((body as { method?: unknown } | null)?.method !== 'subscriptions/listen') this.#track(res);
-        // A 2026-07-28 request names its era in its _meta envelope; it needs no session.
-        // (Node's IncomingMessage is what the adapter takes; only its optional fields' typing differs.)
-        const nodeReq = req as NodeIncomingMessageLike;
-        if (
-          this.#modern &&
-          sessionId === undefined &&
-          !(await isLegacyRequest(await toWebRequest(nodeReq, body), body))
-        ) {
-          const uris = listenedResources(body);
-          if (uris.length > 0 && this.#options.onListen) {
-            const watch = this.#options.onListen(uris);
-            res.once('close', watch.end);
-            await watch.ready;
-          }
-          // A 2026-07-28 client reads instructions only there (a session in its initialize answer).
-          if ((body as { method?: unknown } | null)?.method === 'server/discover')
-            await this.#options.beforeSession?.();
-          const schemaOf = (name: string) => this.#options.toolInputSchema?.(name);
-          const mismatch = callHeaderMismatch(body, req.headers, schemaOf);
-          if (mismatch) return replyError(res, 400, mismatch.error, mismatch.id);
-          boundRequestStream(res, this.#options.logger);
-          return await this.#modern.serve(nodeReq, res, body);
-        }
-        if (existing) return await this.#serve(sessionId as string, existing, req, res, body);
-        if (sessionId !== undefined)
-          return reply(res, 404, 'unknown session (it was closed or expired); initialize a new one');
-        if (!isInitializeRequest(body)) {
-          const malformed = malformedInitialize(body);
-          if (malformed)
-            return replyError(res, 400, { code: -32602, message: malformed.message }, malformed.id);
-          return reply(res, 400, 'no session: the first request must be initialize');
-        }
-        return await this.#newSession(req, res, body);
-      }
+      if (req.method === 'POST') return await this.#handlePost(req, res, sessionId, existing);
       if (req.method === 'GET' && sessionId === undefined && opensLegacySession(req))
         return await this.#newLegacySession(req, res);
       if (req.method === 'GET' || req.method === 'DELETE') {
@@ -333,6 +233,29 @@ export class McpHttpServer {
       this.#options.logger.warn(`HTTP ${req.method} ${req.url}: ${messageOf(error)}`);
       if (!res.headersSent) replyFailure(res, error);
     }
+  }
+
+  /** A POST to /mcp: a modern request, a message of an open session, or an initialize that opens one. */
+  async #handlePost(
+    req: IncomingMessage,
+    res: ServerResponse,
+    sessionId: string | string[] | undefined,
+    existing: OpenSession | undefined,
+  ): Promise<void> {
+    const body = await readMessages(req, this.#maxBody, (why) => this.#options.logger.warn(why));
+    // A listen stream stays open for as long as its client listens: no request to wait for.
+    if ((body as { method?: unknown } | null)?.method !== 'subscriptions/listen') this.#track(res);
+    if (this.#modern && sessionId === undefined && (await this.#modern.takes(req, body)))
+      return await this.#modern.serve(req, res, body);
+    if (existing) return await this.#serve(sessionId as string, existing, req, res, body);
+    if (sessionId !== undefined)
+      return reply(res, 404, 'unknown session (it was closed or expired); initialize a new one');
+    if (!isInitializeRequest(body)) {
+      const malformed = malformedInitialize(body);
+      if (malformed) return replyError(res, 400, { code: -32602, message: malformed.message }, malformed.id);
+      return reply(res, 400, 'no session: the first request must be initialize');
+    }
+    return await this.#newSession(req, res, body);
   }
 
   /** The 2024-11-05 transport's two endpoints: GET opens a session's stream, POST brings it a message. */
