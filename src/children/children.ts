@@ -5,16 +5,15 @@
 import PQueue from 'p-queue';
 import type { Tool } from '@modelcontextprotocol/server';
 import { ChildConnection } from '../child/child-connection.js';
-import type { ChildConnectionOptions, ChildEvent } from '../child/child-types.js';
+import type { ChildEvent } from '../child/child-types.js';
 import type { ChildStatus } from '../child/child-status.js';
-import type { ChildProcess } from '../child/process/child-process.js';
 import { telemetry, type Attributes } from '../common/telemetry.js';
 import { MuxError, messageOf } from '../common/errors.js';
 import { nameTaken, notFound, removedWhile, shuttingDown } from './children-errors.js';
 import type { Logger } from '../common/log.js';
 import type { RestartPolicy, ServerSpec } from '../child/server-spec.js';
 import { CATALOG_KINDS, type Catalog } from '../protocol/capabilities.js';
-import { diffTools, listsDiffer, sameItems, type ToolDiff } from './catalog-diff.js';
+import { diffTools, listsDiffer, sameItems } from './catalog-diff.js';
 import { restartRunAfterCrash, restartUntilRunning, type RestartRun } from './restart-run.js';
 import {
   nextSnapshot,
@@ -22,32 +21,13 @@ import {
   type ChildrenSnapshot,
   type ServerView,
 } from './children-snapshot.js';
-
-export interface StartedServer {
-  status: ChildStatus;
-  tools: readonly Tool[];
-}
-
-export interface ReloadedServer extends StartedServer {
-  changes: ToolDiff;
-}
-
-export interface RemovedServer {
-  name: string;
-  /** Child tool names that were withdrawn. */
-  tools: string[];
-  /** The prefix they were exposed under, when it was not the default. */
-  prefix?: string;
-  exit?: ChildStatus['exit'];
-}
-
-export interface ChildrenOptions {
-  logger: Logger;
-  /** Checks a server name before anything is spawned; returns why it is not acceptable. */
-  validateName?: (name: string) => string | undefined;
-  /** Options shared by every child connection. */
-  connection: Omit<ChildConnectionOptions, 'name' | 'spec' | 'onEvent' | 'logger'>;
-}
+import type {
+  AddOptions,
+  ChildrenOptions,
+  ReloadedServer,
+  RemovedServer,
+  StartedServer,
+} from './children-types.js';
 
 interface Entry {
   readonly connection: ChildConnection;
@@ -114,24 +94,9 @@ export class Children {
 
   /**
    * Starts a server and registers it. Resolves once the child answered initialize and
-   * tools/list. On failure nothing stays registered or running, unless `keepOnFailure`
-   * (config servers), which keeps it as `crashed` so reload_server can retry it. With
-   * `handshakeAfter`, a local child is spawned at once but spoken to only once that settles.
+   * tools/list. On failure nothing stays registered or running, unless `keepOnFailure`.
    */
-  async add(
-    name: string,
-    spec: ServerSpec,
-    options: {
-      keepOnFailure?: boolean;
-      handshakeAfter?: Promise<void>;
-      spawned?: Promise<ChildProcess>;
-      /**
-       * Resolve as soon as the server waits for a person to sign in (OAuth) rather than when
-       * it runs: its status then says needs_auth, and its start goes on (a failure is logged).
-       */
-      returnWhenSigningIn?: boolean;
-    } = {},
-  ): Promise<StartedServer> {
+  async add(name: string, spec: ServerSpec, options: AddOptions = {}): Promise<StartedServer> {
     const registering = this.#mutate(() => {
       this.#assertOpen();
       const problem = this.#options.validateName?.(name);
@@ -169,7 +134,7 @@ export class Children {
   async #started(
     name: string,
     connection: ChildConnection,
-    options: { keepOnFailure?: boolean; handshakeAfter?: Promise<void>; spawned?: Promise<ChildProcess> },
+    options: Omit<AddOptions, 'returnWhenSigningIn'>,
   ): Promise<StartedServer> {
     try {
       // Registered (and listed as starting) at once; spoken to when the caller says so.

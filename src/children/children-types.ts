@@ -1,0 +1,49 @@
+// What the children are made with, and what their changes answer: a started, reloaded or
+// removed server as add_server, reload_server and remove_server report it.
+import type { Tool } from '@modelcontextprotocol/server';
+import type { ChildConnectionOptions } from '../child/child-types.js';
+import type { ChildStatus } from '../child/child-status.js';
+import type { ChildProcess } from '../child/process/child-process.js';
+import type { Logger } from '../common/log.js';
+import type { ToolDiff } from './catalog-diff.js';
+
+export interface StartedServer {
+  status: ChildStatus;
+  tools: readonly Tool[];
+}
+
+export interface ReloadedServer extends StartedServer {
+  changes: ToolDiff;
+}
+
+export interface RemovedServer {
+  name: string;
+  /** Child tool names that were withdrawn. */
+  tools: string[];
+  /** The prefix they were exposed under, when it was not the default. */
+  prefix?: string;
+  exit?: ChildStatus['exit'];
+}
+
+export interface ChildrenOptions {
+  logger: Logger;
+  /** Checks a server name before anything is spawned; returns why it is not acceptable. */
+  validateName?: (name: string) => string | undefined;
+  /** Options shared by every child connection. */
+  connection: Omit<ChildConnectionOptions, 'name' | 'spec' | 'onEvent' | 'logger'>;
+}
+
+/** How `add` starts a server. */
+export interface AddOptions {
+  /** Config servers: a failed start stays listed as `crashed`, so reload_server can retry it. */
+  keepOnFailure?: boolean;
+  /** A local child is spawned at once but spoken to only once this settles. */
+  handshakeAfter?: Promise<void>;
+  /** Its process, already spawned (main.ts spawns the configured servers before the rest loads). */
+  spawned?: Promise<ChildProcess>;
+  /**
+   * Resolve as soon as the server waits for a person to sign in (OAuth) rather than when
+   * it runs: its status then says needs_auth, and its start goes on (a failure is logged).
+   */
+  returnWhenSigningIn?: boolean;
+}
