@@ -7,7 +7,7 @@
 // with no person (machine-client.ts). Tokens bound to mcpmux's key (DPoP, dpop-key.ts) go
 // with a proof. The rest of mcpmux sees a server that answers, or an AUTH_* error that says why.
 import { telemetry } from '../common/telemetry.js';
-import type { AuthOptions, AuthResult, FetchLike, IssuerMismatchError } from '@modelcontextprotocol/client';
+import type { AuthOptions, AuthResult, FetchLike } from '@modelcontextprotocol/client';
 import { clientSdk } from '../protocol/client-sdk.js';
 import { MuxError, messageOf } from '../common/errors.js';
 import type { Logger } from '../common/log.js';
@@ -19,7 +19,8 @@ import { MachineOAuthProvider } from './machine-client.js';
 import { MuxOAuthProvider } from './oauth-provider.js';
 import { withSignInLock, type HeldSignInLock } from './sign-in-lock.js';
 import { nearsItsEnd } from './token-life.js';
-import { challengeOf, hintFor, isSameOriginIssuerMismatch, needsSignIn } from './auth-answers.js';
+import { challengeOf, hintFor, needsSignIn } from './auth-answers.js';
+import { sdkAuth } from './sdk-auth.js';
 import { UnsignedAnswers } from './sign-in-offer.js';
 
 /** How long mcpmux waits for the person to finish signing in. */
@@ -56,8 +57,8 @@ export class ServerSignIn {
   #why = 'not signed in yet';
   readonly #onPending = new Set<(url: string) => void>();
   readonly #onSignedIn = new Set<(url: string) => void>();
-  /** A 2025-03-26 server whose own origin publishes metadata naming another issuer path. */
-  #sameOriginIssuer = false;
+  /** The SDK's auth(), for this server's provider. */
+  readonly #auth: (options: AuthOptions) => Promise<AuthResult>;
   /** fetch that presents DPoP-bound tokens (oauth-provider.ts's dpop()). */
   #dpopFetch: FetchLike | undefined;
   /** The lock across processes, while this one holds it: told where the person was sent. */
@@ -108,6 +109,7 @@ export class ServerSignIn {
       sendToSignIn,
       ...(idpSession && { idpSession }),
     });
+    this.#auth = sdkAuth(this.#provider, options);
   }
 
   /** The person is to visit `url`: list_servers shows it, and the processes that wait on this one's lock. */
@@ -331,28 +333,6 @@ export class ServerSignIn {
     return (
       this.#provider.tokens()?.refresh_token !== undefined || this.#provider instanceof MachineOAuthProvider
     );
-  }
-
-  /**
-   * The SDK's auth(). A server of the 2025-03-26 revision (no protected-resource metadata) is
-   * its own authorization server, and some publish metadata whose issuer names a path of
-   * that same origin: the issuer check is relaxed for that case alone, and said so once.
-   */
-  async #auth(options: AuthOptions): Promise<AuthResult> {
-    const sdk = await clientSdk();
-    const relaxed = { ...options, ...(this.#sameOriginIssuer && { skipIssuerMetadataValidation: true }) };
-    try {
-      return await sdk.auth(this.#provider, relaxed);
-    } catch (error) {
-      if (this.#sameOriginIssuer || !isSameOriginIssuerMismatch(sdk, error, this.#options.serverUrl))
-        throw error;
-      this.#sameOriginIssuer = true;
-      const { expected, received } = error as IssuerMismatchError;
-      this.#options.log.warn(
-        `[${this.#options.serverName}] its authorization metadata names issuer ${received}, not ${expected}; accepted because both are the server's own origin`,
-      );
-      return sdk.auth(this.#provider, { ...options, skipIssuerMetadataValidation: true });
-    }
   }
 
   /** auth() with a refresh token, or else with the person: waits for the redirect's code. */
