@@ -10,7 +10,14 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { commandLineText } from '../common/command-line-text.js';
 import { SERVER_NAME_PATTERN } from '../child/server-spec.js';
-import { ClientFileError, MCPMUX_ENTRY, type ClientDialect, type ClientPlaces } from './client-dialect.js';
+import {
+  ClientFileError,
+  MCPMUX_ENTRY,
+  type ClientDialect,
+  type ClientFile,
+  type ClientPlaces,
+  type ReadServer,
+} from './client-dialect.js';
 import { objectAt, parseJsonc, setMember } from './jsonc-edit.js';
 import type { PortableEntry } from './portable-entry.js';
 import { SecretNames, secretLookingArgs, type SecretVariable } from './secret-references.js';
@@ -67,6 +74,24 @@ export function defaultConfigPath(places: ClientPlaces): string {
   return join(xdgConfigHome(places), 'mcpmux', 'servers.json');
 }
 
+/** A server as the import keeps it: its entry, where it came from first, and where else. */
+interface FoundServer {
+  entry: PortableEntry;
+  origin: Origin;
+  origins: Origin[];
+  variables: SecretVariable[];
+  /** A project's server: whether the person approved it in its client. */
+  approval?: string;
+}
+
+/** What reading the clients' files builds up: the report, the servers found, the secrets' names. */
+interface Gathering {
+  options: ImportOptions;
+  report: ImportReport;
+  found: Map<string, FoundServer>;
+  secrets: SecretNames;
+}
+
 export function importServers(options: ImportOptions): ImportReport {
   const report: ImportReport = {
     files: [],
@@ -82,18 +107,7 @@ export function importServers(options: ImportOptions): ImportReport {
     text: '',
     written: false,
   };
-  const secrets = new SecretNames();
-  const found = new Map<
-    string,
-    {
-      entry: PortableEntry;
-      origin: Origin;
-      origins: Origin[];
-      variables: SecretVariable[];
-      /** A project's server: whether the person approved it in its client. */
-      approval?: string;
-    }
-  >();
+  const gathering: Gathering = { options, report, found: new Map(), secrets: new SecretNames() };
   // A user's file may also be a project's (the project is the home folder): read once, as the user's.
   const seenPaths = new Set<string>();
   for (const dialect of options.clients) {
@@ -102,68 +116,89 @@ export function importServers(options: ImportOptions): ImportReport {
       const origin: Origin = { client: dialect.label, path: file.path, scope: file.scope };
       if (file.scope === 'project' && seenPaths.has(file.path)) continue;
       seenPaths.add(file.path);
-      if (file.scope === 'project' && !options.trustProject) {
-        report.untrusted.push(origin);
-        continue;
-      }
-      const choices = file.scope === 'project' ? dialect.projectChoices?.(options.places) : undefined;
-      let servers;
-      try {
-        servers = dialect.read(readFileSync(file.path, 'utf8'), file, options.places);
-      } catch (error) {
-        const why = error instanceof ClientFileError ? error.message : (error as Error).message;
-        report.files.push({ ...origin, servers: 0, error: why });
-        continue;
-      }
-      if (servers.length === 0) continue;
-      report.files.push({ ...origin, servers: servers.length });
-      for (const server of servers) {
-        if (server.name === MCPMUX_ENTRY) continue; // mcpmux itself, installed there before
-        if (choices?.disabled.includes(server.name)) {
-          report.declined.push({
-            ...origin,
-            name: server.name,
-            why: `declined in ${dialect.label} (${choices.from.join(', ')})`,
-          });
-          continue;
-        }
-        const name = serverName(server.name);
-        if (name !== server.name) report.renamed.push({ from: server.name, to: name, origin });
-        for (const note of server.notes) report.notes.push({ name, origin, note });
-        for (const i of secretLookingArgs(server.entry.args ?? []))
-          report.notes.push({
-            name,
-            origin,
-            note: `args[${i}] looks like a secret on the command line; kept as written: move it to env if the server reads one`,
-          });
-        if (Object.keys(server.entry).length === 0) continue;
-        const { entry, variables } = options.keepSecrets
-          ? { entry: server.entry, variables: [] }
-          : secrets.reference(name, server.entry);
-        const seen = found.get(name);
-        const approval =
-          file.scope !== 'project'
-            ? undefined
-            : choices?.all || choices?.enabled.includes(server.name)
-              ? `approved in ${dialect.label}`
-              : `never approved in ${dialect.label}: read it before you use it`;
-        if (!seen)
-          found.set(name, { entry, origin, origins: [origin], variables, ...(approval && { approval }) });
-        else if (sameEntry(seen.entry, entry)) seen.origins.push(origin);
-        else
-          report.conflicts.push({
-            name,
-            kept: `${seen.origin.client} (${seen.origin.path})`,
-            other: origin,
-            differ: differingFields(seen.entry, entry),
-          });
-      }
+      if (file.scope === 'project' && !options.trustProject) report.untrusted.push(origin);
+      else importFile(gathering, dialect, file, origin);
     }
   }
-  report.merged = [...found]
+  report.merged = [...gathering.found]
     .filter(([, s]) => s.origins.length > 1)
     .map(([name, s]) => ({ name, origins: s.origins }));
+  mergeIntoConfig(options, gathering.found, report);
+  return report;
+}
 
+/** One client file's servers, each kept, merged with one found before, or reported. */
+function importFile(gathering: Gathering, dialect: ClientDialect, file: ClientFile, origin: Origin): void {
+  const { options, report } = gathering;
+  const choices = file.scope === 'project' ? dialect.projectChoices?.(options.places) : undefined;
+  let servers;
+  try {
+    servers = dialect.read(readFileSync(file.path, 'utf8'), file, options.places);
+  } catch (error) {
+    const why = error instanceof ClientFileError ? error.message : (error as Error).message;
+    report.files.push({ ...origin, servers: 0, error: why });
+    return;
+  }
+  if (servers.length === 0) return;
+  report.files.push({ ...origin, servers: servers.length });
+  for (const server of servers) {
+    if (server.name === MCPMUX_ENTRY) continue; // mcpmux itself, installed there before
+    if (choices?.disabled.includes(server.name)) {
+      const why = `declined in ${dialect.label} (${choices.from.join(', ')})`;
+      report.declined.push({ ...origin, name: server.name, why });
+      continue;
+    }
+    const approval =
+      file.scope !== 'project'
+        ? undefined
+        : choices?.all || choices?.enabled.includes(server.name)
+          ? `approved in ${dialect.label}`
+          : `never approved in ${dialect.label}: read it before you use it`;
+    importServer(gathering, server, origin, approval);
+  }
+}
+
+function importServer(
+  gathering: Gathering,
+  server: ReadServer,
+  origin: Origin,
+  approval: string | undefined,
+): void {
+  const { options, report, found, secrets } = gathering;
+  const name = serverName(server.name);
+  if (name !== server.name) report.renamed.push({ from: server.name, to: name, origin });
+  for (const note of server.notes) report.notes.push({ name, origin, note });
+  for (const i of secretLookingArgs(server.entry.args ?? []))
+    report.notes.push({
+      name,
+      origin,
+      note: `args[${i}] looks like a secret on the command line; kept as written: move it to env if the server reads one`,
+    });
+  if (Object.keys(server.entry).length === 0) return;
+  const { entry, variables } = options.keepSecrets
+    ? { entry: server.entry, variables: [] }
+    : secrets.reference(name, server.entry);
+  const seen = found.get(name);
+  if (!seen) found.set(name, { entry, origin, origins: [origin], variables, ...(approval && { approval }) });
+  else if (sameEntry(seen.entry, entry)) seen.origins.push(origin);
+  else
+    report.conflicts.push({
+      name,
+      kept: `${seen.origin.client} (${seen.origin.path})`,
+      other: origin,
+      differ: differingFields(seen.entry, entry),
+    });
+}
+
+/**
+ * The servers found, added to the config where it has none of the name (its other entries,
+ * comments and layout kept); written unless --dry-run, once it reads back whole.
+ */
+function mergeIntoConfig(
+  options: ImportOptions,
+  found: Map<string, FoundServer>,
+  report: ImportReport,
+): void {
   const before = existsSync(options.out) ? readFileSync(options.out, 'utf8') : '';
   const json = before.trim() === '' ? {} : parseJsonc(before, options.out);
   // mcpmux reads VS Code's "servers" too: a config written that way keeps its key.
@@ -175,11 +210,8 @@ export function importServers(options: ImportOptions): ImportReport {
     const there = existing[name];
     if (there === undefined) {
       text = setMember(text, [key], name, entry);
-      report.added.push({
-        name,
-        ...origin,
-        ...(approval !== undefined && { runs: `${whatRuns(entry)} (${approval})` }),
-      });
+      const runs = approval !== undefined && { runs: `${whatRuns(entry)} (${approval})` };
+      report.added.push({ name, ...origin, ...runs });
       report.variables.push(...variables);
     } else if (sameEntry(there as PortableEntry, entry)) report.present.push(name);
     else
@@ -191,18 +223,16 @@ export function importServers(options: ImportOptions): ImportReport {
       });
   }
   report.text = text;
-  if (!options.dryRun && text !== before) {
-    // Parsed back before it replaces anything: every server there, as meant.
-    const written = objectAt(parseJsonc(text, options.out), [key]) ?? {};
-    const missing = [...found.keys()].filter((name) => !(name in written));
-    if (missing.length > 0)
-      throw new ClientFileError(
-        `${options.out}: the servers ${missing.join(', ')} did not read back; nothing was written`,
-      );
-    writeWhole(options.out, text);
-    report.written = true;
-  }
-  return report;
+  if (options.dryRun || text === before) return;
+  // Parsed back before it replaces anything: every server there, as meant.
+  const written = objectAt(parseJsonc(text, options.out), [key]) ?? {};
+  const missing = [...found.keys()].filter((name) => !(name in written));
+  if (missing.length > 0)
+    throw new ClientFileError(
+      `${options.out}: the servers ${missing.join(', ')} did not read back; nothing was written`,
+    );
+  writeWhole(options.out, text);
+  report.written = true;
 }
 
 /** An entry's command line, or its URL: what a project's server would run, for the person to read. */

@@ -14,7 +14,9 @@ import {
   trace,
   type Context,
   type Histogram,
+  type Meter,
   type Span,
+  type Tracer,
   type UpDownCounter,
 } from '@opentelemetry/api';
 import { NodeSDK, resources } from '@opentelemetry/sdk-node';
@@ -56,6 +58,50 @@ const defined = (attributes: Attributes): Record<string, string | number | boole
   ) as Record<string, string | number | boolean>;
 
 export function startOtelTelemetry(version: string): Telemetry {
+  const sdk = startSdk(version);
+  const tracer = trace.getTracer('mcpmux', version);
+  const meter = metrics.getMeter('mcpmux', version);
+  const { serverDuration, clientDuration, histograms, counters } = instruments(meter);
+  const run = spanRunner(tracer);
+  return {
+    enabled: true,
+    server: (name, attributes, meta, work) =>
+      run(name, SpanKind.SERVER, attributes, continued(meta), (span) => work(span), serverDuration),
+    client: (name, attributes, work) =>
+      run(
+        name,
+        SpanKind.CLIENT,
+        attributes,
+        context.active(),
+        (span, active) => {
+          const carrier: Record<string, string> = {};
+          propagation.inject(active, carrier);
+          return work(span, carrier);
+        },
+        clientDuration,
+      ),
+    internal: (name, attributes, work) =>
+      run(name, SpanKind.INTERNAL, attributes, context.active(), (span) => work(span), undefined),
+    bind: (fn) => context.bind(context.active(), fn),
+    event: (name, attributes, errorType) => {
+      const span = tracer.startSpan(name, { kind: SpanKind.INTERNAL, attributes: defined(attributes) });
+      if (errorType !== undefined) {
+        span.setAttribute('error.type', errorType);
+        span.setStatus({ code: SpanStatusCode.ERROR });
+      }
+      span.end();
+    },
+    add: (metric, delta, attributes = {}) => counters[metric].add(delta, defined(attributes)),
+    record: (metric, value, attributes = {}) => histograms[metric].record(value, defined(attributes)),
+    observe: (metric, read) =>
+      meter.createObservableGauge(metric, { description: GAUGES[metric] }).addCallback((result) => {
+        for (const { value, attributes } of read()) result.observe(value, defined(attributes));
+      }),
+    shutdown: () => sdk.shutdown(),
+  };
+}
+
+function startSdk(version: string): NodeSDK {
   const { envDetector, hostDetector, osDetector, resourceFromAttributes } = resources;
   const sdk = new NodeSDK({
     // OTEL_SERVICE_NAME, when set, names the service; this is the default.
@@ -72,52 +118,65 @@ export function startOtelTelemetry(version: string): Telemetry {
     }),
   });
   sdk.start();
-  const tracer = trace.getTracer('mcpmux', version);
-  const meter = metrics.getMeter('mcpmux', version);
+  return sdk;
+}
+
+/** mcpmux's metrics: the MCP conventions' durations, and its own counters. */
+function instruments(meter: Meter): {
+  serverDuration: Histogram;
+  clientDuration: Histogram;
+  histograms: Record<HistogramName, Histogram>;
+  counters: Record<CounterName, UpDownCounter>;
+} {
   const histogram = (name: string, description: string): Histogram =>
     meter.createHistogram(name, {
       unit: 's',
       description,
       advice: { explicitBucketBoundaries: DURATION_BUCKETS },
     });
-  const serverDuration = histogram(
-    'mcp.server.operation.duration',
-    'MCP request duration as observed on the receiver, from its arrival until its answer is sent.',
-  );
-  const clientDuration = histogram(
-    'mcp.client.operation.duration',
-    'MCP request duration as observed on the sender, from the time it was sent until the answer arrived.',
-  );
-  const histograms: Record<HistogramName, Histogram> = {
-    'mcp.server.session.duration': histogram(
-      'mcp.server.session.duration',
-      'The duration of an MCP session as observed on mcpmux.',
+  const counter = (name: CounterName, description: string, unit?: string): UpDownCounter =>
+    meter.createUpDownCounter(name, { description, ...(unit !== undefined && { unit }) });
+  return {
+    serverDuration: histogram(
+      'mcp.server.operation.duration',
+      'MCP request duration as observed on the receiver, from its arrival until its answer is sent.',
     ),
-    'mcpmux.search.duration': histogram(
-      'mcpmux.search.duration',
-      'How long a search_tools or find_servers search took.',
+    clientDuration: histogram(
+      'mcp.client.operation.duration',
+      'MCP request duration as observed on the sender, from the time it was sent until the answer arrived.',
     ),
+    histograms: {
+      'mcp.server.session.duration': histogram(
+        'mcp.server.session.duration',
+        'The duration of an MCP session as observed on mcpmux.',
+      ),
+      'mcpmux.search.duration': histogram(
+        'mcpmux.search.duration',
+        'How long a search_tools or find_servers search took.',
+      ),
+    },
+    counters: {
+      'mcpmux.server.restarts': counter(
+        'mcpmux.server.restarts',
+        'Servers started again by their restart policy.',
+      ),
+      'mcpmux.calls.in_flight': counter('mcpmux.calls.in_flight', 'Tool calls mcpmux is serving now.'),
+      'mcpmux.results.kept': counter(
+        'mcpmux.results.kept',
+        'Results cut in the reply and kept whole for read_result.',
+      ),
+      'mcpmux.results.kept.bytes': counter('mcpmux.results.kept.bytes', 'Bytes of the results kept.', 'By'),
+      'mcpmux.sessions.open': counter('mcpmux.sessions.open', 'MCP sessions open now.'),
+    },
   };
-  const counters: Record<CounterName, UpDownCounter> = {
-    'mcpmux.server.restarts': meter.createUpDownCounter('mcpmux.server.restarts', {
-      description: 'Servers started again by their restart policy.',
-    }),
-    'mcpmux.calls.in_flight': meter.createUpDownCounter('mcpmux.calls.in_flight', {
-      description: 'Tool calls mcpmux is serving now.',
-    }),
-    'mcpmux.results.kept': meter.createUpDownCounter('mcpmux.results.kept', {
-      description: 'Results cut in the reply and kept whole for read_result.',
-    }),
-    'mcpmux.results.kept.bytes': meter.createUpDownCounter('mcpmux.results.kept.bytes', {
-      unit: 'By',
-      description: 'Bytes of the results kept.',
-    }),
-    'mcpmux.sessions.open': meter.createUpDownCounter('mcpmux.sessions.open', {
-      description: 'MCP sessions open now.',
-    }),
-  };
+}
 
-  const run = async <T>(
+/**
+ * Runs work in a span of its own, under `parent`: the span's attributes scrubbed, a failure
+ * recorded with its error type, and its duration recorded with the attributes metrics keep.
+ */
+function spanRunner(tracer: Tracer) {
+  return async <T>(
     name: string,
     kind: SpanKind,
     attributes: Attributes,
@@ -156,43 +215,6 @@ export function startOtelTelemetry(version: string): Telemetry {
         defined(Object.fromEntries(METRIC_ATTRIBUTES.map((key) => [key, seen[key]]))),
       );
     }
-  };
-
-  return {
-    enabled: true,
-    server: (name, attributes, meta, work) =>
-      run(name, SpanKind.SERVER, attributes, continued(meta), (span) => work(span), serverDuration),
-    client: (name, attributes, work) =>
-      run(
-        name,
-        SpanKind.CLIENT,
-        attributes,
-        context.active(),
-        (span, active) => {
-          const carrier: Record<string, string> = {};
-          propagation.inject(active, carrier);
-          return work(span, carrier);
-        },
-        clientDuration,
-      ),
-    internal: (name, attributes, work) =>
-      run(name, SpanKind.INTERNAL, attributes, context.active(), (span) => work(span), undefined),
-    bind: (fn) => context.bind(context.active(), fn),
-    event: (name, attributes, errorType) => {
-      const span = tracer.startSpan(name, { kind: SpanKind.INTERNAL, attributes: defined(attributes) });
-      if (errorType !== undefined) {
-        span.setAttribute('error.type', errorType);
-        span.setStatus({ code: SpanStatusCode.ERROR });
-      }
-      span.end();
-    },
-    add: (metric, delta, attributes = {}) => counters[metric].add(delta, defined(attributes)),
-    record: (metric, value, attributes = {}) => histograms[metric].record(value, defined(attributes)),
-    observe: (metric, read) =>
-      meter.createObservableGauge(metric, { description: GAUGES[metric] }).addCallback((result) => {
-        for (const { value, attributes } of read()) result.observe(value, defined(attributes));
-      }),
-    shutdown: () => sdk.shutdown(),
   };
 }
 
