@@ -17,6 +17,7 @@
 // replaced the same way, by an error answer for each request, saying what came instead. An
 // event stream that ends owing the POST's requests their answers, with no event id to resume
 // it by, brings an error answer for each (owed-answers.ts); a JSON body is read by json-body.ts.
+import type { Transformer } from 'node:stream/web';
 import type { FetchLike } from '@modelcontextprotocol/client';
 import { WireError } from '../../common/errors.js';
 import { firstBytes, lastBytes, trailingId } from '../../protocol/envelope-peek.js';
@@ -168,59 +169,109 @@ function eventStreamBound(
   why: string,
   postedRequests: () => (string | number)[],
 ): TransformStream<Uint8Array, Uint8Array> {
-  let held: Uint8Array[] = [];
-  let heldBytes = 0;
-  let line: LinePosition = 'start';
-  let drop: Drop | undefined;
-  const encoder = new TextEncoder();
-  let owed: OwedAnswers | undefined;
-  const owedAnswers = () => (owed ??= new OwedAnswers(postedRequests()));
+  return new TransformStream(new EventBound(bound, why, postedRequests));
+}
 
-  const answer = (controller: TransformStreamDefaultController<Uint8Array>, id: string | number) => {
-    const error = { jsonrpc: '2.0', id, error: { code: PARSE_ERROR, message: why } };
-    controller.enqueue(encoder.encode(`event: message\ndata: ${JSON.stringify(error)}\n\n`));
-    owedAnswers().answered(id);
-  };
-  const startDrop = (parts: Uint8Array[], controller: TransformStreamDefaultController<Uint8Array>) => {
+type Controller = TransformStreamDefaultController<Uint8Array>;
+
+/** eventStreamBound's transformer: the events held, passed on or dropped, and the answers a drop owes. */
+class EventBound implements Transformer<Uint8Array, Uint8Array> {
+  readonly #bound: MessageBound;
+  readonly #why: string;
+  readonly #postedRequests: () => (string | number)[];
+  readonly #encoder = new TextEncoder();
+  #held: Uint8Array[] = [];
+  #heldBytes = 0;
+  #line: LinePosition = 'start';
+  #drop: Drop | undefined;
+  #owed: OwedAnswers | undefined;
+
+  constructor(bound: MessageBound, why: string, postedRequests: () => (string | number)[]) {
+    this.#bound = bound;
+    this.#why = why;
+    this.#postedRequests = postedRequests;
+  }
+
+  transform(chunk: Uint8Array, controller: Controller): void {
+    let start = 0;
+    let at = 0;
+    let nextLf = chunk.indexOf(LF);
+    let nextCr = chunk.indexOf(CR);
+    for (;;) {
+      if (nextLf !== -1 && nextLf < at) nextLf = chunk.indexOf(LF, at);
+      if (nextCr !== -1 && nextCr < at) nextCr = chunk.indexOf(CR, at);
+      const end = nextLf === -1 ? nextCr : nextCr === -1 ? nextLf : Math.min(nextLf, nextCr);
+      if (end === -1) break;
+      if (end > at) this.#line = 'mid';
+      if (this.#endsEvent(chunk[end]!)) {
+        this.#eventEnds(chunk.subarray(start, end + 1), controller);
+        start = end + 1;
+      }
+      at = end + 1;
+    }
+    if (at < chunk.byteLength) this.#line = 'mid';
+    if (start < chunk.byteLength) this.#hold(chunk.subarray(start), controller);
+  }
+
+  flush(controller: Controller): void {
+    const unanswered = this.#owedAnswers().atEnd();
+    if (!unanswered) return;
+    this.#bound.onDropped(unanswered.why);
+    controller.enqueue(this.#encoder.encode(unanswered.events));
+  }
+
+  #owedAnswers(): OwedAnswers {
+    return (this.#owed ??= new OwedAnswers(this.#postedRequests()));
+  }
+
+  #answer(controller: Controller, id: string | number): void {
+    const error = { jsonrpc: '2.0', id, error: { code: PARSE_ERROR, message: this.#why } };
+    controller.enqueue(this.#encoder.encode(`event: message\ndata: ${JSON.stringify(error)}\n\n`));
+    this.#owedAnswers().answered(id);
+  }
+
+  #startDrop(parts: Uint8Array[], controller: Controller): void {
     const head = eventHead(new TextDecoder().decode(firstBytes(parts, HEAD_BYTES)));
-    drop = { head, tail: lastBytes(parts, TAIL_BYTES), answered: false };
-    held = [];
-    heldBytes = 0;
-    bound.onDropped(why);
+    const drop: Drop = (this.#drop = { head, tail: lastBytes(parts, TAIL_BYTES), answered: false });
+    this.#held = [];
+    this.#heldBytes = 0;
+    this.#bound.onDropped(this.#why);
     if (head.answer && head.envelope.id !== undefined) {
-      answer(controller, head.envelope.id);
+      this.#answer(controller, head.envelope.id);
       drop.answered = true;
     }
-  };
-  const finishDrop = (controller: TransformStreamDefaultController<Uint8Array>) => {
-    const { head, tail, answered } = drop!;
-    drop = undefined;
+  }
+
+  #finishDrop(controller: Controller): void {
+    const { head, tail, answered } = this.#drop!;
+    this.#drop = undefined;
     if (answered || !head.answer) return;
-    const posted = postedRequests();
+    const posted = this.#postedRequests();
     // Its id at its end, or the one request of the POST this stream answers.
     const id = trailingId(new TextDecoder().decode(tail)) ?? (posted.length === 1 ? posted[0] : undefined);
-    if (id !== undefined) answer(controller, id);
-  };
+    if (id !== undefined) this.#answer(controller, id);
+  }
+
   /** One event's last bytes (through its blank line): passed on with what was held, or dropped. */
-  const eventEnds = (part: Uint8Array, controller: TransformStreamDefaultController<Uint8Array>) => {
-    if (drop) {
-      drop.tail = lastBytes([drop.tail, part], TAIL_BYTES);
-      return finishDrop(controller);
+  #eventEnds(part: Uint8Array, controller: Controller): void {
+    if (this.#drop) {
+      this.#drop.tail = lastBytes([this.#drop.tail, part], TAIL_BYTES);
+      return this.#finishDrop(controller);
     }
-    if (heldBytes + part.byteLength > bound.limit) {
-      startDrop([...held, part], controller);
-      return finishDrop(controller);
+    if (this.#heldBytes + part.byteLength > this.#bound.limit) {
+      this.#startDrop([...this.#held, part], controller);
+      return this.#finishDrop(controller);
     }
-    const parts = [...held, part];
+    const parts = [...this.#held, part];
     const whole =
-      heldBytes + part.byteLength <= ANSWER_CHECK_BYTES
+      this.#heldBytes + part.byteLength <= ANSWER_CHECK_BYTES
         ? new TextDecoder().decode(Buffer.concat(parts))
         : undefined;
     const replaced = whole === undefined ? undefined : wellFormedEvent(whole);
-    const owes = owedAnswers();
+    const owes = this.#owedAnswers();
     if (replaced) {
-      bound.onDropped(replaced.why);
-      controller.enqueue(encoder.encode(replaced.text));
+      this.#bound.onDropped(replaced.why);
+      controller.enqueue(this.#encoder.encode(replaced.text));
       owes.passedWhole(replaced.text);
     } else {
       for (const each of parts) controller.enqueue(each);
@@ -232,58 +283,31 @@ function eventStreamBound(
           new TextDecoder().decode(lastBytes(parts, TAIL_BYTES)),
         );
     }
-    held = [];
-    heldBytes = 0;
-  };
+    this.#held = [];
+    this.#heldBytes = 0;
+  }
+
   /** An event's bytes that do not end it yet. */
-  const hold = (part: Uint8Array, controller: TransformStreamDefaultController<Uint8Array>) => {
-    if (drop) {
-      drop.tail = lastBytes([drop.tail, part], TAIL_BYTES);
+  #hold(part: Uint8Array, controller: Controller): void {
+    if (this.#drop) {
+      this.#drop.tail = lastBytes([this.#drop.tail, part], TAIL_BYTES);
       return;
     }
-    held.push(part);
-    heldBytes += part.byteLength;
-    if (heldBytes > bound.limit) startDrop(held, controller);
-  };
+    this.#held.push(part);
+    this.#heldBytes += part.byteLength;
+    if (this.#heldBytes > this.#bound.limit) this.#startDrop(this.#held, controller);
+  }
+
   /** Moves the line position past `byte` (a CR or an LF); true when it ends an event (a blank line). */
-  const endsEvent = (byte: number): boolean => {
-    if (byte === LF && line === 'cr') {
-      line = 'start'; // the LF of a CRLF: no line ends here
+  #endsEvent(byte: number): boolean {
+    if (byte === LF && this.#line === 'cr') {
+      this.#line = 'start'; // the LF of a CRLF: no line ends here
       return false;
     }
-    const blankLine = line !== 'mid';
-    line = byte === CR ? 'cr' : 'start';
+    const blankLine = this.#line !== 'mid';
+    this.#line = byte === CR ? 'cr' : 'start';
     return blankLine;
-  };
-
-  return new TransformStream({
-    transform(chunk, controller) {
-      let start = 0;
-      let at = 0;
-      let nextLf = chunk.indexOf(LF);
-      let nextCr = chunk.indexOf(CR);
-      for (;;) {
-        if (nextLf !== -1 && nextLf < at) nextLf = chunk.indexOf(LF, at);
-        if (nextCr !== -1 && nextCr < at) nextCr = chunk.indexOf(CR, at);
-        const end = nextLf === -1 ? nextCr : nextCr === -1 ? nextLf : Math.min(nextLf, nextCr);
-        if (end === -1) break;
-        if (end > at) line = 'mid';
-        if (endsEvent(chunk[end]!)) {
-          eventEnds(chunk.subarray(start, end + 1), controller);
-          start = end + 1;
-        }
-        at = end + 1;
-      }
-      if (at < chunk.byteLength) line = 'mid';
-      if (start < chunk.byteLength) hold(chunk.subarray(start), controller);
-    },
-    flush(controller) {
-      const unanswered = owedAnswers().atEnd();
-      if (!unanswered) return;
-      bound.onDropped(unanswered.why);
-      controller.enqueue(encoder.encode(unanswered.events));
-    },
-  });
+  }
 }
 
 /** The ids of the requests in a POST's body (JSON-RPC, one message or a batch). */
