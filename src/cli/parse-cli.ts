@@ -98,6 +98,9 @@ const agentSchema = z.object({
 
 const SUBCOMMANDS = ['inspect', 'call', 'auth'] as const;
 
+type FlagValues = Record<string, string | boolean | string[] | undefined>;
+type Command = CliOptions['command'];
+
 export function parseCli(
   argv: readonly string[],
   env: Readonly<Record<string, string | undefined>>,
@@ -107,17 +110,74 @@ export function parseCli(
     : 'serve';
   const rest = command === 'serve' ? argv : argv.slice(1);
   const split = rest.indexOf('--');
-  const flagArgs = split === -1 ? [...rest] : rest.slice(0, split);
-  const inlineArgs = split === -1 ? [] : rest.slice(split + 1);
-  let values: Record<string, string | boolean | string[] | undefined>;
-  let positionals: string[];
+  const { values, positionals } = readFlags(command, split === -1 ? [...rest] : rest.slice(0, split));
+  const {
+    logLevel,
+    maxToolName,
+    startupTimeout,
+    waitForServers,
+    callTimeout,
+    pingInterval,
+    expose,
+    activePool,
+    searchRanker,
+    maxResultBytes,
+    codeMemory,
+    codeMaxCalls,
+    maxMessageBytes,
+    clientMetadataUrl,
+  } = checkedFlags(command, values, env);
+  const options: CliOptions = {
+    command,
+    json: values['json'] === true,
+    watchConfig: values['watch-config'] === true,
+    expose,
+    exposeGiven: values['expose'] !== undefined,
+    activePoolSize: activePool,
+    searchRanker,
+    maxResultBytes,
+    codeMemoryMb: codeMemory,
+    codeMaxToolCalls: codeMaxCalls,
+    maxMessageBytes,
+    help: values['help'] === true,
+    version: values['version'] === true,
+    inline: split === -1 ? [] : parseInlineServers(rest.slice(split + 1), maxToolName),
+    logLevel,
+    maxToolName,
+    startupTimeoutMs: startupTimeout * 1000,
+    ...(waitForServers !== undefined && { waitForServersMs: waitForServers * 1000 }),
+    callTimeoutMs: callTimeout * 1000,
+    pingIntervalMs: pingInterval * 1000,
+    allowCommands: (values['allow-command'] as string[] | undefined) ?? [],
+    allowEnv: (values['allow-env'] as string[] | undefined) ?? [],
+    runtimeAdd: values['no-runtime-add'] !== true,
+    ...registriesOf(values),
+    allowModelSecrets: values['allow-model-secrets'] === true,
+    traceContent: values['trace-content'] === true,
+    inheritEnv: values['inherit-env'] === true,
+    passEnv: (values['pass-env'] as string[] | undefined) ?? [],
+    agent: parseAgent(values, env),
+    ...(clientMetadataUrl !== undefined && { clientMetadataUrl }),
+  };
+  addFiles(options, values);
+  addSubcommand(options, values, positionals);
+  const http = parseHttp(values, env);
+  if (http) {
+    if (command !== 'serve') throw new CliError(`--http goes with serving, not with ${command}`);
+    options.http = http;
+  }
+  return options;
+}
+
+/** The flags as node's parseArgs reads them; an unknown one is told the nearest known. */
+function readFlags(command: Command, args: string[]): { values: FlagValues; positionals: string[] } {
   try {
-    ({ values, positionals } = parseArgs({
-      args: flagArgs,
+    return parseArgs({
+      args,
       strict: true,
       allowPositionals: command === 'call' || command === 'auth',
       options: OPTIONS,
-    }));
+    });
   } catch (error) {
     const message = (error as Error).message.replace(
       /\. To specify a positional argument starting with a '-'.*$/s,
@@ -127,6 +187,14 @@ export function parseCli(
     const near = unknown === undefined ? undefined : nearestOption(unknown);
     throw new CliError(near ? `${message}; did you mean '--${near}'?` : message);
   }
+}
+
+/** The flags that take a value, checked and with their defaults. */
+function checkedFlags(
+  command: Command,
+  values: FlagValues,
+  env: Readonly<Record<string, string | undefined>>,
+): z.infer<typeof flagsSchema> {
   const flags = flagsSchema.safeParse({
     // One-shot commands print their result on stdout; only problems belong on stderr.
     logLevel: values['log-level'] ?? env['MCPMUX_LOG_LEVEL'] ?? (command === 'serve' ? 'info' : 'warn'),
@@ -147,59 +215,24 @@ export function parseCli(
     clientMetadataUrl: values['client-metadata-url'],
   });
   if (!flags.success) throw new CliError(flags.error.issues.map((i) => i.message).join('; '));
-  const {
-    logLevel,
-    maxToolName,
-    startupTimeout,
-    waitForServers,
-    callTimeout,
-    pingInterval,
-    expose,
-    activePool,
-    searchRanker,
-    maxResultBytes,
-    codeMemory,
-    codeMaxCalls,
-    maxMessageBytes,
-    clientMetadataUrl,
-  } = flags.data;
-  const options: CliOptions = {
-    command,
-    json: values['json'] === true,
-    watchConfig: values['watch-config'] === true,
-    expose,
-    exposeGiven: values['expose'] !== undefined,
-    activePoolSize: activePool,
-    searchRanker,
-    maxResultBytes,
-    codeMemoryMb: codeMemory,
-    codeMaxToolCalls: codeMaxCalls,
-    maxMessageBytes,
-    help: values['help'] === true,
-    version: values['version'] === true,
-    inline: split === -1 ? [] : parseInlineServers(inlineArgs, maxToolName),
-    logLevel,
-    maxToolName,
-    startupTimeoutMs: startupTimeout * 1000,
-    ...(waitForServers !== undefined && { waitForServersMs: waitForServers * 1000 }),
-    callTimeoutMs: callTimeout * 1000,
-    pingIntervalMs: pingInterval * 1000,
-    allowCommands: (values['allow-command'] as string[] | undefined) ?? [],
-    allowEnv: (values['allow-env'] as string[] | undefined) ?? [],
-    runtimeAdd: values['no-runtime-add'] !== true,
-    ...registriesOf(values),
-    allowModelSecrets: values['allow-model-secrets'] === true,
-    traceContent: values['trace-content'] === true,
-    inheritEnv: values['inherit-env'] === true,
-    passEnv: (values['pass-env'] as string[] | undefined) ?? [],
-    agent: parseAgent(values, env),
-    ...(clientMetadataUrl !== undefined && { clientMetadataUrl }),
-  };
+  return flags.data;
+}
+
+/** --root, --call-log and --config (with --watch-config). */
+function addFiles(options: CliOptions, values: FlagValues): void {
   if (typeof values['root'] === 'string') options.root = values['root'];
   if (typeof values['call-log'] === 'string')
     options.callLog = { path: values['call-log'], content: values['call-log-content'] === true };
   else if (values['call-log-content'] === true)
     throw new CliError('--call-log-content goes with --call-log FILE');
+  if (typeof values['config'] === 'string') options.configPath = values['config'];
+  if (options.watchConfig && options.configPath === undefined)
+    throw new CliError('--watch-config needs --config FILE');
+}
+
+/** call's and auth's arguments, and the flags that go with one subcommand only. */
+function addSubcommand(options: CliOptions, values: FlagValues, positionals: string[]): void {
+  const { command } = options;
   if (command === 'call' && !options.help) options.call = parseCallArguments(positionals);
   if (command === 'auth' && !options.help) {
     const [server, ...extra] = positionals;
@@ -208,15 +241,6 @@ export function parseCli(
     options.auth = { server, logout: values['logout'] === true };
   } else if (values['logout'] === true) throw new CliError('--logout goes with auth');
   if (command === 'serve' && options.json) throw new CliError('--json goes with inspect');
-  if (typeof values['config'] === 'string') options.configPath = values['config'];
-  if (options.watchConfig && options.configPath === undefined)
-    throw new CliError('--watch-config needs --config FILE');
-  const http = parseHttp(values, env);
-  if (http) {
-    if (command !== 'serve') throw new CliError(`--http goes with serving, not with ${command}`);
-    options.http = http;
-  }
-  return options;
 }
 
 function parseAgent(
