@@ -7,7 +7,14 @@ import { Worker } from 'node:worker_threads';
 import PQueue from 'p-queue';
 import { MuxError, messageOf } from '../common/errors.js';
 import type { Logger } from '../common/log.js';
-import type { DoneMessage, FromWorker, SandboxCatalog, SandboxError, ToWorker } from './sandbox-protocol.js';
+import type {
+  DoneMessage,
+  FromWorker,
+  SandboxCatalog,
+  SandboxError,
+  ToolCallMessage,
+  ToWorker,
+} from './sandbox-protocol.js';
 
 export interface SandboxLimits {
   timeoutMs: number;
@@ -183,20 +190,14 @@ class SandboxWorker {
     await this.#ready;
     const started = performance.now();
     const toolCalls: ToolCallRecord[] = [];
-    const deadline = Date.now() + limits.timeoutMs;
     const post = (message: ToWorker) => this.#worker.postMessage(message);
-    const finished = (outcome: Omit<RunOutcome, 'toolCalls' | 'durationMs'>): RunOutcome => ({
-      ...outcome,
-      toolCalls,
-      durationMs: Math.round(performance.now() - started),
-    });
     return new Promise((resolve) => {
       let logs: string[] = [];
       let settled = false;
       let heapBytes = 0;
       // Tool calls still out when the program ends (time limit, cancel, return) are cancelled.
       const running = new AbortController();
-      const end = (outcome: Omit<RunOutcome, 'toolCalls' | 'durationMs'>, kill: boolean) => {
+      const end = (outcome: Ended, kill: boolean) => {
         if (settled) return;
         settled = true;
         running.abort(new MuxError('CODE_FAILED', 'the program that made this call has ended'));
@@ -205,94 +206,81 @@ class SandboxWorker {
         this.#onMessage = undefined;
         this.#onExit = undefined;
         if (kill) void this.terminate();
-        resolve({ outcome: finished(outcome), heapBytes });
+        resolve({
+          outcome: { ...outcome, toolCalls, durationMs: Math.round(performance.now() - started) },
+          heapBytes,
+        });
       };
       // The interpreter stops itself at the deadline; a worker still busy after the grace is killed.
-      const timer = setTimeout(
-        () =>
-          end(
-            {
-              ok: false,
-              error: {
-                name: 'Timeout',
-                message: `the program ran past its time limit of ${limits.timeoutMs / 1000} s and was stopped`,
-              },
-              logs,
-            },
-            true,
-          ),
-        limits.timeoutMs + TERMINATE_GRACE_MS,
-      );
+      const timer = setTimeout(() => {
+        const why = `the program ran past its time limit of ${limits.timeoutMs / 1000} s and was stopped`;
+        end(failure('Timeout', why, logs), true);
+      }, limits.timeoutMs + TERMINATE_GRACE_MS);
       const onAbort = () =>
-        end(
-          {
-            ok: false,
-            error: { name: 'Cancelled', message: 'the client cancelled the call; the program was stopped' },
-            logs,
-          },
-          true,
-        );
+        end(failure('Cancelled', 'the client cancelled the call; the program was stopped', logs), true);
       signal?.addEventListener('abort', onAbort, { once: true });
-      this.#onExit = (why) =>
-        end(
-          { ok: false, error: { name: 'InternalError', message: `the sandbox worker ended (${why})` }, logs },
-          false,
-        );
+      this.#onExit = (why) => end(failure('InternalError', `the sandbox worker ended (${why})`, logs), false);
       this.#onMessage = (message) => {
         if (message.type === 'done' && message.runId === runId) {
           logs = message.logs;
           heapBytes = message.heapBytes;
           end(fromDone(message), false);
-          return;
+        } else if (message.type === 'call' && message.runId === runId) {
+          const answer = (outcome: unknown) => {
+            if (!settled)
+              post({ type: 'answer', runId, callId: message.callId, outcome: JSON.stringify(outcome) });
+          };
+          runToolCall(message, { limits, callTool, toolCalls, signal: running.signal }, answer);
         }
-        if (message.type !== 'call' || message.runId !== runId) return;
-        const answer = (outcome: unknown) => {
-          if (!settled)
-            post({ type: 'answer', runId, callId: message.callId, outcome: JSON.stringify(outcome) });
-        };
-        const name = `${message.server}.${message.tool}`;
-        if (toolCalls.length >= limits.maxToolCalls) {
-          answer({
-            ok: false,
-            error: `this program made more than ${limits.maxToolCalls} tool calls, the most one run may make`,
-          });
-          return;
-        }
-        const record: ToolCallRecord = { name, ms: 0, ok: false };
-        toolCalls.push(record);
-        const callStarted = performance.now();
-        let args: unknown;
-        try {
-          args = JSON.parse(message.args);
-        } catch {
-          args = undefined;
-        }
-        callTool(message.server, message.tool, args, running.signal).then(
-          (outcome) => {
-            record.ms = Math.round(performance.now() - callStarted);
-            record.ok = outcome.ok;
-            answer(outcome);
-          },
-          (error: unknown) => {
-            record.ms = Math.round(performance.now() - callStarted);
-            answer({ ok: false, error: messageOf(error) });
-          },
-        );
       };
-      post({
-        type: 'run',
-        runId,
-        script,
-        catalog,
-        deadline,
-        memoryBytes: limits.memoryBytes,
-        maxLogBytes: limits.maxLogBytes,
-      });
+      const deadline = Date.now() + limits.timeoutMs;
+      const { memoryBytes, maxLogBytes } = limits;
+      post({ type: 'run', runId, script, catalog, deadline, memoryBytes, maxLogBytes });
     });
   }
 }
 
-function fromDone(message: DoneMessage): Omit<RunOutcome, 'toolCalls' | 'durationMs'> {
+/** How a run ended, before its tool calls and duration are added. */
+type Ended = Omit<RunOutcome, 'toolCalls' | 'durationMs'>;
+
+function failure(name: string, message: string, logs: string[]): Ended {
+  return { ok: false, error: { name, message }, logs };
+}
+
+/** A program's tool call, within the run's limit, recorded, and answered with its outcome. */
+function runToolCall(
+  message: ToolCallMessage,
+  run: { limits: SandboxLimits; callTool: SandboxToolCall; toolCalls: ToolCallRecord[]; signal: AbortSignal },
+  answer: (outcome: unknown) => void,
+): void {
+  const { limits, toolCalls } = run;
+  if (toolCalls.length >= limits.maxToolCalls) {
+    const error = `this program made more than ${limits.maxToolCalls} tool calls, the most one run may make`;
+    return answer({ ok: false, error });
+  }
+  const record: ToolCallRecord = { name: `${message.server}.${message.tool}`, ms: 0, ok: false };
+  toolCalls.push(record);
+  const callStarted = performance.now();
+  let args: unknown;
+  try {
+    args = JSON.parse(message.args);
+  } catch {
+    args = undefined;
+  }
+  run.callTool(message.server, message.tool, args, run.signal).then(
+    (outcome) => {
+      record.ms = Math.round(performance.now() - callStarted);
+      record.ok = outcome.ok;
+      answer(outcome);
+    },
+    (error: unknown) => {
+      record.ms = Math.round(performance.now() - callStarted);
+      answer({ ok: false, error: messageOf(error) });
+    },
+  );
+}
+
+function fromDone(message: DoneMessage): Ended {
   if (!message.ok)
     return {
       ok: false,
@@ -302,10 +290,6 @@ function fromDone(message: DoneMessage): Omit<RunOutcome, 'toolCalls' | 'duratio
   try {
     return { ok: true, value: JSON.parse(message.value ?? 'null'), logs: message.logs };
   } catch {
-    return {
-      ok: false,
-      error: { name: 'Error', message: 'the return value could not be read as JSON' },
-      logs: message.logs,
-    };
+    return failure('Error', 'the return value could not be read as JSON', message.logs);
   }
 }
