@@ -76,6 +76,51 @@ export async function prepareRegistryAdd(
     ...(request.version !== undefined && { version: request.version }),
   };
   const modelEnv = request.env ?? {};
+  checkBeforeAsking(request, ctx, entry, choices);
+  const keptBefore = ctx.kept.values(registry, entry.name);
+  const given = { ...keptBefore, ...modelEnv };
+  const asked = await askForSecrets(request, ctx, { registry, entry, choices, given });
+  const resolved = resolveEntry(entry, { ...choices, env: { ...given, ...asked.values } });
+  // From here on, no text mcpmux shows may hold them: a URL in an error, a value a child echoes into its stderr.
+  holdSecrets(resolved.secretValues);
+  const kept = new Set([...Object.keys(keptBefore), ...asked.keptNow]);
+  const spec = asSpec(resolved, request.fields);
+  // As a config holds it: each secret a reference to where it is, in the env, a header or the URL.
+  const references = resolved.secrets.map((name) => [
+    name,
+    kept.has(name) ? secretReference(entry.name, name) : `\${${name}}`,
+  ]);
+  const referenced = resolveEntry(entry, {
+    ...choices,
+    env: { ...given, ...asked.values, ...Object.fromEntries(references) },
+  });
+  return {
+    spec: ctx.admit(withEntry(spec, entry.name)),
+    configuredSpec: spec,
+    configEntry: { ...configEntry(referenced), ...request.fields },
+    secretValues: resolved.secretValues,
+    registry,
+    entry,
+    source: resolved.source,
+    keptNow: asked.keptNow,
+    unkept: resolved.secrets.filter(
+      (name) => !kept.has(name) && !(ctx.allowModelSecrets && name in modelEnv),
+    ),
+  };
+}
+
+/**
+ * Everything judged before the person is asked anything: no secret from the model, the
+ * runtime there, the model's choices valid and complete, no secret on a command line, and
+ * the operator's policy (secrets change only env and headers, never what runs).
+ */
+function checkBeforeAsking(
+  request: RegistryAddRequest,
+  ctx: RegistryAddContext,
+  entry: ServerEntry,
+  choices: EntryChoices,
+): void {
+  const modelEnv = request.env ?? {};
   const probe = resolveEntry(entry, { ...choices, env: modelEnv });
   const what = `registry entry '${entry.name}' (${probe.source})`;
   const fromModel = Object.keys({ ...modelEnv, ...request.arguments }).filter((name) =>
@@ -108,67 +153,35 @@ export async function prepareRegistryAdd(
         "headers. The entry's publisher should read it from an environment variable marked isSecret instead; until then, " +
         'the person can add the server to the config with command and args',
     );
-  // Judged before the person is asked: secrets change only env and headers, never what runs.
   ctx.admit(withEntry(asSpec(probe, request.fields), entry.name));
+}
 
-  const keptBefore = ctx.kept.values(registry, entry.name);
-  const given = { ...keptBefore, ...modelEnv };
-  let resolved = resolveEntry(entry, { ...choices, env: given });
-  let keptNow: string[] = [];
-  let answered: Record<string, string> = {};
-  if (resolved.missing.length > 0) {
-    const subject: SecretFormSubject = {
-      what: `${entry.name} (${resolved.source})`,
-      title: entry.title,
-      commandLine: commandLine(resolveEntry(entry, { ...choices, env: given, preview: true })),
-      secrets: resolved.missing,
-      keptIn: ctx.keptIn,
-    };
-    if (!ctx.askPerson)
-      throw new MuxError(
-        'SECRET_REQUIRED',
-        `${what} needs ${resolved.missing.map((m) => m.name).join(', ')}, which only the person may give, and this client cannot ask them ` +
-          `(it has no form elicitation). ${configAdvice(request.name, entry, { ...choices, env: given }, resolved, ctx.configPath)}`,
-      );
-    const answers = secretAnswers(await ctx.askPerson(secretForm(subject), FORM_TIMEOUT_MS), subject);
-    if (answers.keep) {
-      ctx.kept.keep(registry, entry.name, answers.values);
-      keptNow = Object.keys(answers.values);
-    }
-    answered = answers.values;
-    resolved = resolveEntry(entry, { ...choices, env: { ...given, ...answered } });
-  }
-  // From here on, no text mcpmux shows may hold them: a URL in an error, a value a child echoes into its stderr.
-  holdSecrets(resolved.secretValues);
-  const kept = new Set([...Object.keys(keptBefore), ...keptNow]);
-  const spec = asSpec(resolved, request.fields);
-  // As a config holds it: each secret a reference to where it is, in the env, a header or the URL.
-  const referenced = resolveEntry(entry, {
-    ...choices,
-    env: {
-      ...given,
-      ...answered,
-      ...Object.fromEntries(
-        resolved.secrets.map((name) => [
-          name,
-          kept.has(name) ? secretReference(entry.name, name) : `\${${name}}`,
-        ]),
-      ),
-    },
-  });
-  return {
-    spec: ctx.admit(withEntry(spec, entry.name)),
-    configuredSpec: spec,
-    configEntry: { ...configEntry(referenced), ...request.fields },
-    secretValues: resolved.secretValues,
-    registry,
-    entry,
-    source: resolved.source,
-    keptNow,
-    unkept: resolved.secrets.filter(
-      (name) => !kept.has(name) && !(ctx.allowModelSecrets && name in modelEnv),
-    ),
+/** The secrets still missing, asked of the person in one form (and kept if they agree); none missing: none asked. */
+async function askForSecrets(
+  request: RegistryAddRequest,
+  ctx: RegistryAddContext,
+  found: { registry: string; entry: ServerEntry; choices: EntryChoices; given: Record<string, string> },
+): Promise<{ values: Record<string, string>; keptNow: string[] }> {
+  const { registry, entry, choices, given } = found;
+  const resolved = resolveEntry(entry, { ...choices, env: given });
+  if (resolved.missing.length === 0) return { values: {}, keptNow: [] };
+  const subject: SecretFormSubject = {
+    what: `${entry.name} (${resolved.source})`,
+    title: entry.title,
+    commandLine: commandLine(resolveEntry(entry, { ...choices, env: given, preview: true })),
+    secrets: resolved.missing,
+    keptIn: ctx.keptIn,
   };
+  if (!ctx.askPerson)
+    throw new MuxError(
+      'SECRET_REQUIRED',
+      `registry entry '${entry.name}' (${resolved.source}) needs ${resolved.missing.map((m) => m.name).join(', ')}, which only the person may give, and this client cannot ask them ` +
+        `(it has no form elicitation). ${configAdvice(request.name, entry, { ...choices, env: given }, resolved, ctx.configPath)}`,
+    );
+  const answers = secretAnswers(await ctx.askPerson(secretForm(subject), FORM_TIMEOUT_MS), subject);
+  if (!answers.keep) return { values: answers.values, keptNow: [] };
+  ctx.kept.keep(registry, entry.name, answers.values);
+  return { values: answers.values, keptNow: Object.keys(answers.values) };
 }
 
 const withEntry = (spec: ServerSpec, entry: string): ServerSpec => ({ ...spec, registryEntry: entry });
