@@ -86,29 +86,7 @@ export class StdioServerTransport implements Transport {
       wrote: () => this.#resumeInputIfRead(),
     });
     this.#reader = new JsonLineReader({
-      onMessage: (received) => {
-        const refusal = refusedRequest(received);
-        if (refusal) {
-          // The SDK drops a bad id without a word (the client would wait forever), and answers a
-          // malformed initialize as an internal error with raw JSON.
-          this.post(refusal.answer);
-          options.onDropped?.(refusal.why);
-          return true;
-        }
-        // The client's malformed answer to a server's question fails that question (answer-shape.ts).
-        const { answer: message, why } = wellFormedAnswer(received, 'the client');
-        if (why !== undefined) options.onDropped?.(why);
-        if (!this.#holding && options.claim?.(message)) return true;
-        this.#exchanges.read(message);
-        const hold = options.onIncoming?.(message);
-        if (!hold && !this.#holding) return this.onmessage?.(message);
-        const deliver = () => this.onmessage?.(message);
-        const held = (this.#holding ?? Promise.resolve()).then(() => hold).then(deliver, deliver);
-        this.#holding = held;
-        void held.then(() => {
-          if (this.#holding === held) this.#holding = undefined;
-        });
-      },
+      onMessage: (received) => this.#received(received, options),
       onSkippedLine: (line, parsed) => {
         // A request that only lacks "jsonrpc": "2.0" is answered, so that its client does not wait.
         const refusal = parsed === undefined ? undefined : notJsonRpcRequest(parsed);
@@ -134,6 +112,31 @@ export class StdioServerTransport implements Transport {
         reply: (message) => this.post(message),
         log: options.onDropped,
       }),
+    });
+  }
+
+  /** A message of the client, read whole: refused, offered to the fast path, or given to the SDK (held while an opening is). */
+  #received(received: JSONRPCMessage, options: StdioServerTransportOptions): boolean | void {
+    const refusal = refusedRequest(received);
+    if (refusal) {
+      // The SDK drops a bad id without a word (the client would wait forever), and answers a
+      // malformed initialize as an internal error with raw JSON.
+      this.post(refusal.answer);
+      options.onDropped?.(refusal.why);
+      return true;
+    }
+    // The client's malformed answer to a server's question fails that question (answer-shape.ts).
+    const { answer: message, why } = wellFormedAnswer(received, 'the client');
+    if (why !== undefined) options.onDropped?.(why);
+    if (!this.#holding && options.claim?.(message)) return true;
+    this.#exchanges.read(message);
+    const hold = options.onIncoming?.(message);
+    if (!hold && !this.#holding) return this.onmessage?.(message);
+    const deliver = () => this.onmessage?.(message);
+    const held = (this.#holding ?? Promise.resolve()).then(() => hold).then(deliver, deliver);
+    this.#holding = held;
+    void held.then(() => {
+      if (this.#holding === held) this.#holding = undefined;
     });
   }
 

@@ -12,7 +12,7 @@ import type { Logger } from '../common/log.js';
 import { messageOf } from '../common/errors.js';
 import { throttledWarning } from '../common/throttled-warning.js';
 import { cancelledRequestId } from '../protocol/request-ids.js';
-import { StdioServerTransport } from './stdio-server-transport.js';
+import { StdioServerTransport, type StdioServerTransportOptions } from './stdio-server-transport.js';
 import { listenedResources } from '../session/list-changes/resource-watch.js';
 import type { Reply } from '../protocol/forwarded-call.js';
 
@@ -73,19 +73,16 @@ export interface StdioServing {
   close(): Promise<void>;
 }
 
+/** The session open now, and the era it was opened in. */
+type Current = { session: StdioSession; era: Era } | undefined;
+
 export function serveMuxOverStdio(options: StdioServingOptions): StdioServing {
   const { logger } = options;
-  let current: { session: StdioSession; era: Era } | undefined;
+  let current: Current;
   let markReady: () => void = () => {};
   const ready = new Promise<void>((resolve) => (markReady = resolve));
   let markDeclared: () => void = () => {};
   const declared = Promise.race([ready, new Promise<void>((resolve) => (markDeclared = resolve))]);
-  /** When the client was last warned of for not reading its answers (Date.now()). */
-  let inputPauseWarned = 0;
-  const skippedLine = throttledWarning(
-    logger,
-    (count, seconds) => `skipped ${count} more lines from the client that are not JSON-RPC in ${seconds} s`,
-  );
   // The opening answer (initialize; a 2026-07-28 client's first discover): once the SDK has
   // made it the client's capabilities are known (a discover carries them in its envelope), and
   // the configured servers are spoken to; it goes out when they have started (or failed), or
@@ -99,45 +96,11 @@ export function serveMuxOverStdio(options: StdioServingOptions): StdioServing {
       return { ...answer, result: { ...answer.result, instructions: opening.instructions() } };
     });
   const transport = new StdioServerTransport({
-    onSkippedLine: (line) =>
-      skippedLine(() => `skipped a line from the client that is not JSON-RPC: ${line.slice(0, 200)}`),
-    onDropped: (why) => logger.warn(why),
-    onInputPaused: (why) => {
-      // A client that reads slowly while it writes fast may pass the bound again and again: a warning a minute.
-      if (why !== undefined && Date.now() - inputPauseWarned >= 60_000) {
-        inputPauseWarned = Date.now();
-        logger.warn(why);
-      } else logger.debug(() => why ?? 'the client reads its answers again, and its requests are read again');
-    },
+    ...inputWarnings(logger),
     ...(options.maxMessageBytes !== undefined && { maxMessageBytes: options.maxMessageBytes }),
     claim: (message) => current?.session.claim?.(message, reply) ?? false,
     claimLine: (line) => current?.session.claimLine?.(line, reply) ?? false,
-    onIncoming: (message) => {
-      const method = (message as { method?: unknown }).method;
-      if (typeof method !== 'string') return;
-      if (method === 'initialize' && 'id' in message) holdOpening(message.id as string | number);
-      // A 2026-07-28 client reads instructions only in the answer to its opening discover.
-      else if (method === 'server/discover' && 'id' in message && !current)
-        holdOpening(message.id as string | number);
-      // A pinned 2026-07-28 client may open with its first real request: no session exists yet
-      // while this runs (the SDK makes it next), and that request must not wait for an
-      // initialize that never comes. An initialize opens a 2025 session, even after a discover
-      // probe's 2026-07-28 one (which it replaces): the servers wait for what it declares.
-      const modern = method !== 'initialize' && current?.era !== 'legacy';
-      if (!modern) {
-        if (current && 'id' in message && method !== 'initialize' && method !== 'ping') markReady();
-        return;
-      }
-      const declared = envelopeCapabilities(message);
-      if (declared) options.onRequestCapabilities?.(declared);
-      if ('id' in message && method !== 'server/discover') markReady();
-      if (!current) return;
-      // The SDK serves listen streams itself; the resources they name are subscribed at the children here.
-      if (method === 'subscriptions/listen' && 'id' in message)
-        current.session.watchResources?.(message.id as string | number, listenedResources(message));
-      const cancelled = cancelledRequestId(message);
-      if (cancelled !== undefined) current.session.unwatchResources?.(cancelled);
-    },
+    onIncoming: (message) => seeIncoming(message, { current, holdOpening, markReady, options }),
   });
   const reply: Reply = Object.assign((message: JSONRPCMessage) => transport.post(message), {
     pieces: (pieces: readonly (string | Buffer)[]) => transport.postPieces(pieces),
@@ -173,6 +136,75 @@ export function serveMuxOverStdio(options: StdioServingOptions): StdioServing {
       await current?.session.close();
     },
   };
+}
+
+/** What the client's input is warned of: lines that are not JSON-RPC, messages dropped, reading paused. */
+function inputWarnings(
+  logger: Logger,
+): Pick<StdioServerTransportOptions, 'onSkippedLine' | 'onDropped' | 'onInputPaused'> {
+  /** When the client was last warned of for not reading its answers (Date.now()). */
+  let inputPauseWarned = 0;
+  const skippedLine = throttledWarning(
+    logger,
+    (count, seconds) => `skipped ${count} more lines from the client that are not JSON-RPC in ${seconds} s`,
+  );
+  return {
+    onSkippedLine: (line) =>
+      skippedLine(() => `skipped a line from the client that is not JSON-RPC: ${line.slice(0, 200)}`),
+    onDropped: (why) => logger.warn(why),
+    onInputPaused: (why) => {
+      // A client that reads slowly while it writes fast may pass the bound again and again: a warning a minute.
+      if (why !== undefined && Date.now() - inputPauseWarned >= 60_000) {
+        inputPauseWarned = Date.now();
+        logger.warn(why);
+      } else logger.debug(() => why ?? 'the client reads its answers again, and its requests are read again');
+    },
+  };
+}
+
+/**
+ * A message of the client, seen before the SDK takes it: its opening held for the configured
+ * servers, the moment the client is ready (its servers may be spoken to), a 2026-07-28 client's
+ * declared capabilities, and the resources its listen streams name.
+ */
+function seeIncoming(
+  message: JSONRPCMessage,
+  {
+    current,
+    holdOpening,
+    markReady,
+    options,
+  }: {
+    current: Current;
+    holdOpening: (id: string | number) => void;
+    markReady: () => void;
+    options: StdioServingOptions;
+  },
+): void {
+  const method = (message as { method?: unknown }).method;
+  if (typeof method !== 'string') return;
+  if (method === 'initialize' && 'id' in message) holdOpening(message.id as string | number);
+  // A 2026-07-28 client reads instructions only in the answer to its opening discover.
+  else if (method === 'server/discover' && 'id' in message && !current)
+    holdOpening(message.id as string | number);
+  // A pinned 2026-07-28 client may open with its first real request: no session exists yet
+  // while this runs (the SDK makes it next), and that request must not wait for an
+  // initialize that never comes. An initialize opens a 2025 session, even after a discover
+  // probe's 2026-07-28 one (which it replaces): the servers wait for what it declares.
+  const modern = method !== 'initialize' && current?.era !== 'legacy';
+  if (!modern) {
+    if (current && 'id' in message && method !== 'initialize' && method !== 'ping') markReady();
+    return;
+  }
+  const declared = envelopeCapabilities(message);
+  if (declared) options.onRequestCapabilities?.(declared);
+  if ('id' in message && method !== 'server/discover') markReady();
+  if (!current) return;
+  // The SDK serves listen streams itself; the resources they name are subscribed at the children here.
+  if (method === 'subscriptions/listen' && 'id' in message)
+    current.session.watchResources?.(message.id as string | number, listenedResources(message));
+  const cancelled = cancelledRequestId(message);
+  if (cancelled !== undefined) current.session.unwatchResources?.(cancelled);
 }
 
 /** The client capabilities a 2026-07-28 request carries in its `_meta`, if any. */
