@@ -10,6 +10,7 @@ import type {
   SamplingMessage,
   ToolResultContent,
   ToolUseContent,
+  Turn,
   Usage,
 } from './model-source.js';
 import type { TranscriptType } from './transcript.js';
@@ -144,36 +145,7 @@ export class AgentRun {
     await this.#deps.record('user', this.prompt);
     for (let turn = 1; turn <= this.#limits.maxTurns; turn++) {
       signal.throwIfAborted();
-      const ask = () =>
-        this.#deps.model.next(
-          {
-            system: SYSTEM_PROMPT,
-            messages: this.history,
-            tools: this.#deps.tools(),
-            maxTokens: MAX_TOKENS,
-            model: this.#modelHint,
-          },
-          signal,
-        );
-      const reply = telemetry.enabled
-        ? await telemetry.internal(
-            `chat ${this.#modelHint ?? 'model'}`,
-            {
-              'gen_ai.operation.name': 'chat',
-              'gen_ai.request.model': this.#modelHint,
-              'mcpmux.agent.turn': turn,
-            },
-            async (span) => {
-              const answered = await ask();
-              span.set({
-                'gen_ai.response.model': answered.model,
-                'gen_ai.usage.input_tokens': answered.usage?.inputTokens,
-                'gen_ai.usage.output_tokens': answered.usage?.outputTokens,
-              });
-              return answered;
-            },
-          )
-        : await ask();
+      const reply = await this.#ask(turn, signal);
       signal.throwIfAborted();
       this.#addUsage(reply.usage);
       this.#report(`turn ${turn}: the model answered${reply.model ? ` (${reply.model})` : ''}`);
@@ -188,16 +160,7 @@ export class AgentRun {
           content: words.length > 0 ? words : [{ type: 'text', text: '(the sub-agent ended without words)' }],
         });
       }
-      const results: ToolResultContent[] = [];
-      let limitHit = false;
-      for (const use of uses) {
-        if (limitHit || this.#toolUseCount >= this.#limits.maxToolCalls) {
-          limitHit = true;
-          results.push(errorResult(use.id, 'not run: the run reached its limit of tool calls'));
-          continue;
-        }
-        results.push(await this.#use(use, signal));
-      }
+      const { results, limitHit } = await this.#useTools(uses, signal);
       this.history.push({ role: 'user', content: results });
       await this.#deps.record('tool_result', results);
       if (limitHit)
@@ -208,6 +171,54 @@ export class AgentRun {
     return this.#end('failed', {
       error: `reached max_turns (${this.#limits.maxTurns}) before a final answer; resume it with a higher max_turns to go on`,
     });
+  }
+
+  /** The model's next turn, in a span of its own (the conventions' `chat {model}`). */
+  #ask(turn: number, signal: AbortSignal): Promise<Turn> {
+    const ask = () =>
+      this.#deps.model.next(
+        {
+          system: SYSTEM_PROMPT,
+          messages: this.history,
+          tools: this.#deps.tools(),
+          maxTokens: MAX_TOKENS,
+          model: this.#modelHint,
+        },
+        signal,
+      );
+    if (!telemetry.enabled) return ask();
+    const attributes = {
+      'gen_ai.operation.name': 'chat',
+      'gen_ai.request.model': this.#modelHint,
+      'mcpmux.agent.turn': turn,
+    };
+    return telemetry.internal(`chat ${this.#modelHint ?? 'model'}`, attributes, async (span) => {
+      const answered = await ask();
+      span.set({
+        'gen_ai.response.model': answered.model,
+        'gen_ai.usage.input_tokens': answered.usage?.inputTokens,
+        'gen_ai.usage.output_tokens': answered.usage?.outputTokens,
+      });
+      return answered;
+    });
+  }
+
+  /** The turn's tool uses, in order, until the run's limit of tool calls: the rest are answered "not run". */
+  async #useTools(
+    uses: ToolUseContent[],
+    signal: AbortSignal,
+  ): Promise<{ results: ToolResultContent[]; limitHit: boolean }> {
+    const results: ToolResultContent[] = [];
+    let limitHit = false;
+    for (const use of uses) {
+      if (limitHit || this.#toolUseCount >= this.#limits.maxToolCalls) {
+        limitHit = true;
+        results.push(errorResult(use.id, 'not run: the run reached its limit of tool calls'));
+        continue;
+      }
+      results.push(await this.#use(use, signal));
+    }
+    return { results, limitHit };
   }
 
   async #use(use: ToolUseContent, signal: AbortSignal): Promise<ToolResultContent> {
