@@ -4,7 +4,7 @@
 // initialize); and list its catalog. The connection across generations is the host.
 // The server package's error classes match the client's (the SDK brands them across packages).
 import { SdkError, SdkErrorCode, SdkHttpError } from '@modelcontextprotocol/server';
-import type { Client } from '@modelcontextprotocol/client';
+import type { Client, FetchLike } from '@modelcontextprotocol/client';
 import { MuxError, messageOf } from '../common/errors.js';
 import { CAPABILITY_ROWS, EMPTY_CATALOG, rowsChangedBy, type Catalog } from '../protocol/capabilities.js';
 import type { RemoteServerSpec, StdioServerSpec } from './server-spec.js';
@@ -15,6 +15,7 @@ import { clientSdk, warmSchemasWhileWaiting, type ClientSdk } from '../protocol/
 import type { ConnectHost, ConnectMemory } from './connect-host.js';
 import { DRAIN_AFTER_EXIT_MS, type Generation } from './generation.js';
 import { stdioLink } from './process/stdio-link.js';
+import type { ChildProcess } from './process/child-process.js';
 import { bridgeMissingResultType } from './catalog/result-type-bridge.js';
 import { boundedFetch } from './remote/bounded-fetch.js';
 import { DEFAULT_MAX_MESSAGE_BYTES } from '../protocol/json-line-reader.js';
@@ -80,6 +81,20 @@ async function connectRemote(
     await streamable.close().catch(() => {});
     refused = `HTTP ${error.status ?? '?'} (${error.message.slice(0, 200)})`;
   }
+  return connectSse(host, gen, { spec, url, fetch: bounded, refused }, options, sdk);
+}
+
+/** The older HTTP+SSE transport, after streamable HTTP was `refused`. */
+async function connectSse(
+  host: ConnectHost,
+  gen: Generation,
+  remote: { spec: RemoteServerSpec; url: URL; fetch: FetchLike; refused: string },
+  options: { signal: AbortSignal; timeout: number },
+  sdk: ClientSdk,
+): Promise<Client> {
+  const { spec, url, refused } = remote;
+  const bounded = remote.fetch;
+  const requestInit: RequestInit = { headers: { ...spec.headers } };
   const sse = newClient(host, gen, sdk);
   const headers = { ...spec.headers };
   // Failing both ways, both answers are told: a wrong path is seen in the first one as much as in the second.
@@ -149,40 +164,7 @@ async function spawnAndConnect(
   try {
     await Promise.race([connecting, exitedEarly, failed]);
   } catch (error) {
-    // Judged now, before the exit that the SDK's closing of a refused connection brings.
-    const alive = proc.exit === undefined && !signal.aborted;
-    const verdict = handshakeVerdict(host.name, error, alive, loaded.SUPPORTED_PROTOCOL_VERSIONS);
-    // A server pinned to 2026-07-28 that does not speak it: the SDK's verdict, not the exit it caused.
-    const refusal = await Promise.race([
-      connecting.then(
-        () => undefined,
-        (e: unknown) => e,
-      ),
-      delay(100),
-    ]);
-    // (Only a pinned server is refused for its era; a closed connection is the process's doing.)
-    const refused =
-      host.spec.era === 'modern' &&
-      refusal instanceof SdkError &&
-      refusal.code === SdkErrorCode.EraNegotiationFailed &&
-      !closedByServer(refusal);
-    if (refused) {
-      throw new MuxError(
-        'PROTOCOL_MISMATCH',
-        `server '${host.name}' does not speak the 2026-07-28 protocol (its era is set to modern): ${refusal.message}; set era to auto or legacy`,
-      );
-    }
-    if (verdict) throw verdict;
-    // Some servers exit on any request before initialize: next time, go straight to it. (One
-    // stopped meanwhile, by a remove or mcpmux's shutdown, was killed, and is not started again.)
-    if (probing && host.spec.era === undefined) await Promise.race([proc.exited, delay(DRAIN_AFTER_EXIT_MS)]);
-    if (probing && host.spec.era === undefined && proc.exit !== undefined && !signal.aborted) {
-      host.memory.era = { kind: 'legacy' };
-      host.memory.exitedOnProbe = true;
-      host.log.warn(
-        `[${host.name}] exited while asked server/discover (the 2026-07-28 probe); starting it again with initialize`,
-      );
-    }
+    await judgeFailedStart(host, { proc, signal, connecting, probing, loaded }, error);
     throw error;
   }
   settleEra(host, gen, client);
@@ -321,4 +303,58 @@ export function pingGeneration(host: ConnectHost, gen: Generation): Pinging | un
     lost: (error) => host.lostRemote(gen, error),
     remote: host.spec.transport === 'http',
   });
+}
+
+/**
+ * Why a local start failed, thrown as the error that says it: the era refused by a server
+ * pinned to 2026-07-28, the handshake's verdict, or else the error as it came. A server that
+ * exited on the 2026-07-28 probe is remembered, to be started next with initialize.
+ */
+async function judgeFailedStart(
+  host: ConnectHost,
+  start: {
+    proc: ChildProcess;
+    signal: AbortSignal;
+    connecting: Promise<void>;
+    probing: boolean;
+    loaded: ClientSdk;
+  },
+  error: unknown,
+): Promise<never> {
+  const { proc, signal, connecting, probing, loaded } = start;
+  // Judged now, before the exit that the SDK's closing of a refused connection brings.
+  const alive = proc.exit === undefined && !signal.aborted;
+  const verdict = handshakeVerdict(host.name, error, alive, loaded.SUPPORTED_PROTOCOL_VERSIONS);
+  // A server pinned to 2026-07-28 that does not speak it: the SDK's verdict, not the exit it caused.
+  const refusal = await Promise.race([
+    connecting.then(
+      () => undefined,
+      (e: unknown) => e,
+    ),
+    delay(100),
+  ]);
+  // (Only a pinned server is refused for its era; a closed connection is the process's doing.)
+  const refused =
+    host.spec.era === 'modern' &&
+    refusal instanceof SdkError &&
+    refusal.code === SdkErrorCode.EraNegotiationFailed &&
+    !closedByServer(refusal);
+  if (refused) {
+    throw new MuxError(
+      'PROTOCOL_MISMATCH',
+      `server '${host.name}' does not speak the 2026-07-28 protocol (its era is set to modern): ${refusal.message}; set era to auto or legacy`,
+    );
+  }
+  if (verdict) throw verdict;
+  // Some servers exit on any request before initialize: next time, go straight to it. (One
+  // stopped meanwhile, by a remove or mcpmux's shutdown, was killed, and is not started again.)
+  if (probing && host.spec.era === undefined) await Promise.race([proc.exited, delay(DRAIN_AFTER_EXIT_MS)]);
+  if (probing && host.spec.era === undefined && proc.exit !== undefined && !signal.aborted) {
+    host.memory.era = { kind: 'legacy' };
+    host.memory.exitedOnProbe = true;
+    host.log.warn(
+      `[${host.name}] exited while asked server/discover (the 2026-07-28 probe); starting it again with initialize`,
+    );
+  }
+  throw error;
 }
