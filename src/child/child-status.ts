@@ -93,45 +93,12 @@ export function describeStatus(input: StatusInput, now: number): ChildStatus {
     out.authorization_url = input.signInUrl;
     if (input.signInReason !== undefined) out.authorization_reason = input.signInReason;
   }
-  if (spec.transport === 'stdio') {
-    out.command = spec.command;
-    out.args = [...spec.args];
-    if (spec.cwd !== undefined) out.cwd = spec.cwd;
-    const envNames = Object.keys(spec.env);
-    if (envNames.length > 0) out.env = envNames;
-  } else {
-    out.url = spec.url;
-    const headerNames = Object.keys(spec.headers);
-    if (headerNames.length > 0) out.headers = headerNames;
-  }
-  if (spec.toolFilter) {
-    const { allow, deny } = spec.toolFilter;
-    out.tool_filter = { ...(allow && { allow: [...allow] }), ...(deny && { deny: [...deny] }) };
-  }
+  Object.assign(out, specStatus(spec));
   if (input.lastBuild) out.last_build = input.lastBuild;
   const pid = gen?.process?.pid;
   if (pid !== undefined && (s.kind === 'running' || s.kind === 'starting' || s.kind === 'stopping'))
     out.pid = pid;
-  if (s.kind === 'running') {
-    out.tools = s.catalog.tools.map((t) => t.name);
-    if (s.catalog.prompts.length > 0) out.prompts = s.catalog.prompts.map((p) => p.name);
-    if (s.catalog.resources.length > 0) out.resources = s.catalog.resources.length;
-    if (s.catalog.resourceTemplates.length > 0) out.resource_templates = s.catalog.resourceTemplates.length;
-    const skipped = CATALOG_KINDS.flatMap((kind) => gen?.skipped?.[kind] ?? []);
-    if (skipped.length > 0) out.skipped = skipped;
-    out.uptime_seconds = Math.round((now - s.since) / 100) / 10;
-    if (gen?.remote) out.http_transport = gen.remote;
-    const version = gen?.client?.getNegotiatedProtocolVersion();
-    if (version !== undefined) out.protocol_version = version;
-    const instructions = gen?.client?.getInstructions()?.trim();
-    if (instructions) out.instructions = instructions;
-    const ping = gen?.ping;
-    if (ping) {
-      out.last_ping_ok_seconds_ago = Math.round((now - ping.lastOk) / 100) / 10;
-      out.missed_pings = ping.missed;
-    }
-    Object.assign(out, inputStatus(gen?.input, now));
-  }
+  if (s.kind === 'running') Object.assign(out, runningStatus(s, gen, now));
   if (s.kind === 'crashed' || s.kind === 'restarting') {
     if (s.exit) out.exit = s.exit;
     out.last_error = s.error;
@@ -148,6 +115,55 @@ export function describeStatus(input: StatusInput, now: number): ChildStatus {
   const crashed = s.kind === 'crashed' || s.kind === 'restarting';
   const tail = gen?.tail.lines(crashed ? undefined : 10) ?? [];
   if (tail.length > 0) out.stderr_tail = tail;
+  return out;
+}
+
+/** What list_servers shows of a server's spec: what runs or where, and names only of its env and headers. */
+function specStatus(spec: StatusInput['spec']): Partial<ChildStatus> {
+  const out: Partial<ChildStatus> = {};
+  if (spec.transport === 'stdio') {
+    out.command = spec.command;
+    out.args = [...spec.args];
+    if (spec.cwd !== undefined) out.cwd = spec.cwd;
+    const envNames = Object.keys(spec.env);
+    if (envNames.length > 0) out.env = envNames;
+  } else {
+    out.url = spec.url;
+    const headerNames = Object.keys(spec.headers);
+    if (headerNames.length > 0) out.headers = headerNames;
+  }
+  if (spec.toolFilter) {
+    const { allow, deny } = spec.toolFilter;
+    out.tool_filter = { ...(allow && { allow: [...allow] }), ...(deny && { deny: [...deny] }) };
+  }
+  return out;
+}
+
+/** A running server's catalog, its connection's life and what it waits on. */
+function runningStatus(
+  s: Extract<ChildState, { kind: 'running' }>,
+  gen: StatusInput['gen'],
+  now: number,
+): Partial<ChildStatus> {
+  const out: Partial<ChildStatus> = {};
+  out.tools = s.catalog.tools.map((t) => t.name);
+  if (s.catalog.prompts.length > 0) out.prompts = s.catalog.prompts.map((p) => p.name);
+  if (s.catalog.resources.length > 0) out.resources = s.catalog.resources.length;
+  if (s.catalog.resourceTemplates.length > 0) out.resource_templates = s.catalog.resourceTemplates.length;
+  const skipped = CATALOG_KINDS.flatMap((kind) => gen?.skipped?.[kind] ?? []);
+  if (skipped.length > 0) out.skipped = skipped;
+  out.uptime_seconds = Math.round((now - s.since) / 100) / 10;
+  if (gen?.remote) out.http_transport = gen.remote;
+  const version = gen?.client?.getNegotiatedProtocolVersion();
+  if (version !== undefined) out.protocol_version = version;
+  const instructions = gen?.client?.getInstructions()?.trim();
+  if (instructions) out.instructions = instructions;
+  const ping = gen?.ping;
+  if (ping) {
+    out.last_ping_ok_seconds_ago = Math.round((now - ping.lastOk) / 100) / 10;
+    out.missed_pings = ping.missed;
+  }
+  Object.assign(out, inputStatus(gen?.input, now));
   return out;
 }
 
