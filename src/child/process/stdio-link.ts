@@ -66,7 +66,26 @@ export function stdioLink(host: ConnectHost, gen: Generation, proc: ChildProcess
       }, UNTERMINATED_WAIT_MS).unref();
     },
   });
-  const lane = new ChildLane({
+  const lane = laneOf(host, gen, transport, refusal);
+  const upstream = options.upstream;
+  transport.divert = (message, bytes) =>
+    lane.divert(message, bytes) ||
+    (upstream !== undefined && relayedLogMessage(name, message, upstream, gen.origins));
+  transport.takeBytes = (bytes, start, end) => lane.takeBytes(bytes, start, end);
+  gen.lane = lane;
+  gen.input = transport;
+  return transport;
+}
+
+/** The fast path's lane of calls to the child, over `transport`. */
+function laneOf(
+  host: ConnectHost,
+  gen: Generation,
+  transport: StdioChildTransport,
+  refusal: () => MuxError | undefined,
+): ChildLane {
+  const { name, options } = host;
+  return new ChildLane({
     server: name,
     send: (message) => transport.post(message),
     sendLine: (line) => transport.postLine(line),
@@ -79,12 +98,4 @@ export function stdioLink(host: ConnectHost, gen: Generation, proc: ChildProcess
       sessionLogLevel: () => options.upstream?.sessionLogLevel?.(),
     },
   });
-  const upstream = options.upstream;
-  transport.divert = (message, bytes) =>
-    lane.divert(message, bytes) ||
-    (upstream !== undefined && relayedLogMessage(name, message, upstream, gen.origins));
-  transport.takeBytes = (bytes, start, end) => lane.takeBytes(bytes, start, end);
-  gen.lane = lane;
-  gen.input = transport;
-  return transport;
 }
