@@ -229,31 +229,49 @@ export async function forwardRequest(
       return await send();
     }
   } catch (error) {
-    // The generation's calls were ended by us (removed, reloaded, crashed): say why.
-    if (gen.callsEnded) throw gen.callsEnded;
-    if (ctx.lostRemote(error)) {
-      await gen.ended;
-      throw gen.callsEnded ?? ctx.notRunning();
-    }
-    if (
-      (error instanceof SdkError && error.code === SdkErrorCode.ConnectionClosed) ||
-      error instanceof StreamClosedError
-    ) {
-      // The close is seen here before the crash is recorded (a write to a dying child fails even
-      // before its pipe is seen closed): wait for the verdict so the error says why.
-      const judged = delay(3 * DRAIN_AFTER_EXIT_MS + 100);
-      await Promise.race([gen.transportClosed, judged]);
-      await Promise.race([gen.ended, judged]);
-      throw gen.callsEnded ?? ctx.notRunning();
-    }
-    if (error instanceof SdkError && error.code === SdkErrorCode.RequestTimeout && !options.signal?.aborted) {
-      const what = method === 'tools/call' ? `tool '${String(params?.['name'])}'` : method;
-      throw callTimeoutError(ctx.name, what, ctx.callTimeoutMs);
-    }
-    throw error;
+    throw await whyFailed(gen, { method, params, options, ctx }, error);
   } finally {
     release?.();
   }
+}
+
+/**
+ * The error a forwarded request's failure is thrown as: why the generation's calls ended
+ * (removed, reloaded, crashed, a remote lost), a call's timeout by name, or the error as it came.
+ */
+async function whyFailed(
+  gen: Connected,
+  request: {
+    method: string;
+    params: Record<string, unknown> | undefined;
+    options: CallOptions;
+    ctx: RequestContext;
+  },
+  error: unknown,
+): Promise<unknown> {
+  const { method, params, options, ctx } = request;
+  // The generation's calls were ended by us (removed, reloaded, crashed): say why.
+  if (gen.callsEnded) return gen.callsEnded;
+  if (ctx.lostRemote(error)) {
+    await gen.ended;
+    return gen.callsEnded ?? ctx.notRunning();
+  }
+  if (
+    (error instanceof SdkError && error.code === SdkErrorCode.ConnectionClosed) ||
+    error instanceof StreamClosedError
+  ) {
+    // The close is seen here before the crash is recorded (a write to a dying child fails even
+    // before its pipe is seen closed): wait for the verdict so the error says why.
+    const judged = delay(3 * DRAIN_AFTER_EXIT_MS + 100);
+    await Promise.race([gen.transportClosed, judged]);
+    await Promise.race([gen.ended, judged]);
+    return gen.callsEnded ?? ctx.notRunning();
+  }
+  if (error instanceof SdkError && error.code === SdkErrorCode.RequestTimeout && !options.signal?.aborted) {
+    const what = method === 'tools/call' ? `tool '${String(params?.['name'])}'` : method;
+    return callTimeoutError(ctx.name, what, ctx.callTimeoutMs);
+  }
+  return error;
 }
 
 /**
