@@ -73,28 +73,7 @@ export function installExitHandlers(
         process.exit(code);
       });
   };
-  if (watchStdin) {
-    // The client closing our stdin is the normal end of a stdio session, once what it asked is answered.
-    let ended = false;
-    const stdinEnded = () => {
-      if (ended) return;
-      ended = true;
-      const deadline = Date.now() + ANSWER_GRACE_MS;
-      const clientGone = () => process.ppid !== startedBy;
-      void (finishAnswering?.(() => clientGone() || Date.now() >= deadline) ?? Promise.resolve(0))
-        .then((left) => {
-          if (left > 0)
-            log.warn(
-              `stdin closed; ${left} request(s) still unanswered ${clientGone() ? 'when the client was gone' : `after ${ANSWER_GRACE_MS / 1000} s`} end with the shutdown`,
-            );
-        })
-        .catch((error: unknown) => log.error(`error while answering the last requests: ${messageOf(error)}`))
-        .then(() => shuttingDown || shutdown('stdin closed', 0));
-    };
-    process.stdin.once('end', stdinEnded);
-    process.stdin.once('close', stdinEnded);
-    if (process.stdin.readableEnded) stdinEnded();
-  }
+  if (watchStdin) endWithStdin(log, finishAnswering, () => shuttingDown || shutdown('stdin closed', 0));
   process.stdout.on('error', () => shutdown('stdout closed', 0));
   for (const [signal, number] of [
     ['SIGINT', 2],
@@ -113,6 +92,36 @@ export function installExitHandlers(
   process.on('unhandledRejection', fatal('unhandled rejection'));
   // Last line of defence: whatever path leads to exit, no group outlives us.
   process.on('exit', () => killAllProcessGroupsSync());
+}
+
+/**
+ * The client closing mcpmux's stdin is the normal end of a stdio session, once what it asked
+ * is answered (or the client is gone, or the grace is over): then `end`.
+ */
+function endWithStdin(
+  log: Logger,
+  finishAnswering: ((stopWaiting: () => boolean) => Promise<number>) | undefined,
+  end: () => void,
+): void {
+  let ended = false;
+  const stdinEnded = () => {
+    if (ended) return;
+    ended = true;
+    const deadline = Date.now() + ANSWER_GRACE_MS;
+    const clientGone = () => process.ppid !== startedBy;
+    void (finishAnswering?.(() => clientGone() || Date.now() >= deadline) ?? Promise.resolve(0))
+      .then((left) => {
+        if (left > 0)
+          log.warn(
+            `stdin closed; ${left} request(s) still unanswered ${clientGone() ? 'when the client was gone' : `after ${ANSWER_GRACE_MS / 1000} s`} end with the shutdown`,
+          );
+      })
+      .catch((error: unknown) => log.error(`error while answering the last requests: ${messageOf(error)}`))
+      .then(end);
+  };
+  process.stdin.once('end', stdinEnded);
+  process.stdin.once('close', stdinEnded);
+  if (process.stdin.readableEnded) stdinEnded();
 }
 
 export function exitWith(code: number, text: string, stream: NodeJS.WriteStream = process.stderr): never {
