@@ -37,24 +37,7 @@ export async function runOneShot(ctx: OneShotContext): Promise<number> {
   if (options.auth) {
     const chosen = authTarget(ctx, options.auth.server);
     if (!chosen) return 1;
-    if (options.auth.logout) {
-      const store = new CredentialStore(chosen.spec.url);
-      ctx.out(
-        store.remove()
-          ? `signed out of '${chosen.name}': removed ${store.path}`
-          : `nothing was kept for '${chosen.name}' (${chosen.spec.url})`,
-      );
-      // The person's session at their identity provider, shared by the organisation's servers.
-      const idp = chosen.spec.oauth ? chosen.spec.oauth.idp : undefined;
-      if (idp && idp.idTokenFile === undefined) {
-        const session = idpSessionStore(idp, oauthStateDir());
-        if (session.remove())
-          ctx.out(
-            `signed out of the identity provider ${idp.issuer} (for every server it signs in to): removed ${session.path}`,
-          );
-      }
-      return 0;
-    }
+    if (options.auth.logout) return signOut(ctx, chosen);
     servers = [chosen];
   }
   const children = new Children({
@@ -77,14 +60,7 @@ export async function runOneShot(ctx: OneShotContext): Promise<number> {
       ctx.err(`server '${servers[i]!.name}' failed to start: ${messageOf(outcome.reason)}`);
     });
     if (options.auth) {
-      if (status === 0) {
-        const { url, oauth } = servers[0]!.spec as RemoteServerSpec;
-        ctx.out(`signed in to '${servers[0]!.name}' (${url}); kept in ${new CredentialStore(url).path}`);
-        if (oauth && oauth.idp && oauth.idp.idTokenFile === undefined)
-          ctx.out(
-            `your session at the identity provider ${oauth.idp.issuer} is kept in ${idpSessionStore(oauth.idp, oauthStateDir()).path}`,
-          );
-      }
+      if (status === 0) toldSignedIn(ctx, servers[0]!.name, servers[0]!.spec as RemoteServerSpec);
       return status;
     }
     if (options.command === 'inspect') {
@@ -97,6 +73,35 @@ export async function runOneShot(ctx: OneShotContext): Promise<number> {
   } finally {
     await children.close();
   }
+}
+
+/** auth --logout: what was kept for the server removed, and the person's session at their identity provider. */
+function signOut(ctx: OneShotContext, chosen: { name: string; spec: RemoteServerSpec }): number {
+  const store = new CredentialStore(chosen.spec.url);
+  ctx.out(
+    store.remove()
+      ? `signed out of '${chosen.name}': removed ${store.path}`
+      : `nothing was kept for '${chosen.name}' (${chosen.spec.url})`,
+  );
+  // The person's session at their identity provider, shared by the organisation's servers.
+  const idp = chosen.spec.oauth ? chosen.spec.oauth.idp : undefined;
+  if (idp && idp.idTokenFile === undefined) {
+    const session = idpSessionStore(idp, oauthStateDir());
+    if (session.remove())
+      ctx.out(
+        `signed out of the identity provider ${idp.issuer} (for every server it signs in to): removed ${session.path}`,
+      );
+  }
+  return 0;
+}
+
+/** auth: where the sign-in is kept. */
+function toldSignedIn(ctx: OneShotContext, name: string, { url, oauth }: RemoteServerSpec): void {
+  ctx.out(`signed in to '${name}' (${url}); kept in ${new CredentialStore(url).path}`);
+  if (oauth && oauth.idp && oauth.idp.idTokenFile === undefined)
+    ctx.out(
+      `your session at the identity provider ${oauth.idp.issuer} is kept in ${idpSessionStore(oauth.idp, oauthStateDir()).path}`,
+    );
 }
 
 /** The remote server with OAuth that auth names, or undefined after saying what is wrong. */
