@@ -2,7 +2,7 @@
 // are aggregated from the registry snapshot (built and serialized once per change), and a
 // request about one item goes to the child that owns it under the child's own key.
 import { isInputRequiredResult } from '@modelcontextprotocol/server';
-import type { Server, ServerContext, Tool } from '@modelcontextprotocol/server';
+import type { CompleteRequest, Server, ServerContext, Tool } from '@modelcontextprotocol/server';
 import type { ActivationPool } from '../search/activation-pool.js';
 import type { Children } from '../children/children.js';
 import type { CatalogItems, CatalogKind } from '../protocol/capabilities.js';
@@ -124,24 +124,28 @@ export class CatalogHandlers {
     );
 
     server.setRequestHandler('completion/complete', (request, ctx) =>
-      answer(this.#options.startup, async () => {
-        const { ref } = request.params;
-        const snapshot = children.snapshot;
-        if (ref.type === 'ref/prompt') {
-          const route = router.route(snapshot, 'prompts', ref.name);
-          return route.connection.request(
-            'completion/complete',
-            { ...request.params, ref: { ...ref, name: route.item.name } },
-            forwardingOptions(request.params, ctx, caller),
-          );
-        }
-        const target = router.resolveTemplate(snapshot, ref.uri);
-        return target.connection.request(
-          'completion/complete',
-          { ...request.params, ref: { ...ref, uri: target.uri } },
-          forwardingOptions(request.params, ctx, caller),
-        );
-      }),
+      answer(this.#options.startup, async () => this.#complete(request.params, ctx)),
+    );
+  }
+
+  /** completion/complete, at the child whose prompt or resource template the reference names. */
+  #complete(params: CompleteRequest['params'], ctx: ServerContext): Promise<Record<string, unknown>> {
+    const { children, router, caller } = this.#options;
+    const { ref } = params;
+    const snapshot = children.snapshot;
+    if (ref.type === 'ref/prompt') {
+      const route = router.route(snapshot, 'prompts', ref.name);
+      return route.connection.request(
+        'completion/complete',
+        { ...params, ref: { ...ref, name: route.item.name } },
+        forwardingOptions(params, ctx, caller),
+      );
+    }
+    const target = router.resolveTemplate(snapshot, ref.uri);
+    return target.connection.request(
+      'completion/complete',
+      { ...params, ref: { ...ref, uri: target.uri } },
+      forwardingOptions(params, ctx, caller),
     );
   }
 }
