@@ -32,26 +32,12 @@ export interface TargetContext {
 }
 
 /** Where a request goes, or undefined when it is not one for the fast path. */
-export function resolveTarget(
-  method: string,
-  params: Params,
-  { children, router, toolShaping }: TargetContext,
-): Target | undefined {
+export function resolveTarget(method: string, params: Params, ctx: TargetContext): Target | undefined {
+  const { children, router } = ctx;
   const snapshot = children.snapshot;
   switch (method) {
-    case 'tools/call': {
-      let call = params;
-      if (params['name'] === 'call_tool') {
-        const inner = params['arguments'];
-        if (!isObject(inner) || Object.keys(inner).some((k) => k !== 'name' && k !== 'arguments')) return;
-        call = { ...inner, ...(params['_meta'] !== undefined && { _meta: params['_meta'] }) };
-      }
-      const name = call['name'];
-      if (typeof name !== 'string' || !optionalObject(call['arguments'])) return;
-      const route = forwardableTool(router.toolRoute(snapshot, name));
-      if (!route) return;
-      return toolTarget(route, name, forwardedParams(call as { name: string }, route.item.name), toolShaping);
-    }
+    case 'tools/call':
+      return toolCallTarget(params, ctx);
     case 'prompts/get': {
       const name = params['name'];
       if (typeof name !== 'string' || !optionalObject(params['arguments'])) return;
@@ -80,36 +66,50 @@ export function resolveTarget(
         },
       };
     }
-    case 'completion/complete': {
-      const ref = params['ref'];
-      const argument = params['argument'];
-      if (!isObject(ref) || !isObject(argument)) return;
-      if (typeof argument['name'] !== 'string' || typeof argument['value'] !== 'string') return;
-      if (ref['type'] === 'ref/prompt' && typeof ref['name'] === 'string') {
-        const route = router.route(snapshot, 'prompts', ref['name']);
-        return {
-          connection: route.connection,
-          requested: ref['name'],
-          params: withoutProgressToken({ ...params, ref: { ...ref, name: route.item.name } }),
-          what: method,
-          shaping: PLAIN,
-        };
-      }
-      if (ref['type'] === 'ref/resource' && typeof ref['uri'] === 'string') {
-        const target = router.resolveTemplate(snapshot, ref['uri']);
-        return {
-          connection: target.connection,
-          requested: ref['uri'],
-          params: withoutProgressToken({ ...params, ref: { ...ref, uri: target.uri } }),
-          what: method,
-          shaping: PLAIN,
-        };
-      }
-      return;
-    }
+    case 'completion/complete':
+      return completionTarget(params, ctx);
     default:
       return;
   }
+}
+
+/** A tool call, or call_tool's inner call (--expose search), to a tool the fast path may forward. */
+function toolCallTarget(
+  params: Params,
+  { children, router, toolShaping }: TargetContext,
+): Target | undefined {
+  let call = params;
+  if (params['name'] === 'call_tool') {
+    const inner = params['arguments'];
+    if (!isObject(inner) || Object.keys(inner).some((k) => k !== 'name' && k !== 'arguments')) return;
+    call = { ...inner, ...(params['_meta'] !== undefined && { _meta: params['_meta'] }) };
+  }
+  const name = call['name'];
+  if (typeof name !== 'string' || !optionalObject(call['arguments'])) return;
+  const route = forwardableTool(router.toolRoute(children.snapshot, name));
+  if (!route) return;
+  return toolTarget(route, name, forwardedParams(call as { name: string }, route.item.name), toolShaping);
+}
+
+/** A completion of a prompt's or a resource template's argument, at the child that has it. */
+function completionTarget(params: Params, { children, router }: TargetContext): Target | undefined {
+  const ref = params['ref'];
+  const argument = params['argument'];
+  if (!isObject(ref) || !isObject(argument)) return;
+  if (typeof argument['name'] !== 'string' || typeof argument['value'] !== 'string') return;
+  const snapshot = children.snapshot;
+  const what = 'completion/complete';
+  if (ref['type'] === 'ref/prompt' && typeof ref['name'] === 'string') {
+    const route = router.route(snapshot, 'prompts', ref['name']);
+    const forwarded = withoutProgressToken({ ...params, ref: { ...ref, name: route.item.name } });
+    return { connection: route.connection, requested: ref['name'], params: forwarded, what, shaping: PLAIN };
+  }
+  if (ref['type'] === 'ref/resource' && typeof ref['uri'] === 'string') {
+    const target = router.resolveTemplate(snapshot, ref['uri']);
+    const forwarded = withoutProgressToken({ ...params, ref: { ...ref, uri: target.uri } });
+    return { connection: target.connection, requested: ref['uri'], params: forwarded, what, shaping: PLAIN };
+  }
+  return;
 }
 
 /**
