@@ -151,15 +151,7 @@ export function observeForwarded(session: ObservedSession, request: ForwardedReq
   const toChild = (span: SpanScope) =>
     telemetry.client(
       spanName(method, request.childTarget),
-      {
-        'mcp.method.name': method,
-        'mcpmux.server.name': request.server,
-        ...(method === 'tools/call' && {
-          'gen_ai.tool.name': request.childTarget,
-          'gen_ai.operation.name': 'execute_tool',
-        }),
-        ...(method === 'prompts/get' && { 'gen_ai.prompt.name': request.childTarget }),
-      },
+      childSpanAttributes(request),
       async (clientSpan, meta) => {
         childMeta = meta;
         const answer = await answered;
@@ -178,25 +170,8 @@ export function observeForwarded(session: ObservedSession, request: ForwardedReq
         'gen_ai.tool.call.arguments': JSON.stringify(params['arguments'] ?? {}),
         'gen_ai.tool.call.result': JSON.stringify(answer.result ?? answer.error),
       });
-    const outcome =
-      'error' in answer && answer.error !== undefined
-        ? { error: answer.error }
-        : {
-            result: answer.result,
-            isError: (answer.result as { isError?: unknown } | null)?.isError === true,
-          };
-    logged?.write(
-      entry(
-        session,
-        { sessionId: request.sessionId, client: request.client },
-        method,
-        target,
-        params,
-        started,
-        span,
-        outcome,
-      ),
-    );
+    const client = { sessionId: request.sessionId, client: request.client };
+    logged?.write(entry(session, client, method, target, params, started, span, outcomeOf(answer)));
   };
   const observing = telemetry.enabled
     ? telemetry.server(
@@ -211,6 +186,28 @@ export function observeForwarded(session: ObservedSession, request: ForwardedReq
     : run(NO_SPAN);
   void observing.catch(() => {});
   return { childMeta, settle };
+}
+
+/** The client span's attributes: the child's own name of what is asked. */
+function childSpanAttributes({ method, server, childTarget }: ForwardedRequest): Attributes {
+  return {
+    'mcp.method.name': method,
+    'mcpmux.server.name': server,
+    ...(method === 'tools/call' && {
+      'gen_ai.tool.name': childTarget,
+      'gen_ai.operation.name': 'execute_tool',
+    }),
+    ...(method === 'prompts/get' && { 'gen_ai.prompt.name': childTarget }),
+  };
+}
+
+/** What the call log says of an answer: its error, or its result and whether it is a tool's error. */
+function outcomeOf(answer: { result?: unknown; error?: unknown }): Parameters<typeof entry>[7] {
+  if ('error' in answer && answer.error !== undefined) return { error: answer.error };
+  return {
+    result: answer.result,
+    isError: (answer.result as { isError?: unknown } | null)?.isError === true,
+  };
 }
 
 /** error.type of an answer: its JSON-RPC error's code, or tool_error for a result with isError. */
