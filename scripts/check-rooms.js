@@ -4,7 +4,7 @@
 // room A imports room B, B imports nothing of A, type imports included. dependency-cruiser's
 // rules (.dependency-cruiser.cjs) forbid circles of modules and imports up the layers; two
 // rooms on one layer could still lean on each other module by module, which this forbids.
-// Part of `npm run check:imports`.
+// Part of `npm run check:house`.
 import { cruise } from 'dependency-cruiser';
 
 const result = await cruise(['src'], { tsPreCompilationDeps: true, doNotFollow: { path: 'node_modules' } });

@@ -125,17 +125,24 @@ export function serveMuxOverStdio(options: StdioServingOptions): StdioServing {
   return {
     ready,
     declared,
-    async finishAnswering(stopWaiting) {
-      // Polled: this runs once, at the end, and the answers come from several places.
-      while ((open() > 0 || !transport.flushed) && !stopWaiting())
-        await new Promise((resolve) => setTimeout(resolve, 10));
-      return open();
-    },
+    finishAnswering: (stopWaiting) => allAnswered(open, () => transport.flushed, stopWaiting),
     async close() {
       await handle.close();
       await current?.session.close();
     },
   };
+}
+
+/** Settles once no request is open and every answer is written, or once `stopWaiting` says so: with the number open. */
+async function allAnswered(
+  open: () => number,
+  flushed: () => boolean,
+  stopWaiting: () => boolean,
+): Promise<number> {
+  // Polled: this runs once, at the end, and the answers come from several places.
+  while ((open() > 0 || !flushed()) && !stopWaiting())
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  return open();
 }
 
 /** What the client's input is warned of: lines that are not JSON-RPC, messages dropped, reading paused. */

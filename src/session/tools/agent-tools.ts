@@ -76,73 +76,84 @@ export const outputDefinition = (): Tool => define('output', OUTPUT_DESCRIPTION,
 
 export function createAgentTools(): ManagementTool[] {
   return [
-    {
-      definition: define('agent', agentDescription([]), agentInput),
-      handle: async (raw, ctx) => {
-        const args = parseArguments('agent', agentInput, raw);
-        const access = requireAgent(ctx);
-        const background = args.run_in_background === true;
-        // A 2026-07-28 client is sampled through the rounds of this very call.
-        const rounds = background ? undefined : ctx.heldRounds;
-        const model = access.model(background, ctx.callOptions, rounds);
-        if (typeof model === 'string') throw new MuxError('NO_MODEL', model);
-        // A sub-agent started with the client sees the configured servers, as the client's first list does.
-        await ctx.started();
-        const allowed = reachableServers(ctx, args.servers);
-        const launch = async (
-          source: ModelSource,
-          origin: InputOrigin | undefined,
-          signal: AbortSignal | undefined,
-          onprogress: CallOptions['onprogress'],
-        ): Promise<CallToolResult> => {
-          const toolbox = new SubAgentToolbox({
-            children: ctx.children,
-            router: ctx.router,
-            index: ctx.index,
-            allowed,
-            call: (name, toolArgs, callSignal) =>
-              ctx.callTool(name, toolArgs, { signal: callSignal, ...(origin && { origin }) }),
-          });
-          const result = await access.runs.start({
-            prompt: args.prompt,
-            resume: args.resume,
-            background,
-            maxTurns: args.max_turns ?? DEFAULT_MAX_TURNS,
-            modelHint: args.model,
-            signal,
-            deps: {
-              model: source,
-              tools: () => toolbox.list(),
-              callTool: (name, toolArgs, callSignal) => toolbox.call(name, toolArgs, callSignal),
-              ...(onprogress && {
-                onprogress: (progress: number, message: string) => onprogress({ progress, message }),
-              }),
-            },
-          });
-          const failed = result['status'] === 'failed' || result['status'] === 'cancelled';
-          return failed ? { ...jsonResult(result), isError: true } : jsonResult(result);
-        };
-        if (rounds && model instanceof SamplingModel)
-          return (await rounds.hold('agent', (origin, signal, onprogress) =>
-            launch(new SamplingModel(origin), origin, signal, onprogress),
-          )) as CallToolResult;
-        if (background) return launch(model, access.sessionOrigin, undefined, undefined);
-        return launch(model, ctx.callOptions.origin, ctx.callOptions.signal, ctx.callOptions.onprogress);
-      },
-    },
-    {
-      definition: outputDefinition(),
-      handle: async (raw, ctx) => {
-        const args = parseArguments('output', outputInput, raw);
-        const reports = await requireAgent(ctx).runs.output(args.agentIds, {
-          block: args.block ?? true,
-          waitMs: (args.wait_up_to ?? 150) * 1000,
-          cancel: args.cancel === true,
-        });
-        return jsonResult({ agents: reports });
-      },
-    },
+    { definition: define('agent', agentDescription([]), agentInput), handle: handleAgent },
+    { definition: outputDefinition(), handle: handleOutput },
   ];
+}
+
+type AgentArgs = z.infer<typeof agentInput>;
+
+async function handleAgent(raw: unknown, ctx: ManagementContext): Promise<CallToolResult> {
+  const args = parseArguments('agent', agentInput, raw);
+  const access = requireAgent(ctx);
+  const background = args.run_in_background === true;
+  // A 2026-07-28 client is sampled through the rounds of this very call.
+  const rounds = background ? undefined : ctx.heldRounds;
+  const model = access.model(background, ctx.callOptions, rounds);
+  if (typeof model === 'string') throw new MuxError('NO_MODEL', model);
+  // A sub-agent started with the client sees the configured servers, as the client's first list does.
+  await ctx.started();
+  const run = { ctx, access, args, background, allowed: reachableServers(ctx, args.servers) };
+  if (rounds && model instanceof SamplingModel)
+    return (await rounds.hold('agent', (origin, signal, onprogress) =>
+      launch(run, new SamplingModel(origin), origin, signal, onprogress),
+    )) as CallToolResult;
+  if (background) return launch(run, model, access.sessionOrigin, undefined, undefined);
+  const { origin, signal, onprogress } = ctx.callOptions;
+  return launch(run, model, origin, signal, onprogress);
+}
+
+/** Starts a run on `source`, its tools those of the allowed servers, called for `origin`. */
+async function launch(
+  run: {
+    ctx: ManagementContext;
+    access: AgentAccess;
+    args: AgentArgs;
+    background: boolean;
+    allowed: (server: string) => boolean;
+  },
+  source: ModelSource,
+  origin: InputOrigin | undefined,
+  signal: AbortSignal | undefined,
+  onprogress: CallOptions['onprogress'],
+): Promise<CallToolResult> {
+  const { ctx, args } = run;
+  const toolbox = new SubAgentToolbox({
+    children: ctx.children,
+    router: ctx.router,
+    index: ctx.index,
+    allowed: run.allowed,
+    call: (name, toolArgs, callSignal) =>
+      ctx.callTool(name, toolArgs, { signal: callSignal, ...(origin && { origin }) }),
+  });
+  const result = await run.access.runs.start({
+    prompt: args.prompt,
+    resume: args.resume,
+    background: run.background,
+    maxTurns: args.max_turns ?? DEFAULT_MAX_TURNS,
+    modelHint: args.model,
+    signal,
+    deps: {
+      model: source,
+      tools: () => toolbox.list(),
+      callTool: (name, toolArgs, callSignal) => toolbox.call(name, toolArgs, callSignal),
+      ...(onprogress && {
+        onprogress: (progress: number, message: string) => onprogress({ progress, message }),
+      }),
+    },
+  });
+  const failed = result['status'] === 'failed' || result['status'] === 'cancelled';
+  return failed ? { ...jsonResult(result), isError: true } : jsonResult(result);
+}
+
+async function handleOutput(raw: unknown, ctx: ManagementContext): Promise<CallToolResult> {
+  const args = parseArguments('output', outputInput, raw);
+  const reports = await requireAgent(ctx).runs.output(args.agentIds, {
+    block: args.block ?? true,
+    waitMs: (args.wait_up_to ?? 150) * 1000,
+    cancel: args.cancel === true,
+  });
+  return jsonResult({ agents: reports });
 }
 
 function requireAgent(ctx: ManagementContext): AgentAccess {

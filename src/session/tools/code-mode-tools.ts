@@ -1,6 +1,7 @@
 // The tools of --expose code: list_modules and read_module to discover the servers' typed
 // APIs, execute_code to run a program against them (src/code/ does the work).
 import { z } from 'zod';
+import type { CallToolResult } from '@modelcontextprotocol/server';
 import { MAX_TIMEOUT_SECONDS, MODULE_PRELUDE } from '../../code/code-mode-limits.js';
 import type { CodeMode } from '../../code/code-mode.js';
 import { runningServers } from '../../children/children-snapshot.js';
@@ -50,18 +51,7 @@ export function createCodeModeTools(): ManagementTool[] {
         'List the servers a program can call, with their tool counts and what they are for. Read one with read_module.',
         listModulesInput,
       ),
-      handle: async (raw, ctx) => {
-        parseArguments('list_modules', listModulesInput, raw);
-        const modules = runningServers(ctx.children.snapshot).map((view) => ({
-          server: view.name,
-          tools: view.tools.length,
-          summary: summarize(view.connection.about, view.tools),
-        }));
-        return jsonResult({
-          modules,
-          ...(modules.length === 0 && { hint: 'no server is running; add one with add_server' }),
-        });
-      },
+      handle: listModules,
     },
     {
       definition: define(
@@ -69,27 +59,7 @@ export function createCodeModeTools(): ManagementTool[] {
         "Read a server's TypeScript declarations: each tool as tools.<server>.<tool>(args) with its argument and result types and its description.",
         readModuleInput,
       ),
-      handle: async (raw, ctx) => {
-        const { server, tools } = parseArguments('read_module', readModuleInput, raw);
-        const code = requireCode(ctx);
-        const running = runningServers(ctx.children.snapshot);
-        const view = running.find((v) => v.name === server);
-        if (!view)
-          throw new MuxError(
-            'SERVER_NOT_FOUND',
-            `no running server named '${server}'; running: ${running.map((v) => v.name).join(', ') || '(none)'}`,
-          );
-        const unknown = (tools ?? []).filter((name) => !view.tools.some((t) => t.name === name));
-        if (unknown.length > 0) {
-          throw new MuxError(
-            'TOOL_NOT_FOUND',
-            `server '${server}' has no tool ${unknown.map((n) => `'${n}'`).join(', ')}; it has ${view.tools.map((t) => t.name).join(', ')}`,
-          );
-        }
-        const shown = tools ? view.tools.filter((t) => tools.includes(t.name)) : view.tools;
-        const text = await code.declarations.module(server, shown, view.tools.length);
-        return { content: [{ type: 'text', text: `${MODULE_PRELUDE}\n\n${text}\n` }] };
-      },
+      handle: readModule,
     },
     {
       definition: define(
@@ -100,17 +70,54 @@ export function createCodeModeTools(): ManagementTool[] {
           'Returns {ok, return_value, logs, tool_calls, duration_ms}, or the error with its line.',
         executeCodeInput,
       ),
-      handle: async (raw, ctx) => {
-        const args = parseArguments('execute_code', executeCodeInput, raw);
-        const result = await requireCode(ctx).execute(
-          { code: args.code, timeoutSeconds: args.timeout_seconds, servers: args.servers },
-          { children: ctx.children, router: ctx.router, options: ctx.callOptions },
-        );
-        const reply = jsonResult(result as unknown as Record<string, unknown>);
-        return ctx.results.fit(result.ok ? reply : { ...reply, isError: true });
-      },
+      handle: executeCode,
     },
   ];
+}
+
+async function listModules(raw: unknown, ctx: ManagementContext): Promise<CallToolResult> {
+  parseArguments('list_modules', listModulesInput, raw);
+  const modules = runningServers(ctx.children.snapshot).map((view) => ({
+    server: view.name,
+    tools: view.tools.length,
+    summary: summarize(view.connection.about, view.tools),
+  }));
+  return jsonResult({
+    modules,
+    ...(modules.length === 0 && { hint: 'no server is running; add one with add_server' }),
+  });
+}
+
+async function readModule(raw: unknown, ctx: ManagementContext): Promise<CallToolResult> {
+  const { server, tools } = parseArguments('read_module', readModuleInput, raw);
+  const code = requireCode(ctx);
+  const running = runningServers(ctx.children.snapshot);
+  const view = running.find((v) => v.name === server);
+  if (!view)
+    throw new MuxError(
+      'SERVER_NOT_FOUND',
+      `no running server named '${server}'; running: ${running.map((v) => v.name).join(', ') || '(none)'}`,
+    );
+  const unknown = (tools ?? []).filter((name) => !view.tools.some((t) => t.name === name));
+  if (unknown.length > 0) {
+    throw new MuxError(
+      'TOOL_NOT_FOUND',
+      `server '${server}' has no tool ${unknown.map((n) => `'${n}'`).join(', ')}; it has ${view.tools.map((t) => t.name).join(', ')}`,
+    );
+  }
+  const shown = tools ? view.tools.filter((t) => tools.includes(t.name)) : view.tools;
+  const text = await code.declarations.module(server, shown, view.tools.length);
+  return { content: [{ type: 'text', text: `${MODULE_PRELUDE}\n\n${text}\n` }] };
+}
+
+async function executeCode(raw: unknown, ctx: ManagementContext): Promise<CallToolResult> {
+  const args = parseArguments('execute_code', executeCodeInput, raw);
+  const result = await requireCode(ctx).execute(
+    { code: args.code, timeoutSeconds: args.timeout_seconds, servers: args.servers },
+    { children: ctx.children, router: ctx.router, options: ctx.callOptions },
+  );
+  const reply = jsonResult(result as unknown as Record<string, unknown>);
+  return ctx.results.fit(result.ok ? reply : { ...reply, isError: true });
 }
 
 function requireCode(ctx: ManagementContext): CodeMode {

@@ -7,7 +7,7 @@ import type { InputOrigin } from '../../child/child-types.js';
 import { MuxError } from '../../common/errors.js';
 import { foundServerSummary } from '../../mcp-registry/found-server.js';
 import { runningAs } from '../../mcp-registry/mcp-registries.js';
-import { prepareRegistryAdd } from '../../mcp-registry/registry-add.js';
+import { prepareRegistryAdd, type RegistryAddContext } from '../../mcp-registry/registry-add.js';
 import { jsonResult } from '../results.js';
 import {
   SPEC_FIELDS,
@@ -69,27 +69,7 @@ export async function addFromRegistry(args: AddServerArgs, ctx: ManagementContex
         arguments: args.arguments,
         fields: entryFieldsOf(args),
       },
-      {
-        registries: access.registries,
-        kept: access.kept,
-        keptIn: access.kept.dir,
-        allowModelSecrets: access.allowModelSecrets,
-        lookup: {
-          path: ctx.policy?.baseEnv['PATH'] ?? process.env['PATH'],
-          cwd: process.cwd(),
-        },
-        admit: (spec) => (ctx.policy ? ctx.policy.admitRuntimeAdd(args.name, spec) : spec),
-        askPerson:
-          origin && canAskForm(origin.capabilities)
-            ? (params, timeoutMs) =>
-                origin.ask(
-                  { method: 'elicitation/create', params },
-                  signal ?? new AbortController().signal,
-                  timeoutMs,
-                )
-            : undefined,
-        configPath: ctx.config?.path,
-      },
+      registryAddContext(ctx, access, args.name, origin, signal),
     );
     const result = {
       ...(await startServer(ctx, args.name, prepared.spec, args.startup_timeout_seconds, signal)),
@@ -110,6 +90,34 @@ export async function addFromRegistry(args: AddServerArgs, ctx: ManagementContex
   if (rounds && canAskForm(rounds.capabilities))
     return (await rounds.hold('add_server', (origin, signal) => run(origin, signal))) as CallToolResult;
   return (await run(ctx.callOptions.origin, ctx.callOptions.signal)) as CallToolResult;
+}
+
+/** What preparing the add needs: the registries, the kept secrets, the policy, and a way to ask the person (if the client has one). */
+function registryAddContext(
+  ctx: ManagementContext,
+  access: RegistryAccess,
+  name: string,
+  origin: InputOrigin | undefined,
+  signal: AbortSignal | undefined,
+): RegistryAddContext {
+  return {
+    registries: access.registries,
+    kept: access.kept,
+    keptIn: access.kept.dir,
+    allowModelSecrets: access.allowModelSecrets,
+    lookup: { path: ctx.policy?.baseEnv['PATH'] ?? process.env['PATH'], cwd: process.cwd() },
+    admit: (spec) => (ctx.policy ? ctx.policy.admitRuntimeAdd(name, spec) : spec),
+    askPerson:
+      origin && canAskForm(origin.capabilities)
+        ? (params, timeoutMs) =>
+            origin.ask(
+              { method: 'elicitation/create', params },
+              signal ?? new AbortController().signal,
+              timeoutMs,
+            )
+        : undefined,
+    configPath: ctx.config?.path,
+  };
 }
 
 function requireRegistries(ctx: ManagementContext): RegistryAccess {
