@@ -21,7 +21,7 @@ import { boundedFetch } from './remote/bounded-fetch.js';
 import { DEFAULT_MAX_MESSAGE_BYTES } from '../protocol/json-line-reader.js';
 import { startPinging, type Pinging } from './liveness.js';
 import { closedByServer, handshakeVerdict } from './start-failure.js';
-import { delay } from './process/exit-words.js';
+import { delay } from '../common/delay.js';
 
 /** Connects the generation (spawn, or reach the URL), shakes hands and lists its catalog. */
 export async function connectGeneration(

@@ -72,6 +72,9 @@ export interface ChildConnectionOptions {
   renewSession?: () => Promise<void>;
 }
 
+/** Tells one client a notification outside any request (its session, or its listen streams). */
+export type NotifyClient = (notification: JSONRPCRequestLike) => Promise<void>;
+
 /** What a child can reach of the client connected to mcpmux. */
 export interface ChildUpstream {
   /** What the client can do; each child is told exactly this (sampling, elicitation, roots) when it starts. */
@@ -105,11 +108,7 @@ export interface ChildUpstream {
    */
   childEra?(): 'legacy' | undefined;
   /** A request's error named URL elicitations (-32042): their ends are for the client `notify` reaches. */
-  elicitationsRequired?(
-    server: string,
-    error: unknown,
-    notify: ((notification: JSONRPCRequestLike) => Promise<void>) | undefined,
-  ): void;
+  elicitationsRequired?(server: string, error: unknown, notify: NotifyClient | undefined): void;
   /** Called once a generation runs, before start() resolves, to bring it up to date (log level, subscriptions). */
   started?(server: string, connection: StartedChild): Promise<void>;
   /** Called when a running generation ends: it crashed, or it is being stopped. */

@@ -13,7 +13,8 @@ import type { Pinging } from './liveness.js';
 import type { ResourceListen } from './catalog/resource-listen.js';
 import { StderrTail } from './process/stderr-tail.js';
 import type { StdoutNoise } from './process/stdout-noise.js';
-import { delay, describeEnd } from './process/exit-words.js';
+import { describeEnd } from './process/exit-words.js';
+import { delay } from '../common/delay.js';
 
 /** How long after an exit the last messages on stdout may still arrive. */
 export const DRAIN_AFTER_EXIT_MS = 250;

@@ -4,7 +4,8 @@ import { SdkError, SdkErrorCode } from '@modelcontextprotocol/server';
 import { MuxError, messageOf } from '../common/errors.js';
 import type { ServerSpec } from './server-spec.js';
 import { StreamClosedError } from '../protocol/json-line-writer.js';
-import { delay, describeEnd } from './process/exit-words.js';
+import { describeEnd } from './process/exit-words.js';
+import { delay } from '../common/delay.js';
 import type { Generation } from './generation.js';
 
 /** Builds the error a failed start reports: why, the exit, and the last stderr lines. */

@@ -18,7 +18,7 @@ import { ClientSettings } from './client-settings.js';
 import { SessionListChanges } from './list-changes/session-list-changes.js';
 import { forwardingOptions, sessionCallerOrigin, type Caller } from './relay/forwarding-options.js';
 import { InputRelay, clientCapabilitiesOf, clientRound } from './relay/input-relay.js';
-import type { Deliver } from './relay/upstream-link.js';
+import type { NotifyClient } from '../child/child-types.js';
 import { watchResources } from './list-changes/resource-watch.js';
 import { FastPath, type ObservedTarget, type Reply } from './fast-path/fast-path.js';
 import { AgentTasks } from './tasks/agent-tasks.js';
@@ -63,7 +63,7 @@ export class MuxServer {
   /** The resource subscriptions of a 2026-07-28 client's listen streams (stdio), by stream. */
   readonly #watches = new Map<string | number, () => void>();
   /** How children's notifications reach this client (its session and its listen streams alike). */
-  readonly #deliver: Deliver = (n) => {
+  readonly #deliver: NotifyClient = (n) => {
     if (this.#wire && n.method === 'notifications/message') {
       this.#wire({ jsonrpc: '2.0', ...n } as JSONRPCMessage);
       return Promise.resolve();

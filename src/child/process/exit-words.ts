@@ -1,5 +1,5 @@
-// How a process's end is told in messages ("exit 1", "SIGKILL"), and a wait that holds no
-// process open: used by the start, the status and the stop of a child alike.
+// How a process's end is told in messages ("exit 1", "SIGKILL"): used by the start, the status
+// and the stop of a child alike.
 import type { ExitInfo } from './child-process.js';
 
 /** An end as a message says it: "exit 1", "killed by SIGKILL". */
@@ -8,6 +8,3 @@ export function describeEnd(exit?: ExitInfo, fallback = 'unknown cause'): string
   if (exit.signal) return `killed by ${exit.signal}`;
   return `exit ${exit.code}`;
 }
-
-/** Resolves after `ms`, without holding the process open. */
-export const delay = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms).unref());

@@ -9,7 +9,7 @@
 import { SdkHttpError } from '@modelcontextprotocol/server';
 import type { Logger } from '../../common/log.js';
 import type { Generation } from '../generation.js';
-import { delay } from '../process/exit-words.js';
+import { delay } from '../../common/delay.js';
 
 /** A session that ends within this long of being opened is not opened again by itself. */
 export const RENEWAL_QUIET_MS = 10_000;

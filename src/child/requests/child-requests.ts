@@ -25,7 +25,7 @@ import { ResourceListen } from '../catalog/resource-listen.js';
 import { moreVerbose } from './request-logs.js';
 import type { ReloadHold } from './reload-hold.js';
 import { SessionRenewal } from '../remote/session-renewal.js';
-import { delay } from '../process/exit-words.js';
+import { delay } from '../../common/delay.js';
 
 export interface RequestContext {
   name: string;

@@ -8,7 +8,8 @@ import type { Logger } from '../../common/log.js';
 import type { Children } from '../../children/children.js';
 import type { CatalogRouter } from '../../router/catalog-router.js';
 import { ClientSettings } from '../client-settings.js';
-import type { Deliver, UpstreamLink } from '../relay/upstream-link.js';
+import type { UpstreamLink } from '../relay/upstream-link.js';
+import type { NotifyClient } from '../../child/child-types.js';
 
 export interface ResourceWatchContext {
   children: Children;
@@ -44,7 +45,7 @@ export interface ResourceWatch {
 export function watchResources(
   context: ResourceWatchContext,
   uris: readonly string[],
-  deliver: Deliver,
+  deliver: NotifyClient,
 ): ResourceWatch {
   const { children, router, upstream, logger } = context;
   const settings = new ClientSettings({ children, router, logger, peers: () => upstream.sessionSettings() });

@@ -11,6 +11,7 @@ import type {
   ChildUpstream,
   InputOrigin,
   JSONRPCRequestLike,
+  NotifyClient,
   StartedChild,
   StopReason,
 } from '../../child/child-types.js';
@@ -22,10 +23,7 @@ import type { Children } from '../../children/children.js';
 import { UncheckedResult } from '../../protocol/answer-shape.js';
 import { ChildTaskTable } from '../tasks/child-tasks.js';
 import type { ClientSettings } from '../client-settings.js';
-import { UrlElicitations, elicitationsRequired, type NotifyClient } from './url-elicitations.js';
-
-/** Sends a notification to a client (several listen streams of one client share one). */
-export type Deliver = (notification: JSONRPCRequestLike) => Promise<void>;
+import { UrlElicitations, elicitationsRequired } from './url-elicitations.js';
 
 interface Attachment {
   /** A session's own server; a listen stream has none (it only hears resource updates). */
@@ -35,7 +33,7 @@ interface Attachment {
   children: Children;
   settings: ClientSettings;
   /** Where its notifications go (a session and its listen streams share one: an update goes out once). */
-  deliver: Deliver;
+  deliver: NotifyClient;
   /** Until a 2025 client has said `notifications/initialized`: when it does. Undefined once it has. */
   initializing?: () => Promise<void> | undefined;
 }
@@ -251,7 +249,7 @@ export class UpstreamLink implements ChildUpstream {
     // A task's log line names mcpmux's id for the task, and goes only to the session whose task it is.
     const { message, owner } = this.childTasks.related(server, notification);
     // Listen streams of one client share a delivery: an update goes out once, the SDK copies it to each stream.
-    const delivered = new Set<Deliver>();
+    const delivered = new Set<NotifyClient>();
     for (const attached of this.#attached) {
       if (owner !== undefined && attached.deliver !== owner) continue;
       const forwarded = this.#forOne(attached, server, message);
@@ -321,7 +319,7 @@ export class UpstreamLink implements ChildUpstream {
 
   ended(server: string, reason: 'crashed' | StopReason): void {
     this.#elicitations.forget(server);
-    const told = new Map<Deliver, Set<string>>();
+    const told = new Map<NotifyClient, Set<string>>();
     for (const attached of this.#attached) {
       if (reason === 'removed') attached.settings.forget(server);
       if (reason !== 'crashed') continue;

@@ -4,10 +4,7 @@
 // so mcpmux remembers, by server and id, whom it relayed each such request to, and whose
 // call a -32042 error answered (it names elicitations without asking). A notice it cannot
 // match goes to the only client mcpmux has served, when there has been only one.
-import type { JSONRPCRequestLike } from '../../child/child-types.js';
-
-/** Tells one client a notification outside any request. */
-export type NotifyClient = (notification: JSONRPCRequestLike) => Promise<void>;
+import type { JSONRPCRequestLike, NotifyClient } from '../../child/child-types.js';
 
 /** Elicitations remembered at most, the oldest forgotten first: a server need never say one ended. */
 const REMEMBERED = 1000;

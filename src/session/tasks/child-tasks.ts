@@ -16,7 +16,7 @@ import type { CallOptions, JSONRPCRequestLike } from '../../child/child-types.js
 import type { ChildConnection } from '../../child/child-connection.js';
 import { MuxError, WireError } from '../../common/errors.js';
 import { errorResult } from '../results.js';
-import type { NotifyClient } from '../relay/url-elicitations.js';
+import type { NotifyClient } from '../../child/child-types.js';
 
 /** Tasks remembered at most, the oldest forgotten first (a child keeps its own for its ttl). */
 const REMEMBERED = 1000;
