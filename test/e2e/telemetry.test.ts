@@ -195,7 +195,9 @@ t.test(
     });
     t.equal(ran.return_value, true);
     await code.client.close();
-    t.ok(await waitFor(() => receiver.spans.some((s) => s.name === 'tools/call meta'), 10_000));
+    // Exported in batches: the program's span ends after its tool call's, and may come in a later one.
+    const arrived = (name: string) => receiver.spans.some((s) => s.name === name);
+    t.ok(await waitFor(() => arrived('tools/call meta') && arrived('tools/call execute_code'), 10_000));
     const program = receiver.spans.find((s) => s.name === 'tools/call execute_code')!;
     const child = receiver.spans.find((s) => s.name === 'tools/call meta')!;
     t.equal(child.traceId, program.traceId, 'in the trace of the execute_code call');
