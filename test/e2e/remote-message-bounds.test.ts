@@ -135,7 +135,7 @@ for (const [as, bytes] of [
           message:
             as === 'sse'
               ? /^the server ended its response stream without answering; it sent an event that is not JSON( \([^)]*\))?: x{200}…$/
-              : /^the server's answer is not JSON \([^)]*\): x{200}…$/,
+              : /^the server's answer is not JSON \(.+\): x{200}…$/,
         });
         t.ok(Date.now() - started < 30_000, 'long before the call timeout');
         t.equal(text(await s.call('far__big', { bytes: 10 })), 'x'.repeat(10), 'the next call');

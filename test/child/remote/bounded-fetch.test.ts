@@ -135,12 +135,12 @@ t.test("a POST's event stream that ends owing an answer brings an error answer f
     [
       'an event that is not JSON',
       'data: <html>oops</html>\n\n',
-      /^event: message\ndata: \{"jsonrpc":"2\.0","id":1,"error":\{"code":-32603,"message":"the server ended its response stream without answering; it sent an event that is not JSON \(Unexpected token [^)]*\): <html>oops<\/html>"\}\}\n\n$/,
+      /^event: message\ndata: \{"jsonrpc":"2\.0","id":1,"error":\{"code":-32603,"message":"the server ended its response stream without answering; it sent an event that is not JSON \(.+\): <html>oops<\/html>"\}\}\n\n$/,
     ],
     [
       'an answer with an unescaped quote',
       'data: {"jsonrpc":"2.0","id":1,"result":{"t":"a "b""}}\n\n',
-      /^event: message\ndata: \{"jsonrpc":"2\.0","id":1,"error":\{"code":-32603,"message":"the server ended its response stream without answering; it sent an event that is not JSON \(Expected ',' or '\}' after property value in JSON at position \d+[^)]*\)+: \{\\"jsonrpc\\":/,
+      /^event: message\ndata: \{"jsonrpc":"2\.0","id":1,"error":\{"code":-32603,"message":"the server ended its response stream without answering; it sent an event that is not JSON \(.+\): \{\\"jsonrpc\\":/,
     ],
     [
       "the server's own request under the same id",
@@ -181,7 +181,7 @@ t.test('a JSON body too large to be checked whole that is not JSON: the error sa
   await t.rejects((await fetch('http://x.test/', post(1))).json(), {
     code: -32603,
     message:
-      /^the server's answer is not JSON \(Expected ',' or '\}' after property value in JSON at position \d+[^)]*\): \{"jsonrpc":"2\.0","id":1,"result":\{"t":"a{161}…$/,
+      /^the server's answer is not JSON \(.+\): \{"jsonrpc":"2\.0","id":1,"result":\{"t":"a{161}…$/,
   });
   const json = { 'content-type': 'application/json' };
   const good = boundedFetch(async () => new Response(`{"n":"${'b'.repeat(70_000)}"}`, { headers: json }), {
@@ -231,6 +231,6 @@ t.test('a JSON body of messages one a line is read as a batch of them', async (t
   await t.rejects((await broken('http://x.test/', post(1))).json(), {
     code: -32603,
     message:
-      /^the server's answer is not JSON \([^)]*\): \{"jsonrpc":"2\.0","id":1,"result":\{"content":\[\]\}\} not json$/,
+      /^the server's answer is not JSON \(.+\): \{"jsonrpc":"2\.0","id":1,"result":\{"content":\[\]\}\} not json$/,
   });
 });
