@@ -39,6 +39,11 @@ export interface RegistryEntry {
   readonly server: ListedServer;
 }
 
+/** What the person can do when no registry can be read: where to point mcpmux, or how to turn them off. */
+const ELSEWHERE =
+  'Start mcpmux with --registry URL to use one it can reach (any web server with a static v0.1/servers file is one: ' +
+  'docs/tools.md, "A registry of your own"), or with --no-registry to turn registries off';
+
 /** A registry as people name it: its host and path, without the scheme. */
 export const registryName = (url: string): string => url.replace(/^[a-z]+:\/\//i, '').replace(/\/+$/, '');
 
@@ -64,7 +69,10 @@ export class McpRegistries {
   async find(query: string, limit: number): Promise<RegistryFindings> {
     const { listings, problems } = await this.#read();
     if (listings.length === 0)
-      throw new MuxError('REGISTRY_UNREACHABLE', `no MCP registry could be read: ${problems.join('; ')}`);
+      throw new MuxError(
+        'REGISTRY_UNREACHABLE',
+        `no MCP registry could be read: ${problems.join('; ')}. ${ELSEWHERE}`,
+      );
     const started = performance.now();
     const found = query.trim() === '' ? [] : await this.#search.search(listings, query, limit);
     telemetry.record('mcpmux.search.duration', (performance.now() - started) / 1000, {
@@ -101,7 +109,7 @@ export class McpRegistries {
     throw new MuxError(
       'ENTRY_NOT_FOUND',
       `no registry lists '${name}'${at} (asked: ${this.names.join(', ')})` +
-        (problems.length > 0 ? `; ${problems.join('; ')}` : '') +
+        (problems.length > 0 ? `; ${problems.join('; ')}. ${ELSEWHERE}` : '') +
         '. Entry names look like io.github.owner/server: find_servers finds them by what they do',
     );
   }

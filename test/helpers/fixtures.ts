@@ -55,7 +55,8 @@ export type FixtureName =
   | 'bad-answers'
   | 'mcp-registry'
   | 'needs-key'
-  | 'echo-meta';
+  | 'echo-meta'
+  | 'static-files';
 
 export const fixturePath = (name: FixtureName): string => join(ROOT, 'testservers', `${name}.js`);
 
