@@ -74,7 +74,8 @@ function spawnConfigured(
 ): Map<string, Promise<ChildProcess>> {
   const spawned = new Map<string, Promise<ChildProcess>>();
   for (const { name, spec } of servers) {
-    if (spec.transport !== 'stdio') continue;
+    // A remote one has no process; one that waits for its configuration is not started.
+    if (spec.transport !== 'stdio' || spec.unconfigured) continue;
     const process = policy.spawn(name, spec);
     process.catch(() => {}); // its start reports the failure
     spawned.set(name, process);

@@ -8,6 +8,7 @@ import type { Client, FetchLike } from '@modelcontextprotocol/client';
 import { MuxError, messageOf } from '../common/errors.js';
 import { CAPABILITY_ROWS, EMPTY_CATALOG, rowsChangedBy, type Catalog } from '../protocol/capabilities.js';
 import type { RemoteServerSpec, StdioServerSpec } from './server-spec.js';
+import { needsConfig } from './start-failure.js';
 import { fetchWithoutSignIn } from '../oauth/sign-in-offer.js';
 import { listCatalog, listingOptions } from './catalog/catalog-listing.js';
 import { newChildClient } from './child-client.js';
@@ -30,6 +31,7 @@ export async function connectGeneration(
   handshakeAfter: Promise<unknown> | undefined,
 ): Promise<Catalog> {
   const spec = host.spec;
+  if (spec.unconfigured) throw needsConfig(host.name, spec.unconfigured);
   const options = { signal: gen.startup.signal, timeout: 2 ** 31 - 1 };
   const sdk = clientSdk(); // loading while the process starts
   if (spec.transport === 'http') {

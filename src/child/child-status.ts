@@ -15,8 +15,13 @@ import { describeEnd } from './process/exit-words.js';
 /** The status of a child as list_servers shows it (secrets are never included). */
 export interface ChildStatus {
   name: string;
-  /** needs_auth: starting, and waiting for a person to sign in at authorization_url. */
-  status: 'starting' | 'needs_auth' | 'running' | 'stopping' | 'crashed' | 'restarting';
+  /**
+   * needs_auth: starting, and waiting for a person to sign in at authorization_url.
+   * needs_config: not started, as its config refers to values that are not there (`missing`).
+   */
+  status: 'starting' | 'needs_auth' | 'needs_config' | 'running' | 'stopping' | 'crashed' | 'restarting';
+  /** needs_config: the variables (and `secret:ENTRY/NAME` kept secrets) it waits for; last_error says where to set them. */
+  missing?: string[];
   /** Where to sign in (OAuth), while mcpmux waits for it, and why it is needed. */
   authorization_url?: string;
   authorization_reason?: string;
@@ -88,6 +93,10 @@ export function describeStatus(input: StatusInput, now: number): ChildStatus {
     ...(spec.prefix !== undefined && { prefix: spec.prefix }),
     ...(spec.registryEntry !== undefined && { registry_entry: spec.registryEntry }),
   };
+  if (s.kind === 'crashed' && spec.unconfigured) {
+    out.status = 'needs_config';
+    out.missing = [...spec.unconfigured.missing];
+  }
   if (s.kind === 'starting' && input.signInUrl !== undefined) {
     out.status = 'needs_auth';
     out.authorization_url = input.signInUrl;

@@ -80,7 +80,20 @@ export type ServerSpec = (StdioServerSpec | RemoteServerSpec) & {
   readonly restart?: RestartPolicy;
   /** The MCP registry entry it was resolved from (io.github.owner/server): audit lines and list_servers name it. */
   readonly registryEntry?: string;
+  /**
+   * A config's server whose values are not all there yet (an unset variable, a secret not
+   * kept): it is listed, not started, until the config gives them.
+   */
+  readonly unconfigured?: Unconfigured;
 };
+
+/** What a config's server still needs, as the config loader found it. */
+export interface Unconfigured {
+  /** The variables (`GITHUB_TOKEN`) and kept secrets (`secret:ENTRY/NAME`) it refers to that are not there. */
+  readonly missing: readonly string[];
+  /** Each in words, with where it is used: `env.GITHUB_TOKEN: ${GITHUB_TOKEN} is not set in mcpmux's environment`. */
+  readonly problems: readonly string[];
+}
 
 /** What to do when a server dies on its own: try again after each delay, so many times. */
 export interface RestartPolicy {

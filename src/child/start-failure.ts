@@ -2,11 +2,30 @@
 // remote server simply cannot be reached any more.
 import { SdkError, SdkErrorCode } from '@modelcontextprotocol/server';
 import { MuxError, messageOf } from '../common/errors.js';
-import type { ServerSpec } from './server-spec.js';
+import type { ServerSpec, Unconfigured } from './server-spec.js';
 import { StreamClosedError } from '../protocol/json-line-writer.js';
 import { describeEnd } from './process/exit-words.js';
 import { delay } from '../common/delay.js';
 import type { Generation } from './generation.js';
+
+/**
+ * A config's server that cannot start yet: what it needs, where to give it, and how to try
+ * again. Variables come from where mcpmux is started (a client's mcpmux entry "env"), or are
+ * written in the config or an envFile.
+ */
+export function needsConfig(name: string, { missing, problems }: Unconfigured): MuxError {
+  const variables = missing.filter((m) => !m.startsWith('secret:'));
+  const reload = `reload_server {"name":"${name}"} (with --watch-config, the edit alone starts it)`;
+  const fix =
+    variables.length > 0
+      ? `write the value into the config (or an envFile it names) and call ${reload}; or set ${variables.join(', ')} ` +
+        'where mcpmux is started (in a client, the "env" of its mcpmux entry) and start mcpmux again'
+      : `call ${reload} once it is kept`;
+  return new MuxError(
+    'NEEDS_CONFIG',
+    `server '${name}' waits for its configuration: ${problems.join('; ')}. To start it, ${fix}`,
+  );
+}
 
 /** Builds the error a failed start reports: why, the exit, and the last stderr lines. */
 export async function describeStartFailure(
@@ -23,7 +42,8 @@ export async function describeStartFailure(
     (error.code === 'SPAWN_FAILED' ||
       error.code === 'NOT_SUPPORTED' ||
       error.code === 'NOT_ALLOWED' ||
-      error.code === 'PROTOCOL_MISMATCH')
+      error.code === 'PROTOCOL_MISMATCH' ||
+      error.code === 'NEEDS_CONFIG')
   )
     return error;
   const proc = gen.process;

@@ -29,6 +29,8 @@ export type MuxErrorCode =
   | 'CODE_SYNTAX'
   | 'CODE_BUSY'
   | 'CODE_FAILED'
+  /** A config's server refers to a variable that is not set, or a secret not kept: it waits for it. */
+  | 'NEEDS_CONFIG'
   /** A remote server wants a sign-in that has not happened (yet). */
   | 'AUTH_REQUIRED'
   /** Signing in to a remote server failed. */

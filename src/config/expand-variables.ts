@@ -1,8 +1,8 @@
 // `${VAR}`, `${env:VAR}` and `${VAR:-default}` in config strings, as Claude Code and
 // VS Code write them, and `${secret:ENTRY/NAME}`, a secret kept for a registry entry (what
-// add_server's persist writes instead of the value). An unset variable without a default, or
-// a secret not kept, is an error that names it and where it was used, so a broken config
-// fails before anything is spawned.
+// add_server's persist writes instead of the value). A reference mcpmux cannot read is a
+// problem of the config; an unset variable without a default, or a secret not kept, is told
+// apart (`unset`): the server that needs it waits for it, and the others start.
 
 import { readSecretReference } from '../secrets/secret-reference.js';
 
@@ -11,8 +11,16 @@ const NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
 export interface Expansion {
   value: string;
-  /** Problems found, e.g. "${GITHUB_TOKEN} is not set". */
+  /** What the config got wrong, e.g. "${input:token} is not a variable mcpmux can expand". */
   problems: string[];
+  /** Values that are not there yet, each said with its reference: "${GITHUB_TOKEN} is not set in mcpmux's environment". */
+  unset: Unset[];
+}
+
+/** A value a config refers to that is not there: a variable (its name) or a kept secret (`secret:ENTRY/NAME`). */
+export interface Unset {
+  reference: string;
+  problem: string;
 }
 
 /** A kept secret's value by its registry entry and name; undefined when none is kept. */
@@ -24,6 +32,7 @@ export function expandVariables(
   secret?: SecretLookup,
 ): Expansion {
   const problems: string[] = [];
+  const unset: Unset[] = [];
   const value = text.replace(PATTERN, (whole, inner: string) => {
     const reference = readSecretReference(inner);
     if (reference === 'bad') {
@@ -43,9 +52,10 @@ export function expandVariables(
         return whole;
       }
       if (kept !== undefined) return kept;
-      problems.push(
-        `${whole}: no secret ${name} is kept for ${entry} ('mcpmux secrets list' shows what is; add the server again to be asked for it)`,
-      );
+      unset.push({
+        reference: inner,
+        problem: `${whole}: no secret ${name} is kept for ${entry} ('mcpmux secrets list' shows what is; add the server again to be asked for it)`,
+      });
       return whole;
     }
     const body = inner.startsWith('env:') ? inner.slice(4) : inner;
@@ -60,8 +70,8 @@ export function expandVariables(
     const found = env[name];
     if (found !== undefined && found !== '') return found;
     if (dash !== -1) return body.slice(dash + 2);
-    problems.push(`${whole} is not set in mcpmux's environment`);
+    unset.push({ reference: name, problem: `${whole} is not set in mcpmux's environment` });
     return whole;
   });
-  return { value, problems };
+  return { value, problems, unset };
 }

@@ -6,7 +6,7 @@ import type { ParseError } from 'jsonc-parser';
 import { z } from 'zod';
 import { specFromWire, wireServerFields, type ServerSpec } from '../child/server-spec.js';
 import { readEnvFile } from './env-file.js';
-import { expandVariables, type SecretLookup } from './expand-variables.js';
+import { expandVariables, type SecretLookup, type Unset } from './expand-variables.js';
 import { KeptSecrets, secretsDir } from '../secrets/kept-secrets.js';
 import { meantField } from './field-typos.js';
 
@@ -216,9 +216,21 @@ export function parseConfig(
       continue;
     }
     if (entry.data.disabled) continue;
-    const expanded = expandEntry(entry.data, { env, secret }, where, problems);
+    const unset: Unset[] = [];
+    const expanded = expandEntry(entry.data, { env, secret }, where, problems, unset);
     const spec = specFromWire(expanded);
-    if (typeof spec === 'string') problems.push(`${where}: ${spec}`);
+    if (unset.length > 0) {
+      // It waits for its values; the others start (an entry that cannot be read still fails the config).
+      const unconfigured = {
+        missing: [...new Set(unset.map((u) => u.reference))],
+        problems: unset.map((u) => u.problem),
+      };
+      if (!nameProblem)
+        servers.push({
+          name,
+          spec: { ...(typeof spec === 'string' ? asWritten(entry.data) : spec), unconfigured },
+        });
+    } else if (typeof spec === 'string') problems.push(`${where}: ${spec}`);
     else if (!nameProblem) servers.push({ name, spec });
   }
   if (problems.length > 0)
@@ -251,10 +263,12 @@ function expandEntry(
   { env, secret }: { env: Readonly<Record<string, string | undefined>>; secret: SecretLookup },
   where: string,
   problems: string[],
+  unset: Unset[],
 ) {
   const expand = (value: string, field: string) => {
     const result = expandVariables(value, env, secret);
     for (const p of result.problems) problems.push(`${where}.${field}: ${p}`);
+    for (const u of result.unset) unset.push({ reference: u.reference, problem: `${field}: ${u.problem}` });
     return result.value;
   };
   const expandRecord = (record: Record<string, string> | undefined, field: string) =>
@@ -280,6 +294,16 @@ function expandEntry(
     era: entry.era,
     restart: entry.restart,
   };
+}
+
+/**
+ * The spec of a waiting server whose values, unexpanded, do not make one (its url is a
+ * variable): its command or URL as written, never started.
+ */
+function asWritten(entry: Entry): ServerSpec {
+  const url = entry.url ?? entry.serverUrl ?? entry.httpUrl;
+  if (url !== undefined) return { transport: 'http', url, headers: {} };
+  return { transport: 'stdio', command: entry.command ?? '', args: entry.args ?? [], env: {} };
 }
 
 /**

@@ -31,7 +31,7 @@ import type {
 } from '../common/telemetry.js';
 
 const GAUGES: Record<GaugeName, string> = {
-  'mcpmux.servers': 'Servers by status (starting, needs_auth, running, restarting, crashed).',
+  'mcpmux.servers': 'Servers by status (starting, needs_auth, needs_config, running, restarting, crashed).',
 };
 
 /** The conventions' buckets for MCP operation and session durations, in seconds. */

@@ -9,7 +9,7 @@
 import type { ChildProcess } from '../child/process/child-process.js';
 import type { Children } from '../children/children.js';
 import { StartupGate } from '../children/startup-gate.js';
-import { messageOf } from '../common/errors.js';
+import { isMuxError, messageOf } from '../common/errors.js';
 import type { Logger } from '../common/log.js';
 import type { ConfiguredServer } from '../config/load-config.js';
 
@@ -45,10 +45,12 @@ export function startConfiguredServers(
                 ? `server '${name}' waits for a sign-in (list_servers shows where); its tools come once it is done`
                 : `server '${name}' is running with ${tools.length} tool(s)`,
             ),
-          (error) =>
-            (options.shuttingDown() ? log.debug : log.error)(
-              `server '${name}' failed to start: ${messageOf(error)}`,
-            ),
+          (error) => {
+            if (options.shuttingDown()) log.debug(`server '${name}' failed to start: ${messageOf(error)}`);
+            // It says itself what it waits for, and the others start.
+            else if (isMuxError(error) && error.code === 'NEEDS_CONFIG') log.warn(error.message);
+            else log.error(`server '${name}' failed to start: ${messageOf(error)}`);
+          },
         ),
     ),
     options.waitForServersMs,

@@ -40,8 +40,7 @@ async function checkAnswers(t: Test, client: Client) {
     client.callTool({ name: 'bad__broken_json' }),
     {
       code: -32603,
-      message:
-        /^the server's answer is not JSON \(.+\): \{"jsonrpc": "2\.0", "id": .*…$/,
+      message: /^the server's answer is not JSON \(.+\): \{"jsonrpc": "2\.0", "id": .*…$/,
     },
     'broken_json: failed at once, not at --call-timeout',
   );

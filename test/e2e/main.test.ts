@@ -432,14 +432,18 @@ t.test('bad flags and bad config exit 2 with one clear message, before anything 
   const missing = await runMcpmux(['--config', join(scratch, 'nope.json')]);
   t.equal(missing.code, 2);
   t.match(missing.stderr, /cannot read config file .*no such file/);
-  const unset = join(scratch, 'unset.json');
+  // (An unset variable is no longer a bad config: its server waits, test/e2e/waiting-config.test.ts.)
+  const unreadable = join(scratch, 'unreadable.json');
   writeFileSync(
-    unset,
-    JSON.stringify({ mcpServers: { gh: { command: 'x', env: { T: '${MCPMUX_SURELY_UNSET_VAR}' } } } }),
+    unreadable,
+    JSON.stringify({ mcpServers: { gh: { command: 'x', env: { T: '${input:token}' } } } }),
   );
-  const unsetRun = await runMcpmux(['--config', unset]);
-  t.equal(unsetRun.code, 2);
-  t.match(unsetRun.stderr, /mcpServers\.gh\.env\.T: \$\{MCPMUX_SURELY_UNSET_VAR\} is not set/);
+  const unreadableRun = await runMcpmux(['--config', unreadable]);
+  t.equal(unreadableRun.code, 2);
+  t.match(
+    unreadableRun.stderr,
+    /mcpServers\.gh\.env\.T: \$\{input:token\} is not a variable mcpmux can expand/,
+  );
   const help = await runMcpmux(['--help']);
   t.equal(help.code, 0);
   t.match(help.stdout, /--config FILE[\s\S]*--max-tool-name/);

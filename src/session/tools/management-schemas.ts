@@ -171,7 +171,13 @@ export const callToolInput = z
 export const exitSchema = z.object({ code: z.number().nullable(), signal: z.string().nullable() });
 export const statusSchema = z.object({
   name: z.string(),
-  status: z.enum(['starting', 'needs_auth', 'running', 'stopping', 'crashed', 'restarting']),
+  status: z.enum(['starting', 'needs_auth', 'needs_config', 'running', 'stopping', 'crashed', 'restarting']),
+  missing: z
+    .array(z.string())
+    .optional()
+    .describe(
+      'needs_config: the variables its config refers to that are not set (last_error says where to set them).',
+    ),
   authorization_url: z
     .string()
     .optional()

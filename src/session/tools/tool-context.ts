@@ -76,6 +76,8 @@ export interface HeldRounds {
 export interface PersistentConfig {
   readonly path: string;
   persist(name: string, entry: Record<string, unknown> | undefined, spec?: ServerSpec): Promise<void>;
+  /** Reads the file again and applies what changed (as an edit with --watch-config does). */
+  sync(): Promise<unknown>;
 }
 
 export interface ManagementTool {

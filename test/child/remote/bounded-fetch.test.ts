@@ -180,8 +180,7 @@ t.test('a JSON body too large to be checked whole that is not JSON: the error sa
   const fetch = boundedFetch(inner, { limit: 1_000_000, onDropped: () => {} });
   await t.rejects((await fetch('http://x.test/', post(1))).json(), {
     code: -32603,
-    message:
-      /^the server's answer is not JSON \(.+\): \{"jsonrpc":"2\.0","id":1,"result":\{"t":"a{161}…$/,
+    message: /^the server's answer is not JSON \(.+\): \{"jsonrpc":"2\.0","id":1,"result":\{"t":"a{161}…$/,
   });
   const json = { 'content-type': 'application/json' };
   const good = boundedFetch(async () => new Response(`{"n":"${'b'.repeat(70_000)}"}`, { headers: json }), {
