@@ -164,7 +164,7 @@ function describeImport(report: ImportReport, out: string, dryRun: boolean): str
     );
   if (report.variables.length > 0) {
     lines.push(
-      "Secrets were written as references: set these variables in mcpmux's environment before it starts:",
+      "Set these variables in mcpmux's environment before it starts (secrets were written as references to them):",
     );
     lines.push(...report.variables.map((v) => `  ${v.variable}: ${v.server} ${v.field}`));
   }

@@ -20,7 +20,12 @@ import {
 } from './client-dialect.js';
 import { objectAt, parseJsonc, setMember } from './jsonc-edit.js';
 import type { PortableEntry } from './portable-entry.js';
-import { SecretNames, secretLookingArgs, type SecretVariable } from './secret-references.js';
+import {
+  SecretNames,
+  referencedVariables,
+  secretLookingArgs,
+  type SecretVariable,
+} from './secret-references.js';
 import { writeWhole } from './write-whole.js';
 import { xdgConfigHome } from './dialects/json-dialect.js';
 
@@ -175,9 +180,16 @@ function importServer(
       note: `args[${i}] looks like a secret on the command line; kept as written: move it to env if the server reads one`,
     });
   if (Object.keys(server.entry).length === 0) return;
-  const { entry, variables } = options.keepSecrets
+  const referenced = options.keepSecrets
     ? { entry: server.entry, variables: [] }
     : secrets.reference(name, server.entry);
+  const { entry } = referenced;
+  // Every variable it needs set, whether a secret became it or the client's entry named it already.
+  const named = new Set(referenced.variables.map((v) => v.variable));
+  const variables = [
+    ...referenced.variables,
+    ...referencedVariables(name, entry).filter((v) => !named.has(v.variable) && !!named.add(v.variable)),
+  ];
   const seen = found.get(name);
   if (!seen) found.set(name, { entry, origin, origins: [origin], variables, ...(approval && { approval }) });
   else if (sameEntry(seen.entry, entry)) seen.origins.push(origin);

@@ -13,6 +13,9 @@ export interface SecretVariable {
 
 const SECRET_ENV = /(^|_)(TOKEN|KEY|APIKEY|PAT)$|SECRET|PASSWORD|PASSWD|CREDENTIAL/i;
 const SECRET_HEADER = /^(authorization|proxy-authorization|cookie)$|token|key|secret|password/i;
+/** Header names that say nothing of whose secret it is (X-Api-Key, Authorization): the server's name goes first. */
+const GENERIC_HEADER =
+  /^(AUTHORIZATION|PROXY_AUTHORIZATION|COOKIE|(API_?|ACCESS_|AUTH_|APP_|CLIENT_)?(KEY|TOKEN|SECRET|PASSWORD))$/;
 
 export function isSecretEnvName(name: string): boolean {
   return SECRET_ENV.test(name);
@@ -74,7 +77,9 @@ export class SecretNames {
           const scheme = /^(Bearer|Basic|Token|Bot)\s+(\S.*)$/i.exec(value);
           const secret = scheme ? scheme[2]! : value;
           const suffix = scheme ? (scheme[1]!.toLowerCase() === 'basic' ? 'CREDENTIALS' : 'TOKEN') : key;
-          const variable = name([server, suffix], secret, `headers.${key}`);
+          // A header named for what it holds keeps its name (CONTEXT7_API_KEY); a generic one says whose it is.
+          const own = !scheme && !GENERIC_HEADER.test(variableName(key.replace(/^x-/i, '')));
+          const variable = name(own ? [key] : [server, suffix], secret, `headers.${key}`);
           return [key, scheme ? `${scheme[1]} \${${variable}}` : `\${${variable}}`];
         }),
       );
@@ -90,6 +95,28 @@ export class SecretNames {
     if (!this.#values.has(variable)) this.#values.set(variable, value);
     return variable;
   }
+}
+
+/**
+ * The variables an entry refers to already (`${NAME}`, `${env:NAME}`; not one with a default), each
+ * with where: a person must set them as much as those a secret became (a VS Code input is one).
+ */
+export function referencedVariables(server: string, entry: PortableEntry): SecretVariable[] {
+  const fields: [string, string | undefined][] = [
+    ['command', entry.command],
+    ...(entry.args ?? []).map((arg, i): [string, string] => [`args[${i}]`, arg]),
+    ['cwd', entry.cwd],
+    ['url', entry.url],
+    ...Object.entries(entry.env ?? {}).map(([k, v]): [string, string] => [`env.${k}`, v]),
+    ...Object.entries(entry.headers ?? {}).map(([k, v]): [string, string] => [`headers.${k}`, v]),
+  ];
+  return fields.flatMap(([field, value]) =>
+    [...(value ?? '').matchAll(/\$\{(?:env:)?([A-Za-z_][A-Za-z0-9_]*)\}/g)].map((m) => ({
+      variable: m[1]!,
+      server,
+      field,
+    })),
+  );
 }
 
 /** Arguments that look like a secret given on the command line (--token=…, --api-key …): to be checked by hand. */

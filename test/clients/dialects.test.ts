@@ -4,7 +4,7 @@ import t from 'tap';
 import { CLIENTS } from '../../src/clients/clients.js';
 import type { ClientPlaces } from '../../src/clients/client-dialect.js';
 import { serverName } from '../../src/clients/import-servers.js';
-import { SecretNames, secretLookingArgs } from '../../src/clients/secret-references.js';
+import { SecretNames, referencedVariables, secretLookingArgs } from '../../src/clients/secret-references.js';
 
 const places = (platform: NodeJS.Platform, env: Record<string, string> = {}): ClientPlaces => ({
   home: platform === 'win32' ? 'C:\\Users\\ann' : platform === 'darwin' ? '/Users/ann' : '/home/ann',
@@ -148,6 +148,26 @@ t.test(
       Accept: 'json',
       'X-Token': '${T}',
     });
+    t.same(
+      names.reference('docs', { headers: { CONTEXT7_API_KEY: 'c7', 'X-Brave-Token': 'b' } }).entry.headers,
+      { CONTEXT7_API_KEY: '${CONTEXT7_API_KEY}', 'X-Brave-Token': '${X_BRAVE_TOKEN}' },
+      'a header named for what it holds keeps its own name',
+    );
+    t.same(
+      referencedVariables('vs', {
+        command: '${TOOLS}/srv',
+        args: ['--root', '${env:ROOT}', '${HOME:-/home}'],
+        env: { VS_TOKEN: '${VS_TOKEN}' },
+        headers: { Authorization: 'Bearer ${VS_TOKEN}' },
+      }),
+      [
+        { variable: 'TOOLS', server: 'vs', field: 'command' },
+        { variable: 'ROOT', server: 'vs', field: 'args[1]' },
+        { variable: 'VS_TOKEN', server: 'vs', field: 'env.VS_TOKEN' },
+        { variable: 'VS_TOKEN', server: 'vs', field: 'headers.Authorization' },
+      ],
+      'the variables an entry names already (not one with a default)',
+    );
     t.same(
       names.reference('s', { env: { DB_PASSWORD: 'p', SECRET_THING: 's', OPENAI_API_KEY: 'o', MONKEY: 'm' } })
         .entry.env,

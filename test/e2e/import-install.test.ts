@@ -211,6 +211,7 @@ model = "o4-mini"
     t.match(report, /SERVICE_API_KEY: desk env\.SERVICE_API_KEY/);
     t.match(report, /REMOTE_TOKEN: remote headers\.Authorization/);
     t.match(report, /CDX_SECRET: cdx env\.CDX_SECRET/);
+    t.match(report, /VS_TOKEN: vs env\.VS_TOKEN/, "a VS Code input's variable is in the list to set");
     t.match(report, /cur \(Cursor\): autoApprove: no mcpmux equivalent; not kept/);
     t.match(report, /gem \(Gemini CLI\): trust: no mcpmux equivalent; not kept/);
     t.match(report, /cdx \(Codex\): startup_timeout_sec: no mcpmux equivalent; not kept/);
