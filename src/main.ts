@@ -89,7 +89,8 @@ async function runOneShotCommand(
   servers: ConfiguredServer[],
   log: Logger,
 ): Promise<void> {
-  if (servers.length === 0)
+  // call reaches mcpmux's own tools with no server given; inspect and auth need one.
+  if (servers.length === 0 && options.command !== 'call')
     exitWith(
       EXIT_USAGE,
       `mcpmux ${options.command}: give the servers with --config FILE or -- NAME CMD [ARGS…]`,
@@ -99,6 +100,13 @@ async function runOneShotCommand(
   );
   installExitHandlers(log, async () => {}, { watchStdin: false });
   const policy = spawnPolicy(options, log);
+  const out = (text: string) => void process.stdout.write(text + '\n');
+  const err = (text: string) => void process.stderr.write(text + '\n');
+  if (options.command === 'call') {
+    const { callThroughSession } = await import('./wiring/call-session.js');
+    process.exitCode = await callThroughSession({ options, servers, policy, log, version, out, err });
+    return;
+  }
   const [{ runOneShot }, { CatalogRouter }] = await Promise.all([
     import('./cli/one-shot.js'),
     import('./router/catalog-router.js'),
@@ -110,8 +118,8 @@ async function runOneShotCommand(
     policy,
     router,
     logger: log,
-    out: (text) => process.stdout.write(text + '\n'),
-    err: (text) => process.stderr.write(text + '\n'),
+    out,
+    err,
   });
   process.exitCode = status;
 }

@@ -155,7 +155,7 @@ export function helpText(version: string): string {
     '',
     'Usage: mcpmux [options] [-- NAME CMD [ARGS…]]…',
     '       mcpmux inspect [--json] [options] [-- NAME CMD [ARGS…]]…',
-    '       mcpmux call [options] SERVER__TOOL [\'{"arg": …}\'] [-- NAME CMD [ARGS…]]…',
+    '       mcpmux call [options] TOOL [\'{"arg": …}\'] [-- NAME CMD [ARGS…]]…',
     '       mcpmux auth [--logout] NAME --config FILE',
     '       mcpmux import [--from CLIENT]… [--out FILE] [--dry-run] [--keep-secrets]',
     '       mcpmux install --client CLIENT [--config FILE] [--replace] [--dry-run]',

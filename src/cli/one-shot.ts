@@ -1,13 +1,14 @@
-// `mcpmux inspect` and `mcpmux call`: for the author of a server, start it (or a whole
-// config) the way mcpmux would, show what a client would see or call one tool, and exit.
-// `mcpmux auth NAME`: start only that remote server, which signs in (and keeps the tokens);
-// with --logout, forget what is kept for it (and the person's session at its identity provider).
-// The same children, router and spawn policy as the server, so what works here works there.
-// Exit status: 0 when everything worked, 1 when a server failed to start or the call failed
-// (inspect: or a server listed something that is not valid MCP, which no client is shown).
+// `mcpmux inspect`: for the author of a server, start it (or a whole config) the way mcpmux
+// would, show what a client would see, and exit. `mcpmux auth NAME`: start only that remote
+// server, which signs in (and keeps the tokens); with --logout, forget what is kept for it
+// (and the person's session at its identity provider). The same children, router and spawn
+// policy as the server, so what works here works there. (`mcpmux call` goes through a whole
+// session: wiring/call-session.ts; how its answer is shown is here.) Exit status: 0 when
+// everything worked, 1 when a server failed to start (inspect: or listed something that is
+// not valid MCP, which no client is shown).
 import type { CallToolResult, ContentBlock } from '@modelcontextprotocol/server';
 import type { ConfiguredServer } from '../config/load-config.js';
-import { isMuxError, messageOf } from '../common/errors.js';
+import { messageOf } from '../common/errors.js';
 import type { Logger } from '../common/log.js';
 import type { SpawnPolicy } from '../policy/spawn-policy.js';
 import { Children } from '../children/children.js';
@@ -30,7 +31,7 @@ export interface OneShotContext {
   err: (text: string) => void;
 }
 
-/** Runs inspect, call or auth; resolves with the exit status once every child is stopped. */
+/** Runs inspect or auth; resolves with the exit status once every child is stopped. */
 export async function runOneShot(ctx: OneShotContext): Promise<number> {
   const { options, logger } = ctx;
   let servers = ctx.servers;
@@ -63,13 +64,9 @@ export async function runOneShot(ctx: OneShotContext): Promise<number> {
       if (status === 0) toldSignedIn(ctx, servers[0]!.name, servers[0]!.spec as RemoteServerSpec);
       return status;
     }
-    if (options.command === 'inspect') {
-      const report = inspect(children, ctx.router);
-      ctx.out(options.json ? JSON.stringify(report, null, 2) : formatInspect(report));
-      return report.servers.some((s) => s.skipped) ? 1 : status;
-    }
-    if (status !== 0) return status;
-    return await call(children, ctx);
+    const report = inspect(children, ctx.router);
+    ctx.out(options.json ? JSON.stringify(report, null, 2) : formatInspect(report));
+    return report.servers.some((s) => s.skipped) ? 1 : status;
   } finally {
     await children.close();
   }
@@ -213,25 +210,19 @@ const typeName = (prop: { type?: unknown }) =>
 const summary = (text: string | undefined) => (text ? ` — ${text.split('\n')[0]}` : '');
 const plural = (n: number, noun: string) => `${n} ${noun}${n === 1 ? '' : 's'}`;
 
-async function call(children: Children, ctx: OneShotContext): Promise<number> {
-  const { tool, arguments: args } = ctx.options.call!;
-  let result: CallToolResult;
-  try {
-    result = await ctx.router.callTool(children.snapshot, { name: tool, arguments: args });
-  } catch (error) {
-    ctx.err(isMuxError(error) ? `${error.message} [${error.code}]` : `${tool} failed: ${messageOf(error)}`);
-    return 1;
-  }
-  if (ctx.options.json) ctx.out(JSON.stringify(result, null, 2));
-  else {
-    const text = result.content.map(describeBlock).join('\n');
-    const structured =
-      result.structuredContent && !result.content.length
-        ? JSON.stringify(result.structuredContent, null, 2)
-        : '';
-    (result.isError ? ctx.err : ctx.out)(text || structured || '(no content)');
-  }
-  return result.isError ? 1 : 0;
+/** A tool's answer as `mcpmux call` shows it: its text (an error's on stderr), or all of it as JSON with --json. */
+export function printCallResult(
+  result: CallToolResult,
+  json: boolean,
+  { out, err }: { out: (text: string) => void; err: (text: string) => void },
+): void {
+  if (json) return out(JSON.stringify(result, null, 2));
+  const text = result.content.map(describeBlock).join('\n');
+  const structured =
+    result.structuredContent && !result.content.length
+      ? JSON.stringify(result.structuredContent, null, 2)
+      : '';
+  (result.isError ? err : out)(text || structured || '(no content)');
 }
 
 function describeBlock(block: ContentBlock): string {

@@ -282,7 +282,7 @@ function parseCallArguments(positionals: readonly string[]): {
   const [tool, json, ...extra] = positionals;
   if (tool === undefined)
     throw new CliError(
-      'call needs a tool: mcpmux call [options] SERVER__TOOL [\'{"arg": …}\'] [-- NAME CMD …]',
+      'call needs a tool: mcpmux call [options] TOOL [\'{"arg": …}\'] [-- NAME CMD …]',
     );
   if (extra.length > 0)
     throw new CliError(`call takes one tool and one JSON object; unexpected '${extra[0]}'`);

@@ -1,4 +1,4 @@
-// `mcpmux inspect` and `mcpmux call`, run as a server author runs them: the built binary,
+// `mcpmux inspect` and `mcpmux call` (a child's tool, or mcpmux's own), run as a server author runs them: the built binary,
 // real children, output on stdout, problems and the child's stderr on stderr, exit codes.
 import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -145,6 +145,36 @@ t.test(
     await assertNoLeaks(t);
   },
 );
+
+t.test("call reaches mcpmux's own tools, with servers given or none", async (t) => {
+  const listed = await mcpmux(['call', 'list_servers', ...dev]);
+  t.equal(listed.code, 0, listed.stderr);
+  t.match(JSON.parse(listed.stdout), { servers: [{ name: 'dev', status: 'running' }] });
+  const found = await mcpmux(['call', 'search_tools', '{"query": "reverse a string"}', ...dev]);
+  t.equal(found.code, 0, found.stderr);
+  t.match(found.stdout, /dev__reverse/);
+  const none = await mcpmux(['call', 'list_servers', '--no-registry']);
+  t.equal(none.code, 0, 'no server needed');
+  t.match(JSON.parse(none.stdout), { servers: [] });
+  const unknown = await mcpmux(['call', 'dev__echo', '--no-registry']);
+  t.equal(unknown.code, 1);
+  t.match(unknown.stderr, /^unknown tool 'dev__echo': no server named 'dev' \[TOOL_NOT_FOUND\]/);
+  const crashed = await mcpmux([
+    'call',
+    'list_servers',
+    '--',
+    'gone',
+    process.execPath,
+    fixturePath('exit-on-start'),
+  ]);
+  t.equal(crashed.code, 1, 'a server that did not start is an exit 1…');
+  t.match(
+    JSON.parse(crashed.stdout),
+    { servers: [{ name: 'gone', status: 'crashed' }] },
+    '…and list_servers says so',
+  );
+  await assertNoLeaks(t);
+});
 
 t.test('usage mistakes exit 2 before anything is spawned', async (t) => {
   const none = await mcpmux(['inspect']);
