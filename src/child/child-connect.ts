@@ -166,7 +166,11 @@ async function spawnAndConnect(
   try {
     await Promise.race([connecting, exitedEarly, failed]);
   } catch (error) {
-    await judgeFailedStart(host, { proc, signal, connecting, probing, loaded }, error);
+    await judgeFailedStart(
+      host,
+      { proc, signal, connecting, probing, loaded, stderr: () => gen.tail.lines() },
+      error,
+    );
     throw error;
   }
   settleEra(host, gen, client);
@@ -320,6 +324,8 @@ async function judgeFailedStart(
     connecting: Promise<void>;
     probing: boolean;
     loaded: ClientSdk;
+    /** What it wrote on stderr: its reason to exit. */
+    stderr: () => readonly string[];
   },
   error: unknown,
 ): Promise<never> {
@@ -351,7 +357,13 @@ async function judgeFailedStart(
   // Some servers exit on any request before initialize: next time, go straight to it. (One
   // stopped meanwhile, by a remove or mcpmux's shutdown, was killed, and is not started again.)
   if (probing && host.spec.era === undefined) await Promise.race([proc.exited, delay(DRAIN_AFTER_EXIT_MS)]);
-  if (probing && host.spec.era === undefined && proc.exit !== undefined && !signal.aborted) {
+  if (
+    probing &&
+    host.spec.era === undefined &&
+    proc.exit !== undefined &&
+    !signal.aborted &&
+    mayHaveRefusedProbe(start.stderr())
+  ) {
     host.memory.era = { kind: 'legacy' };
     host.memory.exitedOnProbe = true;
     host.log.warn(
@@ -359,4 +371,18 @@ async function judgeFailedStart(
     );
   }
   throw error;
+}
+
+/** What a server that dies on a request before initialize says of it: the method, or that it wants initialize. */
+const PROBE_REFUSAL =
+  /discover|initiali[sz]|method not found|unknown method|unsupported method|-3260[01]|invalid request|protocol version/i;
+
+/**
+ * Whether an exit during the 2026-07-28 probe may be the probe's doing: the server said so, or
+ * said nothing. One that gives a reason of its own (a missing key, npm's 404 for a misspelt
+ * package) is not started a second time for nothing.
+ */
+function mayHaveRefusedProbe(stderr: readonly string[]): boolean {
+  const said = stderr.join('\n');
+  return said.trim() === '' || PROBE_REFUSAL.test(said);
 }

@@ -112,6 +112,28 @@ t.test(
   },
 );
 
+t.test(
+  'a server that exits on start for a reason of its own is started once, not again with initialize',
+  async (t) => {
+    const h = await startHarness(t);
+    const spawns = (name: string) => h.logs.filter((l) => l.includes(`spawn server=${name} `)).length;
+    const failed = await h.call('add_server', { name: 'keyless', ...fixture('exit-on-start') });
+    t.ok(failed.isError);
+    t.match(textOf(failed), /missing API key DEMO_KEY/);
+    t.equal(spawns('keyless'), 1, 'one process, one npm lookup for a misspelt package');
+    t.notOk(h.logs.some((l) => l.includes('[keyless] exited while asked server/discover')));
+    // One that exits on the probe without a word may be refusing it: it is tried with initialize.
+    const quiet = await h.callJson('add_server', {
+      name: 'quiet',
+      ...fixture('exit-on-discover'),
+      env: { EXIT_QUIETLY: '1' },
+    });
+    t.equal(quiet.server.status, 'running');
+    t.equal(spawns('quiet'), 2);
+    await h.close();
+  },
+);
+
 t.test('a 2025 server that exits on the era probe is started again at once, with initialize', async (t) => {
   const h = await startHarness(t);
   const added = await h.callJson('add_server', { name: 'touchy', ...fixture('exit-on-discover') });
