@@ -13,7 +13,8 @@ import {
   type ChildProcess,
 } from './child/process/child-process.js';
 import { startOrphanReaper } from './child/process/orphan-reaper.js';
-import { helpText } from './cli/cli-help.js';
+import { HELP_TOPICS, helpText, subcommandHelp, topicHelp } from './cli/cli-help.js';
+import { nearest } from './cli/cli-flags.js';
 import { CliError, type CliOptions } from './cli/cli-options.js';
 import { parseCli } from './cli/parse-cli.js';
 import { missingEmbeddingTable } from './search/semantic/static-embedder.js';
@@ -38,6 +39,7 @@ async function main(): Promise<void> {
   const [first, ...rest] = process.argv.slice(2);
   if (first !== undefined && CLIENT_COMMANDS.includes(first)) return runClientCommandLine(first, rest);
   if (first === 'secrets') return runSecretsCommandLine(rest);
+  if (first === 'help') return runHelp(rest);
   const options = readOptions();
   const servers = await readServers(options);
   const missing = options.expose === 'code' ? missingCodeModePackages() : [];
@@ -124,6 +126,19 @@ async function runOneShotCommand(
   process.exitCode = status;
 }
 
+/** `mcpmux help [TOPIC | all]`: the short help, or the flags of a topic (or all) by topic. */
+async function runHelp([topic, ...extra]: string[]): Promise<void> {
+  if (topic === undefined) exitWith(0, helpText(version), process.stdout);
+  const { CLIENT_COMMAND_HELP } = await import('./cli/client-commands.js');
+  const text = extra.length === 0 ? topicHelp(topic, CLIENT_COMMAND_HELP) : undefined;
+  if (text !== undefined) exitWith(0, text, process.stdout);
+  const meant = nearest(topic, HELP_TOPICS);
+  exitWith(
+    EXIT_USAGE,
+    `mcpmux help: no topic '${[topic, ...extra].join(' ')}'${meant ? `; did you mean '${meant}'?` : ''} (topics: ${HELP_TOPICS.join(', ')})`,
+  );
+}
+
 /** import and install: other clients' config files, read and written; nothing is served or spawned. */
 async function runClientCommandLine(command: string, argv: string[]): Promise<void> {
   const { runClientCommand } = await import('./cli/client-commands.js');
@@ -185,7 +200,12 @@ function spawnPolicy(options: CliOptions, log: Logger): SpawnPolicy {
 function readOptions(): CliOptions {
   try {
     const options = parseCli(process.argv.slice(2), process.env);
-    if (options.help) exitWith(0, helpText(version), process.stdout);
+    if (options.help)
+      exitWith(
+        0,
+        options.command === 'serve' ? helpText(version) : subcommandHelp(options.command),
+        process.stdout,
+      );
     if (options.version) exitWith(0, version, process.stdout);
     const missing = options.searchRanker === 'semantic' ? missingEmbeddingTable() : undefined;
     if (missing !== undefined)

@@ -54,10 +54,13 @@ export const OPTIONS = {
   version: { type: 'boolean', short: 'V' },
 } as const satisfies NonNullable<Parameters<typeof parseArgs>[0]>['options'];
 
-/** The flag a mistyped one most likely meant: the closest by edits (at most a third of it), or one it begins. */
-export function nearestOption(typed: string): string | undefined {
+/** The flag a mistyped one most likely meant. */
+export const nearestOption = (typed: string): string | undefined => nearest(typed, Object.keys(OPTIONS));
+
+/** The name a mistyped one most likely meant: the closest by edits (at most a third of it), or one it begins. */
+export function nearest(typed: string, names: readonly string[]): string | undefined {
   let best: { name: string; distance: number } | undefined;
-  for (const name of Object.keys(OPTIONS)) {
+  for (const name of names) {
     const distance = name.startsWith(typed) || typed.startsWith(name) ? 0 : editDistance(typed, name);
     if (distance <= Math.max(1, Math.floor(name.length / 3)) && (!best || distance < best.distance))
       best = { name, distance };

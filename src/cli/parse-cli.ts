@@ -2,7 +2,7 @@
 // inline after `--` (inline-servers.ts). Every problem is a CliError, which main.ts reports
 // on stderr with exit status 2 before anything is spawned.
 import { parseArgs } from 'node:util';
-import { OPTIONS, nearestOption } from './cli-flags.js';
+import { OPTIONS, nearest, nearestOption } from './cli-flags.js';
 import { z } from 'zod';
 import { DEFAULT_ANTHROPIC_MODEL } from '../agent/anthropic-model.js';
 import { DEFAULT_CALL_TIMEOUT_MS } from '../child/child-types.js';
@@ -97,6 +97,8 @@ const agentSchema = z.object({
 });
 
 const SUBCOMMANDS = ['inspect', 'call', 'auth'] as const;
+/** Every subcommand, those main.ts runs before this parser included. */
+const ALL_SUBCOMMANDS = [...SUBCOMMANDS, 'import', 'install', 'secrets', 'help'];
 
 type FlagValues = Record<string, string | boolean | string[] | undefined>;
 type Command = CliOptions['command'];
@@ -185,7 +187,18 @@ function readFlags(command: Command, args: string[]): { values: FlagValues; posi
     );
     const unknown = /^Unknown option '--([^']+)'/.exec(message)?.[1];
     const near = unknown === undefined ? undefined : nearestOption(unknown);
-    throw new CliError(near ? `${message}; did you mean '--${near}'?` : message);
+    if (near) throw new CliError(`${message}; did you mean '--${near}'?`);
+    // A word where serving takes none: most likely a subcommand, mistyped.
+    const word = command === 'serve' ? /^Unexpected argument '([^']+)'/.exec(message)?.[1] : undefined;
+    if (word !== undefined) {
+      const meant = nearest(word, ALL_SUBCOMMANDS);
+      throw new CliError(
+        meant
+          ? `'${word}' is not a subcommand; did you mean 'mcpmux ${meant}'?`
+          : `'${word}' is not a subcommand (${ALL_SUBCOMMANDS.join(', ')}); servers go after --: mcpmux -- NAME CMD [ARGS…]`,
+      );
+    }
+    throw new CliError(message);
   }
 }
 
@@ -281,9 +294,7 @@ function parseCallArguments(positionals: readonly string[]): {
 } {
   const [tool, json, ...extra] = positionals;
   if (tool === undefined)
-    throw new CliError(
-      'call needs a tool: mcpmux call [options] TOOL [\'{"arg": …}\'] [-- NAME CMD …]',
-    );
+    throw new CliError('call needs a tool: mcpmux call [options] TOOL [\'{"arg": …}\'] [-- NAME CMD …]');
   if (extra.length > 0)
     throw new CliError(`call takes one tool and one JSON object; unexpected '${extra[0]}'`);
   if (json === undefined) return { tool, arguments: {} };

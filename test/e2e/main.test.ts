@@ -446,6 +446,17 @@ t.test('bad flags and bad config exit 2 with one clear message, before anything 
   );
   const help = await runMcpmux(['--help']);
   t.equal(help.code, 0);
-  t.match(help.stdout, /--config FILE[\s\S]*--max-tool-name/);
+  t.ok(help.stdout.split('\n').length <= 30, 'the help fits a screen');
+  const all = await runMcpmux(['help', 'all']);
+  t.equal(all.code, 0);
+  t.match(all.stdout, /--config FILE[\s\S]*--max-tool-name/);
+  const topic = await runMcpmux(['help', 'serving']);
+  t.match(topic.stdout, /^Serving over HTTP:\n  --http PORT/);
+  const mistyped = await runMcpmux(['help', 'polcy']);
+  t.equal(mistyped.code, 2);
+  t.match(mistyped.stderr, /no topic 'polcy'; did you mean 'policy'\?/);
+  const sub = await runMcpmux(['imprt']);
+  t.equal(sub.code, 2);
+  t.match(sub.stderr, /'imprt' is not a subcommand; did you mean 'mcpmux import'\?/);
   await assertNoLeaks(t);
 });
