@@ -30,10 +30,13 @@ import { installTelemetry, telemetryRequested } from './common/telemetry.js';
 import { createLogger, type Logger } from './common/log.js';
 import { scrubSecrets } from './secrets/secret-scrubber.js';
 import { SpawnPolicy } from './policy/spawn-policy.js';
+import { realPathOf, resolveCommand } from './policy/command-resolver.js';
 import { EXIT_USAGE, exitWith, installExitHandlers } from './process-exit.js';
 import { serverNameProblem } from './router/tool-names.js';
 
 const version: string = createRequire(import.meta.url)('../package.json').version;
+/** The installed command's file (what `npm link` and a global install put on PATH as `mcpmux`). */
+const BIN = fileURLToPath(new URL('../bin/mcpmux.js', import.meta.url));
 
 async function main(): Promise<void> {
   const [first, ...rest] = process.argv.slice(2);
@@ -126,6 +129,13 @@ async function runOneShotCommand(
   process.exitCode = status;
 }
 
+/** Whether `name` on the person's PATH runs `file` (an `npm link` or a global install of this mcpmux). */
+function commandOnPath(name: string, file: string): boolean {
+  return (
+    resolveCommand(name, { path: process.env['PATH'], cwd: process.cwd() })?.realPath === realPathOf(file)
+  );
+}
+
 /** `mcpmux help [TOPIC | all]`: the short help, or the flags of a topic (or all) by topic. */
 async function runHelp([topic, ...extra]: string[]): Promise<void> {
   if (topic === undefined) exitWith(0, helpText(version), process.stdout);
@@ -145,10 +155,8 @@ async function runClientCommandLine(command: string, argv: string[]): Promise<vo
   process.exitCode = runClientCommand(command as 'import' | 'install', argv, {
     places: { home: homedir(), platform: process.platform, env: process.env, cwd: process.cwd() },
     // The entry install writes starts this same mcpmux, with this same Node.
-    launch: {
-      command: process.execPath,
-      args: [fileURLToPath(new URL('../bin/mcpmux.js', import.meta.url))],
-    },
+    launch: { command: process.execPath, args: [BIN] },
+    invokedAs: commandOnPath('mcpmux', BIN) ? 'mcpmux' : `node ${BIN}`,
     now: new Date(),
     out: (text) => process.stdout.write(text + '\n'),
     err: (text) => process.stderr.write(text + '\n'),

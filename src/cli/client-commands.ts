@@ -42,6 +42,8 @@ export interface ClientCommandContext {
   places: Omit<ClientPlaces, 'project'> & { cwd: string };
   /** How mcpmux is started, for the entry install writes. */
   launch: McpmuxLaunch;
+  /** How the person typed mcpmux (`mcpmux` when that is on their PATH, else `node …/bin/mcpmux.js`), for hints. */
+  invokedAs: string;
   now: Date;
   out: (text: string) => void;
   err: (text: string) => void;
@@ -78,7 +80,14 @@ export function runClientCommand(
         keepSecrets: values['keep-secrets'] === true,
         trustProject: values.project !== undefined,
       });
-      ctx.out(describeImport(report, values.out ?? defaultConfigPath(places), values['dry-run'] === true));
+      ctx.out(
+        describeImport(
+          report,
+          values.out ?? defaultConfigPath(places),
+          values['dry-run'] === true,
+          ctx.invokedAs,
+        ),
+      );
       return report.files.some((f) => f.error !== undefined) ? 1 : 0;
     }
     const client = clientNamed(values.client!)!;
@@ -122,7 +131,7 @@ function checkFlags(command: ClientCommand, values: Record<string, unknown>): vo
   }
 }
 
-function describeImport(report: ImportReport, out: string, dryRun: boolean): string {
+function describeImport(report: ImportReport, out: string, dryRun: boolean, invokedAs: string): string {
   const lines: string[] = [];
   const where = (o: { client: string; scope: string; path: string }) => `${o.client} (${o.scope}, ${o.path})`;
   if (report.files.length === 0) lines.push('No MCP servers found in any client config.');
@@ -177,7 +186,7 @@ function describeImport(report: ImportReport, out: string, dryRun: boolean): str
     const first = report.files.find((f) => !f.error);
     const id = [...CLIENTS.values()].find((c) => c.label === first?.client)?.id ?? 'CLIENT';
     lines.push(
-      `Next: mcpmux install --client ${id} --replace  (registers mcpmux there and takes out the entries it now serves)`,
+      `Next: ${invokedAs} install --client ${id} --replace  (registers mcpmux there and takes out the entries it now serves)`,
     );
   }
   return lines.join('\n');

@@ -12,6 +12,7 @@ import {
   readdirSync,
   rmSync,
   statSync,
+  symlinkSync,
   writeFileSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -212,6 +213,8 @@ model = "o4-mini"
     t.match(report, /REMOTE_TOKEN: remote headers\.Authorization/);
     t.match(report, /CDX_SECRET: cdx env\.CDX_SECRET/);
     t.match(report, /VS_TOKEN: vs env\.VS_TOKEN/, "a VS Code input's variable is in the list to set");
+    // The next command as the person can type it: mcpmux is not on this PATH, so by its file.
+    t.match(report, new RegExp(`Next: node \\S+/bin/mcpmux\\.js install --client \\S+ --replace`));
     t.match(report, /cur \(Cursor\): autoApprove: no mcpmux equivalent; not kept/);
     t.match(report, /gem \(Gemini CLI\): trust: no mcpmux equivalent; not kept/);
     t.match(report, /cdx \(Codex\): startup_timeout_sec: no mcpmux equivalent; not kept/);
@@ -385,6 +388,34 @@ model = "o4-mini"
     }
     await remote.stop();
     await assertNoLeaks(t);
+  },
+);
+
+t.test(
+  "import's next step is written as the person types mcpmux: by name once npm link put it on PATH",
+  async (t) => {
+    const linked = join(scratch, 'linked-bin');
+    mkdirSync(linked, { recursive: true });
+    // What `npm link` makes: a `mcpmux` on PATH that is a link to the clone's bin/mcpmux.js.
+    symlinkSync(join(ROOT, 'bin', 'mcpmux.js'), join(linked, 'mcpmux'));
+    // A home of its own, with one server in Claude Desktop's file.
+    const ownHome = join(scratch, 'linked-home');
+    const desktop = join(ownHome, '.config', 'Claude');
+    mkdirSync(desktop, { recursive: true });
+    writeFileSync(
+      join(desktop, 'claude_desktop_config.json'),
+      JSON.stringify({
+        mcpServers: { memory: { command: 'npx', args: ['-y', '@modelcontextprotocol/server-memory'] } },
+      }),
+    );
+    const out = join(scratch, 'linked.json');
+    const imported = await mcpmux(['import', '--from', 'claude-desktop', '--out', out], {
+      HOME: ownHome,
+      XDG_CONFIG_HOME: join(ownHome, '.config'),
+      PATH: `${linked}:${process.env['PATH']}`,
+    });
+    t.equal(imported.code, 0, imported.stderr);
+    t.match(imported.stdout, /Next: mcpmux install --client claude-desktop --replace/);
   },
 );
 

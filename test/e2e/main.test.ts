@@ -1,13 +1,13 @@
 // The built mcpmux (dist/main.js) started as a user's client starts it, driven by the SDK
 // client over its real stdio, with real servers from npm as children. Every byte it
 // writes on stdout must be JSON-RPC, and nothing it started may outlive it.
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import t from 'tap';
-import { DIST_MAIN, fixture, fixturePath, npmServerPath } from '../helpers/fixtures.js';
+import { DIST_MAIN, ROOT, fixture, fixturePath, npmServerPath } from '../helpers/fixtures.js';
 import { serverStatus, startMcpmux, text } from '../helpers/mcpmux-process.js';
 import {
   assertNoLeaks,
@@ -458,5 +458,16 @@ t.test('bad flags and bad config exit 2 with one clear message, before anything 
   const sub = await runMcpmux(['imprt']);
   t.equal(sub.code, 2);
   t.match(sub.stderr, /'imprt' is not a subcommand; did you mean 'mcpmux import'\?/);
+  await assertNoLeaks(t);
+});
+
+t.test('the command the README writes runs from the clone: npx mcpmux', async (t) => {
+  const npx = join(dirname(process.execPath), 'npx');
+  const { stdout } = await execFileAsync(npx, ['--offline', 'mcpmux', '--version'], {
+    cwd: ROOT,
+    env: taggedEnv({ PATH: `${dirname(process.execPath)}:${process.env['PATH']}` }),
+    timeout: 60_000,
+  });
+  t.equal(stdout.trim(), JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).version);
   await assertNoLeaks(t);
 });
