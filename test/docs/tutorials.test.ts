@@ -1,8 +1,8 @@
 // The tutorials work when followed literally: in each docs/tutorials/*.md, the shell blocks
 // marked `<!-- run -->` run in order in one shell from the root of this clone (as a reader's
 // would), the code blocks marked `<!-- file: NAME -->` are written where the reader would save
-// them, and the lines of a block marked `<!-- output -->` must each be in what the run before it
-// printed. Nothing a tutorial starts may outlive it.
+// them, and a block marked `<!-- output -->` is what the run before it printed on stdout, line
+// by line ("…" in a line stands for what varies). Nothing a tutorial starts may outlive it.
 import { spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
@@ -61,9 +61,23 @@ for (const file of readdirSync(DIR).filter((name) => name.endsWith('.md'))) {
     for (const step of steps) {
       const at = printed.indexOf(String(step.index));
       const output = at === -1 ? '' : (printed[at + 1] ?? '');
-      for (const line of step.expected)
-        t.ok(output.includes(line.trim()), `step ${step.index + 1} prints: ${line.trim()}`);
+      if (step.expected.length === 0) continue;
+      // What the tutorial shows is what prints: every line, in order ("…" stands for what varies, as a pid).
+      const lines = output.split('\n').filter((line) => line.trim() !== '');
+      t.equal(lines.length, step.expected.length, `step ${step.index + 1} prints as many lines as it shows`);
+      step.expected.forEach((line, i) =>
+        t.match(lines[i] ?? '', shownLine(line), `step ${step.index + 1}, line ${i + 1}: ${line.trim()}`),
+      );
     }
     await assertNoLeaks(t);
   });
+}
+
+/** A line as a tutorial shows it, as a pattern: the whole line, "…" standing for any text. */
+function shownLine(line: string): RegExp {
+  const parts = line
+    .trim()
+    .split('…')
+    .map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'));
+  return new RegExp(`^\\s*${parts.join('.*')}\\s*$`);
 }
