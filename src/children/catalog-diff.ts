@@ -93,3 +93,14 @@ export function listsDiffer(
   if (x.length !== y.length) return true;
   return x.some((s, i) => s.name !== y[i]!.name || !sameItems(s.catalog[kind], y[i]!.catalog[kind]));
 }
+
+/** What a rebuild after a watched change did, as its log line says it. */
+export function describeRebuild(
+  { changes, firstRun, tools }: { changes: ToolDiff; firstRun?: boolean | undefined; tools: readonly Tool[] },
+  files: string,
+): string {
+  if (firstRun)
+    return `started after changes to ${files} (before it had run): tools [${tools.map((t) => t.name).join(', ')}]`;
+  const parts = (['added', 'removed', 'changed'] as const).map((k) => `${k} [${changes[k].join(', ')}]`);
+  return `reloaded after changes to ${files}: tools ${parts.join(', ')}`;
+}

@@ -14,6 +14,8 @@ export interface StartedServer {
 
 export interface ReloadedServer extends StartedServer {
   changes: ToolDiff;
+  /** It had never run before (its first start was under way): `changes` holds every tool as added. */
+  firstRun?: boolean;
 }
 
 export interface RemovedServer {

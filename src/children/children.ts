@@ -13,7 +13,7 @@ import { nameTaken, notFound, removedWhile, shuttingDown } from './children-erro
 import type { Logger } from '../common/log.js';
 import type { RestartPolicy, ServerSpec } from '../child/server-spec.js';
 import { CATALOG_KINDS, type Catalog } from '../protocol/capabilities.js';
-import { diffTools, listsDiffer, sameItems } from './catalog-diff.js';
+import { describeRebuild, diffTools, listsDiffer, sameItems } from './catalog-diff.js';
 import { restartRunAfterCrash, restartUntilRunning, type RestartRun } from './restart-run.js';
 import {
   nextSnapshot,
@@ -31,8 +31,8 @@ import type {
 
 interface Entry {
   readonly connection: ChildConnection;
-  /** Tools of the last running generation, for the diff a reload reports. */
-  lastTools: readonly Tool[];
+  /** Tools of the last running generation, for the diff a reload reports; undefined until one has run. */
+  lastTools: readonly Tool[] | undefined;
   reloading?: Promise<ReloadedServer> | undefined;
   /** What stays listed while it restarts: the old catalog, until the new process has listed its own. */
   shown?: Catalog | undefined;
@@ -110,7 +110,7 @@ export class Children {
         onEvent: (event) => this.#onChildEvent(conn, event),
         renewSession: () => this.#renewSession(name, conn),
       });
-      this.#entries.set(name, { connection: conn, lastTools: [] });
+      this.#entries.set(name, { connection: conn, lastTools: undefined });
       this.#publish();
       return conn;
     });
@@ -252,7 +252,9 @@ export class Children {
     return {
       status: connection.status(),
       tools: connection.tools,
-      changes: diffTools(before, connection.tools),
+      // Never ran before (a watched change before its first start finished): every tool is new.
+      changes: diffTools(before ?? [], connection.tools),
+      ...(before === undefined && { firstRun: true }),
     };
   }
 
@@ -274,9 +276,8 @@ export class Children {
     const shown = paths.slice(0, 3).join(', ') + (paths.length > 3 ? ` and ${paths.length - 3} more` : '');
     const entry = this.#entries.get(name);
     try {
-      const { changes } = await this.reload(name, { build: entry?.connection.devLoop.canBuild ?? false });
-      const parts = (['added', 'removed', 'changed'] as const).map((k) => `${k} [${changes[k].join(', ')}]`);
-      this.#log.info(`server '${name}' reloaded after changes to ${shown}: tools ${parts.join(', ')}`);
+      const reloaded = await this.reload(name, { build: entry?.connection.devLoop.canBuild ?? false });
+      this.#log.info(`server '${name}' ${describeRebuild(reloaded, shown)}`);
     } catch (error) {
       // Removed meanwhile (its build stopped with it): as asked, not an error.
       if (this.#entries.get(name) !== entry) return;
@@ -299,7 +300,7 @@ export class Children {
         // Made only at debug level: a server that re-lists often pays no comparison for it.
         this.#log.debug(
           () =>
-            `server '${event.name}' sent list_changed; its tools ${sameItems(before, event.catalog.tools) ? 'did not change' : `changed (${event.catalog.tools.length} now)`}`,
+            `server '${event.name}' sent list_changed; its tools ${sameItems(before ?? [], event.catalog.tools) ? 'did not change' : `changed (${event.catalog.tools.length} now)`}`,
         );
         entry.lastTools = event.catalog.tools;
       }

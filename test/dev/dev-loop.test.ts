@@ -5,7 +5,7 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t, { type Test } from 'tap';
-import { fixture, fixturePath } from '../helpers/fixtures.js';
+import { fixture, fixturePath, fixtureSpec } from '../helpers/fixtures.js';
 import { startHarness, textOf } from '../helpers/mux-harness.js';
 import { assertNoLeaks, waitFor } from '../helpers/processes.js';
 
@@ -91,6 +91,52 @@ t.test(
     t.ok(await waitFor(async () => !(await h.toolNames()).includes('dev__alpha')));
     await h.callJson('remove_server', { name: 'dev' });
     await h.close();
+  },
+);
+
+t.test(
+  'a watched change before the server ever ran is said as a start, not as every tool added',
+  async (t) => {
+    const dir = project(t, ['alpha']);
+    const h = await startHarness(t);
+    // A configured server is spawned at once but spoken to once the client has opened: that has not happened yet.
+    let clientOpened!: () => void;
+    const opened = new Promise<void>((resolve) => (clientOpened = resolve));
+    const adding = h.children.add(
+      'early',
+      {
+        ...fixtureSpec('tools-from-file'),
+        cwd: dir,
+        watch: { paths: ['src/**/*.json'], debounceMs: 100 },
+      },
+      { handshakeAfter: opened },
+    );
+    writeFileSync(join(dir, 'build/tools.json'), JSON.stringify(['alpha', 'beta']));
+    writeFileSync(join(dir, 'src/tools.json'), JSON.stringify(['alpha', 'beta']));
+    t.ok(
+      await waitFor(
+        () =>
+          h.logs.some((l) =>
+            /server 'early' started after changes to src\/tools\.json \(before it had run\): tools \[alpha, beta\]/.test(
+              l,
+            ),
+          ),
+        20_000,
+      ),
+      'logged as a start with its tools',
+    );
+    t.notOk(
+      h.logs.some((l) => /server 'early' reloaded after changes/.test(l)),
+      'not as a reload that added them',
+    );
+    clientOpened();
+    const started = await adding;
+    t.same(
+      started.tools.map((tool) => tool.name),
+      ['alpha', 'beta'],
+    );
+    await h.close();
+    await assertNoLeaks(t);
   },
 );
 
