@@ -199,11 +199,24 @@ function describeInstall(report: InstallReport, label: string, dryRun: boolean):
   lines.push(
     `${verb} mcpmux in ${label} (${report.path}): ${[report.launch.command, ...report.launch.args].join(' ')}`,
   );
+  const waits = new Map(report.waiting.map((w) => [w.server, w.missing]));
   if (report.removed.length > 0)
     lines.push(
-      `${dryRun ? 'Would take' : 'Took'} out (mcpmux serves them now): ${report.removed.join(', ')}`,
+      `${dryRun ? 'Would take' : 'Took'} out (mcpmux serves them now): ${report.removed
+        .map((name) =>
+          waits.has(name) ? `${name} (waits behind mcpmux for ${waits.get(name)!.join(', ')})` : name,
+        )
+        .join(', ')}`,
     );
   if (report.kept.length > 0) lines.push(`Left in place: ${report.kept.join(', ')}`);
+  if (report.waiting.length > 0) {
+    lines.push(
+      'These servers need variables that are not set here; they wait for them (list_servers: needs_config) while the others run:',
+      ...report.waiting.map((w) => `  ${w.server}: ${w.missing.join(', ')}`),
+      `Set them in the "env" of mcpmux's entry in ${report.path} (the environment ${label} starts mcpmux with), ` +
+        "or write the values into mcpmux's config.",
+    );
+  }
   if (dryRun) lines.push(`${report.path} would read:`, report.text);
   else lines.push(`Restart ${label} (or reload its MCP servers) to use mcpmux.`);
   return lines.join('\n');

@@ -16,6 +16,7 @@ import {
 } from './client-dialect.js';
 import { objectAt, parseJsonc } from './jsonc-edit.js';
 import { backUp, writeWhole } from './write-whole.js';
+import { parseConfig } from '../config/load-config.js';
 
 export interface InstallOptions {
   places: ClientPlaces;
@@ -41,6 +42,11 @@ export interface InstallReport {
   removed: string[];
   /** Entries of the client that mcpmux does not serve, left in place. */
   kept: string[];
+  /**
+   * Servers of the config that refer to variables not set in this environment: each waits for
+   * them (needs_config) until mcpmux is started with them, the others run.
+   */
+  waiting: { server: string; missing: string[] }[];
   text: string;
   written: boolean;
 }
@@ -61,6 +67,7 @@ export function installClient(options: InstallOptions): InstallReport {
   if (!file) throw new ClientFileError(`${client.label} has no ${options.scope} config file to install into`);
   const config = resolve(places.project, options.config);
   const served = new Set(configuredNames(config));
+  const waiting = waitingServers(config, places.env);
   const before = existsSync(file.path) ? readFileSync(file.path, 'utf8') : '';
   const names = before.trim() === '' ? [] : client.names(before, file);
   const remove = options.replace ? names.filter((name) => name !== MCPMUX_ENTRY && served.has(name)) : [];
@@ -81,6 +88,7 @@ export function installClient(options: InstallOptions): InstallReport {
     launch,
     removed: remove,
     kept: names.filter((name) => name !== MCPMUX_ENTRY && !remove.includes(name)),
+    waiting,
     text,
     written: false,
   };
@@ -89,6 +97,26 @@ export function installClient(options: InstallOptions): InstallReport {
   writeWhole(file.path, text);
   report.written = true;
   return report;
+}
+
+/** The servers of the config that would wait for variables not set in `env` (the config loader's own judgement). */
+function waitingServers(
+  config: string,
+  env: Readonly<Record<string, string | undefined>>,
+): InstallReport['waiting'] {
+  try {
+    const servers = parseConfig(
+      parseJsonc(readFileSync(config, 'utf8'), config),
+      config,
+      env,
+      () => undefined,
+    );
+    return servers.flatMap(({ name, spec }) =>
+      spec.unconfigured ? [{ server: name, missing: [...spec.unconfigured.missing] }] : [],
+    );
+  } catch {
+    return []; // A config mcpmux cannot read says so when mcpmux starts; install is not the place.
+  }
 }
 
 /** The edited text reads back with mcpmux's entry as given, the removed ones gone, and every other one as it was. */

@@ -314,6 +314,21 @@ model = "o4-mini"
       "wind's filter",
     );
 
+    // Before it installs, a dry run says which servers will wait for a variable not set here.
+    const preview = await mcpmux(['install', '--client', 'claude-desktop', '--replace', '--dry-run']);
+    t.equal(preview.code, 0, preview.stderr);
+    t.match(
+      preview.stdout,
+      /Would take out \(mcpmux serves them now\): .*desk \(waits behind mcpmux for SERVICE_API_KEY\)/,
+    );
+    t.match(
+      preview.stdout,
+      /These servers need variables that are not set here; they wait for them \(list_servers: needs_config\) while the others run:\n(  .*\n)*  desk: SERVICE_API_KEY\n/,
+    );
+    t.match(preview.stdout, /Set them in the "env" of mcpmux's entry in .*claude_desktop_config\.json/);
+    const allSet = await mcpmux(['install', '--client', 'claude-desktop', '--replace', '--dry-run'], secrets);
+    t.notMatch(allSet.stdout, /waits|need variables/, 'with every variable set, no server waits');
+
     // Installed in each client, its servers taken out; everything else as it was.
     for (const client of CLIENT_IDS) {
       const installed = await mcpmux(['install', '--client', client, '--replace']);
