@@ -109,7 +109,7 @@ async function runOneShotCommand(
   const err = (text: string) => void process.stderr.write(text + '\n');
   if (options.command === 'call') {
     const { callThroughSession } = await import('./wiring/call-session.js');
-    process.exitCode = await callThroughSession({ options, servers, policy, log, version, out, err });
+    process.exitCode = await callThroughSession({ options, servers, policy, logger: log, version, out, err });
     return;
   }
   const [{ runOneShot }, { CatalogRouter }] = await Promise.all([

@@ -7,28 +7,17 @@
 import { InMemoryTransport } from '@modelcontextprotocol/server';
 import type { CallToolResult } from '@modelcontextprotocol/server';
 import { messageOf } from '../common/errors.js';
-import type { Logger } from '../common/log.js';
-import type { CliOptions } from '../cli/cli-options.js';
-import { printCallResult } from '../cli/one-shot.js';
-import type { ConfiguredServer } from '../config/load-config.js';
-import type { SpawnPolicy } from '../policy/spawn-policy.js';
+import { printCallResult, type OneShotContext } from '../cli/one-shot.js';
 import { clientSdk } from '../protocol/client-sdk.js';
 import { ownToolNames } from '../session/exposure.js';
 import { createCore } from './core.js';
 import { sessionFactory } from './sessions.js';
 
-export interface CallSessionInput {
-  options: CliOptions;
-  servers: readonly ConfiguredServer[];
-  policy: SpawnPolicy;
-  log: Logger;
-  version: string;
-  out: (text: string) => void;
-  err: (text: string) => void;
-}
+/** What inspect and auth are given (but the router: the session's core makes its own), and the version to report. */
+export type CallSessionInput = Omit<OneShotContext, 'router'> & { version: string };
 
 export async function callThroughSession(input: CallSessionInput): Promise<number> {
-  const { options, servers, log } = input;
+  const { options, servers, logger: log } = input;
   const { tool, arguments: args } = options.call!;
   const core = await createCore({
     logger: log,
