@@ -22,7 +22,7 @@ import { promisify } from 'node:util';
 import t from 'tap';
 import { DIST_MAIN } from '../../helpers/fixtures.js';
 import { startMcpmuxHttp } from '../../helpers/mcpmux-process.js';
-import { assertNoLeaks, killTaggedProcesses, taggedEnv } from '../../helpers/processes.js';
+import { assertNoLeaks, matchLogged, killTaggedProcesses, taggedEnv } from '../../helpers/processes.js';
 import { INITIALIZE, post } from '../../helpers/raw-http.js';
 
 t.teardown(() => killTaggedProcesses());
@@ -93,8 +93,10 @@ t.test('the bearer token: from a file or the environment; on the command line it
   await fromFile.stop();
 
   const onFlag = await startMcpmuxHttp(['--auth-token', 'tok-on-flag']);
-  t.match(
-    onFlag.stderr(),
+  // Logged just after the line that says mcpmux serves (what the start waits for): it may come a moment later.
+  await matchLogged(
+    t,
+    () => onFlag.stderr(),
     /warn: --auth-token puts the token on the command line, where every user of this machine can read it/,
   );
   await onFlag.stop();
