@@ -51,14 +51,13 @@ export interface InstallReport {
   written: boolean;
 }
 
-/** The server names an mcpmux config holds (the file must be there, and JSON). */
-export function configuredNames(config: string): string[] {
+/** An mcpmux config's JSON (the file must be there, and JSON). */
+function readServedConfig(config: string): unknown {
   if (!existsSync(config))
     throw new ClientFileError(
       `there is no mcpmux config at ${config}: run 'mcpmux import' first, or give the one to serve with --config FILE`,
     );
-  const json = parseJsonc(readFileSync(config, 'utf8'), config);
-  return Object.keys(objectAt(json, ['mcpServers']) ?? objectAt(json, ['servers']) ?? {});
+  return parseJsonc(readFileSync(config, 'utf8'), config);
 }
 
 export function installClient(options: InstallOptions): InstallReport {
@@ -66,8 +65,9 @@ export function installClient(options: InstallOptions): InstallReport {
   const file = client.files(places).find((f) => f.scope === options.scope);
   if (!file) throw new ClientFileError(`${client.label} has no ${options.scope} config file to install into`);
   const config = resolve(places.project, options.config);
-  const served = new Set(configuredNames(config));
-  const waiting = waitingServers(config, places.env);
+  const json = readServedConfig(config);
+  const served = new Set(Object.keys(objectAt(json, ['mcpServers']) ?? objectAt(json, ['servers']) ?? {}));
+  const waiting = waitingServers(json, config, places.env);
   const before = existsSync(file.path) ? readFileSync(file.path, 'utf8') : '';
   const names = before.trim() === '' ? [] : client.names(before, file);
   const remove = options.replace ? names.filter((name) => name !== MCPMUX_ENTRY && served.has(name)) : [];
@@ -101,16 +101,12 @@ export function installClient(options: InstallOptions): InstallReport {
 
 /** The servers of the config that would wait for variables not set in `env` (the config loader's own judgement). */
 function waitingServers(
+  json: unknown,
   config: string,
   env: Readonly<Record<string, string | undefined>>,
 ): InstallReport['waiting'] {
   try {
-    const servers = parseConfig(
-      parseJsonc(readFileSync(config, 'utf8'), config),
-      config,
-      env,
-      () => undefined,
-    );
+    const servers = parseConfig(json, config, env, () => undefined);
     return servers.flatMap(({ name, spec }) =>
       spec.unconfigured ? [{ server: name, missing: [...spec.unconfigured.missing] }] : [],
     );

@@ -3,6 +3,7 @@
 // environment, ${VAR}, so that a new config file holds none: the person sets the variables,
 // and is told which. A value that already refers to a variable stays as it is.
 import type { PortableEntry } from './portable-entry.js';
+import { expandVariables } from '../config/expand-variables.js';
 
 /** A variable the person is to set: its name, and which server's field it takes the place of. */
 export interface SecretVariable {
@@ -110,12 +111,11 @@ export function referencedVariables(server: string, entry: PortableEntry): Secre
     ...Object.entries(entry.env ?? {}).map(([k, v]): [string, string] => [`env.${k}`, v]),
     ...Object.entries(entry.headers ?? {}).map(([k, v]): [string, string] => [`headers.${k}`, v]),
   ];
+  // Read as the config loader reads them: what it would find unset with nothing set (kept secrets aside).
   return fields.flatMap(([field, value]) =>
-    [...(value ?? '').matchAll(/\$\{(?:env:)?([A-Za-z_][A-Za-z0-9_]*)\}/g)].map((m) => ({
-      variable: m[1]!,
-      server,
-      field,
-    })),
+    expandVariables(value ?? '', {})
+      .unset.filter((u) => !u.reference.startsWith('secret:'))
+      .map((u) => ({ variable: u.reference, server, field })),
   );
 }
 
