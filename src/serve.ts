@@ -16,7 +16,7 @@ import { exitWith, installExitHandlers } from './process-exit.js';
 import { serverNameProblem } from './router/tool-names.js';
 import { CallLog } from './session/call-log.js';
 import { startConfiguredServers } from './wiring/configured-servers.js';
-import { createCore, type Core } from './wiring/core.js';
+import { connectionFromCli, createCore, type Core } from './wiring/core.js';
 import { serveHttp, type HttpServing } from './wiring/serve-http.js';
 import { serveStdio, type StdioServing } from './wiring/serve-stdio.js';
 import { sessionFactory } from './wiring/sessions.js';
@@ -44,13 +44,7 @@ export async function serve({
     policy,
     maxToolName: options.maxToolName,
     upstream: { declareRelayable: options.http !== undefined, followClientEra: options.http === undefined },
-    connection: {
-      startupTimeoutMs: options.startupTimeoutMs,
-      callTimeoutMs: options.callTimeoutMs,
-      pingIntervalMs: options.pingIntervalMs,
-      maxMessageBytes: options.maxMessageBytes,
-      ...(options.clientMetadataUrl !== undefined && { clientMetadataUrl: options.clientMetadataUrl }),
-    },
+    connection: connectionFromCli(options, { pings: true }),
     expose: options.expose,
     searchRanker: options.searchRanker,
     code: { memoryBytes: options.codeMemoryMb * 1024 * 1024, maxToolCalls: options.codeMaxToolCalls },

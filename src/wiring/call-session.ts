@@ -10,7 +10,7 @@ import { messageOf } from '../common/errors.js';
 import { printCallResult, type OneShotContext } from '../cli/one-shot.js';
 import { clientSdk } from '../protocol/client-sdk.js';
 import { ownToolNames } from '../session/exposure.js';
-import { createCore } from './core.js';
+import { connectionFromCli, createCore } from './core.js';
 import { sessionFactory } from './sessions.js';
 
 /** What inspect and auth are given (but the router: the session's core makes its own), and the version to report. */
@@ -24,13 +24,7 @@ export async function callThroughSession(input: CallSessionInput): Promise<numbe
     policy: input.policy,
     maxToolName: options.maxToolName,
     upstream: { declareRelayable: false, followClientEra: true },
-    connection: {
-      startupTimeoutMs: options.startupTimeoutMs,
-      callTimeoutMs: options.callTimeoutMs,
-      pingIntervalMs: 0,
-      maxMessageBytes: options.maxMessageBytes,
-      ...(options.clientMetadataUrl !== undefined && { clientMetadataUrl: options.clientMetadataUrl }),
-    },
+    connection: connectionFromCli(options, { pings: false }),
     expose: 'all',
     searchRanker: options.searchRanker,
     registries: { urls: options.registries, allowModelSecrets: options.allowModelSecrets },

@@ -3,7 +3,7 @@
 // (Children), the tool index, code mode, the agent tool's runs, MCP registries, the relay of
 // modern clients' rounds, and the idle collection. serve.ts makes it from the command line;
 // the test harness makes the same from its own settings.
-import type { AgentOptions } from '../cli/cli-options.js';
+import type { AgentOptions, CliOptions } from '../cli/cli-options.js';
 import type { ChildConnectionOptions } from '../child/child-types.js';
 import { Children } from '../children/children.js';
 import { formatBytes } from '../common/byte-sizes.js';
@@ -69,6 +69,20 @@ export interface Core {
   readonly idleCollection: IdleCollection;
   /** Ends what the core holds, the children last but one (the index after them). */
   close(): Promise<void>;
+}
+
+/** What each child connection is made with, from the command line; a one-shot command pings nothing. */
+export function connectionFromCli(
+  options: CliOptions,
+  { pings }: { pings: boolean },
+): NonNullable<CoreOptions['connection']> {
+  return {
+    startupTimeoutMs: options.startupTimeoutMs,
+    callTimeoutMs: options.callTimeoutMs,
+    pingIntervalMs: pings ? options.pingIntervalMs : 0,
+    maxMessageBytes: options.maxMessageBytes,
+    ...(options.clientMetadataUrl !== undefined && { clientMetadataUrl: options.clientMetadataUrl }),
+  };
 }
 
 export async function createCore(options: CoreOptions): Promise<Core> {

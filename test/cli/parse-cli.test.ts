@@ -175,7 +175,10 @@ t.test('mistakes', async (t) => {
     [['--call-timout', '5'], /^Unknown option '--call-timout'; did you mean '--call-timeout'\?$/],
     [['--max-session', '5'], /did you mean '--max-sessions'\?$/],
     [['--confg', 'x.json'], /did you mean '--config'\?$/],
-    [['stray'], /^'stray' is not a subcommand \(inspect, call, auth, import, install, secrets, help\); servers go after --/],
+    [
+      ['stray'],
+      /^'stray' is not a subcommand \(inspect, call, auth, import, install, secrets, help\); servers go after --/,
+    ],
     [['--log-level', 'loud'], /--log-level must be one of error, warn, info, debug/],
     [['--max-tool-name', 'ten'], /--max-tool-name must be a whole number/],
     [['--max-tool-name', '8'], /at least 16/],
