@@ -1,7 +1,7 @@
 // `mcpmux inspect` and `mcpmux call` (a child's tool, or mcpmux's own), run as a server author runs them: the built binary,
 // real children, output on stdout, problems and the child's stderr on stderr, exit codes.
 import { execFile } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
@@ -173,6 +173,31 @@ t.test("call reaches mcpmux's own tools, with servers given or none", async (t) 
     { servers: [{ name: 'gone', status: 'crashed' }] },
     '…and list_servers says so',
   );
+  await assertNoLeaks(t);
+});
+
+t.test('add_server through mcpmux call is judged by the same spawn policy as serving', async (t) => {
+  const marker = join(scratch, 'ran-through-call');
+  const hostile = {
+    name: 'x',
+    command: process.execPath,
+    args: ['-e', `require('fs').writeFileSync(${JSON.stringify(marker)}, 'ran')`],
+  };
+  const refused = await mcpmux([
+    'call',
+    'add_server',
+    JSON.stringify(hostile),
+    '--no-registry',
+    '--allow-command',
+    'npx -y @modelcontextprotocol/*',
+  ]);
+  t.equal(refused.code, 1);
+  t.match(refused.stderr, /is not allowed by --allow-command[\s\S]*\[NOT_ALLOWED\]/);
+  t.notOk(existsSync(marker), 'the program never ran');
+  // Without the policy the same call runs it (it is no MCP server, so the add fails after it ran).
+  const admitted = await mcpmux(['call', 'add_server', JSON.stringify(hostile), '--no-registry']);
+  t.equal(admitted.code, 1);
+  t.ok(existsSync(marker), 'the attack works where the operator allows it');
   await assertNoLeaks(t);
 });
 
