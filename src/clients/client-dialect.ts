@@ -51,10 +51,11 @@ export interface ReadServer {
   notes: string[];
 }
 
-/** mcpmux as a client's entry runs it. */
+/** mcpmux as a client's entry runs it: program, arguments, and the variables the entry sets. */
 export interface McpmuxLaunch {
   command: string;
   args: readonly string[];
+  env?: Readonly<Record<string, string>>;
 }
 
 export interface ClientDialect {

@@ -74,6 +74,19 @@ export function readEntry(
   return { entry, notes };
 }
 
+/** Every text of an entry a variable may stand in, each with its field's name (`env.KEY`, `args[0]`). */
+export function entryTexts(entry: PortableEntry): [field: string, value: string][] {
+  const texts: [string, string | undefined][] = [
+    ['command', entry.command],
+    ...(entry.args ?? []).map((arg, i): [string, string] => [`args[${i}]`, arg]),
+    ['cwd', entry.cwd],
+    ['url', entry.url],
+    ...Object.entries(entry.env ?? {}).map(([k, v]): [string, string] => [`env.${k}`, v]),
+    ...Object.entries(entry.headers ?? {}).map(([k, v]): [string, string] => [`headers.${k}`, v]),
+  ];
+  return texts.filter((t): t is [string, string] => typeof t[1] === 'string');
+}
+
 /** Every text of an entry (command, args, env and header values, url, cwd, envFile) passed through `change`. */
 export function mapTexts(entry: PortableEntry, change: (text: string) => string): PortableEntry {
   const record = (r: Record<string, string> | undefined) =>

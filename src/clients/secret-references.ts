@@ -2,7 +2,7 @@
 // *PASSWORD*, an Authorization header, a URL with a password in it) become references to variables of mcpmux's
 // environment, ${VAR}, so that a new config file holds none: the person sets the variables,
 // and is told which. A value that already refers to a variable stays as it is.
-import type { PortableEntry } from './portable-entry.js';
+import { entryTexts, type PortableEntry } from './portable-entry.js';
 import { expandVariables } from '../config/expand-variables.js';
 
 /** A variable the person is to set: its name, and which server's field it takes the place of. */
@@ -103,17 +103,9 @@ export class SecretNames {
  * with where: a person must set them as much as those a secret became (a VS Code input is one).
  */
 export function referencedVariables(server: string, entry: PortableEntry): SecretVariable[] {
-  const fields: [string, string | undefined][] = [
-    ['command', entry.command],
-    ...(entry.args ?? []).map((arg, i): [string, string] => [`args[${i}]`, arg]),
-    ['cwd', entry.cwd],
-    ['url', entry.url],
-    ...Object.entries(entry.env ?? {}).map(([k, v]): [string, string] => [`env.${k}`, v]),
-    ...Object.entries(entry.headers ?? {}).map(([k, v]): [string, string] => [`headers.${k}`, v]),
-  ];
   // Read as the config loader reads them: what it would find unset with nothing set (kept secrets aside).
-  return fields.flatMap(([field, value]) =>
-    expandVariables(value ?? '', {})
+  return entryTexts(entry).flatMap(([field, value]) =>
+    expandVariables(value, {})
       .unset.filter((u) => !u.reference.startsWith('secret:'))
       .map((u) => ({ variable: u.reference, server, field })),
   );

@@ -196,3 +196,20 @@ t.test('server names mcpmux takes', async (t) => {
   t.equal(serverName('@scope/pkg'), 'scope-pkg');
   t.equal(serverName('***'), 'server');
 });
+
+t.test("mcpmux's entry with the variables it sets, written and read back in every dialect", async (t) => {
+  const p = places('linux');
+  const launch = { command: '/usr/bin/node', args: ['/opt/mcpmux/bin/mcpmux.js', '--config', '/c.json'] };
+  const env = { GITHUB_TOKEN: 'ghp "quoted" \\ value', 'ODD-NAME': 'x' };
+  for (const client of CLIENTS.values()) {
+    const file = client.files(p)[0]!;
+    const written = client.edit('', file, { add: { ...launch, env }, remove: [] });
+    t.same(client.launchIn(written, file), { ...launch, env }, `${client.id}: env read back`);
+    const without = client.edit(written, file, { add: launch, remove: [] });
+    t.same(
+      { env: {}, ...client.launchIn(without, file) },
+      { ...launch, env: {} },
+      `${client.id}: an entry given no env has none`,
+    );
+  }
+});

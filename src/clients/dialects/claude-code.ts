@@ -21,7 +21,7 @@ export const claudeCode = jsonDialect({
     ];
   },
   // ${VAR} and ${VAR:-default} are read by mcpmux as Claude Code reads them.
-  launchEntry: ({ command, args }) => ({ type: 'stdio', command, args, env: {} }),
+  launchEntry: ({ command, args, env }) => ({ type: 'stdio', command, args, env: env ?? {} }),
   launchOf: commandLaunch,
   projectChoices,
 });

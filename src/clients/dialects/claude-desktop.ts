@@ -1,7 +1,7 @@
 // Claude Desktop: claude_desktop_config.json in its application folder, {"mcpServers": …}
 // of local servers (remote ones are connectors, kept in its account, not in this file).
 import { join } from 'node:path';
-import { appConfigDir, commandLaunch, jsonDialect } from './json-dialect.js';
+import { appConfigDir, commandEntry, commandLaunch, jsonDialect } from './json-dialect.js';
 
 export const claudeDesktop = jsonDialect({
   id: 'claude-desktop',
@@ -13,6 +13,6 @@ export const claudeDesktop = jsonDialect({
       at: ['mcpServers'],
     },
   ],
-  launchEntry: ({ command, args }) => ({ command, args }),
+  launchEntry: commandEntry,
   launchOf: commandLaunch,
 });

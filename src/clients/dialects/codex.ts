@@ -131,7 +131,12 @@ export const codex: ClientDialect = {
     let out = text;
     for (const name of [...remove, MCPMUX_ENTRY])
       if (name in servers(out, file)) out = withoutTable(out, name, file);
-    const body = `[mcp_servers.${MCPMUX_ENTRY}]\ncommand = ${JSON.stringify(add.command)}\nargs = [${add.args.map((a) => JSON.stringify(a)).join(', ')}]\n`;
+    const env = Object.entries(add.env ?? {});
+    const envTable =
+      env.length === 0
+        ? ''
+        : `\n[mcp_servers.${MCPMUX_ENTRY}.env]\n${env.map(([k, v]) => `${tableKey(k)} = ${JSON.stringify(v)}`).join('\n')}\n`;
+    const body = `[mcp_servers.${MCPMUX_ENTRY}]\ncommand = ${JSON.stringify(add.command)}\nargs = [${add.args.map((a) => JSON.stringify(a)).join(', ')}]\n${envTable}`;
     const trimmed = out.replace(/\s*$/, '');
     return trimmed === '' ? body : `${trimmed}\n\n${body}`;
   },

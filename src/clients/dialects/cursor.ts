@@ -1,7 +1,7 @@
 // Cursor: ~/.cursor/mcp.json for the user, .cursor/mcp.json in a project; {"mcpServers": …}
 // with ${env:VAR}, ${userHome} and ${workspaceFolder} in its values, and envFile.
 import { join } from 'node:path';
-import { commandLaunch, editorReferences, jsonDialect } from './json-dialect.js';
+import { commandEntry, commandLaunch, editorReferences, jsonDialect } from './json-dialect.js';
 
 export const cursor = jsonDialect({
   id: 'cursor',
@@ -11,6 +11,6 @@ export const cursor = jsonDialect({
     { path: join(places.project, '.cursor', 'mcp.json'), scope: 'project', at: ['mcpServers'] },
   ],
   references: editorReferences,
-  launchEntry: ({ command, args }) => ({ command, args }),
+  launchEntry: commandEntry,
   launchOf: commandLaunch,
 });

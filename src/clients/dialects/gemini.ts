@@ -2,7 +2,7 @@
 // with httpUrl (streamable HTTP) beside url (HTTP+SSE), includeTools/excludeTools, its own
 // oauth block, and $VAR or ${VAR} in values.
 import { join } from 'node:path';
-import { commandLaunch, jsonDialect } from './json-dialect.js';
+import { commandEntry, commandLaunch, jsonDialect } from './json-dialect.js';
 import { addToolFilter, setString, setStrings, type FieldReader } from '../portable-entry.js';
 
 /** Gemini CLI's oauth block as mcpmux's ({enabled: false} is "oauth": false); its endpoints are discovered. */
@@ -39,6 +39,6 @@ export const gemini = jsonDialect({
   },
   // $VAR as ${VAR}; ${VAR} is read by mcpmux as it is.
   references: (text) => text.replace(/\$([A-Za-z_][A-Za-z0-9_]*)/g, '${$1}'),
-  launchEntry: ({ command, args }) => ({ command, args }),
+  launchEntry: commandEntry,
   launchOf: commandLaunch,
 });

@@ -81,11 +81,24 @@ export function jsonDialect(options: JsonDialectOptions): ClientDialect {
   };
 }
 
-/** The launch of an entry written as {command, args}. */
+/** The launch of an entry written as {command, args, env}. */
 export function commandLaunch(fields: Record<string, unknown>): McpmuxLaunch | undefined {
   const { command, args } = fields;
   if (typeof command !== 'string') return undefined;
-  return { command, args: Array.isArray(args) ? args.map(String) : [] };
+  const env = stringRecord(fields['env']);
+  return { command, args: Array.isArray(args) ? args.map(String) : [], ...(env && { env }) };
+}
+
+/** An entry's {NAME: value} field, its string members only; undefined when it has none. */
+export function stringRecord(value: unknown): Record<string, string> | undefined {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return undefined;
+  const strings = Object.entries(value).filter((e): e is [string, string] => typeof e[1] === 'string');
+  return strings.length > 0 ? Object.fromEntries(strings) : undefined;
+}
+
+/** An entry written as {command, args}, with env when the launch sets variables. */
+export function commandEntry({ command, args, env }: McpmuxLaunch): Record<string, unknown> {
+  return { command, args, ...(env && Object.keys(env).length > 0 && { env }) };
 }
 
 /** A user's config folder: %APPDATA% on Windows, ~/Library/Application Support on macOS, else $XDG_CONFIG_HOME. */

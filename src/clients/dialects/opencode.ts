@@ -3,7 +3,7 @@
 // {"type": "remote", "url", "headers"}, "enabled", and {env:VAR} or {file:PATH} in values.
 // It names a server's tools <server>_<tool> in 64.
 import { join } from 'node:path';
-import { jsonDialect, xdgConfigHome } from './json-dialect.js';
+import { jsonDialect, stringRecord, xdgConfigHome } from './json-dialect.js';
 import { setRecord, type FieldReader } from '../portable-entry.js';
 import type { McpmuxLaunch } from '../client-dialect.js';
 
@@ -58,10 +58,16 @@ export const opencode = jsonDialect({
       notes.push(`${whole}: mcpmux does not read files into values; kept as written`);
       return whole;
     }),
-  launchEntry: ({ command, args }) => ({ type: 'local', command: [command, ...args], enabled: true }),
+  launchEntry: ({ command, args, env }) => ({
+    type: 'local',
+    command: [command, ...args],
+    enabled: true,
+    ...(env && Object.keys(env).length > 0 && { environment: env }),
+  }),
   launchOf: (fields): McpmuxLaunch | undefined => {
     const line = fields['command'];
     if (!Array.isArray(line) || typeof line[0] !== 'string') return undefined;
-    return { command: line[0], args: line.slice(1).map(String) };
+    const env = stringRecord(fields['environment']);
+    return { command: line[0], args: line.slice(1).map(String), ...(env && { env }) };
   },
 });

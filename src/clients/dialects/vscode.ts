@@ -4,7 +4,7 @@
 // becomes a variable of mcpmux's environment (${ID}), to be set before it starts. Its
 // dev.watch becomes mcpmux's watch. It names a server's tools mcp_<server>_<tool> in 64.
 import { join } from 'node:path';
-import { commandLaunch, editorReferences, jsonDialect, xdgConfigHome } from './json-dialect.js';
+import { commandEntry, commandLaunch, editorReferences, jsonDialect, xdgConfigHome } from './json-dialect.js';
 import { objectAt } from '../jsonc-edit.js';
 import type { ClientPlaces } from '../client-dialect.js';
 
@@ -59,6 +59,6 @@ export const vscode = jsonDialect({
     });
     return editorReferences(withInputs, file, places, notes);
   },
-  launchEntry: ({ command, args }) => ({ type: 'stdio', command, args }),
+  launchEntry: (launch) => ({ type: 'stdio', ...commandEntry(launch) }),
   launchOf: commandLaunch,
 });

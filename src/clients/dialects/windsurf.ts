@@ -1,7 +1,7 @@
 // Windsurf: ~/.codeium/windsurf/mcp_config.json, {"mcpServers": …} with serverUrl for a
 // remote server's URL and disabledTools for the tools it leaves out.
 import { join } from 'node:path';
-import { commandLaunch, editorReferences, jsonDialect } from './json-dialect.js';
+import { commandEntry, commandLaunch, editorReferences, jsonDialect } from './json-dialect.js';
 import { addToolFilter, setString, setStrings } from '../portable-entry.js';
 
 export const windsurf = jsonDialect({
@@ -15,6 +15,6 @@ export const windsurf = jsonDialect({
     disabledTools: (v, e, n) => setStrings(v, 'disabledTools', (tools) => addToolFilter(e, 'deny', tools), n),
   },
   references: editorReferences,
-  launchEntry: ({ command, args }) => ({ command, args }),
+  launchEntry: commandEntry,
   launchOf: commandLaunch,
 });
