@@ -152,15 +152,27 @@ async function runHelp([topic, ...extra]: string[]): Promise<void> {
 /** import and install: other clients' config files, read and written; nothing is served or spawned. */
 async function runClientCommandLine(command: string, argv: string[]): Promise<void> {
   const { runClientCommand } = await import('./cli/client-commands.js');
-  process.exitCode = runClientCommand(command as 'import' | 'install', argv, {
+  process.exitCode = await runClientCommand(command as 'import' | 'install', argv, {
     places: { home: homedir(), platform: process.platform, env: process.env, cwd: process.cwd() },
     // The entry install writes starts this same mcpmux, with this same Node.
     launch: { command: process.execPath, args: [BIN] },
     invokedAs: commandOnPath('mcpmux', BIN) ? 'mcpmux' : `node ${BIN}`,
+    ...(process.stdin.isTTY && process.stderr.isTTY && { ask: askOnTerminal }),
     now: new Date(),
     out: (text) => process.stdout.write(text + '\n'),
     err: (text) => process.stderr.write(text + '\n'),
   });
+}
+
+/** A yes/no question on the terminal (stderr: stdout is the command's output); yes only for y or yes. */
+async function askOnTerminal(question: string): Promise<boolean> {
+  const { createInterface } = await import('node:readline/promises');
+  const terminal = createInterface({ input: process.stdin, output: process.stderr });
+  try {
+    return /^\s*y(es)?\s*$/i.test(await terminal.question(question));
+  } finally {
+    terminal.close();
+  }
 }
 
 /** secrets list|forget: the secrets kept for registry entries; nothing is served or spawned. */

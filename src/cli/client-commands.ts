@@ -10,7 +10,12 @@ import {
 } from '../clients/client-dialect.js';
 import { CLIENTS, clientNamed } from '../clients/clients.js';
 import { defaultConfigPath, importServers, type ImportReport } from '../clients/import-servers.js';
-import { installClient, type InstallReport } from '../clients/install-client.js';
+import {
+  applyInstall,
+  planInstall,
+  type InstallPlan,
+  type InstallReport,
+} from '../clients/install-client.js';
 import { CliError } from './cli-options.js';
 
 export type ClientCommand = 'import' | 'install';
@@ -22,14 +27,18 @@ export const CLIENT_COMMAND_HELP = `mcpmux import [--from CLIENT]… [--out FILE
   A project's shared files (.mcp.json, .cursor/mcp.json, .vscode/mcp.json) are read only with
   --project DIR, leaving out servers you declined in Claude Code.
 mcpmux install --client CLIENT [--config FILE] [--replace] [--scope user|project] [--dry-run]
+               [--with-secrets] [--project DIR]
   Register mcpmux in CLIENT's config, serving FILE (default: what import wrote), after a backup;
-  --replace also takes out CLIENT's entries for the servers mcpmux now serves.`;
+  --replace also takes out CLIENT's entries for the servers mcpmux now serves. Variables the
+  servers need that are not set are listed; --with-secrets writes their values, read from the
+  client files they came from, into mcpmux's entry there (on a terminal, install asks).`;
 
 const OPTIONS = {
   from: { type: 'string', multiple: true },
   out: { type: 'string' },
   'dry-run': { type: 'boolean' },
   'keep-secrets': { type: 'boolean' },
+  'with-secrets': { type: 'boolean' },
   project: { type: 'string' },
   client: { type: 'string' },
   config: { type: 'string', short: 'c' },
@@ -44,17 +53,19 @@ export interface ClientCommandContext {
   launch: McpmuxLaunch;
   /** How the person typed mcpmux (`mcpmux` when that is on their PATH, else `node …/bin/mcpmux.js`), for hints. */
   invokedAs: string;
+  /** Asks the person a yes/no question (undefined when there is no terminal to ask on). */
+  ask?: (question: string) => Promise<boolean>;
   now: Date;
   out: (text: string) => void;
   err: (text: string) => void;
 }
 
 /** Runs `mcpmux import|install ARGS`; resolves with the exit status (2 for a bad command line). */
-export function runClientCommand(
+export async function runClientCommand(
   command: ClientCommand,
   argv: readonly string[],
   ctx: ClientCommandContext,
-): number {
+): Promise<number> {
   let values: ReturnType<typeof parseArgs<{ options: typeof OPTIONS; strict: true }>>['values'];
   try {
     ({ values } = parseArgs({ args: [...argv], options: OPTIONS, strict: true, allowPositionals: false }));
@@ -91,17 +102,21 @@ export function runClientCommand(
       return report.files.some((f) => f.error !== undefined) ? 1 : 0;
     }
     const client = clientNamed(values.client!)!;
-    const report = installClient({
+    const dryRun = values['dry-run'] === true;
+    const plan = planInstall({
       places,
       client,
       config: values.config ?? defaultConfigPath(places),
       launch: ctx.launch,
       replace: values.replace === true,
       scope: values.scope === 'project' ? 'project' : 'user',
-      dryRun: values['dry-run'] === true,
+      sources: [...CLIENTS.values()],
+      trustProject: values.project !== undefined,
       now: ctx.now,
     });
-    ctx.out(describeInstall(report, client.label, values['dry-run'] === true));
+    const withSecrets = values['with-secrets'] === true || (!dryRun && (await agreesToSecrets(plan, ctx)));
+    const report = applyInstall(plan, { withSecrets, dryRun });
+    ctx.out(describeInstall(report, client.label, dryRun));
     return 0;
   } catch (error) {
     if (!(error instanceof ClientFileError)) throw error;
@@ -110,9 +125,23 @@ export function runClientCommand(
   }
 }
 
+/** On a terminal, whether the person wants the values found written into a user's file. */
+async function agreesToSecrets(plan: InstallPlan, ctx: ClientCommandContext): Promise<boolean> {
+  if (!ctx.ask || plan.offer.length === 0 || plan.file.scope === 'project') return false;
+  ctx.err(
+    [
+      `The servers mcpmux will serve need variables that are not set here. Their values are in your clients' files:`,
+      ...plan.offer.map((v) => `  ${v.variable}: from ${v.from}`),
+    ].join('\n'),
+  );
+  return ctx.ask(`Write them into the "env" of mcpmux's entry in ${plan.file.path}? [y/N] `);
+}
+
 function checkFlags(command: ClientCommand, values: Record<string, unknown>): void {
   const only =
-    command === 'import' ? ['client', 'config', 'replace', 'scope'] : ['from', 'out', 'keep-secrets'];
+    command === 'import'
+      ? ['client', 'config', 'replace', 'scope', 'with-secrets']
+      : ['from', 'out', 'keep-secrets'];
   const stray = only.filter((flag) => values[flag] !== undefined);
   if (stray.length > 0)
     throw new CliError(`${stray.map((f) => `--${f}`).join(', ')} do not go with ${command}`);
@@ -209,11 +238,27 @@ function describeInstall(report: InstallReport, label: string, dryRun: boolean):
         .join(', ')}`,
     );
   if (report.kept.length > 0) lines.push(`Left in place: ${report.kept.join(', ')}`);
-  if (report.waiting.length > 0) {
+  if (report.wroteSecrets.length > 0)
     lines.push(
-      'These servers need variables that are not set here; they wait for them (list_servers: needs_config) while the others run:',
-      ...report.waiting.map((w) => `  ${w.server}: ${w.missing.join(', ')}`),
-      `Set them in the "env" of mcpmux's entry in ${report.path} (the environment ${label} starts mcpmux with), ` +
+      `${dryRun ? 'Would write' : 'Wrote'} into the "env" of mcpmux's entry (${report.path}, readable by you only):`,
+      ...report.wroteSecrets.map((v) => `  ${v.variable}: from ${v.from}`),
+    );
+  if (report.waiting.length > 0) {
+    const offered = new Set(report.offered.map((v) => v.variable));
+    lines.push(
+      'These servers need variables that are not set where mcpmux starts; they wait for them (list_servers: needs_config) while the others run:',
+      ...report.waiting.map(
+        (w) => `  ${w.server}: ${w.missing.map((v) => (offered.has(v) ? `${v} (value found)` : v)).join(', ')}`,
+      ),
+    );
+    if (report.offered.length > 0)
+      lines.push(
+        `Values found are in your clients' files: install with --with-secrets writes them into mcpmux's entry.`,
+      );
+    if (report.differing.length > 0)
+      lines.push(`Your clients' files give different values for ${report.differing.join(', ')}.`);
+    lines.push(
+      `Set ${report.offered.length > 0 ? 'the others' : 'them'} in the "env" of mcpmux's entry in ${report.path} (the environment ${label} starts mcpmux with), ` +
         "or write the values into mcpmux's config.",
     );
   }

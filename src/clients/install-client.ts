@@ -2,7 +2,9 @@
 // mcpmux config with the client's tool-name budget; with replace, the client's own entries
 // for those servers taken out. The file is backed up first, edited in place (comments, other
 // keys and layout kept), and parsed back before it is written: an edit that does not read
-// back as meant writes nothing.
+// back as meant writes nothing. The variables the config's servers need and this environment
+// lacks are found first; their values, where the clients' files held them, go into mcpmux's
+// entry when the person says so (planInstall, then applyInstall).
 import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
@@ -15,6 +17,8 @@ import {
   type McpmuxLaunch,
 } from './client-dialect.js';
 import { objectAt, parseJsonc } from './jsonc-edit.js';
+import type { PortableEntry } from './portable-entry.js';
+import { valuesFromClients, type FoundValue } from './secret-values.js';
 import { backUp, writeWhole } from './write-whole.js';
 import { parseConfig } from '../config/load-config.js';
 
@@ -28,8 +32,31 @@ export interface InstallOptions {
   /** Also take out the client's entries for the servers the config has. */
   replace: boolean;
   scope: 'user' | 'project';
-  dryRun: boolean;
+  /** The clients whose files may hold the values of the config's variables (import's). */
+  sources: readonly ClientDialect[];
+  /** A project's shared files may be read for values (the person named the project). */
+  trustProject: boolean;
   now: Date;
+}
+
+/** What install would do, read from the files before anything is written. */
+export interface InstallPlan {
+  options: InstallOptions;
+  file: ClientFile;
+  config: string;
+  before: string;
+  /** The servers the client's file holds now. */
+  names: string[];
+  remove: string[];
+  /** mcpmux's entry as it will be (the variables an entry there set already kept). */
+  launch: McpmuxLaunch;
+  /** Values of the variables servers wait for, found in the clients' files: what --with-secrets writes. */
+  offer: FoundValue[];
+  /** Variables two clients' files give different values: left for the person. */
+  differing: string[];
+  /** The servers of the config, as written there. */
+  served: Record<string, PortableEntry>;
+  json: unknown;
 }
 
 export interface InstallReport {
@@ -43,10 +70,15 @@ export interface InstallReport {
   /** Entries of the client that mcpmux does not serve, left in place. */
   kept: string[];
   /**
-   * Servers of the config that refer to variables not set in this environment: each waits for
-   * them (needs_config) until mcpmux is started with them, the others run.
+   * Servers of the config that refer to variables not set where the client starts mcpmux
+   * (this environment and the entry's env): each waits for them (needs_config), the others run.
    */
   waiting: { server: string; missing: string[] }[];
+  /** Variables whose values were written into the entry's env, and where each was read. */
+  wroteSecrets: FoundValue[];
+  /** Values found but not written (no --with-secrets, or the person said no), with where each is. */
+  offered: FoundValue[];
+  differing: string[];
   text: string;
   written: boolean;
 }
@@ -60,17 +92,23 @@ function readServedConfig(config: string): unknown {
   return parseJsonc(readFileSync(config, 'utf8'), config);
 }
 
-export function installClient(options: InstallOptions): InstallReport {
+export function planInstall(options: InstallOptions): InstallPlan {
   const { client, places } = options;
   const file = client.files(places).find((f) => f.scope === options.scope);
   if (!file) throw new ClientFileError(`${client.label} has no ${options.scope} config file to install into`);
   const config = resolve(places.project, options.config);
   const json = readServedConfig(config);
-  const served = new Set(Object.keys(objectAt(json, ['mcpServers']) ?? objectAt(json, ['servers']) ?? {}));
-  const waiting = waitingServers(json, config, places.env);
+  const served = (objectAt(json, ['mcpServers']) ?? objectAt(json, ['servers']) ?? {}) as Record<
+    string,
+    PortableEntry
+  >;
   const before = existsSync(file.path) ? readFileSync(file.path, 'utf8') : '';
   const names = before.trim() === '' ? [] : client.names(before, file);
-  const remove = options.replace ? names.filter((name) => name !== MCPMUX_ENTRY && served.has(name)) : [];
+  const remove = options.replace
+    ? names.filter((name) => name !== MCPMUX_ENTRY && Object.hasOwn(served, name))
+    : [];
+  // Variables set in mcpmux's entry already (by hand, or an earlier install) stay set.
+  const kept = before.trim() === '' ? undefined : client.launchIn(before, file)?.env;
   const launch: McpmuxLaunch = {
     command: options.launch.command,
     args: [
@@ -79,7 +117,36 @@ export function installClient(options: InstallOptions): InstallReport {
       config,
       ...(client.maxToolName === undefined ? [] : ['--max-tool-name', String(client.maxToolName)]),
     ],
+    ...(kept && { env: kept }),
   };
+  const waiting = waitingServers(json, config, { ...places.env, ...launch.env });
+  const { found, differing } = valuesFromClients(
+    served,
+    waiting,
+    options.sources,
+    places,
+    options.trustProject,
+  );
+  return { options, file, config, before, names, remove, launch, offer: found, differing, served, json };
+}
+
+/**
+ * Writes the plan (unless `dryRun`), with the values offered in mcpmux's entry when
+ * `withSecrets`; a file that then holds secrets is made readable by its owner only.
+ */
+export function applyInstall(
+  plan: InstallPlan,
+  { withSecrets, dryRun }: { withSecrets: boolean; dryRun: boolean },
+): InstallReport {
+  const { options, file, before, names, remove } = plan;
+  const { client, places } = options;
+  if (withSecrets && plan.offer.length > 0 && file.scope === 'project')
+    throw new ClientFileError(
+      `--with-secrets would write secret values into ${file.path}, a project's file shared with whoever has the project; install with --scope user`,
+    );
+  const secrets = withSecrets ? plan.offer : [];
+  const env = { ...plan.launch.env, ...Object.fromEntries(secrets.map((s) => [s.variable, s.value])) };
+  const launch: McpmuxLaunch = { ...plan.launch, ...(Object.keys(env).length > 0 && { env }) };
   const text = client.edit(before, file, { add: launch, remove });
   checkEdit(client, file, before, text, { launch, remove, names });
   const report: InstallReport = {
@@ -88,13 +155,16 @@ export function installClient(options: InstallOptions): InstallReport {
     launch,
     removed: remove,
     kept: names.filter((name) => name !== MCPMUX_ENTRY && !remove.includes(name)),
-    waiting,
+    waiting: waitingServers(plan.json, plan.config, { ...places.env, ...launch.env }),
+    wroteSecrets: secrets,
+    offered: withSecrets ? [] : plan.offer,
+    differing: plan.differing,
     text,
     written: false,
   };
-  if (options.dryRun) return report;
+  if (dryRun) return report;
   if (before !== '') report.backup = backUp(file.path, options.now);
-  writeWhole(file.path, text);
+  writeWhole(file.path, text, { ownerOnly: secrets.length > 0 });
   report.written = true;
   return report;
 }
@@ -137,8 +207,8 @@ function checkEdit(
   if (
     !launch ||
     !isDeepStrictEqual(
-      { ...launch, args: [...launch.args] },
-      { ...meant.launch, args: [...meant.launch.args] },
+      { ...launch, args: [...launch.args], env: launch.env ?? {} },
+      { ...meant.launch, args: [...meant.launch.args], env: meant.launch.env ?? {} },
     )
   )
     fail("mcpmux's entry does not read back as written");

@@ -323,9 +323,57 @@ model = "o4-mini"
     );
     t.match(
       preview.stdout,
-      /These servers need variables that are not set here; they wait for them \(list_servers: needs_config\) while the others run:\n(  .*\n)*  desk: SERVICE_API_KEY\n/,
+      /These servers need variables that are not set where mcpmux starts; they wait for them \(list_servers: needs_config\) while the others run:\n(  .*\n)*  desk: SERVICE_API_KEY \(value found\)\n/,
     );
-    t.match(preview.stdout, /Set them in the "env" of mcpmux's entry in .*claude_desktop_config\.json/);
+    t.match(preview.stdout, /  vs: VS_TOKEN\n/, 'an input VS Code asks for has no value in a file');
+    t.match(preview.stdout, /install with --with-secrets writes them into mcpmux's entry/);
+    t.match(preview.stdout, /Set the others in the "env" of mcpmux's entry in .*claude_desktop_config\.json/);
+
+    // With --with-secrets, the values go where they stood, by server and field: each named with its source, none printed.
+    const withSecrets = await mcpmux([
+      'install',
+      '--client',
+      'claude-code',
+      '--with-secrets',
+      '--dry-run',
+      '--project',
+      project,
+    ]);
+    t.equal(withSecrets.code, 0, withSecrets.stderr);
+    t.match(
+      withSecrets.stdout,
+      /Would write into the "env" of mcpmux's entry \(.*\.claude\.json, readable by you only\):/,
+    );
+    t.match(
+      withSecrets.stdout,
+      /  SERVICE_API_KEY: from Claude Desktop \(.*claude_desktop_config\.json\) desk env\.SERVICE_API_KEY\n/,
+    );
+    t.match(
+      withSecrets.stdout,
+      /  REMOTE_TOKEN: from Claude Code \(.*\.claude\.json\) remote headers\.Authorization\n/,
+    );
+    t.match(
+      withSecrets.stdout,
+      /  WIND_TOKEN: from Windsurf \(.*mcp_config\.json\) wind headers\.Authorization\n/,
+    );
+    t.match(withSecrets.stdout, /  CDX_SECRET: from Codex \(.*config\.toml\) cdx env\.CDX_SECRET\n/);
+    const wouldRead = withSecrets.stdout.slice(withSecrets.stdout.indexOf('would read:'));
+    t.match(wouldRead, /"SERVICE_API_KEY": "sk-desk-1"/, 'the dry run shows the file it would write');
+    t.notMatch(
+      withSecrets.stdout.slice(0, withSecrets.stdout.indexOf('would read:')),
+      /sk-desk-1|rem-0ae1|cdx-77/,
+      'the report names the values, never prints them',
+    );
+    t.match(withSecrets.stdout, /  vs: VS_TOKEN\n/, 'what no file holds still waits');
+    t.notMatch(withSecrets.stdout, /  desk: /, 'desk no longer waits');
+    t.match(
+      await mcpmux(['install', '--client', 'claude-code', '--with-secrets', '--scope', 'project']),
+      {
+        code: 1,
+        stderr: /--with-secrets would write secret values into .*\.mcp\.json, a project's file shared/,
+      },
+      'secrets never go into a file the project shares',
+    );
     const allSet = await mcpmux(['install', '--client', 'claude-desktop', '--replace', '--dry-run'], secrets);
     t.notMatch(allSet.stdout, /waits|need variables/, 'with every variable set, no server waits');
 
