@@ -1,6 +1,6 @@
 // A 10 MB tool result: cut in the reply to its head and a notice with a handle, kept whole
 // in a private file, read back in every read_result mode, and removed when the session ends.
-import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
@@ -116,10 +116,13 @@ t.test('cut, kept, read in every mode, removed at session end', async (t) => {
 });
 
 t.test('nowhere to keep a large result: its head still comes, saying what was lost and why', async (t) => {
-  // A sandbox whose temporary directory does not exist, through the built mcpmux (the fast path).
+  // A temporary directory that cannot be made (a path through a file), through the built
+  // mcpmux (the fast path). A missing one would not do: Node 22+'s compile cache makes it.
+  const notAFolder = join(own, 'a-file');
+  writeFileSync(notAFolder, '');
   const big = fixture('big-result');
   const session = await startMcpmux(['--', 'big', big.command, ...big.args], undefined, {
-    TMPDIR: '/nonexistent/mcpmux-test',
+    TMPDIR: join(notAFolder, 'tmp'),
   });
   t.teardown(() => session.client.close());
   const result = await session.call('big__lines', { bytes: 100_000 });
@@ -129,7 +132,7 @@ t.test('nowhere to keep a large result: its head still comes, saying what was lo
   t.ok(Buffer.byteLength((head as { text: string }).text) <= 16_384, 'cut to the limit');
   t.match(
     (notice as { text: string }).text,
-    /this result is 97\.\d KB.*The rest could not be kept for read_result: ENOENT.*TMPDIR.*--max-result-bytes 0/,
+    /this result is 97\.\d KB.*The rest could not be kept for read_result: ENOTDIR.*TMPDIR.*--max-result-bytes 0/,
   );
   t.match(image, { type: 'image', mimeType: 'image/png' }, 'the image passes through untouched');
 });
