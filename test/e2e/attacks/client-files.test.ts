@@ -6,6 +6,7 @@
 // the flag is used; the Authorization scheme is matched as HTTP says, in any case.
 import { execFile } from 'node:child_process';
 import {
+  existsSync,
   lstatSync,
   mkdirSync,
   mkdtempSync,
@@ -67,6 +68,46 @@ t.test('install edits a symlinked client file at its target, and its backup is 0
   const backup = join(home, backups[0]!);
   t.match(readFileSync(backup, 'utf8'), /ghp-person-secret/, 'the backup holds what was taken out');
   t.equal(statSync(backup).mode & 0o777, 0o600, "so it is the person's alone");
+});
+
+t.test("install --with-secrets: a client file given the person's secrets is made theirs alone", async (t) => {
+  const scratch = mkdtempSync(join(tmpdir(), 'mcpmux-install-secrets-'));
+  t.teardown(() => rmSync(scratch, { recursive: true, force: true }));
+  const home = join(scratch, 'home');
+  const desktop = join(home, '.config', 'Claude', 'claude_desktop_config.json');
+  mkdirSync(join(home, '.config', 'Claude'), { recursive: true });
+  // Claude Desktop's file as many are: readable by every user, and holding a key.
+  writeFileSync(
+    desktop,
+    JSON.stringify({ mcpServers: { gh: { command: 'gh-mcp', env: { GH_TOKEN: 'ghp-copied-secret' } } } }),
+    { mode: 0o644 },
+  );
+  const env = taggedEnv({ HOME: home, XDG_CONFIG_HOME: join(home, '.config') });
+  await run(process.execPath, [DIST_MAIN, 'import'], { cwd: scratch, env });
+  // Cursor's file, also readable by all, is where the person has mcpmux installed.
+  const cursor = join(home, '.cursor', 'mcp.json');
+  mkdirSync(join(home, '.cursor'));
+  writeFileSync(cursor, '{ "mcpServers": {} }', { mode: 0o644 });
+  const { stdout } = await run(
+    process.execPath,
+    [DIST_MAIN, 'install', '--client', 'cursor', '--with-secrets'],
+    { cwd: scratch, env },
+  );
+  t.match(stdout, /GH_TOKEN: from Claude Desktop/);
+  t.notMatch(stdout, /ghp-copied-secret/, 'the value is not printed');
+  t.match(readFileSync(cursor, 'utf8'), /ghp-copied-secret/, 'the value is in the entry');
+  t.equal(statSync(cursor).mode & 0o777, 0o600, 'and the file is no longer readable by others');
+  const backups = readdirSync(join(home, '.cursor')).filter((name) => name.includes('mcpmux-backup'));
+  t.equal(statSync(join(home, '.cursor', backups[0]!)).mode & 0o777, 0o600);
+
+  // A project's file, which the repository shares, is never given secrets.
+  const refused = await run(
+    process.execPath,
+    [DIST_MAIN, 'install', '--client', 'cursor', '--with-secrets', '--scope', 'project'],
+    { cwd: scratch, env },
+  ).catch((error: { code: number; stderr: string }) => error);
+  t.match(refused, { code: 1, stderr: /a project's file shared with whoever has the project/ });
+  t.notOk(existsSync(join(scratch, '.cursor', 'mcp.json')), 'nothing was written there');
 });
 
 t.test('the bearer token: from a file or the environment; on the command line it is warned of', async (t) => {
