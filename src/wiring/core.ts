@@ -162,10 +162,13 @@ function idleCollectionFor(logger: Logger): IdleCollection {
   return new IdleCollection(
     logger.enabled('debug')
       ? {
-          onCollected: ({ usedBytes, totalBytes }) =>
+          onCollected: ({ usedBytes, totalBytes }) => {
+            const { rss, external, arrayBuffers } = process.memoryUsage();
             logger.debug(
-              `idle collection: ${formatBytes(usedBytes)} live of a ${formatBytes(totalBytes)} heap`,
-            ),
+              `idle collection: ${formatBytes(usedBytes)} live of a ${formatBytes(totalBytes)} heap; ` +
+                `RSS ${formatBytes(rss)}, outside the heap ${formatBytes(external)} (buffers ${formatBytes(arrayBuffers)})`,
+            );
+          },
         }
       : {},
   );
