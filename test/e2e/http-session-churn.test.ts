@@ -16,7 +16,7 @@ async function stop(t: Test, served: HttpMcpmux): Promise<void> {
 }
 
 t.test(
-  '1,000 sessions opened and abandoned: all expire, nothing they held stays live, and RSS comes back within 10 MB',
+  '1,000 sessions opened and abandoned: all expire, nothing they held stays live, and RSS gives back all but 10 MB or a fifth of the burst',
   { timeout: 330_000 },
   async (t) => {
     const served = await startMcpmuxHttp(['--session-idle-timeout', '1', '--log-level', 'debug'], {
@@ -51,11 +51,15 @@ t.test(
     // that stayed would leave its server and transport, 8 MB for 1,000 sessions at 8 KB each.
     t.ok(live <= liveAtStart + 8, `${live} MB live after 1,000 sessions, ${liveAtStart} MB after start-up`);
     // RSS comes down once V8's memory reducer gives the freed pages back: ~25 s on a quiet
-    // machine (measured), more than 90 s once in a CI run beside the whole suite.
-    const back = await waitFor(() => rssMb(proc.pid) <= start + 10, 180_000, 500);
+    // machine (measured), more than 90 s once in a CI run beside the whole suite. Node 20 and
+    // 22 give back all but a few MB; Node 24's V8 keeps more of a burst's pages (measured
+    // 2026-11-29 after a burst of 80–85 MB: 5–16 MB kept, with the live heap as on 22), so
+    // the bound is 10 MB or a fifth of the burst, whichever is more.
+    const bound = () => start + Math.max(10, (peak - start) / 5);
+    const back = await waitFor(() => rssMb(proc.pid) <= bound(), 180_000, 500);
     t.ok(
       back,
-      `RSS ${rssMb(proc.pid).toFixed(0)} MB, started at ${start.toFixed(0)} MB (peak ${peak.toFixed(0)} MB)`,
+      `RSS ${rssMb(proc.pid).toFixed(0)} MB, started at ${start.toFixed(0)} MB (peak ${peak.toFixed(0)} MB, bound ${bound().toFixed(0)} MB)`,
     );
     t.notMatch(served.stderr(), /refused a new HTTP session/, 'expired sessions freed their places');
     await stop(t, served);
