@@ -27,6 +27,10 @@ const unit = testFiles(join(ROOT, 'test'))
   .filter((file) => !SPAWNS.test(readFileSync(file, 'utf8')))
   .map((file) => relative(ROOT, file))
   .sort();
+if (process.argv.includes('--list')) {
+  process.stdout.write(unit.join('\n') + '\n');
+  process.exit(0);
+}
 process.stderr.write(`test:unit: ${unit.length} files that start no process\n`);
 const tap = spawnSync(
   process.execPath,
