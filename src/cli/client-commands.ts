@@ -16,6 +16,7 @@ import {
   type InstallPlan,
   type InstallReport,
 } from '../clients/install-client.js';
+import { nearest } from './cli-flags.js';
 import { CliError } from './cli-options.js';
 
 export type ClientCommand = 'import' | 'install';
@@ -75,7 +76,9 @@ export async function runClientCommand(
     }
     checkFlags(command, values);
   } catch (error) {
-    ctx.err(`mcpmux ${command}: ${(error as Error).message}\n${CLIENT_COMMAND_HELP}`);
+    ctx.err(
+      `mcpmux ${command}: ${withSuggestion(command, (error as Error).message)}\n${CLIENT_COMMAND_HELP}`,
+    );
     return 2;
   }
   const { cwd, ...rest } = ctx.places;
@@ -137,11 +140,25 @@ async function agreesToSecrets(plan: InstallPlan, ctx: ClientCommandContext): Pr
   return ctx.ask(`Write them into the "env" of mcpmux's entry in ${plan.file.path}? [y/N] `);
 }
 
+/** parseArgs' "Unknown option '--with-secret'" with the flag of this command it most likely meant. */
+function withSuggestion(command: ClientCommand, message: string): string {
+  const typed = /^Unknown option '--([^']+)'/.exec(message)?.[1];
+  if (typed === undefined) return message;
+  const own = Object.keys(OPTIONS).filter(
+    (flag) => !ONLY_FOR[command === 'import' ? 'install' : 'import'].includes(flag),
+  );
+  const meant = nearest(typed, own);
+  return meant ? `${message}; did you mean '--${meant}'?` : message;
+}
+
+/** The flags that belong to one of the two commands only. */
+const ONLY_FOR: Record<ClientCommand, readonly string[]> = {
+  install: ['client', 'config', 'replace', 'scope', 'with-secrets'],
+  import: ['from', 'out', 'keep-secrets'],
+};
+
 function checkFlags(command: ClientCommand, values: Record<string, unknown>): void {
-  const only =
-    command === 'import'
-      ? ['client', 'config', 'replace', 'scope', 'with-secrets']
-      : ['from', 'out', 'keep-secrets'];
+  const only = ONLY_FOR[command === 'import' ? 'install' : 'import'];
   const stray = only.filter((flag) => values[flag] !== undefined);
   if (stray.length > 0)
     throw new CliError(`${stray.map((f) => `--${f}`).join(', ')} do not go with ${command}`);
@@ -248,7 +265,8 @@ function describeInstall(report: InstallReport, label: string, dryRun: boolean):
     lines.push(
       'These servers need variables that are not set where mcpmux starts; they wait for them (list_servers: needs_config) while the others run:',
       ...report.waiting.map(
-        (w) => `  ${w.server}: ${w.missing.map((v) => (offered.has(v) ? `${v} (value found)` : v)).join(', ')}`,
+        (w) =>
+          `  ${w.server}: ${w.missing.map((v) => (offered.has(v) ? `${v} (value found)` : v)).join(', ')}`,
       ),
     );
     if (report.offered.length > 0)

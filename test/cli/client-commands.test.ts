@@ -70,3 +70,21 @@ t.test('asked on a terminal: no leaves the secret out, yes writes it', async (t)
   );
   t.same(project.said.asked, [], "a project's shared file is never offered secrets");
 });
+
+t.test(
+  'a mistyped flag of import or install is answered with the one it meant, of that command',
+  async (t) => {
+    const install = context(undefined);
+    t.equal(await runClientCommand('install', ['--client', 'cursor', '--with-secret'], install.ctx), 2);
+    t.match(
+      install.said.err,
+      /^mcpmux install: Unknown option '--with-secret'; did you mean '--with-secrets'\?/,
+    );
+    const imp = context(undefined);
+    t.equal(await runClientCommand('import', ['--keep-secret'], imp.ctx), 2);
+    t.match(imp.said.err, /^mcpmux import: Unknown option '--keep-secret'; did you mean '--keep-secrets'\?/);
+    const other = context(undefined);
+    t.equal(await runClientCommand('import', ['--replac'], other.ctx), 2);
+    t.notMatch(other.said.err, /did you mean/, "install's own flag is not offered to import");
+  },
+);
