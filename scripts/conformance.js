@@ -16,6 +16,7 @@
 // checks pass through mcpmux than scripts/conformance-floor.json records, so CI catches a
 // regression; raise the floor when a change makes more pass.
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import { installPinned } from './pinned-tools.js';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -33,34 +34,16 @@ const log = (/** @type {string} */ line) => process.stderr.write(line + '\n');
 
 /** Installs the pinned suites (and Node 22 where npm has it) once; returns how to run each. */
 function toolchain() {
-  const stamp = join(TOOLS, 'pinned.json');
-  const wanted = JSON.stringify(PINNED);
   const linuxX64 = process.platform === 'linux' && process.arch === 'x64';
-  if (!existsSync(stamp) || readFileSync(stamp, 'utf8') !== wanted) {
-    log(`conformance: installing ${Object.values(PINNED).join(', ')} into .conformance/`);
-    rmSync(TOOLS, { recursive: true, force: true });
-    const packages = [
-      `suite2025@npm:${PINNED.suite2025}`,
-      `suite2026@npm:${PINNED.suite2026}`,
-      ...(linuxX64 ? [`node22@npm:${PINNED.node}`] : []),
-    ];
-    execFileSync(
-      'npm',
-      [
-        'install',
-        '--prefix',
-        TOOLS,
-        '--no-save',
-        '--no-audit',
-        '--no-fund',
-        '--loglevel',
-        'error',
-        ...packages,
-      ],
-      { stdio: ['ignore', 'ignore', 'inherit'] },
-    );
-    writeFileSync(stamp, wanted);
-  }
+  installPinned(
+    TOOLS,
+    {
+      suite2025: PINNED.suite2025,
+      suite2026: PINNED.suite2026,
+      ...(linuxX64 && { node22: PINNED.node }),
+    },
+    { label: 'conformance' },
+  );
   const node22 = join(TOOLS, 'node_modules', 'node22', 'bin', 'node');
   const node = existsSync(node22) ? node22 : process.execPath;
   if (node === process.execPath && Number(process.versions.node.split('.')[0]) < 22) {

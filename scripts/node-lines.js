@@ -11,6 +11,7 @@
 //
 //   node scripts/node-lines.js [--all] [--line 22|24] [tap files...]
 import { execFileSync, spawnSync } from 'node:child_process';
+import { installPinned } from './pinned-tools.js';
 import { existsSync, readFileSync, realpathSync, symlinkSync, writeFileSync } from 'node:fs';
 import { delimiter, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -52,32 +53,15 @@ const files = argv.filter((arg, i) => !arg.startsWith('--') && argv[i - 1] !== '
 function binaries() {
   if (process.platform !== 'linux' || process.arch !== 'x64') {
     log(
-      `test:node-lines: npm has no Node binary package for ${process.platform}-${process.arch}; testing ${process.version} only`,
+      `test:node-lines: npm has no Node binary package for ${process.platform}-${process.arch}; the main run tests ${process.version} alone`,
     );
     return {};
   }
-  const stamp = join(TOOLS, 'pinned.json');
-  const wanted = JSON.stringify(PINNED);
-  if (!existsSync(stamp) || readFileSync(stamp, 'utf8') !== wanted) {
-    log(`test:node-lines: installing ${Object.values(PINNED).join(', ')} into .node-lines/`);
-    execFileSync(
-      'npm',
-      [
-        'install',
-        '--prefix',
-        TOOLS,
-        '--no-save',
-        '--no-audit',
-        '--no-fund',
-        '--loglevel',
-        'error',
-        ...Object.entries(PINNED).map(([alias, spec]) => `${alias}@npm:${spec}`),
-      ],
-      { stdio: ['ignore', 'ignore', 'inherit'] },
-    );
-    for (const alias of Object.keys(PINNED)) besideNode(join(TOOLS, 'node_modules', alias, 'bin'));
-    writeFileSync(stamp, wanted);
-  }
+  installPinned(TOOLS, PINNED, {
+    label: 'test:node-lines',
+    after: () =>
+      Object.keys(PINNED).forEach((alias) => besideNode(join(TOOLS, 'node_modules', alias, 'bin'))),
+  });
   return Object.fromEntries(
     Object.keys(PINNED).map((alias) => [alias.slice(4), join(TOOLS, 'node_modules', alias, 'bin', 'node')]),
   );

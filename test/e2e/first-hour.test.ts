@@ -127,7 +127,8 @@ t.test('import, install, and the client starts mcpmux with every server it can',
       async () => (await first.servers()).find((s) => s.name === 'memory')?.status === 'running',
       20_000,
     ),
-    first.stderr(),
+    'memory runs',
+    { stderr: first.stderr() },
   );
   const created = await first.call('memory__create_entities', {
     entities: [{ name: 'mcpmux', entityType: 'tool', observations: ['installed in Claude Code'] }],
@@ -161,7 +162,8 @@ t.test('import, install, and the client starts mcpmux with every server it can',
   t.same(second.entry.env, { FIXTURE_API_KEY: GITHUB_KEY, DOCS_X_API_KEY: DOCS_KEY });
   t.ok(
     await waitFor(async () => (await second.servers()).every((s) => s.status === 'running'), 20_000),
-    JSON.stringify(await second.servers()),
+    'every server runs',
+    { servers: await second.servers() },
   );
   t.equal(second.text(await second.call('github__key_hash')), sha(GITHUB_KEY), 'github has its key');
   t.equal(second.text(await second.call('docs__key_hash')), sha(DOCS_KEY), 'docs has its own');
