@@ -11,3 +11,5 @@ export { toSandboxScript } from './code/strip-types.js';
 export { createLogger } from './common/log.js';
 export { EMPTY_CATALOG } from './protocol/capabilities.js';
 export { CatalogRouter } from './router/catalog-router.js';
+export { scanItem, HARD_KINDS } from './trust/poison-scan.js';
+export { pinOf } from './trust/pin.js';
