@@ -12,7 +12,7 @@ const LAYERS = [
   ['search', 'results'],
   ['router'],
   ['children'],
-  ['child', 'oauth', 'policy'],
+  ['child', 'oauth', 'policy', 'trust'],
   ['protocol'],
   ['secrets'],
   ['common'],

@@ -20,6 +20,7 @@ import type { CliOptions } from './cli-options.js';
 import { CredentialStore, oauthStateDir } from '../oauth/credential-store.js';
 import { idpSessionStore } from '../oauth/idp-session.js';
 import type { RemoteServerSpec } from '../child/server-spec.js';
+import { HARD_KINDS, scanItem, type Flag, type ScanContext, type ScannedItem } from '../trust/poison-scan.js';
 
 export interface OneShotContext {
   options: CliOptions;
@@ -114,36 +115,65 @@ function authTarget(ctx: OneShotContext, name: string): { name: string; spec: Re
   return undefined;
 }
 
+/** A flag of the poisoning scanner, and whether it is one that holds a server whoever added it. */
+type InspectFlag = Flag & { hard: boolean };
+
 interface ServerReport {
   name: string;
   pid?: number | undefined;
-  tools: CatalogItems['tools'][];
-  prompts: CatalogItems['prompts'][];
+  tools: (CatalogItems['tools'] & { flags: InspectFlag[] })[];
+  prompts: (CatalogItems['prompts'] & { flags: InspectFlag[] })[];
   resources: CatalogItems['resources'][];
-  resourceTemplates: CatalogItems['resourceTemplates'][];
+  resourceTemplates: (CatalogItems['resourceTemplates'] & { flags: InspectFlag[] })[];
   /** What it listed that is not valid MCP, so that no client is shown it: each item and why. */
   skipped?: string[] | undefined;
   /** Its initialize result's instructions, as the model is given them (list_servers, add_server). */
   instructions?: string | undefined;
 }
 
-/** What a client would be shown, per running server, under the exposed names. */
+/**
+ * What a client would be shown, per running server, under the exposed names; each tool,
+ * prompt and resource template with the flags the poisoning scanner raises on its text (the
+ * person's and operator's view: these never go to a model).
+ */
 function inspect(children: Children, router: CatalogRouter): { servers: ServerReport[] } {
   const snapshot = children.snapshot;
+  const routesOf = <K extends CatalogKind>(kind: K, server: string) =>
+    [...router.table(snapshot, kind).byKey.values()].filter((route) => route.server === server);
   // Each route holds the child's own item; the client sees it under the exposed key.
   const of = <K extends CatalogKind>(kind: K, server: string): CatalogItems[K][] =>
-    [...router.table(snapshot, kind).byKey.values()]
-      .filter((route) => route.server === server)
-      .map((route) => ({ ...route.item, [CAPABILITY_TABLE[kind].key]: route.exposedKey }));
-  const servers = runningServers(snapshot).map((view) => {
+    routesOf(kind, server).map((route) => ({
+      ...route.item,
+      [CAPABILITY_TABLE[kind].key]: route.exposedKey,
+    }));
+  const running = runningServers(snapshot);
+  // Each server's own tools' names: the scanner tells another server's tools named in a text.
+  const names = new Map(
+    running.map((view) => [view.name, routesOf('tools', view.name).map((route) => route.item.name)]),
+  );
+  const servers = running.map((view) => {
     const { pid, skipped, instructions } = view.connection.status();
+    const context: ScanContext = {
+      server: view.name,
+      own: new Set(names.get(view.name)),
+      others: new Map([...names].filter(([name]) => name !== view.name)),
+    };
+    const flagged = <K extends 'tools' | 'prompts' | 'resourceTemplates'>(kind: K) =>
+      routesOf(kind, view.name).map((route) => ({
+        ...route.item,
+        [CAPABILITY_TABLE[kind].key]: route.exposedKey,
+        flags: scanItem(route.item as ScannedItem, context).map((f) => ({
+          ...f,
+          hard: HARD_KINDS.has(f.kind),
+        })),
+      })) as (CatalogItems[K] & { flags: InspectFlag[] })[];
     return {
       name: view.name,
       pid,
-      tools: of('tools', view.name),
-      prompts: of('prompts', view.name),
+      tools: flagged('tools'),
+      prompts: flagged('prompts'),
       resources: of('resources', view.name),
-      resourceTemplates: of('resourceTemplates', view.name),
+      resourceTemplates: flagged('resourceTemplates'),
       ...(skipped && { skipped }),
       ...(instructions && { instructions }),
     };
@@ -182,6 +212,14 @@ function formatInspect(report: { servers: ServerReport[] }): string {
       (r) => `${r.uri}${summary(r.name)}${r.mimeType ? ` (${r.mimeType})` : ''}`,
     );
     section(lines, 'resource templates', s.resourceTemplates, (r) => `${r.uriTemplate}${summary(r.name)}`);
+    section(
+      lines,
+      'flags raised by the poisoning scanner (docs/security.md)',
+      [...s.tools, ...s.prompts, ...s.resourceTemplates].flatMap((item) =>
+        item.flags.map((f) => ({ item: 'uriTemplate' in item ? String(item.uriTemplate) : item.name, ...f })),
+      ),
+      (f) => `${f.item}: ${f.kind}${f.hard ? ' (hard)' : ''} in ${f.where}: ${f.text}`,
+    );
     section(lines, 'not valid MCP, so not shown to clients', s.skipped ?? [], (why) => why);
     section(lines, 'instructions', s.instructions?.split('\n') ?? [], (line) => line);
   }

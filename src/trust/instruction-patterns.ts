@@ -89,7 +89,7 @@ export const INSTRUCTION_PATTERNS: readonly InstructionRule[] = [
   rule(
     'exfiltration',
     "http https following attacker attacker's external remote @",
-    `\\b(send|forward|post|upload|transmit|exfiltrate|copy|report|leak|mirror|relay|bcc|cc)\\b${GAP(60)}\\b(to|at)\\b\\s*(https?:\\/\\/|[\\w.+-]+@[\\w-]+\\.[a-z]{2,}|the (following|attacker'?s?|external|remote) (url|address|endpoint|email|server|webhook))`,
+    `\\b(send|forward|post|upload|transmit|exfiltrate|copy|report|leak|mirror|relay|bcc|cc)\\b${GAP(60)}\\b(to|at)\\b\\s*(https?:\\/\\/|[\\w.+-]+@[\\w-]+\\.[a-z]{2,}|the (following|attacker'?s?|external|remote) (url|address|endpoint|email|server|webhook))|\\b(bcc|cc)\\b:?\\s*(to\\s+)?[\\w.+-]+@[\\w-]+\\.[a-z]{2,}`,
   ),
   rule(
     'exfiltration',

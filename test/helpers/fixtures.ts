@@ -31,6 +31,7 @@ export type FixtureName =
   | 'freeze'
   | 'asks-client'
   | 'tools-from-file'
+  | 'described-tools'
   | 'build-tools'
   | 'big-result'
   | 'partial-catalog'
