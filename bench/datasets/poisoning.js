@@ -840,8 +840,9 @@ const entries = [
 let n = 0;
 const corpus = {
   about:
-    'Tool texts labelled attack or benign for bench/poisoning.js. Every entry was written for mcpmux, in its own words, after the attack class its source names; none is copied from a dataset. Real tools (the negatives that measure false positives) are not here: they are bench/data/real-tools.json, mcp-bench.json and msc-bench.json, read as captured. Entries of class plain-language are attacks with no tell, kept to show what a scanner of this kind cannot catch: they are reported and not counted in recall. context names other servers\' tools present beside the entry. Batch 2 was written after the scanner\'s patterns had been set on the first batch, and caught 37 of its 40 attacks at its first run (2026-11-29); three patterns were then widened (rules "set by the user", a "SYSTEM OVERRIDE" line, "never let the user know"), so it is no longer unseen.',
+    'Tool texts labelled attack or benign for bench/poisoning.js. Every entry was written for mcpmux, in its own words, after the attack class its source names; none is copied from a dataset. Real tools (the negatives that measure false positives) are not here: they are bench/data/real-tools.json, mcp-bench.json and msc-bench.json, read as captured. Entries of class plain-language are attacks with no tell, kept to show what a scanner of this kind cannot catch: they are reported and not counted in recall. context names other servers\' tools present beside the entry, besides those of beside, which every entry is scanned next to. Batch 2 was written after the scanner\'s patterns had been set on the first batch, and caught 37 of its 40 attacks at its first run (2026-11-29); three patterns were then widened (rules "set by the user", a "SYSTEM OVERRIDE" line, "never let the user know"), so it is no longer unseen.',
   written: '2026-11-29',
+  beside: { ...MAIL, ...BANK, ...GH, ...FS },
   entries: entries.map((e) => ({ id: `p${String(++n).padStart(3, '0')}`, ...e })),
 };
 // Outside printable ASCII, every character is written escaped: the file shows what it hides.

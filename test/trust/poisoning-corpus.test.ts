@@ -11,12 +11,8 @@ import { scanItem } from '../../src/trust/poison-scan.js';
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const data = (file: string) => JSON.parse(readFileSync(join(ROOT, 'bench', 'data', file), 'utf8'));
 const corpus = data('poisoning.json');
-const BESIDE = {
-  mail: ['send_email', 'list_emails', 'read_email'],
-  bank: ['transfer_funds', 'get_balance'],
-  github: ['create_pull_request', 'push_files', 'create_issue'],
-  filesystem: ['read_file', 'write_file', 'list_directory'],
-};
+/** The servers every entry is scanned next to (mail, bank, github, filesystem), as the corpus names them. */
+const BESIDE = corpus.beside;
 const scan = (entry: any) =>
   scanItem(entry, {
     server: 'suspect',
