@@ -54,8 +54,7 @@ export interface InstallPlan {
   offer: FoundValue[];
   /** Variables two clients' files give different values: left for the person. */
   differing: string[];
-  /** The servers of the config, as written there. */
-  served: Record<string, PortableEntry>;
+  /** The served config, parsed: the waiting servers are read from it again once the entry's env is known. */
   json: unknown;
 }
 
@@ -127,7 +126,7 @@ export function planInstall(options: InstallOptions): InstallPlan {
     places,
     options.trustProject,
   );
-  return { options, file, config, before, names, remove, launch, offer: found, differing, served, json };
+  return { options, file, config, before, names, remove, launch, offer: found, differing, json };
 }
 
 /**

@@ -90,3 +90,45 @@ t.test('a template that does not fit the literal gives nothing', async (t) => {
   );
   t.same(found, []);
 });
+
+t.test(
+  "what install --replace took out is read from the file's latest backup; a current file wins",
+  async (t) => {
+    const state = join(home, '.claude.json');
+    write(state, { mcpServers: { mcpmux: { command: 'node', args: [] } } });
+    // Two backups of one second, and an older one: the newest is <time>-2.
+    write(`${state}.mcpmux-backup-20261129T100000Z`, {
+      mcpServers: { notes: { command: 'n', env: { NOTES_TOKEN: 'old' } } },
+    });
+    write(`${state}.mcpmux-backup-20261129T110000Z`, {
+      mcpServers: { notes: { command: 'n', env: { NOTES_TOKEN: 'mid' } } },
+    });
+    write(`${state}.mcpmux-backup-20261129T110000Z-2`, {
+      mcpServers: {
+        notes: { command: 'n', env: { NOTES_TOKEN: 'newest' } },
+        github: { command: 'gh-mcp', env: { GITHUB_TOKEN: 'ghp-stale' } },
+      },
+    });
+    const { found, differing } = valuesFromClients(
+      {
+        notes: { command: 'n', env: { NOTES_TOKEN: '${NOTES_TOKEN}' } },
+        github: { command: 'gh-mcp', env: { GITHUB_TOKEN: '${GITHUB_TOKEN}' } },
+      },
+      [
+        { server: 'notes', missing: ['NOTES_TOKEN'] },
+        { server: 'github', missing: ['GITHUB_TOKEN'] },
+      ],
+      clients,
+      places,
+      false,
+    );
+    const byName = Object.fromEntries(found.map((f) => [f.variable, f]));
+    t.match(byName['NOTES_TOKEN'], {
+      value: 'newest',
+      from: /\.claude\.json\.mcpmux-backup-20261129T110000Z-2\) notes env\.NOTES_TOKEN$/,
+    });
+    // The current files hold GITHUB_TOKEN (two of them differently, from the test above): the backup's is not read.
+    t.notOk(byName['GITHUB_TOKEN'], 'not from the backup');
+    t.same(differing, ['GITHUB_TOKEN']);
+  },
+);
