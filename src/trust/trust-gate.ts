@@ -1,0 +1,102 @@
+// What of a server's lists may reach the model, given how far it is trusted and what a person
+// approved of it before. Pure: the caller (the running set, when it builds what clients see)
+// gives the server's catalog, its trust and its pins, and keeps the baseline the decision
+// names. The rules:
+// - a held server (added by the agent and not yet released) shows nothing;
+// - a released server's first list is its baseline, unless an item carries a hard flag
+//   (hidden characters, another server's tools named, an encoded payload): then the server
+//   is held for the person whoever added it;
+// - after that, an unchanged item passes, a changed one is held until approved (its old text
+//   kept for the diff), a new one waits;
+// - a server that follows its own build (`watch`, "trust": "follow") takes each list as its
+//   new baseline: the dev loop is not stopped at every rebuild.
+// Resources (concrete URIs) are not pinned: they pass when the server does.
+import type { Catalog } from '../protocol/capabilities.js';
+import { HARD_KINDS, scanItem, type Flag, type ScanContext, type ScannedItem } from './poison-scan.js';
+import { comparePins, itemKey, type ListedItem, type PinnedKind, type ServerPins } from './pin-store.js';
+
+export type Trust = 'held' | 'approved' | 'follow';
+
+export type HoldReason = 'server-held' | 'hard-flag' | 'changed' | 'new';
+
+export interface GateDecision {
+  /** What clients may be shown of the server. */
+  catalog: Catalog;
+  /** Items kept from clients, each with why (`changed` with the approved text, for the diff). */
+  held: { item: ListedItem; reason: HoldReason; before?: Record<string, unknown> }[];
+  /** The whole server is held (nothing shown), and why. */
+  serverHeld?: 'server-held' | 'hard-flag';
+  /** Items to approve as the new baseline (a first list, or a following server's every list). */
+  baseline: ListedItem[];
+  /** Every flag the scanner raised, by item key ("tool:add"): the person's view. */
+  flags: Map<string, Flag[]>;
+}
+
+const PINNED: readonly [PinnedKind, 'tools' | 'prompts' | 'resourceTemplates'][] = [
+  ['tool', 'tools'],
+  ['prompt', 'prompts'],
+  ['resourceTemplate', 'resourceTemplates'],
+];
+
+/** An item's own key: a template's URI template, else its name. */
+const keyOf = (kind: PinnedKind, item: { name: string }): string =>
+  kind === 'resourceTemplate' ? String((item as unknown as { uriTemplate: string }).uriTemplate) : item.name;
+
+/** A catalog's pinned items, each by kind and its own key. */
+export function listedItems(catalog: Catalog): ListedItem[] {
+  return PINNED.flatMap(([kind, list]) =>
+    catalog[list].map((item) => ({
+      kind,
+      key: keyOf(kind, item),
+      item: item as unknown as Readonly<Record<string, unknown>>,
+    })),
+  );
+}
+
+export function gateCatalog(input: {
+  catalog: Catalog;
+  trust: Trust;
+  pins: ServerPins | undefined;
+  context: ScanContext;
+}): GateDecision {
+  const { catalog, trust, pins, context } = input;
+  const items = listedItems(catalog);
+  const flags = new Map<string, Flag[]>();
+  for (const item of items) {
+    const raised = scanItem(item.item as unknown as ScannedItem, context);
+    if (raised.length > 0) flags.set(itemKey(item), raised);
+  }
+  const empty = { ...catalog, tools: [], prompts: [], resources: [], resourceTemplates: [] };
+  const holdAll = (reason: 'server-held' | 'hard-flag'): GateDecision => ({
+    catalog: empty,
+    held: items.map((item) => ({ item, reason })),
+    serverHeld: reason,
+    baseline: [],
+    flags,
+  });
+  if (trust === 'held') return holdAll('server-held');
+  if (trust === 'follow') return { catalog, held: [], baseline: items, flags };
+  const compared = comparePins(pins, items);
+  // A hard flag on an item nobody approved holds the server, however it was added.
+  const hard = (item: ListedItem) => flags.get(itemKey(item))?.some((f) => HARD_KINDS.has(f.kind)) ?? false;
+  if (pins === undefined)
+    return compared.added.some(hard) ? holdAll('hard-flag') : { catalog, held: [], baseline: items, flags };
+  const held: GateDecision['held'] = [
+    ...compared.changed.map(({ item, before }) => ({ item, reason: 'changed' as const, before })),
+    ...compared.added.map((item) => ({ item, reason: 'new' as const })),
+  ];
+  const kept = new Set(held.map((h) => itemKey(h.item)));
+  const admitted = (kind: PinnedKind, list: 'tools' | 'prompts' | 'resourceTemplates') =>
+    catalog[list].filter((item) => !kept.has(itemKey({ kind, key: keyOf(kind, item) })));
+  return {
+    catalog: {
+      ...catalog,
+      tools: admitted('tool', 'tools'),
+      prompts: admitted('prompt', 'prompts'),
+      resourceTemplates: admitted('resourceTemplate', 'resourceTemplates'),
+    } as Catalog,
+    held,
+    baseline: [],
+    flags,
+  };
+}
