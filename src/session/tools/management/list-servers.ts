@@ -3,6 +3,9 @@
 import type { Tool } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import { toolTokens } from '../../../search/token-cost.js';
+import type { ChildrenSnapshot } from '../../../children/children-snapshot.js';
+import type { Flag } from '../../../trust/poison-scan.js';
+import { scanServers } from '../../../trust/scan-servers.js';
 import { jsonResult } from '../../results.js';
 import { exposeStatus } from '../exposed-status.js';
 import { emptyInput, statusSchema } from '../management-schemas.js';
@@ -13,12 +16,18 @@ import { define, parseArguments as parse } from '../tool-definition.js';
 export const listServersTool = (ownDefinitions: () => readonly Tool[]): ManagementTool => ({
   definition: define(
     'list_servers',
-    'List every server with its status (starting, running, stopping, crashed), pid, exposed tool names, uptime, and for a crashed server its exit and last stderr lines.',
+    'List every server with its status (starting, running, stopping, crashed), pid, exposed tool names, uptime, the kinds of flag the poisoning scanner raised on its tools, and for a crashed server its exit and last stderr lines.',
     emptyInput,
     z.object({
       servers: z.array(
         statusSchema.extend({
           tools_tokens: z.number().optional().describe('Approximate tokens its tools add to tools/list.'),
+          flags: z
+            .record(z.string(), z.array(z.string()))
+            .optional()
+            .describe(
+              "The kinds of flag mcpmux's poisoning scanner raised on its tools, prompts and templates, by exposed name (never the text: `mcpmux inspect` shows that to a person).",
+            ),
         }),
       ),
       stats: z.object({
@@ -30,15 +39,20 @@ export const listServersTool = (ownDefinitions: () => readonly Tool[]): Manageme
   handle: async (raw, { children, router, listedTools }) => {
     parse('list_servers', emptyInput, raw ?? {});
     const snapshot = children.snapshot;
+    const flagged = flagsOf(snapshot);
     const servers = children.list().map((status) => {
       const tools = snapshot.servers.get(status.name)?.tools ?? [];
       const exposed = exposeStatus(status, router, snapshot);
-      return tools.length > 0
-        ? {
-            ...exposed,
-            tools_tokens: toolTokens(router.exposedItems('tools', status.name, tools, status.prefix)),
-          }
-        : exposed;
+      const flags = flagKinds(flagged.get(status.name), (name) =>
+        router.exposedName(status.name, name, status.prefix),
+      );
+      return {
+        ...exposed,
+        ...(tools.length > 0 && {
+          tools_tokens: toolTokens(router.exposedItems('tools', status.name, tools, status.prefix)),
+        }),
+        ...(flags && { flags }),
+      };
     });
     const all = [...ownDefinitions(), ...router.table(snapshot, 'tools').items];
     return jsonResult({
@@ -47,3 +61,31 @@ export const listServersTool = (ownDefinitions: () => readonly Tool[]): Manageme
     });
   },
 });
+
+/** Each snapshot's flags, scanned once however often list_servers is called on it. */
+const scanned = new WeakMap<ChildrenSnapshot, ReturnType<typeof scanServers>>();
+
+function flagsOf(snapshot: ChildrenSnapshot): ReturnType<typeof scanServers> {
+  let flags = scanned.get(snapshot);
+  if (!flags) {
+    flags = scanServers(
+      [...snapshot.servers.values()].map((view) => ({ name: view.name, catalog: view.catalog })),
+    );
+    scanned.set(snapshot, flags);
+  }
+  return flags;
+}
+
+/** The kinds raised per item, under the names the client calls tools and prompts by (a template by its URI template). */
+function flagKinds(
+  byItem: ReadonlyMap<string, readonly Flag[]> | undefined,
+  exposedName: (name: string) => string,
+): Record<string, string[]> | undefined {
+  if (!byItem || byItem.size === 0) return undefined;
+  return Object.fromEntries(
+    [...byItem].map(([key, flags]) => {
+      const [kind, name] = [key.slice(0, key.indexOf(':')), key.slice(key.indexOf(':') + 1)];
+      return [kind === 'resourceTemplate' ? name : exposedName(name), [...new Set(flags.map((f) => f.kind))]];
+    }),
+  );
+}
