@@ -49,7 +49,8 @@ const LONG_DESCRIPTION = 8000;
 const EXCERPT = 160;
 
 export function scanItem(item: ScannedItem, context?: ScanContext): Flag[] {
-  const texts = textsOf(item);
+  // A NUL of the server's own becomes a space: the NUL parts the texts below.
+  const texts = textsOf(item).map(([where, text]): [string, string] => [where, text.replace(/\0/g, ' ')]);
   // One string for the item, its texts apart: a pattern's gap stops at a line break and
   // \s at the NUL, so no match joins two texts; one pass per pattern instead of one per text.
   const joined = texts.map(([, text]) => text).join(SEPARATOR);
