@@ -280,7 +280,20 @@ function describeInstall(report: InstallReport, label: string, dryRun: boolean):
         "or write the values into mcpmux's config.",
     );
   }
-  if (dryRun) lines.push(`${report.path} would read:`, report.text);
+  if (dryRun)
+    lines.push(
+      `${report.path} would read${report.wroteSecrets.length > 0 ? ' (each secret shown as <value of NAME>)' : ''}:`,
+      withoutSecretValues(report.text, report.wroteSecrets),
+    );
   else lines.push(`Restart ${label} (or reload its MCP servers) to use mcpmux.`);
   return lines.join('\n');
+}
+
+/** A dry run's text with each secret it would write replaced by a mark that names it: a preview is no place for the key. */
+function withoutSecretValues(text: string, secrets: InstallReport['wroteSecrets']): string {
+  let shown = text;
+  for (const { variable, value } of secrets)
+    for (const form of new Set([value, JSON.stringify(value).slice(1, -1)]))
+      if (form !== '') shown = shown.split(form).join(`<value of ${variable}>`);
+  return shown;
 }
