@@ -20,7 +20,9 @@ import type { CliOptions } from './cli-options.js';
 import { CredentialStore, oauthStateDir } from '../oauth/credential-store.js';
 import { idpSessionStore } from '../oauth/idp-session.js';
 import type { RemoteServerSpec } from '../child/server-spec.js';
-import { HARD_KINDS, scanItem, type Flag, type ScanContext, type ScannedItem } from '../trust/poison-scan.js';
+import { HARD_KINDS, type Flag } from '../trust/poison-scan.js';
+import { scanServers } from '../trust/scan-servers.js';
+import { pinnedKey } from '../trust/trust-gate.js';
 
 export interface OneShotContext {
   options: CliOptions;
@@ -147,22 +149,16 @@ function inspect(children: Children, router: CatalogRouter): { servers: ServerRe
       [CAPABILITY_TABLE[kind].key]: route.exposedKey,
     }));
   const running = runningServers(snapshot);
-  // Each server's own tools' names: the scanner tells another server's tools named in a text.
-  const names = new Map(
-    running.map((view) => [view.name, routesOf('tools', view.name).map((route) => route.item.name)]),
-  );
+  // Scanned as list_servers scans them: each beside the others' tools (shadowing).
+  const scanned = scanServers(running.map((view) => ({ name: view.name, catalog: view.catalog })));
   const servers = running.map((view) => {
     const { pid, skipped, instructions } = view.connection.status();
-    const context: ScanContext = {
-      server: view.name,
-      own: new Set(names.get(view.name)),
-      others: new Map([...names].filter(([name]) => name !== view.name)),
-    };
+    const byItem = scanned.get(view.name);
     const flagged = <K extends 'tools' | 'prompts' | 'resourceTemplates'>(kind: K) =>
       routesOf(kind, view.name).map((route) => ({
         ...route.item,
         [CAPABILITY_TABLE[kind].key]: route.exposedKey,
-        flags: scanItem(route.item as ScannedItem, context).map((f) => ({
+        flags: (byItem?.get(pinnedKey(kind, route.item)) ?? []).map((f) => ({
           ...f,
           hard: HARD_KINDS.has(f.kind),
         })),

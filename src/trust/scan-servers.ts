@@ -1,9 +1,8 @@
 // The scanner over a whole set of servers: each server's items scanned beside the others'
 // tool names (what shadowing looks for), each flag under the item's own key ("tool:add").
 import type { Catalog } from '../protocol/capabilities.js';
-import { scanItem, type Flag, type ScannedItem } from './poison-scan.js';
-import { itemKey } from './pin-store.js';
-import { listedItems } from './trust-gate.js';
+import type { Flag } from './poison-scan.js';
+import { listedItems, scanCatalog } from './trust-gate.js';
 
 export function scanServers(
   servers: readonly { name: string; catalog: Catalog }[],
@@ -16,12 +15,7 @@ export function scanServers(
       own: new Set(names.get(name)),
       others: new Map([...names].filter(([other]) => other !== name)),
     };
-    const byItem = new Map<string, Flag[]>();
-    for (const item of listedItems(catalog)) {
-      const flags = scanItem(item.item as unknown as ScannedItem, context);
-      if (flags.length > 0) byItem.set(itemKey(item), flags);
-    }
-    flagged.set(name, byItem);
+    flagged.set(name, scanCatalog(listedItems(catalog), context));
   }
   return flagged;
 }

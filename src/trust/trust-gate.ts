@@ -42,6 +42,12 @@ const PINNED: readonly [PinnedKind, 'tools' | 'prompts' | 'resourceTemplates'][]
 const keyOf = (kind: PinnedKind, item: { name: string }): string =>
   kind === 'resourceTemplate' ? String((item as unknown as { uriTemplate: string }).uriTemplate) : item.name;
 
+/** The `kind:key` the scanner's flags and the pins use for an item of a catalog list. */
+export function pinnedKey(list: 'tools' | 'prompts' | 'resourceTemplates', item: { name: string }): string {
+  const kind = PINNED.find(([, l]) => l === list)![0];
+  return itemKey({ kind, key: keyOf(kind, item) });
+}
+
 /** A catalog's pinned items, each by kind and its own key. */
 export function listedItems(catalog: Catalog): ListedItem[] {
   return PINNED.flatMap(([kind, list]) =>
@@ -53,6 +59,16 @@ export function listedItems(catalog: Catalog): ListedItem[] {
   );
 }
 
+/** The scanner's flags on each of a server's pinned items, by `kind:key`; items with none left out. */
+export function scanCatalog(items: readonly ListedItem[], context: ScanContext): Map<string, Flag[]> {
+  const flags = new Map<string, Flag[]>();
+  for (const item of items) {
+    const raised = scanItem(item.item as unknown as ScannedItem, context);
+    if (raised.length > 0) flags.set(itemKey(item), raised);
+  }
+  return flags;
+}
+
 export function gateCatalog(input: {
   catalog: Catalog;
   trust: Trust;
@@ -61,11 +77,7 @@ export function gateCatalog(input: {
 }): GateDecision {
   const { catalog, trust, pins, context } = input;
   const items = listedItems(catalog);
-  const flags = new Map<string, Flag[]>();
-  for (const item of items) {
-    const raised = scanItem(item.item as unknown as ScannedItem, context);
-    if (raised.length > 0) flags.set(itemKey(item), raised);
-  }
+  const flags = scanCatalog(items, context);
   const empty = { ...catalog, tools: [], prompts: [], resources: [], resourceTemplates: [] };
   const holdAll = (reason: 'server-held' | 'hard-flag'): GateDecision => ({
     catalog: empty,
@@ -86,14 +98,14 @@ export function gateCatalog(input: {
     ...compared.added.map((item) => ({ item, reason: 'new' as const })),
   ];
   const kept = new Set(held.map((h) => itemKey(h.item)));
-  const admitted = (kind: PinnedKind, list: 'tools' | 'prompts' | 'resourceTemplates') =>
-    catalog[list].filter((item) => !kept.has(itemKey({ kind, key: keyOf(kind, item) })));
+  const admitted = (list: 'tools' | 'prompts' | 'resourceTemplates') =>
+    catalog[list].filter((item) => !kept.has(pinnedKey(list, item)));
   return {
     catalog: {
       ...catalog,
-      tools: admitted('tool', 'tools'),
-      prompts: admitted('prompt', 'prompts'),
-      resourceTemplates: admitted('resourceTemplate', 'resourceTemplates'),
+      tools: admitted('tools'),
+      prompts: admitted('prompts'),
+      resourceTemplates: admitted('resourceTemplates'),
     } as Catalog,
     held,
     baseline: [],
