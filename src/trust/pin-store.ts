@@ -50,6 +50,12 @@ export function serverIdentity(
 
 export const itemKey = (item: Pick<ListedItem, 'kind' | 'key'>): string => `${item.kind}:${item.key}`;
 
+/** The kind and own key an itemKey was made of (a key may hold ":" itself: a URI template does). */
+export function parseItemKey(key: string): Pick<ListedItem, 'kind' | 'key'> {
+  const at = key.indexOf(':');
+  return { kind: key.slice(0, at) as PinnedKind, key: key.slice(at + 1) };
+}
+
 /** How a list compares with what was approved. */
 export interface PinComparison {
   unchanged: ListedItem[];

@@ -5,6 +5,7 @@ import { z } from 'zod';
 import { toolTokens } from '../../../search/token-cost.js';
 import type { ChildrenSnapshot } from '../../../children/children-snapshot.js';
 import type { Flag } from '../../../trust/poison-scan.js';
+import { parseItemKey } from '../../../trust/pin-store.js';
 import { scanServers } from '../../../trust/scan-servers.js';
 import { jsonResult } from '../../results.js';
 import { exposeStatus } from '../exposed-status.js';
@@ -83,9 +84,9 @@ function flagKinds(
 ): Record<string, string[]> | undefined {
   if (!byItem || byItem.size === 0) return undefined;
   return Object.fromEntries(
-    [...byItem].map(([key, flags]) => {
-      const [kind, name] = [key.slice(0, key.indexOf(':')), key.slice(key.indexOf(':') + 1)];
-      return [kind === 'resourceTemplate' ? name : exposedName(name), [...new Set(flags.map((f) => f.kind))]];
+    [...byItem].map(([itemKey, flags]) => {
+      const { kind, key } = parseItemKey(itemKey);
+      return [kind === 'resourceTemplate' ? key : exposedName(key), [...new Set(flags.map((f) => f.kind))]];
     }),
   );
 }
