@@ -54,8 +54,10 @@ export interface InstallPlan {
   offer: FoundValue[];
   /** Variables two clients' files give different values: left for the person. */
   differing: string[];
-  /** The served config, parsed: the waiting servers are read from it again once the entry's env is known. */
+  /** The served config, parsed: read again for the waiting servers once secrets are written. */
   json: unknown;
+  /** The servers that wait where the client starts mcpmux, with the entry as it is. */
+  waiting: InstallReport['waiting'];
 }
 
 export interface InstallReport {
@@ -126,7 +128,7 @@ export function planInstall(options: InstallOptions): InstallPlan {
     places,
     options.trustProject,
   );
-  return { options, file, config, before, names, remove, launch, offer: found, differing, json };
+  return { options, file, config, before, names, remove, launch, offer: found, differing, json, waiting };
 }
 
 /**
@@ -154,7 +156,11 @@ export function applyInstall(
     launch,
     removed: remove,
     kept: names.filter((name) => name !== MCPMUX_ENTRY && !remove.includes(name)),
-    waiting: waitingServers(plan.json, plan.config, { ...places.env, ...launch.env }),
+    // Only values written change what waits.
+    waiting:
+      secrets.length > 0
+        ? waitingServers(plan.json, plan.config, { ...places.env, ...launch.env })
+        : plan.waiting,
     wroteSecrets: secrets,
     offered: withSecrets ? [] : plan.offer,
     differing: plan.differing,
