@@ -41,3 +41,11 @@ function written(run: string): string {
       : '';
   return `${shown}${more}${hides}`;
 }
+
+/** The characters of HIDDEN that show nothing at all: taken out, "ig\u200Bnore" reads "ignore". */
+const INVISIBLE = /[\u200B-\u200F\u2060-\u2064\uFEFF\u00AD\u034F\u180E]|[\u{E0000}-\u{E007F}]/gu;
+
+/** The text as a reader sees it, for the patterns that look for words. */
+export function withoutInvisible(text: string): string {
+  return text.replace(INVISIBLE, '');
+}

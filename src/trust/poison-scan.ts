@@ -7,7 +7,7 @@
 // as plain help text with none; for those the quarantine (a person reads the text before the
 // model does) is the defence, not this.
 import { INSTRUCTION_PATTERNS, cued, wordsOf, type InstructionKind } from './instruction-patterns.js';
-import { hiddenCharacters } from './hidden-characters.js';
+import { hiddenCharacters, withoutInvisible } from './hidden-characters.js';
 import { encodedPayloads } from './encoded-payloads.js';
 
 export type FlagKind =
@@ -61,7 +61,7 @@ export function scanItem(item: ScannedItem, context?: ScanContext): Flag[] {
     flags.push({ kind: 'hidden-unicode', where: whereAt(found.index), text: found.text });
   for (const found of encodedPayloads(joined))
     flags.push({ kind: 'encoded-payload', where: whereAt(found.index), text: found.text });
-  const plain = hidden.length > 0 ? visible(joined) : joined;
+  const plain = hidden.length > 0 ? withoutInvisible(joined) : joined;
   const words = wordsOf(plain);
   for (const rule of INSTRUCTION_PATTERNS) {
     if (!cued(rule, words, plain)) continue;
@@ -78,7 +78,7 @@ export function scanItem(item: ScannedItem, context?: ScanContext): Flag[] {
   if (context && context.others.size > 0)
     for (const [where, text] of texts)
       if (/(^|\.)(description|title)$/.test(where))
-        flags.push(...shadowing(hidden.length > 0 ? visible(text) : text, where, context));
+        flags.push(...shadowing(hidden.length > 0 ? withoutInvisible(text) : text, where, context));
   if ((item.description?.length ?? 0) > LONG_DESCRIPTION)
     flags.push({
       kind: 'length',
@@ -128,11 +128,6 @@ function collectTexts(value: unknown, where: string, into: [string, string][], d
         into.push([`${where}.${key}`, key]);
       collectTexts(v, `${where}.${key}`, into, depth + 1);
     }
-}
-
-/** The text as a reader sees it: hidden characters out, so that "ig\u200Bnore" reads "ignore". */
-function visible(text: string): string {
-  return text.replace(/[\u200B-\u200F\u2060-\u2064\uFEFF\u00AD\u034F\u180E]|[\u{E0000}-\u{E007F}]/gu, '');
 }
 
 function excerpt(text: string, at: number, length: number): string {
