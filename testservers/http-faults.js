@@ -10,7 +10,8 @@
 // `big {bytes}` answers with a text of that many bytes; `big_notice {bytes}` sends a log message
 // of that size on the call's stream, then answers "done". `flood_next {bytes, as}` answers the
 // next request with that many bytes of no JSON at all, as one SSE event (`as: "sse"`) or as an
-// application/json body, written as the socket takes them. `malformed_next {as}` answers the
+// application/json body, written as the socket takes them, and prints on stderr how much went
+// before the reader closed the connection. `malformed_next {as}` answers the
 // next request with an error JSON-RPC does not allow (no code), as an SSE event or a JSON body.
 // A session opened at `/mcp?json` answers with JSON bodies rather than SSE streams.
 import { randomUUID } from 'node:crypto';
@@ -144,9 +145,16 @@ async function flood(res, bytes, as) {
   res.writeHead(200, { 'content-type': as === 'sse' ? 'text/event-stream' : 'application/json' });
   if (as === 'sse') res.write('event: message\ndata: ');
   const block = Buffer.alloc(64 * 1024, 'x');
-  for (let sent = 0; sent < bytes && !res.destroyed; sent += block.length)
-    if (!res.write(block)) await new Promise((resolve) => res.once('drain', resolve).once('close', resolve));
+  let sent = 0;
+  for (; sent < bytes && !res.destroyed; sent += block.length)
+    if (!res.write(block))
+      await new Promise((resolve) => {
+        const go = () => resolve(res.off('drain', go).off('close', go));
+        res.on('drain', go).on('close', go);
+      });
   res.end(as === 'sse' ? '\n\n' : '');
+  // What the reader took before it closed the connection (or all of it), for the tests to read.
+  process.stderr.write(`flood of ${bytes} bytes ${res.destroyed ? `cut after ${sent}` : 'sent whole'}\n`);
 }
 
 http.listen(0, '127.0.0.1', () => {

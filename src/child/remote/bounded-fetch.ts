@@ -8,7 +8,11 @@
 // - an event stream is passed on event by event; an event past the bound is skipped to its
 //   end, and when it was an answer, an error answer with its id takes its place. Failing the
 //   stream instead would leave the call waiting for its timeout: the SDK resumes a cut
-//   stream (which sends the event again) or gives it up without failing the call.
+//   stream (which sends the event again) or gives it up without failing the call. An event
+//   that goes on past the bound again (SKIP_BYTES) is a flood: its stream is closed, each
+//   request still owed an answer on it given an error answer first, so that the SDK neither
+//   waits nor resumes. Every byte skipped costs memory until the runtime collects it, and
+//   Node 24 lets a fetch body's chunks pile to ~100 MB first (Node 20 and 22: ~35 MB).
 // And a small answer (a JSON body or an event under ANSWER_CHECK_BYTES) that JSON-RPC does
 // not allow, such as an error without a code, is replaced by the error answer that stands for
 // it (answer-shape.ts): the SDK drops such an event, and the call waited for its timeout, or
@@ -148,6 +152,8 @@ const HEAD_BYTES = 64 * 1024;
 const TAIL_BYTES = 1024;
 /** How much of a large event passed on is read for its type, id field and message id. */
 const OWED_PEEK_BYTES = 4096;
+/** How far past the bound a dropped event is skipped before its stream is closed: the bound again, at least this. */
+const MIN_SKIP_BYTES = 4 * 1024 * 1024;
 
 /** Where the stream is within its line: mid-line, at a line's start, or right after a CR (an LF would end no line). */
 type LinePosition = 'mid' | 'start' | 'cr';
@@ -155,6 +161,8 @@ type LinePosition = 'mid' | 'start' | 'cr';
 interface Drop {
   head: EventHead;
   tail: Uint8Array;
+  /** The event's bytes read so far. */
+  bytes: number;
   /** The waiting call was given its error answer. */
   answered: boolean;
 }
@@ -232,7 +240,8 @@ class EventBound implements Transformer<Uint8Array, Uint8Array> {
 
   #startDrop(parts: Uint8Array[], controller: Controller): void {
     const head = eventHead(new TextDecoder().decode(firstBytes(parts, HEAD_BYTES)));
-    const drop: Drop = (this.#drop = { head, tail: lastBytes(parts, TAIL_BYTES), answered: false });
+    const bytes = parts.reduce((sum, part) => sum + part.byteLength, 0);
+    const drop: Drop = (this.#drop = { head, tail: lastBytes(parts, TAIL_BYTES), bytes, answered: false });
     this.#held = [];
     this.#heldBytes = 0;
     this.#bound.onDropped(this.#why);
@@ -287,10 +296,23 @@ class EventBound implements Transformer<Uint8Array, Uint8Array> {
     this.#heldBytes = 0;
   }
 
+  /** A dropped event that went on past the skip budget: every owed answer given, the stream closed (its source cancelled). */
+  #closeFlooded(controller: Controller): void {
+    this.#bound.onDropped(
+      `the server sent more than ${this.#drop!.bytes} bytes in one event; its response stream was closed`,
+    );
+    for (const id of this.#owedAnswers().owed) this.#answer(controller, id);
+    this.#drop = undefined;
+    controller.terminate();
+  }
+
   /** An event's bytes that do not end it yet. */
   #hold(part: Uint8Array, controller: Controller): void {
     if (this.#drop) {
       this.#drop.tail = lastBytes([this.#drop.tail, part], TAIL_BYTES);
+      this.#drop.bytes += part.byteLength;
+      const skipBudget = this.#bound.limit + Math.max(this.#bound.limit, MIN_SKIP_BYTES);
+      if (this.#drop.bytes > skipBudget) this.#closeFlooded(controller);
       return;
     }
     this.#held.push(part);

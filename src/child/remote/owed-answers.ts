@@ -46,6 +46,11 @@ export class OwedAnswers {
         this.answered(each['id']);
   }
 
+  /** The ids of the requests still owed an answer. */
+  get owed(): (string | number)[] {
+    return [...this.#owed];
+  }
+
   /** A large event passed on: its first bytes and its last, decoded; its answer known by its envelope. */
   passedLarge(head: string, tail: string): void {
     const data = this.#messageData(head);

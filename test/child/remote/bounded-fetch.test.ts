@@ -233,3 +233,49 @@ t.test('a JSON body of messages one a line is read as a batch of them', async (t
       /^the server's answer is not JSON \(.+\): \{"jsonrpc":"2\.0","id":1,"result":\{"content":\[\]\}\} not json$/,
   });
 });
+
+t.test(
+  'an event that goes on past the skip budget closes its stream: each owed request answered, the source cancelled',
+  async (t) => {
+    let pulled = 0;
+    let cancelled!: () => void;
+    const cancel = new Promise<boolean>((resolve) => (cancelled = () => resolve(true)));
+    const block = new TextEncoder().encode('x'.repeat(64 * 1024));
+    // An endless event of no JSON, after an answer to one of the POST's two requests.
+    const answer = 'data: {"jsonrpc":"2.0","id":1,"result":{}}\n\n';
+    let started = false;
+    const inner = async () =>
+      new Response(
+        new ReadableStream<Uint8Array>({
+          pull(controller) {
+            const chunk = started ? block : new TextEncoder().encode(answer + 'data: ');
+            started = true;
+            pulled += chunk.byteLength;
+            controller.enqueue(chunk);
+          },
+          cancel() {
+            cancelled();
+          },
+        }),
+        { headers: { 'content-type': 'text/event-stream' } },
+      );
+    const dropped: string[] = [];
+    const fetch = boundedFetch(inner, { limit: LIMIT, onDropped: (why) => dropped.push(why) });
+    const batch = [1, 2].map((id) => ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'x' } }));
+    const text = await (
+      await fetch('http://x.test/', { method: 'POST', body: JSON.stringify(batch) })
+    ).text();
+    t.equal(text, answer + errorEvent(2), 'the answer passed, then an error answer for the one still owed');
+    // The pipe cancels its source after the readable side closed: a moment later on Node 24.
+    const late = new Promise<boolean>((resolve) => setTimeout(() => resolve(false), 1000));
+    t.ok(await Promise.race([cancel, late]), 'the source was cancelled');
+    const budget = LIMIT + 4 * 1024 * 1024;
+    t.ok(
+      pulled > budget && pulled < budget + 2 * block.byteLength,
+      `read ${pulled} bytes, just past the budget`,
+    );
+    t.equal(dropped[0], reason);
+    t.match(dropped[1], /^the server sent more than \d+ bytes in one event; its response stream was closed$/);
+    t.equal(dropped.length, 2);
+  },
+);
