@@ -42,6 +42,7 @@ async function main(): Promise<void> {
   const [first, ...rest] = process.argv.slice(2);
   if (first !== undefined && CLIENT_COMMANDS.includes(first)) return runClientCommandLine(first, rest);
   if (first === 'secrets') return runSecretsCommandLine(rest);
+  if (first === 'approve' || first === 'pins') return runTrustCommandLine(first, rest);
   if (first === 'help') return runHelp(rest);
   const options = readOptions();
   const servers = await readServers(options);
@@ -185,6 +186,22 @@ async function runSecretsCommandLine(argv: string[]): Promise<void> {
     kept: new KeptSecrets(),
     out: (text) => process.stdout.write(text + '\n'),
     err: (text) => process.stderr.write(text + '\n'),
+  });
+}
+
+/** approve and pins: the operator's side of the trust gate; nothing is served or spawned. */
+async function runTrustCommandLine(command: 'approve' | 'pins', argv: string[]): Promise<void> {
+  const [{ runTrustCommand, confirmOnTerminal }, { PinStore }, { HeldRecords }] = await Promise.all([
+    import('./cli/trust-command.js'),
+    import('./trust/pin-store.js'),
+    import('./trust/held-records.js'),
+  ]);
+  process.exitCode = await runTrustCommand(command, argv, {
+    store: new PinStore(),
+    held: new HeldRecords(),
+    out: (text) => process.stdout.write(text + '\n'),
+    err: (text) => process.stderr.write(text + '\n'),
+    confirm: process.stdin.isTTY && process.stderr.isTTY ? confirmOnTerminal : undefined,
   });
 }
 

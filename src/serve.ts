@@ -50,6 +50,7 @@ export async function serve({
     code: { memoryBytes: options.codeMemoryMb * 1024 * 1024, maxToolCalls: options.codeMaxToolCalls },
     agent: options.agent,
     registries: { urls: options.registries, allowModelSecrets: options.allowModelSecrets },
+    quarantine: options.quarantine,
   });
   const configSync = followConfig(options, core, log);
   configSync?.adopt(servers);

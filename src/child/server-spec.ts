@@ -81,6 +81,13 @@ export type ServerSpec = (StdioServerSpec | RemoteServerSpec) & {
   /** The MCP registry entry it was resolved from (io.github.owner/server): audit lines and list_servers name it. */
   readonly registryEntry?: string;
   /**
+   * How far its text is trusted, from its config entry only (add_server takes no such field):
+   * "approved" (its lists reach the model; later changes wait for a person), "follow" (each
+   * list is the new baseline: a server under development) or "held" (nothing reaches the
+   * model until a person approves it). Absent: --quarantine decides.
+   */
+  readonly trust?: 'approved' | 'follow' | 'held';
+  /**
    * A config's server whose values are not all there yet (an unset variable, a secret not
    * kept): it is listed, not started, until the config gives them.
    */

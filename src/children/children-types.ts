@@ -5,6 +5,8 @@ import type { ChildConnectionOptions } from '../child/child-types.js';
 import type { ChildStatus } from '../child/child-status.js';
 import type { ChildProcess } from '../child/process/child-process.js';
 import type { Logger } from '../common/log.js';
+import type { TrustKeeper } from '../trust/trust-keeper.js';
+import type { AddedBy } from '../trust/quarantine.js';
 import type { ToolDiff } from './catalog-diff.js';
 
 export interface StartedServer {
@@ -33,10 +35,14 @@ export interface ChildrenOptions {
   validateName?: (name: string) => string | undefined;
   /** Options shared by every child connection. */
   connection: Omit<ChildConnectionOptions, 'name' | 'spec' | 'onEvent' | 'logger'>;
+  /** What of each server's lists clients may see; absent: all of it (one-shot commands). */
+  trust?: TrustKeeper;
 }
 
 /** How `add` starts a server. */
 export interface AddOptions {
+  /** Who asked for it: the agent's adds may be held (--quarantine). Default: the operator. */
+  addedBy?: AddedBy;
   /** Config servers: a failed start stays listed as `crashed`, so reload_server can retry it. */
   keepOnFailure?: boolean;
   /** A local child is spawned at once but spoken to only once this settles. */

@@ -7,11 +7,13 @@ import type { Tool } from '@modelcontextprotocol/server';
 import { ChildConnection } from '../child/child-connection.js';
 import type { ChildEvent } from '../child/child-types.js';
 import type { ChildStatus } from '../child/child-status.js';
-import { telemetry, type Attributes } from '../common/telemetry.js';
+import { telemetry } from '../common/telemetry.js';
+import { serverAttributes, spanned } from './children-spans.js';
 import { MuxError, messageOf } from '../common/errors.js';
 import { nameTaken, notFound, removedWhile, shuttingDown } from './children-errors.js';
 import type { Logger } from '../common/log.js';
 import type { RestartPolicy, ServerSpec } from '../child/server-spec.js';
+import type { Approver } from '../trust/pin-store.js';
 import { CATALOG_KINDS, type Catalog } from '../protocol/capabilities.js';
 import { describeRebuild, diffTools, listsDiffer, sameItems } from './catalog-diff.js';
 import { restartRunAfterCrash, restartUntilRunning, type RestartRun } from './restart-run.js';
@@ -55,6 +57,17 @@ export class Children {
   constructor(options: ChildrenOptions) {
     this.#options = options;
     this.#log = options.logger;
+    // An approval (here, or by `mcpmux approve`) changes what may pass: built again.
+    options.trust?.onChange(() => void this.#mutate(() => this.#publish()));
+  }
+
+  /** Approves a server's text as listed now: all (a held server is released), or `keys` (`tool:add`); resolves once shown. */
+  async approve(name: string, by: Approver, keys?: readonly string[]): Promise<string[]> {
+    const view = this.#snapshot.servers.get(name);
+    if (!view) throw this.#notFound(name);
+    const approved = this.#options.trust?.approve(name, view.connection.spec, view.listed, by, keys) ?? [];
+    await this.#mutate(() => this.#publish());
+    return approved;
   }
 
   /** The current immutable view; never waits. */
@@ -110,6 +123,7 @@ export class Children {
         onEvent: (event) => this.#onChildEvent(conn, event),
         renewSession: () => this.#renewSession(name, conn),
       });
+      this.#options.trust?.enter(conn, spec, options.addedBy ?? 'operator');
       this.#entries.set(name, { connection: conn, lastTools: undefined });
       this.#publish();
       return conn;
@@ -118,11 +132,9 @@ export class Children {
     registering.catch(() => options.spawned?.then((process) => process.stop()).catch(() => {}));
     const connection = await registering;
     // Its own span, under the request that asked for it (add_server's tools/call), if any.
-    const started = telemetry.enabled
-      ? telemetry.internal(`start_server ${name}`, serverAttributes(name, spec), () =>
-          this.#started(name, connection, options),
-        )
-      : this.#started(name, connection, options);
+    const started = spanned(`start_server ${name}`, serverAttributes(name, spec), () =>
+      this.#started(name, connection, options),
+    );
     if (!options.returnWhenSigningIn) return started;
     const signingIn = connection.whenSigningIn().then(() => undefined);
     const first = await Promise.race([started, signingIn]);
@@ -200,14 +212,10 @@ export class Children {
       entry.restarts?.abort.abort();
       entry.restarts = undefined;
       const build = options.build === true;
-      entry.reloading ??= (
-        telemetry.enabled
-          ? telemetry.internal(
-              `reload_server ${name}`,
-              { ...serverAttributes(name, entry.connection.spec), 'mcpmux.reload.build': build },
-              () => this.#reload(name, entry, build),
-            )
-          : this.#reload(name, entry, build)
+      entry.reloading ??= spanned(
+        `reload_server ${name}`,
+        { ...serverAttributes(name, entry.connection.spec), 'mcpmux.reload.build': build },
+        () => this.#reload(name, entry, build),
       ).finally(() => {
         entry.reloading = undefined;
       });
@@ -218,11 +226,9 @@ export class Children {
   async #reload(name: string, entry: Entry, build: boolean): Promise<ReloadedServer> {
     const { connection } = entry;
     if (build) {
-      const built = telemetry.enabled
-        ? telemetry.internal(`build_server ${name}`, { 'mcpmux.server.name': name }, () =>
-            connection.devLoop.build(),
-          )
-        : connection.devLoop.build();
+      const built = spanned(`build_server ${name}`, { 'mcpmux.server.name': name }, () =>
+        connection.devLoop.build(),
+      );
       await built.catch((error: unknown) => {
         throw this.#entries.get(name) === entry ? error : removedWhile('reloading', name);
       });
@@ -313,7 +319,7 @@ export class Children {
       const policy = connection.spec.restart;
       if (event.type === 'crashed' && policy) {
         // Restarted by its policy: its catalog stays listed (calls wait) until it runs again or gives up.
-        entry.shown = this.#snapshot.servers.get(event.name)?.catalog;
+        entry.shown = this.#snapshot.servers.get(event.name)?.listed;
         const run = (entry.restarts = restartRunAfterCrash(entry.restarts));
         const restarting = this.#restart(event.name, entry, policy, run).catch((error: unknown) =>
           this.#log.error(`server '${event.name}' restart policy failed: ${messageOf(error)}`),
@@ -363,7 +369,14 @@ export class Children {
   /** Replaces the snapshot; tells listeners which lists the client sees have changed. */
   #publish(): void {
     const previous = this.#snapshot;
-    this.#snapshot = nextSnapshot(previous, this.#entries);
+    const trust = this.#options.trust;
+    this.#snapshot = nextSnapshot(
+      previous,
+      this.#entries,
+      trust &&
+        ((name, connection, catalog, others) =>
+          trust.pass(connection, name, connection.spec, catalog, others)),
+    );
     if (this.#batches === 0) this.#notify(previous.servers, this.#snapshot.servers);
   }
 
@@ -382,13 +395,4 @@ export class Children {
   #notFound(name: string): MuxError {
     return notFound(name, [...this.#entries.keys()]);
   }
-}
-
-/** What every management span says of its server. */
-function serverAttributes(name: string, spec: ServerSpec): Attributes {
-  return {
-    'mcpmux.server.name': name,
-    'mcpmux.server.transport': spec.transport,
-    ...(spec.registryEntry !== undefined && { 'mcpmux.server.registry_entry': spec.registryEntry }),
-  };
 }

@@ -14,6 +14,7 @@ export const OPTIONS = {
   'allow-command': { type: 'string', multiple: true },
   'allow-env': { type: 'string', multiple: true },
   'no-runtime-add': { type: 'boolean' },
+  quarantine: { type: 'string' },
   registry: { type: 'string', multiple: true },
   'no-registry': { type: 'boolean' },
   'allow-model-secrets': { type: 'boolean' },

@@ -117,6 +117,10 @@ export const FLAG_TOPICS: readonly FlagTopic[] = [
         '--no-runtime-add',
         'Refuse add_server: servers come only from the config and the command line (and find_servers is off).',
       ],
+      [
+        '--quarantine strangers|all-added|all',
+        "Which servers are held, their text kept from the model, until a person approves them (add_server's form, or mcpmux approve NAME): strangers (default): what the agent adds from a registry, a package runner (npx, uvx, docker run, …) or a URL off this machine; all-added: everything the agent adds; all: the config's servers too. A hard flag of the poisoning scanner holds any server.",
+      ],
     ],
   },
   {
@@ -227,6 +231,7 @@ const USAGE = [
   '       mcpmux import [--from CLIENT]… [--out FILE] [--dry-run] [--keep-secrets] [--project DIR]',
   '       mcpmux install --client CLIENT [--config FILE] [--replace] [--scope user|project] [--dry-run]',
   '       mcpmux secrets list | forget ENTRY [NAME] | forget --all',
+  '       mcpmux approve NAME [ITEM…] [--yes] | mcpmux pins list | diff NAME | forget NAME',
   '       mcpmux help [TOPIC | all]',
 ];
 

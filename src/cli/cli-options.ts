@@ -1,5 +1,6 @@
 // What the command line comes to: the options mcpmux runs with, and the error every mistake
 // in it is (main.ts reports it on stderr with exit status 2, before anything is spawned).
+import type { QuarantineMode } from '../trust/quarantine.js';
 import type { AgentProvider } from '../agent/model-choice.js';
 import type { LogLevel } from '../common/log.js';
 import type { ExposeMode } from '../session/exposure.js';
@@ -43,6 +44,8 @@ export interface CliOptions {
   /** Loader variables (NODE_OPTIONS, PATH, …) a runtime add may set under --allow-command. */
   allowEnv: string[];
   runtimeAdd: boolean;
+  /** Which servers start held until a person approves them (--quarantine). */
+  quarantine: QuarantineMode;
   /**
    * The MCP registries find_servers and add_server {registry} use: --registry URLs, else the
    * config's "registries", else the official one; empty with --no-registry or --no-runtime-add.

@@ -1,6 +1,7 @@
 // The command line: flags via node:util parseArgs, then checked with zod; servers given
 // inline after `--` (inline-servers.ts). Every problem is a CliError, which main.ts reports
 // on stderr with exit status 2 before anything is spawned.
+import { QUARANTINE_MODES } from '../trust/quarantine.js';
 import { parseArgs } from 'node:util';
 import { OPTIONS, nearest, nearestOption } from './cli-flags.js';
 import { z } from 'zod';
@@ -39,6 +40,9 @@ const flagsSchema = z.object({
     .max(86_400),
   expose: z.enum(['all', 'search', 'code', 'agent'], {
     error: '--expose must be all, search, code or agent',
+  }),
+  quarantine: z.enum(QUARANTINE_MODES, {
+    error: '--quarantine must be strangers, all-added or all',
   }),
   searchRanker: z.enum(['auto', 'bm25', 'semantic'], {
     error: '--search-ranker must be auto, bm25 or semantic',
@@ -121,6 +125,7 @@ export function parseCli(
     callTimeout,
     pingInterval,
     expose,
+    quarantine,
     activePool,
     searchRanker,
     maxResultBytes,
@@ -153,6 +158,7 @@ export function parseCli(
     allowCommands: (values['allow-command'] as string[] | undefined) ?? [],
     allowEnv: (values['allow-env'] as string[] | undefined) ?? [],
     runtimeAdd: values['no-runtime-add'] !== true,
+    quarantine,
     ...registriesOf(values),
     allowModelSecrets: values['allow-model-secrets'] === true,
     traceContent: values['trace-content'] === true,
@@ -217,6 +223,7 @@ function checkedFlags(
     callTimeout: values['call-timeout'] ?? DEFAULT_CALL_TIMEOUT_MS / 1000,
     pingInterval: values['ping-interval'] ?? 30,
     expose: values['expose'] ?? 'all',
+    quarantine: values['quarantine'] ?? 'strangers',
     activePool: values['active-pool'] ?? 15,
     // Meaning as a view of a task's servers where the build has the table: it wins or ties
     // every held-out half (docs/search.md).

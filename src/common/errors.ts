@@ -15,6 +15,12 @@ export type MuxErrorCode =
   | 'SERVER_CRASHED'
   | 'SERVER_STOPPED'
   | 'TOOL_NOT_FOUND'
+  /** The server is held until a person approves its text (added from strangers' code, or a hard flag). */
+  | 'SERVER_HELD'
+  /** The item changed since a person approved it, and waits for them to approve the change. */
+  | 'TOOL_CHANGED'
+  /** The item is new since the server was approved, and waits for a person. */
+  | 'TOOL_PENDING'
   | 'PROMPT_NOT_FOUND'
   | 'RESOURCE_NOT_FOUND'
   | 'TOOL_NAME_COLLISION'

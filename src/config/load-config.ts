@@ -32,6 +32,13 @@ const entrySchema = z.looseObject({
   envFile: z.string().min(1, 'envFile must not be empty').optional(),
   includeTools: z.array(z.string().min(1)).optional(),
   excludeTools: z.array(z.string().min(1)).optional(),
+  // Config only (add_server has no such field: the model never sets how far it is trusted).
+  // Gemini CLI's boolean `trust` (skip its own confirmations) means nothing here, and is ignored.
+  trust: z
+    .union([z.enum(['approved', 'follow', 'held']), z.boolean()], {
+      error: 'trust must be "approved", "follow" or "held"',
+    })
+    .optional(),
 });
 
 /** The fields an entry may have that mean something to mcpmux. */
@@ -228,7 +235,10 @@ export function parseConfig(
       if (!nameProblem)
         servers.push({
           name,
-          spec: { ...(typeof spec === 'string' ? asWritten(entry.data) : spec), unconfigured },
+          spec: {
+            ...withTrust(typeof spec === 'string' ? asWritten(entry.data) : spec, entry.data.trust),
+            unconfigured,
+          },
         });
     } else if (typeof spec === 'string') problems.push(`${where}: ${spec}`);
     else if (!nameProblem) servers.push({ name, spec });
@@ -239,6 +249,9 @@ export function parseConfig(
 }
 
 type Entry = z.infer<typeof entrySchema>;
+
+const withTrust = (spec: ServerSpec, trust: Entry['trust']): ServerSpec =>
+  trust === undefined || typeof trust === 'boolean' ? spec : { ...spec, trust };
 
 /** The oauth fields where ${VAR} is read from mcpmux's environment. */
 const OAUTH_EXPANDED = ['client_id', 'client_secret', 'private_key', 'assertion_file'] as const;

@@ -3,6 +3,7 @@
 import { MuxError } from '../common/errors.js';
 import type { ChildrenSnapshot, ServerView } from '../children/children-snapshot.js';
 import type { CatalogTable, Route } from './routes.js';
+import { heldItemError } from './held-items.js';
 import { splitExposedName } from './tool-names.js';
 
 /** The error for a name that is neither exposed nor (for a tool) one server's own. */
@@ -46,6 +47,8 @@ export function unknownNameError<K extends 'tools' | 'prompts'>(
     );
   }
   if (view.connection.state.kind !== 'running') return notAvailable(view, `${noun} '${name}'`);
+  const held = heldItemError(view, kind === 'tools' ? 'tool' : 'prompt', name);
+  if (held) return held;
   const available = table.items.filter((t) => t.name.startsWith(view.name + '__')).map((t) => t.name);
   return new MuxError(
     code,

@@ -49,3 +49,8 @@ const INVISIBLE = /[\u200B-\u200F\u2060-\u2064\uFEFF\u00AD\u034F\u180E]|[\u{E000
 export function withoutInvisible(text: string): string {
   return text.replace(INVISIBLE, '');
 }
+
+/** The text with every run of hidden characters written out, for a person to read what the model would. */
+export function readable(text: string): string {
+  return text.replace(new RegExp(`(?:${HIDDEN.source})+`, 'gu'), written);
+}

@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { readPrivateFile, writePrivateFile } from '../common/private-file.js';
 import { stateDir } from '../common/state-dir.js';
 import { commandLineText } from '../common/command-line-text.js';
+import { scrubSecrets } from '../secrets/secret-scrubber.js';
 import { pinOf, shownPart } from './pin.js';
 
 export type PinnedKind = 'tool' | 'prompt' | 'resourceTemplate';
@@ -41,11 +42,15 @@ export interface ServerPins {
   items: Record<string, PinnedItem>;
 }
 
-/** A server's identity: where its text comes from, so that a pin follows the code and not the name the agent gave. */
+/**
+ * A server's identity: where its text comes from, so that a pin follows the code and not the
+ * name the agent gave. A secret in it (a key in a remote's URL) is written as [secret NAME]:
+ * an identity is shown to the person and kept in a file, and the key is not what the server is.
+ */
 export function serverIdentity(
   spec: { transport: 'stdio'; command: string; args: readonly string[] } | { transport: 'http'; url: string },
 ): string {
-  return spec.transport === 'stdio' ? commandLineText([spec.command, ...spec.args]) : spec.url;
+  return scrubSecrets(spec.transport === 'stdio' ? commandLineText([spec.command, ...spec.args]) : spec.url);
 }
 
 export const itemKey = (item: Pick<ListedItem, 'kind' | 'key'>): string => `${item.kind}:${item.key}`;
@@ -138,21 +143,31 @@ export class PinStore {
 
   /** Every server something was approved of. */
   list(): ServerPins[] {
-    let names: string[];
-    try {
-      names = readdirSync(this.#dir);
-    } catch {
-      return [];
-    }
-    return names
-      .filter((name) => name.endsWith('.json'))
-      .flatMap((name) => {
-        const text = readPrivateFile(join(this.#dir, name));
-        return text === undefined ? [] : [JSON.parse(text) as ServerPins];
-      });
+    return readIdentityFiles<ServerPins>(this.#dir);
   }
 
   #file(identity: string): string {
-    return join(this.#dir, `${createHash('sha256').update(identity).digest('hex').slice(0, 32)}.json`);
+    return identityFile(this.#dir, identity);
   }
+}
+
+/** The file of a server identity in `dir`: named by its hash, since an identity is a command line or a URL. */
+export function identityFile(dir: string, identity: string): string {
+  return join(dir, `${createHash('sha256').update(identity).digest('hex').slice(0, 32)}.json`);
+}
+
+/** The JSON files of `dir`, parsed; none when it does not exist. */
+export function readIdentityFiles<T>(dir: string): T[] {
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return [];
+  }
+  return names
+    .filter((name) => name.endsWith('.json'))
+    .flatMap((name) => {
+      const text = readPrivateFile(join(dir, name));
+      return text === undefined ? [] : [JSON.parse(text) as T];
+    });
 }

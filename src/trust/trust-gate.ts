@@ -7,7 +7,10 @@
 //   (hidden characters, another server's tools named, an encoded payload): then the server
 //   is held for the person whoever added it;
 // - after that, an unchanged item passes, a changed one is held until approved (its old text
-//   kept for the diff), a new one waits;
+//   kept for the diff); a new one waits when a person approved the server (it was held at
+//   first), and joins the baseline when the operator trusts it as written, unless it carries
+//   a hard flag: a trusted server may grow its list (a client that declares sampling, a
+//   toolset turned on), and a new item betrays no approval;
 // - a server that follows its own build (`watch`, "trust": "follow") takes each list as its
 //   new baseline: the dev loop is not stopped at every rebuild.
 // Resources (concrete URIs) are not pinned: they pass when the server does.
@@ -74,6 +77,8 @@ export function gateCatalog(input: {
   trust: Trust;
   pins: ServerPins | undefined;
   context: ScanContext;
+  /** What becomes of an item new since approval: held for the person, or taken (hard flags still held). Default hold. */
+  newItems?: 'hold' | 'admit';
 }): GateDecision {
   const { catalog, trust, pins, context } = input;
   const items = listedItems(catalog);
@@ -93,22 +98,25 @@ export function gateCatalog(input: {
   const hard = (item: ListedItem) => flags.get(itemKey(item))?.some((f) => HARD_KINDS.has(f.kind)) ?? false;
   if (pins === undefined)
     return compared.added.some(hard) ? holdAll('hard-flag') : { catalog, held: [], baseline: items, flags };
+  const admitted = input.newItems === 'admit' ? compared.added.filter((item) => !hard(item)) : [];
   const held: GateDecision['held'] = [
     ...compared.changed.map(({ item, before }) => ({ item, reason: 'changed' as const, before })),
-    ...compared.added.map((item) => ({ item, reason: 'new' as const })),
+    ...compared.added
+      .filter((item) => !admitted.includes(item))
+      .map((item) => ({ item, reason: 'new' as const })),
   ];
   const kept = new Set(held.map((h) => itemKey(h.item)));
-  const admitted = (list: 'tools' | 'prompts' | 'resourceTemplates') =>
+  const shown = (list: 'tools' | 'prompts' | 'resourceTemplates') =>
     catalog[list].filter((item) => !kept.has(pinnedKey(list, item)));
   return {
     catalog: {
       ...catalog,
-      tools: admitted('tools'),
-      prompts: admitted('prompts'),
-      resourceTemplates: admitted('resourceTemplates'),
+      tools: shown('tools'),
+      prompts: shown('prompts'),
+      resourceTemplates: shown('resourceTemplates'),
     } as Catalog,
     held,
-    baseline: [],
+    baseline: admitted,
     flags,
   };
 }

@@ -28,6 +28,7 @@ export async function callThroughSession(input: CallSessionInput): Promise<numbe
     expose: 'all',
     searchRanker: options.searchRanker,
     registries: { urls: options.registries, allowModelSecrets: options.allowModelSecrets },
+    quarantine: options.quarantine,
   });
   const session = sessionFactory(core, {
     version: input.version,

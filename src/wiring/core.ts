@@ -27,6 +27,11 @@ import { InputRelay } from '../session/relay/input-relay.js';
 import { UpstreamLink } from '../session/relay/upstream-link.js';
 import type { AgentSetup } from '../session/tools/agent-access.js';
 import type { RegistryAccess } from '../session/tools/tool-context.js';
+import type { QuarantineMode } from '../trust/quarantine.js';
+import { TrustKeeper } from '../trust/trust-keeper.js';
+import { HeldRecords } from '../trust/held-records.js';
+import { PinStore } from '../trust/pin-store.js';
+import { join } from 'node:path';
 
 export interface CoreOptions {
   logger: Logger;
@@ -51,6 +56,10 @@ export interface CoreOptions {
   agent?: AgentOptions;
   /** MCP registries (find_servers); undefined or empty: none. */
   registries?: { urls: readonly string[]; allowModelSecrets: boolean };
+  /** Which servers start held (--quarantine); every list passes the trust gate. */
+  quarantine: QuarantineMode;
+  /** Where approvals (pins/) and what is held (held/) are kept; default $XDG_STATE_HOME/mcpmux. */
+  trustState?: string;
 }
 
 export interface Core {
@@ -59,6 +68,8 @@ export interface Core {
   readonly router: CatalogRouter;
   readonly upstream: UpstreamLink;
   readonly children: Children;
+  /** How far each server's text is trusted; what is held from the model. */
+  readonly trust: TrustKeeper;
   readonly index: ToolIndex;
   readonly expose: ExposeMode;
   readonly code: CodeMode | undefined;
@@ -89,10 +100,18 @@ export async function createCore(options: CoreOptions): Promise<Core> {
   const { logger, maxToolName } = options;
   const router = new CatalogRouter({ maxToolName, reservedToolNames: ownToolNames(), logger });
   const upstream = new UpstreamLink({ router, logger, ...options.upstream });
+  const state = options.trustState;
+  const trust = new TrustKeeper({
+    mode: options.quarantine,
+    logger,
+    ...(state && { store: new PinStore(join(state, 'pins')), held: new HeldRecords(join(state, 'held')) }),
+  });
+  trust.watch();
   const children = new Children({
     logger,
     validateName: (name) => serverNameProblem(name, maxToolName),
     connection: { spawnPolicy: options.policy, upstream, ...options.connection },
+    trust,
   });
   observeServers(children);
   const ranker = options.searchRanker && toolRanker(options.searchRanker, logger);
@@ -115,6 +134,7 @@ export async function createCore(options: CoreOptions): Promise<Core> {
     router,
     upstream,
     children,
+    trust,
     index,
     expose: options.expose,
     code,
@@ -127,6 +147,7 @@ export async function createCore(options: CoreOptions): Promise<Core> {
       inputRelay.close();
       await agents?.runs.close();
       await children.close();
+      trust.close();
       await code?.close();
       await index.close();
     },

@@ -4,7 +4,8 @@
 // them, and a block marked `<!-- output -->` is what the run before it printed on stdout, line
 // by line ("…" in a line stands for what varies). Nothing a tutorial starts may outlive it.
 import { spawnSync } from 'node:child_process';
-import { readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
 import { ROOT } from '../helpers/fixtures.js';
@@ -50,9 +51,18 @@ for (const file of readdirSync(DIR).filter((name) => name.endsWith('.md'))) {
     t.teardown(() => {
       for (const dir of made) rmSync(dir, { recursive: true, force: true });
     });
+    // A home of its own, as a new user's: a client the tutorial starts passes HOME (not
+    // XDG_STATE_HOME) to mcpmux, whose approvals and kept secrets must not be this machine's.
+    // npm still reads this machine's cache (offline).
+    const home = mkdtempSync(join(tmpdir(), 'mcpmux-tutorial-home-'));
+    t.teardown(() => rmSync(home, { recursive: true, force: true }));
     const run = spawnSync('bash', ['-c', text], {
       cwd: ROOT,
-      env: taggedEnv({ npm_config_offline: 'true' }),
+      env: taggedEnv({
+        npm_config_offline: 'true',
+        npm_config_cache: process.env['npm_config_cache'] ?? join(homedir(), '.npm'),
+        HOME: home,
+      }),
       encoding: 'utf8',
       timeout: 120_000,
     });

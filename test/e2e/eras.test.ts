@@ -3,6 +3,7 @@
 // add a server, hear the change (modern: on its subscriptions/listen stream) and call it.
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+import { freshStateEnv } from '../helpers/temp-config.js';
 import type { CallToolResult } from '@modelcontextprotocol/client';
 import { writeFileSync } from 'node:fs';
 import t from 'tap';
@@ -174,7 +175,8 @@ t.test(
         { capabilities, versionNegotiation: { mode: { pin: '2026-07-28' } } },
       );
       await client.connect(
-        mcpmuxStdioTransport(['--', 'ev', process.execPath, everything, 'stdio']).transport,
+        // Each run its own state: the server lists other tools to the other client, which would be new to the first's approval.
+        mcpmuxStdioTransport(['--', 'ev', process.execPath, everything, 'stdio'], freshStateEnv(t)).transport,
       );
       const listed = asking((await client.listTools()).tools.map((x) => x.name)).map((x) =>
         x.slice('ev__'.length),

@@ -18,10 +18,12 @@ import {
   startMcpmuxHttp,
   text,
   type Session,
+  mcpmuxCommand,
 } from '../helpers/mcpmux-process.js';
-import { assertNoLeaks, killTaggedProcesses, taggedEnv } from '../helpers/processes.js';
+import { assertNoLeaks, killTaggedProcesses, taggedEnv, waitFor } from '../helpers/processes.js';
 import { startRemoteFixture } from '../helpers/remote-fixtures.js';
 import { closedPort, installedVersion, runtimeBin } from '../helpers/attack-lab.js';
+import { isReleaseForm, RELEASED } from '../helpers/person-forms.js';
 
 t.teardown(() => killTaggedProcesses());
 
@@ -153,6 +155,7 @@ t.test('find_servers and add_server {registry}, with the person giving the secre
     capabilities: { elicitation: { form: {} } },
     setup: (client: Client) =>
       client.setRequestHandler('elicitation/create', (request) => {
+        if (isReleaseForm(request.params)) return RELEASED as never;
         const params = request.params as any;
         asked.push({
           message: params.message,
@@ -296,7 +299,8 @@ t.test('a kept secret serves the next start, persist refers to it, and forget re
     { capabilities: { elicitation: { form: {} } }, versionNegotiation: { mode: { pin: '2026-07-28' } } },
   );
   let askedModern = 0;
-  modern.setRequestHandler('elicitation/create', () => {
+  modern.setRequestHandler('elicitation/create', (request) => {
+    if (isReleaseForm(request.params)) return RELEASED as never;
     askedModern++;
     return { action: 'accept', content: { FIXTURE_API_KEY: SECRET, keep_for_next_time: true } };
   });
@@ -428,7 +432,16 @@ t.test('an entry is judged by --allow-command as a typed command is', async (t) 
     name: 'everything',
     registry: 'io.github.modelcontextprotocol/server-everything',
   });
-  t.ok(everything.tools.some((tool: any) => tool.name === 'everything__echo'));
+  // A registry entry is strangers' code: held for a person, who releases it from a terminal.
+  t.same(everything.tools, []);
+  t.equal(everything.trust.state, 'held');
+  t.match(await mcpmuxCommand(muxEnv, 'approve', 'everything'), { code: 0 });
+  t.ok(
+    await waitFor(async () =>
+      (await mux.client.listTools()).tools.some((tool) => tool.name === 'everything__echo'),
+    ),
+    'released',
+  );
   await mux.client.close();
   await registry.stop();
   await assertNoLeaks(t);
@@ -445,7 +458,8 @@ t.test('over HTTP, a 2025 session is asked for the secret on its own request str
     { capabilities: { elicitation: { form: {} } } },
   );
   let asked = 0;
-  client.setRequestHandler('elicitation/create', () => {
+  client.setRequestHandler('elicitation/create', (request) => {
+    if (isReleaseForm(request.params)) return RELEASED as never;
     asked++;
     return { action: 'accept', content: { FIXTURE_API_KEY: SECRET } };
   });

@@ -6,7 +6,8 @@ import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/cli
 import type { CallToolResult } from '@modelcontextprotocol/client';
 import t from 'tap';
 import { resultText } from '../helpers/client-calls.js';
-import { startMcpmuxHttp } from '../helpers/mcpmux-process.js';
+import { mcpmuxCommand, startMcpmuxHttp } from '../helpers/mcpmux-process.js';
+import { freshStateEnv } from '../helpers/temp-config.js';
 import { assertNoLeaks, killTaggedProcesses, waitFor } from '../helpers/processes.js';
 import { startRemoteFixture } from '../helpers/remote-fixtures.js';
 
@@ -100,7 +101,8 @@ t.test(
   "a tool's x-mcp-header arguments travel in Mcp-Param-* headers, to the child and from the client",
   async (t) => {
     const remote = await startRemoteFixture('modern-http');
-    const served = await startMcpmuxHttp([]);
+    const state = freshStateEnv(t);
+    const served = await startMcpmuxHttp([], { env: state });
     const modern = newClient({ pin: '2026-07-28' });
     const legacy = newClient('legacy');
     await modern.client.connect(new StreamableHTTPClientTransport(new URL(served.url)));
@@ -183,8 +185,18 @@ t.test(
     })) as CallToolResult;
     t.notOk(rerouted.isError, 'the call went once more, with the renamed header');
     t.equal(resultText(rerouted), 'routed to eu: after');
-    const route = (await legacy.client.listTools()).tools.find((tool) => tool.name === 'remote__route');
-    t.match(route?.inputSchema, { properties: { region: { 'x-mcp-header': 'Zone' } } }, 'relisted');
+    // A schema changed since it was approved: held until the operator approves the change.
+    const listed = async () =>
+      (await legacy.client.listTools()).tools.find((tool) => tool.name === 'remote__route');
+    t.ok(await waitFor(async () => (await listed()) === undefined), 'relisted, and held');
+    t.match(await mcpmuxCommand(state, 'approve', 'remote', 'route'), { code: 0 });
+    t.ok(await waitFor(async () => (await listed()) !== undefined), 'approved');
+    const route = await listed();
+    t.match(
+      route?.inputSchema,
+      { properties: { region: { 'x-mcp-header': 'Zone' } } },
+      'with the new schema',
+    );
     t.ok(await waitFor(() => legacy.heard.listChanged > heardBefore), 'the client was told the list changed');
     t.equal(
       resultText(await modern.client.callTool({ name: 'remote__route', arguments: { region: 'eu' } })),

@@ -8,7 +8,9 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import t from 'tap';
 import { startMcpmux, text } from '../helpers/mcpmux-process.js';
-import { assertNoLeaks, killTaggedProcesses } from '../helpers/processes.js';
+import { assertNoLeaks, killTaggedProcesses, waitFor } from '../helpers/processes.js';
+import { isReleaseForm, RELEASED } from '../helpers/person-forms.js';
+import type { Client } from '@modelcontextprotocol/client';
 import { startRemoteFixture } from '../helpers/remote-fixtures.js';
 import { closedPort, installedVersion, runtimeBin } from '../helpers/attack-lab.js';
 
@@ -38,7 +40,17 @@ t.test(
     const web = await startRemoteFixture('static-files', { STATIC_ROOT: site });
     t.teardown(() => web.stop());
     const base = web.url;
-    const mux = await startMcpmux(['--registry', base], undefined, {
+    // The person releases what the agent adds from the registry (the form of a held server).
+    const released: string[] = [];
+    const person = {
+      capabilities: { elicitation: { form: {} } },
+      setup: (client: Client) =>
+        client.setRequestHandler('elicitation/create', (request) => {
+          released.push((request.params as { message: string }).message);
+          return (isReleaseForm(request.params) ? RELEASED : { action: 'decline' }) as never;
+        }),
+    };
+    const mux = await startMcpmux(['--registry', base], person, {
       PATH: runtimeBin(home),
       XDG_CACHE_HOME: join(home, 'cache'),
       XDG_STATE_HOME: join(home, 'state'),
@@ -55,7 +67,10 @@ t.test(
       name: 'io.github.modelcontextprotocol/server-memory',
       runs: `npm @modelcontextprotocol/server-memory@${installed}`,
     });
-    t.match(web.log(), /request GET \/v0\.1\/servers\?version=latest/, 'asked as the registry API asks');
+    t.ok(
+      await waitFor(() => /request GET \/v0\.1\/servers\?version=latest/.test(web.log())),
+      'asked as the registry API asks',
+    );
 
     const added = (await mux.json('add_server', {
       name: 'memory',
@@ -69,9 +84,12 @@ t.test(
       server: { status: 'running', registry_entry: 'io.github.modelcontextprotocol/server-memory' },
       registry: base.replace(/^http:\/\//, ''),
     });
+    t.match(released, [
+      /The agent added the MCP server 'memory', which runs: npx -y @modelcontextprotocol\/server-memory@/,
+    ]);
     t.ok(
       added.tools.some((tool) => tool.name === 'memory__read_graph'),
-      'its tools are listed',
+      'its tools are listed, once the person released it',
     );
     t.match(text(await mux.call('memory__read_graph')), /entities/, 'and answer');
 

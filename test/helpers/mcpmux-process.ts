@@ -1,5 +1,7 @@
 // The built mcpmux (dist/main.js) as a client starts it: a real process on stdio, driven by
 // the SDK client; its stdout lines and stderr are kept for the test to check.
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
 import { Client } from '@modelcontextprotocol/client';
 import type { CallToolResult, ClientCapabilities } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
@@ -127,4 +129,21 @@ export async function startMcpmuxHttp(
       return proc.exited;
     },
   };
+}
+
+/** `mcpmux ARGS` run as the operator runs it in a terminal (not one), beside a running mcpmux of the same state. */
+export async function mcpmuxCommand(
+  env: Record<string, string>,
+  ...args: string[]
+): Promise<{ stdout: string; stderr: string; code: number }> {
+  const run = promisify(execFile);
+  try {
+    const { stdout, stderr } = await run(process.execPath, [DIST_MAIN, ...args], {
+      env: { ...process.env, ...env },
+    });
+    return { stdout, stderr, code: 0 };
+  } catch (error) {
+    const failed = error as { stdout: string; stderr: string; code: number };
+    return { stdout: failed.stdout, stderr: failed.stderr, code: failed.code };
+  }
 }

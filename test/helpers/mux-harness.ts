@@ -2,6 +2,9 @@
 // session factory, as serve.ts makes it), connected to a real SDK Client over the SDK's
 // linked in-memory transports. Children are real processes. `close` stops them all
 // and checks that none is left.
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Client, InMemoryTransport } from '@modelcontextprotocol/client';
 import type { CallToolResult, ClientCapabilities } from '@modelcontextprotocol/client';
 import type { Test } from 'tap';
@@ -11,6 +14,7 @@ import type { ExposeMode } from '../../src/session/exposure.js';
 import type { Children } from '../../src/children/children.js';
 import type { CatalogRouter } from '../../src/router/catalog-router.js';
 import type { CodeModeOptions } from '../../src/code/code-mode.js';
+import type { QuarantineMode } from '../../src/trust/quarantine.js';
 import { SpawnPolicy, type SpawnPolicyOptions } from '../../src/policy/spawn-policy.js';
 import { createCore } from '../../src/wiring/core.js';
 import { sessionFactory } from '../../src/wiring/sessions.js';
@@ -45,6 +49,8 @@ export interface HarnessOptions {
   /** Installs the client's handlers (sampling, elicitation, roots, notifications) before it connects. */
   setupClient?: (client: Client) => void;
   connection?: Partial<Omit<ChildConnectionOptions, 'name' | 'spec' | 'onEvent' | 'logger'>>;
+  /** --quarantine; default strangers, as mcpmux's. */
+  quarantine?: QuarantineMode;
 }
 
 export async function startHarness(t: Test, options: HarnessOptions = {}): Promise<Harness> {
@@ -61,6 +67,9 @@ export async function startHarness(t: Test, options: HarnessOptions = {}): Promi
     },
     expose: options.mux?.expose ?? 'all',
     ...(options.code && { code: options.code }),
+    quarantine: options.quarantine ?? 'strangers',
+    // Approvals of its own, as a fresh machine's: another harness's of the same command line are not its.
+    trustState: mkdtempSync(join(process.env['MCPMUX_TEST_STATE'] ?? tmpdir(), 'harness-trust-')),
   });
   const { children, router } = core;
   const mux = sessionFactory(core, {

@@ -2,7 +2,8 @@
 // to init included): every child gets a tag in its environment, which its own children
 // inherit. `assertNoLeaks` fails the test while any tagged process is still alive.
 import { randomUUID } from 'node:crypto';
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import type { Test } from 'tap';
 import { ChildProcess } from '../../src/child/process/child-process.js';
 import { findTagged } from '../../src/child/process/process-tags.js';
@@ -11,12 +12,21 @@ export const LEAK_TAG_VAR = 'MCPMUX_TEST_LEAK_TAG';
 /** Unique per test process. */
 export const LEAK_TAG = randomUUID();
 
-/** The environment a child of a test should get: ours plus the tag. */
+/**
+ * The environment a child of a test should get: ours plus the tag, and a state folder of its
+ * own (XDG_STATE_HOME, inside the test file's, which test/loader/register.mjs removes), as a
+ * fresh machine has: what one mcpmux approved or kept is not another's. A test that shares
+ * state between processes gives XDG_STATE_HOME in `extra`, or sets it in its own environment.
+ */
 export function taggedEnv(extra: Record<string, string> = {}): Record<string, string> {
   const env = Object.fromEntries(
     Object.entries(process.env).filter((e): e is [string, string] => e[1] !== undefined),
   );
-  return { ...env, [LEAK_TAG_VAR]: LEAK_TAG, ...extra };
+  // A test that set XDG_STATE_HOME itself shares it with what it starts.
+  const parent = process.env['MCPMUX_TEST_STATE'];
+  const own = parent !== undefined && process.env['XDG_STATE_HOME'] === parent;
+  const state = own ? { XDG_STATE_HOME: mkdtempSync(join(parent, 'process-')) } : {};
+  return { ...env, [LEAK_TAG_VAR]: LEAK_TAG, ...state, ...extra };
 }
 
 /** Living (non-zombie) processes other than this one that carry our tag. */

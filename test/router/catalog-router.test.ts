@@ -32,6 +32,7 @@ function snapshot(version: number, servers: Record<string, Tool[]>): ChildrenSna
           name,
           tools,
           catalog: { ...EMPTY_CATALOG, tools },
+          listed: { ...EMPTY_CATALOG, tools },
           connection: { name } as unknown as ChildConnection,
         },
       ] as const,
@@ -96,6 +97,7 @@ t.test('a prompt asked for by its own name is told its exposed name', async (t) 
         name,
         tools: [],
         catalog: { ...EMPTY_CATALOG, prompts },
+        listed: { ...EMPTY_CATALOG, prompts },
         connection: { name } as unknown as ChildConnection,
       },
     ] as const;

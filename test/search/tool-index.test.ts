@@ -34,6 +34,7 @@ function snapshot(version: number, servers: Record<string, Tool[]>): ChildrenSna
           name,
           tools,
           catalog: { ...EMPTY_CATALOG, tools },
+          listed: { ...EMPTY_CATALOG, tools },
           connection: { name } as unknown as ChildConnection,
         },
       ] as const,

@@ -247,6 +247,14 @@ const toolSummary = z.object({
 export const startedOutput = z.object({
   server: statusSchema,
   tools: z.array(toolSummary),
+  trust: z
+    .object({
+      state: z.literal('held'),
+      items: z.number().describe('How many tools, prompts and templates it lists, none shown.'),
+      message: z.string().describe('Why it is held, and how a person releases it.'),
+    })
+    .optional()
+    .describe('Present when the server is held: none of its text reaches you until a person approves it.'),
   ...persistedFields,
 });
 export const diffSchema = z.object({

@@ -15,6 +15,7 @@ import {
   findServersOutput,
   type addServerInput,
 } from './management-schemas.js';
+import { canAskForm, askPersonOf } from './person-form.js';
 import { persisted, requireConfig, startServer } from './server-start.js';
 import { define, parseArguments as parse } from './tool-definition.js';
 import type { ManagementContext, ManagementTool, RegistryAccess } from './tool-context.js';
@@ -72,7 +73,14 @@ export async function addFromRegistry(args: AddServerArgs, ctx: ManagementContex
       registryAddContext(ctx, access, args.name, origin, signal),
     );
     const result = {
-      ...(await startServer(ctx, args.name, prepared.spec, args.startup_timeout_seconds, signal)),
+      ...(await startServer(
+        ctx,
+        args.name,
+        prepared.spec,
+        args.startup_timeout_seconds,
+        signal,
+        askPersonOf(origin, signal),
+      )),
       registry: prepared.registry,
     };
     if (!args.persist) return jsonResult(result) as Record<string, unknown>;
@@ -107,15 +115,7 @@ function registryAddContext(
     allowModelSecrets: access.allowModelSecrets,
     lookup: { path: ctx.policy?.baseEnv['PATH'] ?? process.env['PATH'], cwd: process.cwd() },
     admit: (spec) => (ctx.policy ? ctx.policy.admitRuntimeAdd(name, spec) : spec),
-    askPerson:
-      origin && canAskForm(origin.capabilities)
-        ? (params, timeoutMs) =>
-            origin.ask(
-              { method: 'elicitation/create', params },
-              signal ?? new AbortController().signal,
-              timeoutMs,
-            )
-        : undefined,
+    askPerson: askPersonOf(origin, signal),
     configPath: ctx.config?.path,
   };
 }
@@ -127,13 +127,6 @@ function requireRegistries(ctx: ManagementContext): RegistryAccess {
       'MCP registries are off here (mcpmux runs with --no-registry or --no-runtime-add): add a server with command or url',
     );
   return ctx.registries;
-}
-
-/** Whether a client takes form elicitations: {} (2025-06-18's only kind) or one that names form. */
-function canAskForm(capabilities: InputOrigin['capabilities']): boolean {
-  const elicitation = capabilities?.elicitation as { form?: unknown; url?: unknown } | undefined;
-  if (!elicitation) return false;
-  return elicitation.form !== undefined || elicitation.url === undefined;
 }
 
 /** add_server's fields that apply to an entry's server as to any: its cwd, tool filter, prefix, era, restart. */

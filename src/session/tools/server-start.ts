@@ -1,18 +1,27 @@
 // Starting a server for add_server, whichever way it was given (a command, a URL, a registry
 // entry), and writing it into the config with persist: a start the client cancels is undone
-// as a failed one is, and a persist that fails is reported beside the started server.
+// as a failed one is, and a persist that fails is reported beside the started server. A
+// server the trust gate holds (--quarantine) is shown to the person by a form when their
+// client takes one; their accept releases it within the same call.
 import { MuxError, messageOf } from '../../common/errors.js';
 import type { ServerSpec } from '../../child/server-spec.js';
+import type { Children } from '../../children/children.js';
+import { APPROVAL_TIMEOUT_MS, approvalForm, releases } from '../../trust/approval-form.js';
 import { exposeStatus, summarize } from './exposed-status.js';
+import type { AskPerson } from './person-form.js';
 import type { ManagementContext, PersistentConfig } from './tool-context.js';
 
-/** Starts `spec` as `name` and answers with its status and tools; `timeoutSeconds` bounds the start. */
+/**
+ * Starts `spec` as `name` (an add of the agent's) and answers with its status and tools;
+ * `timeoutSeconds` bounds the start; `askPerson` shows a held server to the person.
+ */
 export async function startServer(
   ctx: Pick<ManagementContext, 'children' | 'router'>,
   name: string,
   spec: ServerSpec,
   timeoutSeconds: number | undefined,
   signal: AbortSignal | undefined,
+  askPerson?: AskPerson,
 ) {
   const { children, router } = ctx;
   // A server waiting for a person to sign in answers at once: needs_auth, with the URL.
@@ -21,14 +30,60 @@ export async function startServer(
     children.add(
       name,
       timeoutSeconds === undefined ? spec : { ...spec, startupTimeoutMs: timeoutSeconds * 1000 },
-      { returnWhenSigningIn: true },
+      { returnWhenSigningIn: true, addedBy: 'agent' },
     ),
     // A start the client cancelled is undone as a failed one is: nothing left running.
     () => children.remove(name),
   );
+  const decision = askPerson && (await askToRelease(children, name, askPerson));
+  const status = decision === 'released' ? children.list().find((s) => s.name === name)! : started.status;
+  const trust = heldAnswer(children, name, decision);
   return {
-    server: exposeStatus(started.status, router, children.snapshot),
-    tools: summarize(started.status, started.tools, router, children.snapshot),
+    server: exposeStatus(status, router, children.snapshot),
+    tools: summarize(status, started.tools, router, children.snapshot),
+    ...(trust && { trust }),
+  };
+}
+
+/** Shows a held server to the person; their accept, box ticked, releases it. Undefined when it is not held. */
+async function askToRelease(
+  children: Children,
+  name: string,
+  askPerson: AskPerson,
+): Promise<'released' | 'declined' | undefined> {
+  const view = children.snapshot.servers.get(name);
+  const held = view?.trust?.serverHeld;
+  if (!view || !held) return undefined;
+  const form = approvalForm({
+    name,
+    identity: view.trust!.identity,
+    why: held,
+    catalog: view.listed,
+    flags: view.trust!.flags,
+  });
+  const answer = await askPerson(form, APPROVAL_TIMEOUT_MS);
+  if (!releases(answer)) return 'declined';
+  await children.approve(name, 'person');
+  return 'released';
+}
+
+/** What add_server says of a server still held: why, and how the person releases it; nothing of its text. */
+function heldAnswer(children: Children, name: string, decision: 'released' | 'declined' | undefined) {
+  const trust = children.snapshot.servers.get(name)?.trust;
+  if (!trust?.serverHeld) return undefined;
+  const why =
+    trust.serverHeld === 'hard-flag'
+      ? "mcpmux's poisoning scanner raised a flag on its text"
+      : "it runs strangers' code (a registry entry, a package runner or a remote URL)";
+  return {
+    state: 'held' as const,
+    items: trust.held.size,
+    message:
+      `server '${name}' runs, but its ${trust.held.size} tools, prompts and templates are held from you because ${why}` +
+      (decision === 'declined'
+        ? '; the person declined to release it.'
+        : '; your client cannot show the person a form to release it.') +
+      ` Only a person can release it: \`mcpmux approve ${name}\` in a terminal, or "trust": "approved" in its config entry. remove_server stops it.`,
   };
 }
 

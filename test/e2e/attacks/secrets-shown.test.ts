@@ -11,6 +11,7 @@ import { startMcpmux, text } from '../../helpers/mcpmux-process.js';
 import { assertNoLeaks, killTaggedProcesses } from '../../helpers/processes.js';
 import { startRemoteFixture } from '../../helpers/remote-fixtures.js';
 import { attackLab, closedPort } from '../../helpers/attack-lab.js';
+import { isReleaseForm, RELEASED } from '../../helpers/person-forms.js';
 
 t.teardown(() => killTaggedProcesses());
 
@@ -25,6 +26,7 @@ function person() {
       capabilities: { elicitation: { form: {} } },
       setup: (client: Client) =>
         client.setRequestHandler('elicitation/create', (request) => {
+          if (isReleaseForm(request.params)) return RELEASED as never;
           const params = request.params as { message: string; requestedSchema: { required: string[] } };
           asked.push(params.message);
           return {

@@ -103,6 +103,10 @@ t.test('reload_server starts new code as a new process and reports the tool diff
   t.notOk(isAlive(added.server.pid), 'the old process is gone');
   t.same(reloaded.changes, { added: ['dev__reverse'], removed: [], changed: ['dev__add'] });
   t.equal(textOf(await h.call('dev__reverse', { text: 'abc' })), 'cba');
+  // Its changed tool waits for a person (docs/security.md: pins); the operator approves it.
+  t.match(textOf(await h.call('dev__add', { a: 1, b: 2 })), /changed since a person approved it/);
+  await h.children.approve('dev', 'operator', ['tool:add']);
+  t.notMatch(textOf(await h.call('dev__add', { a: 1, b: 2 })), /changed since/);
   t.ok(await waitFor(() => h.listChanged() > before), 'list_changed after reload');
   const same = await h.callJson('reload_server', { name: 'dev' });
   t.same(same.changes, { added: [], removed: [], changed: [] }, 'an unchanged reload reports no change');

@@ -1,11 +1,14 @@
 // add_server with a command or a url: the spec checked at the edge, judged by the operator's spawn
 // policy (the admitted spec runs the very file that was judged), started, and written into the
 // config with persist. An add from an MCP registry entry goes to registry-tools.ts.
+import type { CallToolResult } from '@modelcontextprotocol/server';
+import type { InputOrigin } from '../../../child/child-types.js';
 import { MuxError } from '../../../common/errors.js';
 import { specFromWire } from '../../../child/server-spec.js';
 import { jsonResult } from '../../results.js';
 import { addServerInput, ENTRY_FIELDS, startedOutput } from '../management-schemas.js';
 import { addFromRegistry } from '../registry-tools.js';
+import { askPersonOf, canAskForm } from '../person-form.js';
 import { persisted, requireConfig, startServer } from '../server-start.js';
 import type { ManagementTool } from '../tool-context.js';
 import { define, parseArguments as parse } from '../tool-definition.js';
@@ -14,7 +17,8 @@ export const addServerTool = (): ManagementTool => ({
   definition: define(
     'add_server',
     'Start an MCP server and expose its tools as <name>__<tool>. Returns when it is ready, with its tools (exposed names and ' +
-      'input schemas) callable at once, directly or through call_tool. On failure nothing is left running and the error says why.',
+      'input schemas) callable at once, directly or through call_tool. On failure nothing is left running and the error says why. ' +
+      'A server from strangers (a registry entry, npx/uvx/docker, a remote URL) is held until the person approves its text: they are asked by a form if your client shows one; while held, its tools are not listed.',
     addServerInput,
     startedOutput,
   ),
@@ -33,15 +37,26 @@ export const addServerTool = (): ManagementTool => ({
     // The admitted spec runs the very file the policy judged (an absolute path).
     const admitted = policy ? policy.admitRuntimeAdd(args.name, spec) : spec;
     if (args.persist) requireConfig(config, 'add_server');
-    const result = await startServer(
-      ctx,
-      args.name,
-      admitted,
-      args.startup_timeout_seconds,
-      callOptions.signal,
-    );
-    if (!args.persist) return jsonResult(result);
-    const { name: _name, persist: _persist, startup_timeout_seconds: _timeout, ...entry } = args;
-    return jsonResult({ ...result, ...(await persisted(config!, args.name, entry, spec)) });
+    const run = async (origin: InputOrigin | undefined, signal: AbortSignal | undefined) => {
+      const result = await startServer(
+        ctx,
+        args.name,
+        admitted,
+        args.startup_timeout_seconds,
+        signal,
+        askPersonOf(origin, signal),
+      );
+      if (!args.persist) return jsonResult(result) as Record<string, unknown>;
+      const { name: _name, persist: _persist, startup_timeout_seconds: _timeout, ...entry } = args;
+      return jsonResult({ ...result, ...(await persisted(config!, args.name, entry, spec)) }) as Record<
+        string,
+        unknown
+      >;
+    };
+    // A 2026-07-28 client is asked (a held server's form) within the rounds of this very call.
+    const rounds = ctx.heldRounds;
+    if (rounds && canAskForm(rounds.capabilities))
+      return (await rounds.hold('add_server', (origin, signal) => run(origin, signal))) as CallToolResult;
+    return (await run(callOptions.origin, callOptions.signal)) as CallToolResult;
   },
 });

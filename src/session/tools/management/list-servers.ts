@@ -6,6 +6,7 @@ import { toolTokens } from '../../../search/token-cost.js';
 import type { ChildrenSnapshot } from '../../../children/children-snapshot.js';
 import type { Flag } from '../../../trust/poison-scan.js';
 import { parseItemKey } from '../../../trust/pin-store.js';
+import type { TrustView } from '../../../trust/trust-keeper.js';
 import { scanServers } from '../../../trust/scan-servers.js';
 import { jsonResult } from '../../results.js';
 import { exposeStatus } from '../exposed-status.js';
@@ -17,7 +18,7 @@ import { define, parseArguments as parse } from '../tool-definition.js';
 export const listServersTool = (ownDefinitions: () => readonly Tool[]): ManagementTool => ({
   definition: define(
     'list_servers',
-    'List every server with its status (starting, running, stopping, crashed), pid, exposed tool names, uptime, the kinds of flag the poisoning scanner raised on its tools, and for a crashed server its exit and last stderr lines.',
+    'List every server with its status (starting, running, stopping, crashed), pid, exposed tool names, uptime, its trust (approved, or held until a person approves its text, with how many items wait), the kinds of flag the poisoning scanner raised on its tools, and for a crashed server its exit and last stderr lines.',
     emptyInput,
     z.object({
       servers: z.array(
@@ -29,6 +30,7 @@ export const listServersTool = (ownDefinitions: () => readonly Tool[]): Manageme
             .describe(
               "The kinds of flag mcpmux's poisoning scanner raised on its tools, prompts and templates, by exposed name (never the text: `mcpmux inspect` shows that to a person).",
             ),
+          trust: trustSchema.optional(),
         }),
       ),
       stats: z.object({
@@ -42,17 +44,23 @@ export const listServersTool = (ownDefinitions: () => readonly Tool[]): Manageme
     const snapshot = children.snapshot;
     const flagged = flagsOf(snapshot);
     const servers = children.list().map((status) => {
-      const tools = snapshot.servers.get(status.name)?.tools ?? [];
+      const view = snapshot.servers.get(status.name);
+      const tools = view?.tools ?? [];
       const exposed = exposeStatus(status, router, snapshot);
-      const flags = flagKinds(flagged.get(status.name), (name) =>
-        router.exposedName(status.name, name, status.prefix),
-      );
+      const trust = view?.trust && trustOf(view.trust, status.name);
+      // A held server's flags go by kind alone: its items' names are its stranger's text too.
+      const flags = view?.trust?.serverHeld
+        ? undefined
+        : flagKinds(view?.trust?.flags ?? flagged.get(status.name), (name) =>
+            router.exposedName(status.name, name, status.prefix),
+          );
       return {
         ...exposed,
         ...(tools.length > 0 && {
           tools_tokens: toolTokens(router.exposedItems('tools', status.name, tools, status.prefix)),
         }),
         ...(flags && { flags }),
+        ...(trust && { trust }),
       };
     });
     const all = [...ownDefinitions(), ...router.table(snapshot, 'tools').items];
@@ -62,6 +70,49 @@ export const listServersTool = (ownDefinitions: () => readonly Tool[]): Manageme
     });
   },
 });
+
+const trustSchema = z
+  .object({
+    state: z
+      .enum(['approved', 'follow', 'held'])
+      .describe(
+        'approved: its text reached the model as a person or the operator approved it; follow: each of its lists is taken (a server under development); held: none of its text reaches the model until a person approves it.',
+      ),
+    held_because: z.enum(['added from strangers', 'hard flag']).optional(),
+    items: z
+      .number()
+      .optional()
+      .describe('How many tools, prompts and templates it lists (held: not shown).'),
+    flag_kinds: z
+      .array(z.string())
+      .optional()
+      .describe('A held server: the kinds of flag raised on its text.'),
+    changed: z
+      .number()
+      .optional()
+      .describe('Items changed since approved, held until a person approves the change.'),
+    pending: z.number().optional().describe('Items new since approved, waiting for a person.'),
+    release: z.string().optional().describe('What the person runs to review and release what is held.'),
+  })
+  .describe('How far its text is trusted; the model cannot change it.');
+
+/** What list_servers says of a server's trust: states and counts, never a held item's text or name. */
+function trustOf(trust: TrustView, name: string): z.infer<typeof trustSchema> {
+  const count = (reason: string) => [...trust.held.values()].filter((r) => r === reason).length;
+  const held = trust.held.size > 0 || trust.serverHeld !== undefined;
+  return {
+    state: trust.state,
+    ...(trust.serverHeld && {
+      held_because:
+        trust.serverHeld === 'hard-flag' ? ('hard flag' as const) : ('added from strangers' as const),
+      items: trust.held.size,
+      flag_kinds: [...new Set([...trust.flags.values()].flat().map((f) => f.kind))],
+    }),
+    ...(!trust.serverHeld && count('changed') > 0 && { changed: count('changed') }),
+    ...(!trust.serverHeld && count('new') > 0 && { pending: count('new') }),
+    ...(held && { release: `a person runs: mcpmux approve ${name}` }),
+  };
+}
 
 /** Each snapshot's flags, scanned once however often list_servers is called on it. */
 const scanned = new WeakMap<ChildrenSnapshot, ReturnType<typeof scanServers>>();

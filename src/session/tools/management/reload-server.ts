@@ -26,7 +26,7 @@ export const reloadServerTool = (): ManagementTool => ({
     return jsonResult({
       server: exposeStatus(reloaded.status, router, children.snapshot),
       tools: summarize(reloaded.status, reloaded.tools, router, children.snapshot),
-      changes: exposeDiff(reloaded.status, reloaded.changes, router),
+      changes: exposeDiff(reloaded.status, reloaded.changes, router, children.snapshot),
     });
   },
 });
@@ -49,6 +49,11 @@ async function startFromConfig(ctx: ManagementContext, name: string) {
   return jsonResult({
     server: exposeStatus(status, router, children.snapshot),
     tools: summarize(status, tools, router, children.snapshot),
-    changes: exposeDiff(status, { added: tools.map((t) => t.name), removed: [], changed: [] }, router),
+    changes: exposeDiff(
+      status,
+      { added: tools.map((t) => t.name), removed: [], changed: [] },
+      router,
+      children.snapshot,
+    ),
   });
 }
