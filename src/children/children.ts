@@ -123,7 +123,7 @@ export class Children {
         onEvent: (event) => this.#onChildEvent(conn, event),
         renewSession: () => this.#renewSession(name, conn),
       });
-      this.#options.trust?.enter(conn, spec, options.addedBy ?? 'operator');
+      this.#options.trust?.enter(conn, name, spec, options.addedBy ?? 'operator');
       this.#entries.set(name, { connection: conn, lastTools: undefined });
       this.#publish();
       return conn;

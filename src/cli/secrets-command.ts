@@ -1,7 +1,7 @@
 // mcpmux secrets list|forget: the secrets people agreed to keep for registry entries' variables
 // (secrets/kept-secrets.ts), shown by name only and forgotten one, an entry's or all at a
 // time. Values are never printed.
-import { parseArgs } from 'node:util';
+import { readSubcommand } from './subcommand-args.js';
 import type { KeptSecrets } from '../secrets/kept-secrets.js';
 
 export const SECRETS_COMMAND_HELP = `mcpmux secrets list
@@ -17,17 +17,8 @@ export interface SecretsCommandContext {
 
 /** Runs `mcpmux secrets ARGS`; resolves with the exit status (1 when nothing was there to forget, 2 for a bad command line). */
 export function runSecretsCommand(argv: readonly string[], ctx: SecretsCommandContext): number {
-  let parsed: { values: { all?: boolean; help?: boolean }; positionals: string[] };
-  try {
-    parsed = parseArgs({
-      args: [...argv],
-      options: { all: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
-      strict: true,
-      allowPositionals: true,
-    });
-  } catch (error) {
-    return usage(ctx, (error as Error).message);
-  }
+  const parsed = readSubcommand(argv, { all: {} });
+  if ('problem' in parsed) return usage(ctx, parsed.problem);
   const { values, positionals } = parsed;
   if (values.help) {
     ctx.out(SECRETS_COMMAND_HELP);

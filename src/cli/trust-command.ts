@@ -4,8 +4,8 @@
 // the text is shown as the model would read it (hidden characters written out), a changed
 // item as a diff, each with its flags, before anything is approved.
 import { createInterface } from 'node:readline/promises';
-import { parseArgs } from 'node:util';
 import { readable } from '../trust/hidden-characters.js';
+import { readSubcommand } from './subcommand-args.js';
 import { HeldRecords, type HeldItem, type HeldRecord } from '../trust/held-records.js';
 import { describeChange, parseItemKey, PinStore } from '../trust/pin-store.js';
 import { HARD_KINDS } from '../trust/poison-scan.js';
@@ -35,17 +35,8 @@ export async function runTrustCommand(
   argv: readonly string[],
   ctx: TrustCommandContext,
 ): Promise<number> {
-  let parsed: { values: { yes?: boolean; help?: boolean }; positionals: string[] };
-  try {
-    parsed = parseArgs({
-      args: [...argv],
-      options: { yes: { type: 'boolean', short: 'y' }, help: { type: 'boolean', short: 'h' } },
-      strict: true,
-      allowPositionals: true,
-    });
-  } catch (error) {
-    return usage(ctx, (error as Error).message);
-  }
+  const parsed = readSubcommand(argv, { yes: { short: 'y' } });
+  if ('problem' in parsed) return usage(ctx, parsed.problem);
   const { values, positionals } = parsed;
   if (values.help) {
     ctx.out(TRUST_COMMAND_HELP);

@@ -31,6 +31,8 @@ import type {
   RegistryAccess,
 } from './tools/tool-context.js';
 import { toToolResult } from './results.js';
+import { reviewHeldItem } from './held-review.js';
+import { askPersonOf } from './tools/person-form.js';
 
 export interface ToolCallsOptions {
   children: Children;
@@ -91,6 +93,7 @@ export class ToolCalls {
     params: CallToolRequest['params'],
     options: CallOptions,
     round?: ClientRound,
+    reviewed = false,
   ): Promise<CallToolResult | Record<string, unknown>> {
     const { own, children, router, relay, results } = this.#options;
     try {
@@ -119,6 +122,9 @@ export class ToolCalls {
           : await router.callTool(children.snapshot, params, options);
       return isInputRequiredResult(result) ? result : await results.fit(result as CallToolResult);
     } catch (error) {
+      // A tool held since its server was approved: the person may release it, and the call goes on.
+      if (!reviewed && (await reviewHeldItem(error, children, askPersonOf(options.origin, options.signal))))
+        return this.#call(params, options, round, true);
       return toToolResult(error);
     }
   }

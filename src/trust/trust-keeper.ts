@@ -33,6 +33,8 @@ export interface TrustView {
   serverHeld?: 'server-held' | 'hard-flag';
   /** The items kept from clients, by `kind:key`, each with why. */
   held: ReadonlyMap<string, HoldReason>;
+  /** What was approved of each changed item, by `kind:key`: the old side of the person's diff. */
+  before: ReadonlyMap<string, Readonly<Record<string, unknown>>>;
   /** The scanner's flags by `kind:key`: the person's view. */
   flags: ReadonlyMap<string, readonly Flag[]>;
 }
@@ -82,8 +84,12 @@ export class TrustKeeper {
   }
 
   /** A server enters the set: how far it is trusted follows from who added it and the mode. */
-  enter(server: object, spec: ServerSpec, addedBy: AddedBy): void {
+  enter(server: object, name: string, spec: ServerSpec, addedBy: AddedBy): void {
     this.#known.set(server, { trust: initialTrust(spec, addedBy, this.#options.mode) });
+    if (spec.trust !== undefined)
+      this.#options.logger.audit(
+        `trust: ${name} (${serverIdentity(spec)}) "${spec.trust}" by the operator's config`,
+      );
   }
 
   /** Told after any approval (here or by `mcpmux approve`): what clients see must be built again. */
@@ -130,6 +136,7 @@ export class TrustKeeper {
       state: decision.serverHeld ? 'held' : trust,
       ...(decision.serverHeld && { serverHeld: decision.serverHeld }),
       held,
+      before: new Map(decision.held.flatMap((h) => (h.before ? [[itemKey(h.item), h.before]] : []))),
       flags: decision.flags,
     };
     // A server still starting lists nothing yet: nothing to show the person, no news to audit.
@@ -193,6 +200,9 @@ export class TrustKeeper {
       const text = readText(join(this.#store.dir, file));
       if (this.#seen.get(file) === text) return;
       this.#seen.set(file, text);
+      this.#options.logger.audit(
+        `trust: approvals of ${identityIn(text) ?? 'a server'} changed by the operator outside this mcpmux (mcpmux approve or pins forget)`,
+      );
     }
     this.#changed();
   }
@@ -249,6 +259,15 @@ export class TrustKeeper {
 function readText(file: string): string | undefined {
   try {
     return readFileSync(file, 'utf8');
+  } catch {
+    return undefined;
+  }
+}
+
+/** The server identity a pin file's text names, if it can be read. */
+function identityIn(text: string | undefined): string | undefined {
+  try {
+    return text === undefined ? undefined : (JSON.parse(text) as ServerPins).identity;
   } catch {
     return undefined;
   }

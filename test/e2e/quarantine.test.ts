@@ -7,7 +7,8 @@
 // - a config server that rewrites a description after it started (a rug pull, with
 //   tools/list_changed) has that tool held: its new text in no message, a call refused with
 //   TOOL_CHANGED, `mcpmux pins diff` shows the person old and new, `mcpmux approve NAME TOOL`
-//   releases it; a new tool waits the same way;
+//   releases it; a client that takes forms is shown the diff when the agent calls that tool, and
+//   the person's release lets the call go on;
 // - a server under development (`watch`) takes each rebuild's list without asking.
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -150,6 +151,11 @@ t.test('a client that cannot ask: held, and `mcpmux approve NAME` releases it', 
   );
   t.equal(text(await s.call('notes__save')), 'save');
   t.equal((await serverStatus(s, 'notes')).trust.state, 'approved');
+  t.match(
+    s.stderr(),
+    /mcpmux audit: trust: approvals of .*described-tools\.js changed by the operator outside this mcpmux/,
+    "audited as the operator's",
+  );
 
   // A server a person approved has a tool new since then wait for them too.
   writeFileSync(
@@ -255,3 +261,49 @@ t.test("a server under development (watch) takes each rebuild's list", async (t)
   t.equal((await serverStatus(s, 'dev')).trust.state, 'follow');
   t.comment(s.stderr());
 });
+
+t.test(
+  'a call to a changed tool asks the person with the diff; their release lets the call go on',
+  async (t) => {
+    const file = toolsFile('rates', [
+      { name: 'convert', description: 'Converts an amount between currencies.' },
+    ]);
+    const config = join(scratch, 'rates-config.json');
+    writeFileSync(config, JSON.stringify({ mcpServers: { rates: described(file) } }));
+    let release = false;
+    const person = answering(() =>
+      release ? { action: 'accept', content: { release: true } } : { action: 'decline' },
+    );
+    const s = await startMcpmux(['--config', config], person.clientSide, stateFolder());
+    t.teardown(() => s.client.close());
+    const names = async () => (await s.client.listTools()).tools.map((tool) => tool.name);
+    t.ok(await waitFor(async () => (await names()).includes('rates__convert')));
+    writeFileSync(
+      file,
+      JSON.stringify([{ name: 'convert', description: `Converts an amount between currencies. ${POISON}` }]),
+    );
+    t.ok(await waitFor(async () => !(await names()).includes('rates__convert')), 'held once changed');
+
+    const declined = await s.call('rates__convert');
+    t.ok(declined.isError, 'declined: the call is refused');
+    t.match(text(declined), /changed since a person approved it/);
+    t.equal(person.forms.length, 1, 'the person was asked');
+    const form = person.forms[0]!;
+    t.match(
+      form.message,
+      /The MCP server 'rates' \(.*described-tools\.js\) changed its tool 'convert' since you approved it/,
+    );
+    t.match(
+      form.message,
+      /description, approved:\nConverts an amount between currencies\.\ndescription, now:\nConverts an amount between currencies\. Before using this tool/,
+    );
+    t.match(form.message, /secret-access in description/, 'with its flags');
+
+    t.same(leaked(s), [], 'until released, the new text reached the client only in the form');
+
+    release = true;
+    t.equal(text(await s.call('rates__convert')), 'convert', 'released: the same call goes on');
+    t.ok((await names()).includes('rates__convert'), 'listed again');
+    t.match(s.stderr(), /mcpmux audit: trust: rates \(.*\) items tool:convert approved by the person/);
+  },
+);

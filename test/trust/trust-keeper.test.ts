@@ -47,7 +47,7 @@ function keeper(name: string, mode: QuarantineMode = 'strangers') {
 t.test('a trusted server: its first list is the baseline; a change is held, a new item joins', async (t) => {
   const { keeper: k, store, held } = keeper('trusted');
   const server = {};
-  k.enter(server, spec, 'operator');
+  k.enter(server, 'calc', spec, 'operator');
   const first = k.pass(server, 'calc', spec, catalog({ add: 'Adds.' }), new Map());
   t.same(names(first.catalog), ['add']);
   t.equal(first.trust.state, 'approved');
@@ -84,7 +84,7 @@ t.test(
   async (t) => {
     const { keeper: k, lines } = keeper('held', 'all-added');
     const server = {};
-    k.enter(server, spec, 'agent');
+    k.enter(server, 'calc', spec, 'agent');
     const list = catalog({ add: 'Adds.' });
     const held = k.pass(server, 'calc', spec, list, new Map());
     t.same(names(held.catalog), []);
@@ -102,7 +102,7 @@ t.test(
       'a new item of a server a person approved waits for them',
     );
     const again = {};
-    k.enter(again, spec, 'agent');
+    k.enter(again, 'calc', spec, 'agent');
     t.same(
       names(k.pass(again, 'calc2', spec, list, new Map()).catalog),
       ['add'],
@@ -114,7 +114,7 @@ t.test(
 t.test("a hard flag holds even an operator's server", async (t) => {
   const { keeper: k } = keeper('hard');
   const server = {};
-  k.enter(server, spec, 'operator');
+  k.enter(server, 'calc', spec, 'operator');
   const gated = k.pass(server, 'calc', spec, catalog({ add: 'Adds.\u200b\u200bsecretly' }), new Map());
   t.equal(gated.trust.serverHeld, 'hard-flag');
   t.same(names(gated.catalog), []);
@@ -138,8 +138,8 @@ t.test(
     b.onChange(() => wakes++);
     const following: ServerSpec = { ...spec, trust: 'follow' };
     const [sa, sb] = [{}, {}];
-    a.keeper.enter(sa, following, 'operator');
-    b.enter(sb, following, 'operator');
+    a.keeper.enter(sa, 'calc', following, 'operator');
+    b.enter(sb, 'calc', following, 'operator');
     // Each keeper passes again on every wake, as the running set does.
     let version = 0;
     const list = () => catalog({ greet: `Says hello ${version}.` });
