@@ -241,7 +241,7 @@ export function parseConfig(
           },
         });
     } else if (typeof spec === 'string') problems.push(`${where}: ${spec}`);
-    else if (!nameProblem) servers.push({ name, spec });
+    else if (!nameProblem) servers.push({ name, spec: withTrust(spec, entry.data.trust) });
   }
   if (problems.length > 0)
     throw new ConfigError(`config file '${source}' has problems:\n  ${problems.join('\n  ')}`);

@@ -29,6 +29,8 @@ export interface TrustView {
   identity: string;
   /** How far it is trusted now: held (nothing shown), approved (changes wait), follow (each list taken). */
   state: Trust;
+  /** How far it was trusted when it entered the set, before any approval kept for it was read. */
+  entered: Trust;
   /** The whole server is held, and why. */
   serverHeld?: 'server-held' | 'hard-flag';
   /** The items kept from clients, by `kind:key`, each with why. */
@@ -134,6 +136,7 @@ export class TrustKeeper {
     const view: TrustView = {
       identity,
       state: decision.serverHeld ? 'held' : trust,
+      entered,
       ...(decision.serverHeld && { serverHeld: decision.serverHeld }),
       held,
       before: new Map(decision.held.flatMap((h) => (h.before ? [[itemKey(h.item), h.before]] : []))),

@@ -632,3 +632,24 @@ t.test("VS Code's and Cursor's envFile: its variables under the entry's env", as
     message: /servers\.web: envFile applies to a command, not to a url/,
   });
 });
+
+t.test('"trust" is read from a config entry; Gemini CLI\'s boolean one means nothing here', async (t) => {
+  const servers = parse({
+    mcpServers: {
+      held: { command: 'npx', args: ['-y', 'x'], trust: 'held' },
+      dev: { command: 'node', args: ['build/index.js'], trust: 'follow' },
+      gemini: { command: 'node', args: ['s.js'], trust: true },
+    },
+  });
+  t.same(
+    servers.map((s) => [s.name, s.spec.trust]),
+    [
+      ['held', 'held'],
+      ['dev', 'follow'],
+      ['gemini', undefined],
+    ],
+  );
+  t.throws(() => parse({ mcpServers: { x: { command: 'node', trust: 'yes' } } }), {
+    message: /mcpServers\.x\.trust: trust must be "approved", "follow" or "held"/,
+  });
+});

@@ -10,7 +10,7 @@
 //   releases it; a client that takes forms is shown the diff when the agent calls that tool, and
 //   the person's release lets the call go on;
 // - a server under development (`watch`) takes each rebuild's list without asking.
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
@@ -307,3 +307,34 @@ t.test(
     t.match(s.stderr(), /mcpmux audit: trust: rates \(.*\) items tool:convert approved by the person/);
   },
 );
+
+t.test('an add the agent persists stays held in the config until a person approves it', async (t) => {
+  const state = stateFolder();
+  const config = join(scratch, 'persist-config.json');
+  writeFileSync(config, JSON.stringify({ mcpServers: {} }));
+  const first = await startMcpmux(['--quarantine', 'all-added', '--config', config], undefined, state);
+  const added = await first.json('add_server', {
+    name: 'notes',
+    ...described(toolsFile('persisted', [{ name: 'save', description: POISON }])),
+    persist: true,
+  });
+  t.equal(added.trust.state, 'held');
+  t.equal(JSON.parse(readFileSync(config, 'utf8')).mcpServers.notes.trust, 'held', 'written held');
+  await first.client.close();
+
+  // Next start, without --quarantine: the config's own entry still holds it.
+  const second = await startMcpmux(['--config', config], undefined, state);
+  t.teardown(() => second.client.close());
+  t.ok(
+    await waitFor(async () => (await serverStatus(second, 'notes')).trust?.state === 'held'),
+    'held on the next start',
+  );
+  t.same(leaked(second), []);
+  t.match(await cli(state, 'approve', 'notes'), { code: 0 });
+  t.ok(
+    await waitFor(async () =>
+      (await second.client.listTools()).tools.some((tool) => tool.name === 'notes__save'),
+    ),
+    'released by the person, and so by identity from then on',
+  );
+});

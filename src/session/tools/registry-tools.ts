@@ -16,7 +16,7 @@ import {
   type addServerInput,
 } from './management-schemas.js';
 import { canAskForm, askPersonOf } from './person-form.js';
-import { persisted, requireConfig, startServer } from './server-start.js';
+import { toPersist, persisted, requireConfig, startServer } from './server-start.js';
 import { define, parseArguments as parse } from './tool-definition.js';
 import type { ManagementContext, ManagementTool, RegistryAccess } from './tool-context.js';
 import type { CallToolResult } from '@modelcontextprotocol/server';
@@ -87,7 +87,11 @@ export async function addFromRegistry(args: AddServerArgs, ctx: ManagementContex
     const unkept = prepared.unkept.filter((name) => !prepared.keptNow.includes(name));
     return jsonResult({
       ...result,
-      ...(await persisted(ctx.config!, args.name, prepared.configEntry, prepared.configuredSpec)),
+      ...(await persisted(
+        ctx.config!,
+        args.name,
+        ...toPersist(ctx.children, args.name, prepared.configEntry, prepared.configuredSpec),
+      )),
       ...(unkept.length > 0 && {
         persist_note: `written as \${${unkept.join('}, ${')}}: set ${unkept.length === 1 ? 'it' : 'them'} in mcpmux's environment before its next start`,
       }),

@@ -95,6 +95,22 @@ export function requireConfig(config: PersistentConfig | undefined, tool: string
     );
 }
 
+/**
+ * The entry add_server writes into the config, and the spec it stands for: one that entered
+ * held is written `"trust": "held"`, or the config would trust on its next start, as the
+ * operator's, what no person approved. What a person approves is kept by identity, and
+ * releases it then too.
+ */
+export function toPersist<S extends ServerSpec | undefined>(
+  children: Children,
+  name: string,
+  entry: Record<string, unknown>,
+  spec: S,
+): [Record<string, unknown>, S] {
+  if (children.snapshot.servers.get(name)?.trust?.entered !== 'held') return [entry, spec];
+  return [{ ...entry, trust: 'held' }, (spec && { ...spec, trust: 'held' }) as S];
+}
+
 /** Writes the change into the config file; a failure is reported beside the result, since the server change itself happened. */
 export async function persisted(
   config: PersistentConfig,

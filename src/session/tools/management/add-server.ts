@@ -9,7 +9,7 @@ import { jsonResult } from '../../results.js';
 import { addServerInput, ENTRY_FIELDS, startedOutput } from '../management-schemas.js';
 import { addFromRegistry } from '../registry-tools.js';
 import { askPersonOf, canAskForm } from '../person-form.js';
-import { persisted, requireConfig, startServer } from '../server-start.js';
+import { toPersist, persisted, requireConfig, startServer } from '../server-start.js';
 import type { ManagementTool } from '../tool-context.js';
 import { define, parseArguments as parse } from '../tool-definition.js';
 
@@ -48,10 +48,10 @@ export const addServerTool = (): ManagementTool => ({
       );
       if (!args.persist) return jsonResult(result) as Record<string, unknown>;
       const { name: _name, persist: _persist, startup_timeout_seconds: _timeout, ...entry } = args;
-      return jsonResult({ ...result, ...(await persisted(config!, args.name, entry, spec)) }) as Record<
-        string,
-        unknown
-      >;
+      return jsonResult({
+        ...result,
+        ...(await persisted(config!, args.name, ...toPersist(ctx.children, args.name, entry, spec))),
+      }) as Record<string, unknown>;
     };
     // A 2026-07-28 client is asked (a held server's form) within the rounds of this very call.
     const rounds = ctx.heldRounds;
