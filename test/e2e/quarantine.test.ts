@@ -14,9 +14,16 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
-import type { Client } from '@modelcontextprotocol/client';
+import { Client } from '@modelcontextprotocol/client';
 import { fixturePath } from '../helpers/fixtures.js';
-import { mcpmuxCommand, serverStatus, startMcpmux, text, type Session } from '../helpers/mcpmux-process.js';
+import {
+  mcpmuxCommand,
+  mcpmuxStdioTransport,
+  serverStatus,
+  startMcpmux,
+  text,
+  type Session,
+} from '../helpers/mcpmux-process.js';
 import { assertNoLeaks, killTaggedProcesses, waitFor } from '../helpers/processes.js';
 
 const scratch = mkdtempSync(join(tmpdir(), 'mcpmux-quarantine-'));
@@ -336,5 +343,30 @@ t.test('an add the agent persists stays held in the config until a person approv
       (await second.client.listTools()).tools.some((tool) => tool.name === 'notes__save'),
     ),
     'released by the person, and so by identity from then on',
+  );
+});
+
+t.test('a 2026-07-28 client is shown the form within the rounds of its add_server call', async (t) => {
+  const client = new Client(
+    { name: 'modern', version: '1.0.0' },
+    { capabilities: { elicitation: { form: {} } }, versionNegotiation: { mode: { pin: '2026-07-28' } } },
+  );
+  const forms: string[] = [];
+  client.setRequestHandler('elicitation/create', (request) => {
+    forms.push((request.params as { message: string }).message);
+    return { action: 'accept', content: { release: true } } as never;
+  });
+  await client.connect(mcpmuxStdioTransport(['--quarantine', 'all-added'], stateFolder()).transport);
+  t.teardown(() => client.close());
+  const added = (await client.callTool({
+    name: 'add_server',
+    arguments: { name: 'notes', ...described(toolsFile('modern', [{ name: 'save', description: POISON }])) },
+  })) as { structuredContent: { tools: { name: string }[]; trust?: unknown } };
+  t.equal(forms.length, 1, 'asked once');
+  t.match(forms[0], /The agent added the MCP server 'notes'/);
+  t.same(
+    added.structuredContent.tools.map((tool) => tool.name),
+    ['notes__save'],
+    'released within the same call',
   );
 });
