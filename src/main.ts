@@ -267,6 +267,7 @@ async function readServers(options: CliOptions): Promise<ConfiguredServer[]> {
       configured = await loadConfigFile(options.configPath, process.env, validate);
       const settings = await loadConfigSettings(options.configPath);
       if (!options.exposeGiven && settings.expose) options.expose = settings.expose;
+      if (!options.quarantineGiven && settings.quarantine) options.quarantine = settings.quarantine;
       if (!options.registriesGiven && settings.registries) options.registries = settings.registries;
     } catch (error) {
       if (error instanceof ConfigError) exitWith(EXIT_USAGE, `mcpmux: ${error.message}`);

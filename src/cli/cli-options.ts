@@ -46,6 +46,8 @@ export interface CliOptions {
   runtimeAdd: boolean;
   /** Which servers start held until a person approves them (--quarantine). */
   quarantine: QuarantineMode;
+  /** Whether --quarantine was given (a config file's setting applies otherwise). */
+  quarantineGiven: boolean;
   /**
    * The MCP registries find_servers and add_server {registry} use: --registry URLs, else the
    * config's "registries", else the official one; empty with --no-registry or --no-runtime-add.

@@ -159,6 +159,7 @@ export function parseCli(
     allowEnv: (values['allow-env'] as string[] | undefined) ?? [],
     runtimeAdd: values['no-runtime-add'] !== true,
     quarantine,
+    quarantineGiven: values['quarantine'] !== undefined,
     ...registriesOf(values),
     allowModelSecrets: values['allow-model-secrets'] === true,
     traceContent: values['trace-content'] === true,

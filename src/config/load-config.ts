@@ -5,6 +5,7 @@ import { readFile } from 'node:fs/promises';
 import type { ParseError } from 'jsonc-parser';
 import { z } from 'zod';
 import { specFromWire, wireServerFields, type ServerSpec } from '../child/server-spec.js';
+import { QUARANTINE_MODES } from '../trust/quarantine.js';
 import { readEnvFile } from './env-file.js';
 import { expandVariables, type SecretLookup, type Unset } from './expand-variables.js';
 import { KeptSecrets, secretsDir } from '../secrets/kept-secrets.js';
@@ -96,6 +97,8 @@ const fileSchema = z.looseObject({
 const settingsSchema = z
   .object({
     expose: z.enum(['all', 'search', 'code', 'agent']).optional(),
+    /** Which servers start held until a person approves their text (--quarantine). */
+    quarantine: z.enum(QUARANTINE_MODES).optional(),
     /** The MCP registries to use instead of the official one; [] turns them off. */
     registries: z
       .array(

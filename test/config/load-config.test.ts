@@ -176,9 +176,16 @@ t.test("mcpmux's own settings block", async (t) => {
     writeFileSync(path, JSON.stringify(value));
     return path;
   };
-  t.same(await loadConfigSettings(file('a.json', { mcpmux: { expose: 'search' }, mcpServers: {} })), {
-    expose: 'search',
-  });
+  t.same(
+    await loadConfigSettings(
+      file('a.json', { mcpmux: { expose: 'search', quarantine: 'all-added' }, mcpServers: {} }),
+    ),
+    { expose: 'search', quarantine: 'all-added' },
+  );
+  await t.rejects(
+    loadConfigSettings(file('q.json', { mcpmux: { quarantine: 'none' }, mcpServers: {} })),
+    /mcpmux\.quarantine: /,
+  );
   t.same(await loadConfigSettings(file('b.json', { mcpServers: {} })), {}, 'no block: no settings');
   await t.rejects(
     loadConfigSettings(file('c.json', { mcpmux: { expose: 'some' }, mcpServers: {} })),

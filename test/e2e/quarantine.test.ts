@@ -318,8 +318,9 @@ t.test(
 t.test('an add the agent persists stays held in the config until a person approves it', async (t) => {
   const state = stateFolder();
   const config = join(scratch, 'persist-config.json');
-  writeFileSync(config, JSON.stringify({ mcpServers: {} }));
-  const first = await startMcpmux(['--quarantine', 'all-added', '--config', config], undefined, state);
+  // The operator's setting in the config file, as --quarantine all-added.
+  writeFileSync(config, JSON.stringify({ mcpmux: { quarantine: 'all-added' }, mcpServers: {} }));
+  const first = await startMcpmux(['--config', config], undefined, state);
   const added = await first.json('add_server', {
     name: 'notes',
     ...described(toolsFile('persisted', [{ name: 'save', description: POISON }])),
@@ -329,7 +330,7 @@ t.test('an add the agent persists stays held in the config until a person approv
   t.equal(JSON.parse(readFileSync(config, 'utf8')).mcpServers.notes.trust, 'held', 'written held');
   await first.client.close();
 
-  // Next start, without --quarantine: the config's own entry still holds it.
+  // Next start: a config's server is not an add, yet its entry still holds it.
   const second = await startMcpmux(['--config', config], undefined, state);
   t.teardown(() => second.client.close());
   t.ok(
