@@ -35,7 +35,7 @@ export async function startServer(
     // A start the client cancelled is undone as a failed one is: nothing left running.
     () => children.remove(name),
   );
-  const decision = askPerson && (await askToRelease(children, name, askPerson));
+  const decision = askPerson ? await askToRelease(children, name, askPerson) : undefined;
   const status = decision === 'released' ? children.list().find((s) => s.name === name)! : started.status;
   const trust = heldAnswer(children, name, decision);
   return {
@@ -45,15 +45,19 @@ export async function startServer(
   };
 }
 
+type Decision = 'released' | 'declined' | 'not-listed';
+
 /** Shows a held server to the person; their accept, box ticked, releases it. Undefined when it is not held. */
 async function askToRelease(
   children: Children,
   name: string,
   askPerson: AskPerson,
-): Promise<'released' | 'declined' | undefined> {
+): Promise<Decision | undefined> {
   const view = children.snapshot.servers.get(name);
   const held = view?.trust?.serverHeld;
   if (!view || !held) return undefined;
+  // Not listing yet (waiting for a sign-in): the person is shown nothing, and approves it once it lists.
+  if (view.connection.state.kind !== 'running') return 'not-listed';
   const form = approvalForm({
     name,
     identity: view.trust!.identity,
@@ -68,7 +72,7 @@ async function askToRelease(
 }
 
 /** What add_server says of a server still held: why, and how the person releases it; nothing of its text. */
-function heldAnswer(children: Children, name: string, decision: 'released' | 'declined' | undefined) {
+function heldAnswer(children: Children, name: string, decision: Decision | undefined) {
   const trust = children.snapshot.servers.get(name)?.trust;
   if (!trust?.serverHeld) return undefined;
   const why =
@@ -82,7 +86,9 @@ function heldAnswer(children: Children, name: string, decision: 'released' | 'de
       `server '${name}' runs, but its ${trust.held.size} tools, prompts and templates are held from you because ${why}` +
       (decision === 'declined'
         ? '; the person declined to release it.'
-        : '; your client cannot show the person a form to release it.') +
+        : decision === 'not-listed'
+          ? '; it lists nothing yet, so there is nothing to show the person.'
+          : '; your client cannot show the person a form to release it.') +
       ` Only a person can release it: \`mcpmux approve ${name}\` in a terminal, or "trust": "approved" in its config entry. remove_server stops it.`,
   };
 }
