@@ -32,7 +32,9 @@ export async function reviewHeldItem(
     before: trust.before.get(error.key),
     flags: trust.flags.get(error.key) ?? [],
   });
-  if (!releases(await askPerson(form, APPROVAL_TIMEOUT_MS))) return false;
+  // A client that fails the form (or a person who never answers) leaves the item held, as a decline does.
+  const answer = await askPerson(form, APPROVAL_TIMEOUT_MS).catch(() => ({ action: 'cancel' }));
+  if (!releases(answer)) return false;
   await children.approve(view.name, 'person', [error.key]);
   return true;
 }

@@ -371,3 +371,47 @@ t.test('a 2026-07-28 client is shown the form within the rounds of its add_serve
     'released within the same call',
   );
 });
+
+t.test(
+  'a form the client fails leaves the server held; an add cancelled during the form leaves nothing',
+  async (t) => {
+    let cancel: AbortController | undefined;
+    const person = answering(() => {
+      if (cancel) {
+        cancel.abort();
+        return new Promise(() => {}) as never;
+      }
+      throw new Error('the client could not show the form');
+    });
+    const s = await startMcpmux(['--quarantine', 'all-added'], person.clientSide, stateFolder());
+    t.teardown(() => s.client.close());
+    const failed = await s.json('add_server', {
+      name: 'notes',
+      ...described(toolsFile('failed-form', [{ name: 'save', description: POISON }])),
+    });
+    t.equal(failed.trust.state, 'held', 'held, as after a decline');
+    t.same(failed.tools, []);
+
+    cancel = new AbortController();
+    await t.rejects(
+      s.client.callTool(
+        {
+          name: 'add_server',
+          arguments: {
+            name: 'gone',
+            ...described(toolsFile('cancelled', [{ name: 'x', description: 'X.' }])),
+          },
+        },
+        { signal: cancel.signal },
+      ),
+    );
+    t.ok(
+      await waitFor(
+        async () => !(await s.json('list_servers')).servers.some((x: { name: string }) => x.name === 'gone'),
+      ),
+      'the cancelled add is undone',
+    );
+    await s.client.close();
+    await assertNoLeaks(t);
+  },
+);

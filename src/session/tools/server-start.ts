@@ -36,6 +36,11 @@ export async function startServer(
     () => children.remove(name),
   );
   const decision = askPerson ? await askToRelease(children, name, askPerson) : undefined;
+  // Cancelled while the person was asked: undone as a cancelled start is.
+  if (signal?.aborted) {
+    await children.remove(name).catch(() => {});
+    throw new MuxError('CALL_CANCELLED', `add_server '${name}' was cancelled; nothing is left running`);
+  }
   const status = decision === 'released' ? children.list().find((s) => s.name === name)! : started.status;
   const trust = heldAnswer(children, name, decision);
   return {
@@ -65,7 +70,8 @@ async function askToRelease(
     catalog: view.listed,
     flags: view.trust!.flags,
   });
-  const answer = await askPerson(form, APPROVAL_TIMEOUT_MS);
+  // A client that fails the form (or a person who never answers) leaves the server held, as a decline does.
+  const answer = await askPerson(form, APPROVAL_TIMEOUT_MS).catch(() => ({ action: 'cancel' }));
   if (!releases(answer)) return 'declined';
   await children.approve(name, 'person');
   return 'released';
