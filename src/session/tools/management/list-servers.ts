@@ -3,11 +3,9 @@
 import type { Tool } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import { toolTokens } from '../../../search/token-cost.js';
-import type { ChildrenSnapshot } from '../../../children/children-snapshot.js';
 import type { Flag } from '../../../trust/poison-scan.js';
 import { parseItemKey } from '../../../trust/pin-store.js';
 import type { TrustView } from '../../../trust/trust-keeper.js';
-import { scanServers } from '../../../trust/scan-servers.js';
 import { jsonResult } from '../../results.js';
 import { exposeStatus } from '../exposed-status.js';
 import { emptyInput, statusSchema } from '../management-schemas.js';
@@ -42,18 +40,15 @@ export const listServersTool = (ownDefinitions: () => readonly Tool[]): Manageme
   handle: async (raw, { children, router, listedTools }) => {
     parse('list_servers', emptyInput, raw ?? {});
     const snapshot = children.snapshot;
-    const flagged = flagsOf(snapshot);
     const servers = children.list().map((status) => {
       const view = snapshot.servers.get(status.name);
       const tools = view?.tools ?? [];
       const exposed = exposeStatus(status, router, snapshot);
       const trust = view?.trust && trustOf(view.trust, status.name);
-      // A held server's flags go by kind alone: its items' names are its stranger's text too.
+      // The gate's scan of its list. A held server's flags go by kind alone: its items' names are its stranger's text too.
       const flags = view?.trust?.serverHeld
         ? undefined
-        : flagKinds(view?.trust?.flags ?? flagged.get(status.name), (name) =>
-            router.exposedName(status.name, name, status.prefix),
-          );
+        : flagKinds(view?.trust?.flags, (name) => router.exposedName(status.name, name, status.prefix));
       return {
         ...exposed,
         ...(tools.length > 0 && {
@@ -112,20 +107,6 @@ function trustOf(trust: TrustView, name: string): z.infer<typeof trustSchema> {
     ...(!trust.serverHeld && count('new') > 0 && { pending: count('new') }),
     ...(held && { release: `a person runs: mcpmux approve ${name}` }),
   };
-}
-
-/** Each snapshot's flags, scanned once however often list_servers is called on it. */
-const scanned = new WeakMap<ChildrenSnapshot, ReturnType<typeof scanServers>>();
-
-function flagsOf(snapshot: ChildrenSnapshot): ReturnType<typeof scanServers> {
-  let flags = scanned.get(snapshot);
-  if (!flags) {
-    flags = scanServers(
-      [...snapshot.servers.values()].map((view) => ({ name: view.name, catalog: view.catalog })),
-    );
-    scanned.set(snapshot, flags);
-  }
-  return flags;
 }
 
 /** The kinds raised per item, under the names the client calls tools and prompts by (a template by its URI template). */
