@@ -8,7 +8,7 @@ import { readable } from '../trust/hidden-characters.js';
 import { readSubcommand } from './subcommand-args.js';
 import { HeldRecords, type HeldItem, type HeldRecord } from '../trust/held-records.js';
 import { describeChange, parseItemKey, PinStore } from '../trust/pin-store.js';
-import { HARD_KINDS } from '../trust/poison-scan.js';
+import { flagLine } from '../trust/approval-form.js';
 
 export const TRUST_COMMAND_HELP = `mcpmux approve NAME [ITEM…] [--yes]
   Release what a running mcpmux holds of server NAME: all of it (a held server), or the tools,
@@ -168,8 +168,7 @@ function describeItem(item: HeldItem): string {
   for (const { field, before, after } of fields)
     if (item.before) lines.push(`  ${field}:`, indent('- ', readable(before)), indent('+ ', readable(after)));
     else lines.push(`  ${field}: ${readable(after)}`);
-  for (const flag of item.flags)
-    lines.push(`  ${HARD_KINDS.has(flag.kind) ? '⚠' : '•'} ${flag.kind} in ${flag.where}: ${flag.text}`);
+  for (const flag of item.flags) lines.push(`  ${flagLine(flag)}`);
   return lines.join('\n');
 }
 

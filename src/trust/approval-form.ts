@@ -76,6 +76,11 @@ export function releases(answer: Record<string, unknown>): boolean {
   return answer['action'] === 'accept' && content?.[RELEASE_FIELD] === true;
 }
 
+/** A flag as the person reads it: ⚠ for a hard one (it holds the server), its kind, where, and the text that raised it. */
+export function flagLine(flag: Flag): string {
+  return `${HARD_KINDS.has(flag.kind) ? '⚠' : '•'} ${flag.kind} in ${flag.where}: ${flag.text}`;
+}
+
 /** An item as the person reads it: its name, its text, its schema's descriptions, and its flags. */
 function itemText(kind: string, item: Readonly<Record<string, unknown>>, flags: readonly Flag[]): string {
   const name = String(item['uriTemplate'] ?? item['name']);
@@ -84,9 +89,7 @@ function itemText(kind: string, item: Readonly<Record<string, unknown>>, flags: 
     .map(({ field, after }) => `  ${field}: ${readable(after)}`);
   const text = [`${kind} ${readable(name)}`, ...fields].join('\n');
   const cut = text.length > ITEM_CHARS ? `${text.slice(0, ITEM_CHARS)}… (${text.length} characters)` : text;
-  const marks = flags.map(
-    (f) => `  ${HARD_KINDS.has(f.kind) ? '⚠' : '•'} ${f.kind} in ${f.where}: ${f.text}`,
-  );
+  const marks = flags.map((f) => `  ${flagLine(f)}`);
   return [cut, ...marks].join('\n');
 }
 
@@ -118,9 +121,7 @@ export function changeForm(subject: ChangeSubject): Record<string, unknown> {
             `${field}, approved:\n${readable(before)}\n${field}, now:\n${readable(after)}`,
         )
       : [itemText(kind!, subject.item, [])];
-  const marks = subject.flags.map(
-    (f) => `${HARD_KINDS.has(f.kind) ? '⚠' : '•'} ${f.kind} in ${f.where}: ${f.text}`,
-  );
+  const marks = subject.flags.map(flagLine);
   const text = [...lines, ...marks].join('\n\n');
   return {
     message:
