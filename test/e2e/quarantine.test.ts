@@ -25,6 +25,7 @@ import {
   type Session,
 } from '../helpers/mcpmux-process.js';
 import { assertNoLeaks, killTaggedProcesses, waitFor } from '../helpers/processes.js';
+import { answeringPerson } from '../helpers/person-forms.js';
 
 const scratch = mkdtempSync(join(tmpdir(), 'mcpmux-quarantine-'));
 t.teardown(() => {
@@ -60,24 +61,8 @@ function stateFolder(): Record<string, string> {
 
 const cli = mcpmuxCommand;
 
-/** A client that answers each form with `answer`, keeping the forms it was shown. */
-function answering(answer: (form: Record<string, unknown>) => Record<string, unknown>) {
-  const forms: Record<string, any>[] = [];
-  return {
-    forms,
-    clientSide: {
-      capabilities: { elicitation: { form: {} } },
-      setup: (client: Client) =>
-        client.setRequestHandler('elicitation/create', (request) => {
-          forms.push(request.params);
-          return answer(request.params) as never;
-        }),
-    },
-  };
-}
-
 t.test('an accept in the form releases the server in the same add_server call', async (t) => {
-  const person = answering(() => ({ action: 'accept', content: { release: true } }));
+  const person = answeringPerson(() => ({ action: 'accept', content: { release: true } }));
   const state = stateFolder();
   const s = await startMcpmux(['--quarantine', 'all-added'], person.clientSide, state);
   t.teardown(() => s.client.close());
@@ -106,7 +91,7 @@ t.test('an accept in the form releases the server in the same add_server call', 
 });
 
 t.test('a decline leaves it held: its text reaches no message, its tools are never callable', async (t) => {
-  const person = answering(() => ({ action: 'decline' }));
+  const person = answeringPerson(() => ({ action: 'decline' }));
   const state = stateFolder();
   const s = await startMcpmux(['--quarantine', 'all-added'], person.clientSide, state);
   t.teardown(() => s.client.close());
@@ -278,7 +263,7 @@ t.test(
     const config = join(scratch, 'rates-config.json');
     writeFileSync(config, JSON.stringify({ mcpServers: { rates: described(file) } }));
     let release = false;
-    const person = answering(() =>
+    const person = answeringPerson(() =>
       release ? { action: 'accept', content: { release: true } } : { action: 'decline' },
     );
     const s = await startMcpmux(['--config', config], person.clientSide, stateFolder());
@@ -376,7 +361,7 @@ t.test(
   'a form the client fails leaves the server held; an add cancelled during the form leaves nothing',
   async (t) => {
     let cancel: AbortController | undefined;
-    const person = answering(() => {
+    const person = answeringPerson(() => {
       if (cancel) {
         cancel.abort();
         return new Promise(() => {}) as never;

@@ -9,8 +9,7 @@ import { fileURLToPath } from 'node:url';
 import t from 'tap';
 import { startMcpmux, text } from '../helpers/mcpmux-process.js';
 import { assertNoLeaks, killTaggedProcesses, waitFor } from '../helpers/processes.js';
-import { isReleaseForm, RELEASED } from '../helpers/person-forms.js';
-import type { Client } from '@modelcontextprotocol/client';
+import { answeringPerson, isReleaseForm, RELEASED } from '../helpers/person-forms.js';
 import { startRemoteFixture } from '../helpers/remote-fixtures.js';
 import { closedPort, installedVersion, runtimeBin } from '../helpers/attack-lab.js';
 
@@ -41,16 +40,8 @@ t.test(
     t.teardown(() => web.stop());
     const base = web.url;
     // The person releases what the agent adds from the registry (the form of a held server).
-    const released: string[] = [];
-    const person = {
-      capabilities: { elicitation: { form: {} } },
-      setup: (client: Client) =>
-        client.setRequestHandler('elicitation/create', (request) => {
-          released.push((request.params as { message: string }).message);
-          return (isReleaseForm(request.params) ? RELEASED : { action: 'decline' }) as never;
-        }),
-    };
-    const mux = await startMcpmux(['--registry', base], person, {
+    const person = answeringPerson((form) => (isReleaseForm(form) ? RELEASED : { action: 'decline' }));
+    const mux = await startMcpmux(['--registry', base], person.clientSide, {
       PATH: runtimeBin(home),
       XDG_CACHE_HOME: join(home, 'cache'),
       XDG_STATE_HOME: join(home, 'state'),
@@ -84,9 +75,10 @@ t.test(
       server: { status: 'running', registry_entry: 'io.github.modelcontextprotocol/server-memory' },
       registry: base.replace(/^http:\/\//, ''),
     });
-    t.match(released, [
-      /The agent added the MCP server 'memory', which runs: npx -y @modelcontextprotocol\/server-memory@/,
-    ]);
+    t.match(
+      person.forms.map((form) => form['message']),
+      [/The agent added the MCP server 'memory', which runs: npx -y @modelcontextprotocol\/server-memory@/],
+    );
     t.ok(
       added.tools.some((tool) => tool.name === 'memory__read_graph'),
       'its tools are listed, once the person released it',

@@ -5,36 +5,35 @@
 // are looked for in everything mcpmux wrote and in the command lines of running processes.
 import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
-import { Client } from '@modelcontextprotocol/client';
 import t from 'tap';
 import { startMcpmux, text } from '../../helpers/mcpmux-process.js';
 import { assertNoLeaks, killTaggedProcesses } from '../../helpers/processes.js';
 import { startRemoteFixture } from '../../helpers/remote-fixtures.js';
 import { attackLab, closedPort } from '../../helpers/attack-lab.js';
-import { isReleaseForm, RELEASED } from '../../helpers/person-forms.js';
+import { answeringPerson, isReleaseForm, RELEASED } from '../../helpers/person-forms.js';
 
 t.teardown(() => killTaggedProcesses());
 
 const SECRET = `sk-person-${createHash('sha256').update(String(Math.random())).digest('hex').slice(0, 20)}`;
 
-/** The person: answers every form with the key, and counts how often they were asked. */
+/** The person: releases what is held, answers every other form with the key, and keeps what they were asked. */
 function person() {
-  const asked: string[] = [];
+  const { forms, clientSide } = answeringPerson((form) =>
+    isReleaseForm(form)
+      ? RELEASED
+      : {
+          action: 'accept',
+          content: Object.fromEntries(
+            (form['requestedSchema'].required as string[]).map((name) => [name, SECRET]),
+          ),
+        },
+  );
   return {
-    asked,
-    side: {
-      capabilities: { elicitation: { form: {} } },
-      setup: (client: Client) =>
-        client.setRequestHandler('elicitation/create', (request) => {
-          if (isReleaseForm(request.params)) return RELEASED as never;
-          const params = request.params as { message: string; requestedSchema: { required: string[] } };
-          asked.push(params.message);
-          return {
-            action: 'accept',
-            content: Object.fromEntries(params.requestedSchema.required.map((name) => [name, SECRET])),
-          };
-        }),
+    /** The messages of the forms that asked for a secret. */
+    get asked(): string[] {
+      return forms.filter((form) => !isReleaseForm(form)).map((form) => form['message'] as string);
     },
+    side: clientSide,
   };
 }
 
