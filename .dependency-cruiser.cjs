@@ -12,6 +12,7 @@ const LAYERS = [
   ['search', 'results'],
   ['router'],
   ['children'],
+  ['sandbox'],
   ['child', 'oauth', 'policy', 'trust'],
   ['protocol'],
   ['secrets'],

@@ -26,6 +26,10 @@ const UNBUNDLED = [
   'quickjs-emscripten-core',
   'json-schema-to-typescript',
   '@opentelemetry/*',
+  // Found beside its own files (its seccomp helper), loaded when a server first asks for a sandbox.
+  '@anthropic-ai/sandbox-runtime',
+  // Required by the sandbox's fetch preload on old Node lines only.
+  'undici',
 ];
 const COMMON = /** @type {const} */ ({
   bundle: true,
@@ -62,6 +66,8 @@ export async function bundle(/** @type {string} */ outdir) {
       { in: join(ROOT, 'src/bin.ts'), out: 'main' },
       // The sandbox worker is started from its own file, next to the chunk that starts it.
       { in: join(ROOT, 'src/code/sandbox-worker.ts'), out: 'sandbox-worker' },
+      // Preloaded into sandboxed Node servers, from its own file.
+      { in: join(ROOT, 'src/sandbox/env-proxy-preload.ts'), out: 'env-proxy-preload' },
       // What bench/ measures, from the built code.
       { in: join(ROOT, 'src/internals.ts'), out: 'internals' },
     ],

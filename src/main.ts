@@ -30,6 +30,7 @@ import { installTelemetry, telemetryRequested } from './common/telemetry.js';
 import { createLogger, type Logger } from './common/log.js';
 import { scrubSecrets } from './secrets/secret-scrubber.js';
 import { SpawnPolicy } from './policy/spawn-policy.js';
+import { OsSandbox } from './sandbox/os-sandbox.js';
 import { realPathOf, resolveCommand } from './policy/command-resolver.js';
 import { EXIT_USAGE, exitWith, installExitHandlers } from './process-exit.js';
 import { serverNameProblem } from './router/tool-names.js';
@@ -230,6 +231,8 @@ function spawnPolicy(options: CliOptions, log: Logger): SpawnPolicy {
     inheritEnv: options.inheritEnv,
     passEnv: options.passEnv,
     ...(options.root !== undefined && { root: options.root }),
+    sandboxMode: options.sandbox,
+    sandbox: new OsSandbox({ logger: log, configPath: options.configPath }),
     logger: log,
   });
 }

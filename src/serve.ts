@@ -85,7 +85,7 @@ export async function serve({
     log,
     async () => {
       shuttingDown = true;
-      await shutDown({ core, configSync, http, stdio, callLog });
+      await shutDown({ core, configSync, http, stdio, callLog, policy });
     },
     {
       // Over HTTP, stdin means nothing: mcpmux runs until a signal.
@@ -147,8 +147,9 @@ async function shutDown(parts: {
   http: HttpServing | undefined;
   stdio: StdioServing | undefined;
   callLog: CallLog | undefined;
+  policy: SpawnPolicy;
 }): Promise<void> {
-  const { core, configSync, http, stdio, callLog } = parts;
+  const { core, configSync, http, stdio, callLog, policy } = parts;
   core.idleCollection.close();
   configSync?.close();
   await http?.close();
@@ -156,6 +157,7 @@ async function shutDown(parts: {
   await core.agents?.runs.close();
   await http?.perRequest.results.close();
   await core.children.close();
+  await policy.close();
   await stdio?.close();
   await core.code?.close();
   await core.index.close();

@@ -251,6 +251,7 @@ export class ChildConnection {
         lastBuild: this.devLoop.lastBuild,
         signInUrl: this.#memory.signIn?.pendingUrl,
         signInReason: this.#memory.signIn?.pendingReason,
+        sandbox: this.#options.spawnPolicy.sandboxOf(this.spec),
       },
       now,
     );

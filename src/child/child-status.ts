@@ -3,6 +3,7 @@
 // values) are never included, only their names.
 import type { Client } from '@modelcontextprotocol/client';
 import type { ServerSpec } from './server-spec.js';
+import { wantsSandbox, type SandboxSetting } from './sandbox-setting.js';
 import { CATALOG_KINDS } from '../protocol/capabilities.js';
 import type { ExitInfo } from './process/child-process.js';
 import { MuxError } from '../common/errors.js';
@@ -30,6 +31,16 @@ export interface ChildStatus {
   transport: ServerSpec['transport'];
   /** The MCP registry entry it was added from. */
   registry_entry?: string;
+  /**
+   * The OS sandbox its process runs in: on (what it may write and reach, once it runs), off, or
+   * remote (a server on another machine: no process here to sandbox).
+   */
+  sandbox?: {
+    state: 'on' | 'off' | 'remote';
+    profile?: 'default' | 'widened';
+    writable?: string[];
+    domains?: string[];
+  };
   command?: string;
   args?: string[];
   url?: string;
@@ -80,6 +91,8 @@ export interface StatusInput {
   /** The authorization URL a remote server's sign-in waits on, if it does. */
   signInUrl?: string | undefined;
   signInReason?: string | undefined;
+  /** Whether it runs in the OS sandbox (the spawn policy says, from its spec and --sandbox). */
+  sandbox?: SandboxSetting | undefined;
 }
 
 export function describeStatus(input: StatusInput, now: number): ChildStatus {
@@ -103,6 +116,7 @@ export function describeStatus(input: StatusInput, now: number): ChildStatus {
     if (input.signInReason !== undefined) out.authorization_reason = input.signInReason;
   }
   Object.assign(out, specStatus(spec));
+  out.sandbox = sandboxStatus(input);
   if (input.lastBuild) out.last_build = input.lastBuild;
   const pid = gen?.process?.pid;
   if (pid !== undefined && (s.kind === 'running' || s.kind === 'starting' || s.kind === 'stopping'))
@@ -125,6 +139,20 @@ export function describeStatus(input: StatusInput, now: number): ChildStatus {
   const tail = gen?.tail.lines(crashed ? undefined : 10) ?? [];
   if (tail.length > 0) out.stderr_tail = tail;
   return out;
+}
+
+/** The sandbox it runs in: what it may write and reach as its process was given them, else what it asks for. */
+function sandboxStatus(input: StatusInput): NonNullable<ChildStatus['sandbox']> {
+  if (input.spec.transport !== 'stdio') return { state: 'remote' };
+  const running = input.gen?.process?.sandbox;
+  if (running)
+    return {
+      state: 'on',
+      profile: running.profile,
+      writable: [...running.writable],
+      domains: [...running.domains],
+    };
+  return { state: wantsSandbox(input.sandbox) ? 'on' : 'off' };
 }
 
 /** What list_servers shows of a server's spec: what runs or where, and names only of its env and headers. */

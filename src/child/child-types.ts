@@ -9,6 +9,7 @@ import type {
 import type { Logger } from '../common/log.js';
 import type { Catalog } from '../protocol/capabilities.js';
 import type { ServerSpec, StdioServerSpec } from './server-spec.js';
+import type { SandboxSetting } from './sandbox-setting.js';
 import type { ChildProcess, StopTimings } from './process/child-process.js';
 
 /** How long a call may go without an answer or progress (--call-timeout's default, 300 s). */
@@ -32,6 +33,8 @@ export interface Spawner {
   workingDirectory(name: string, spec: StdioServerSpec): string | undefined;
   /** The environment a child starts from; its spec's env goes on top. */
   readonly baseEnv: Readonly<Record<string, string>>;
+  /** Whether a server runs in the OS sandbox: its spec's `sandbox`, else the operator's default. */
+  sandboxOf(spec: ServerSpec): SandboxSetting | undefined;
 }
 
 export interface ChildConnectionOptions {

@@ -3,6 +3,7 @@
 import type { Era } from '../protocol/era.js';
 import { z } from 'zod';
 import { oauthField, oauthProblem, oauthSettings, type OAuthSettings } from '../oauth/oauth-settings.js';
+import { sandboxField, sandboxSetting, type SandboxSetting, type SandboxWire } from './sandbox-setting.js';
 
 export const SERVER_NAME_PATTERN = /^[a-zA-Z0-9][a-zA-Z0-9_-]*$/;
 
@@ -21,6 +22,8 @@ export interface StdioServerSpec {
   readonly cwd?: string;
   /** The author's dev loop: files to watch (globs, relative to cwd) and what builds the server. */
   readonly watch?: WatchSpec;
+  /** Whether it runs in the OS sandbox, and with what widened (sandbox-setting.ts). Absent: --sandbox decides. */
+  readonly sandbox?: SandboxSetting;
 }
 
 export interface WatchSpec {
@@ -193,6 +196,7 @@ export const wireServerFields = {
     .describe(
       '{"on": "failure", "max_attempts": 5, "backoff_seconds": [1, 2, 3, 4, 5]} starts it again when it dies. Default: never.',
     ),
+  sandbox: sandboxField.optional(),
 };
 
 export type WireServerFields = {
@@ -208,6 +212,7 @@ export type WireServerFields = {
   prefix?: string | undefined;
   era?: 'auto' | Era | undefined;
   restart?: z.infer<typeof restartField> | undefined;
+  sandbox?: SandboxWire | undefined;
 };
 
 /** Turns validated wire fields into a spec; returns an error message when they do not fit. */
@@ -219,6 +224,8 @@ export function specFromWire(fields: WireServerFields): ServerSpec | string {
   if (fields.url !== undefined) {
     if (fields.args || fields.env || fields.cwd || fields.watch)
       return 'args, env, cwd and watch apply to a command, not to a url';
+    if (fields.sandbox !== undefined && fields.sandbox !== false)
+      return 'sandbox applies to a command: a remote server runs on another machine, not as a process mcpmux could sandbox';
     if (!/^https?:\/\//.test(fields.url) || !URL.canParse(fields.url))
       return `url '${fields.url}' is not an absolute http(s) URL`;
     const oauthMismatch = fields.oauth && oauthProblem(fields.oauth);
@@ -249,6 +256,7 @@ export function specFromWire(fields: WireServerFields): ServerSpec | string {
     ...(fields.prefix !== undefined && { prefix: fields.prefix }),
     ...(fields.era !== undefined && { era: fields.era }),
     ...(restart && { restart }),
+    ...(fields.sandbox !== undefined && { sandbox: sandboxSetting(fields.sandbox) }),
   };
 }
 

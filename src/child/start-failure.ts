@@ -43,7 +43,8 @@ export async function describeStartFailure(
       error.code === 'NOT_SUPPORTED' ||
       error.code === 'NOT_ALLOWED' ||
       error.code === 'PROTOCOL_MISMATCH' ||
-      error.code === 'NEEDS_CONFIG')
+      error.code === 'NEEDS_CONFIG' ||
+      error.code === 'SANDBOX_UNAVAILABLE')
   )
     return error;
   const proc = gen.process;

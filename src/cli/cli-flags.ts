@@ -15,6 +15,7 @@ export const OPTIONS = {
   'allow-env': { type: 'string', multiple: true },
   'no-runtime-add': { type: 'boolean' },
   quarantine: { type: 'string' },
+  sandbox: { type: 'string' },
   registry: { type: 'string', multiple: true },
   'no-registry': { type: 'boolean' },
   'allow-model-secrets': { type: 'boolean' },

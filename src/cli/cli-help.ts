@@ -121,6 +121,10 @@ export const FLAG_TOPICS: readonly FlagTopic[] = [
         '--quarantine strangers|all-added|all',
         "Which servers are held, their text kept from the model, until a person approves them (add_server's form, or mcpmux approve NAME): strangers (default): what the agent adds from a registry, a package runner (npx, uvx, docker run, …) or a URL off this machine; all-added: everything the agent adds; all: the config's servers too. A hard flag of the poisoning scanner holds any server.",
       ],
+      [
+        '--sandbox [added|all|off]',
+        'Run servers in the OS sandbox (bubblewrap on Linux, sandbox-exec on macOS) when their own "sandbox" says nothing: added (--sandbox alone): every server added at run time; all: the config\'s servers too; off (default). The default profile writes only its working folder and a private one, reads no credentials (~/.ssh, ~/.aws, mcpmux\'s secrets…) and reaches no host but its package registry. Needs bubblewrap, socat and ripgrep on Linux; a server that asks for it where it cannot be had does not start.',
+      ],
     ],
   },
   {

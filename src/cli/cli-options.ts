@@ -1,6 +1,7 @@
 // What the command line comes to: the options mcpmux runs with, and the error every mistake
 // in it is (main.ts reports it on stderr with exit status 2, before anything is spawned).
 import type { QuarantineMode } from '../trust/quarantine.js';
+import type { SandboxMode } from '../child/sandbox-setting.js';
 import type { AgentProvider } from '../agent/model-choice.js';
 import type { LogLevel } from '../common/log.js';
 import type { ExposeMode } from '../session/exposure.js';
@@ -48,6 +49,8 @@ export interface CliOptions {
   quarantine: QuarantineMode;
   /** Whether --quarantine was given (a config file's setting applies otherwise). */
   quarantineGiven: boolean;
+  /** Which servers run in the OS sandbox when their own `sandbox` says nothing (--sandbox). */
+  sandbox: SandboxMode;
   /**
    * The MCP registries find_servers and add_server {registry} use: --registry URLs, else the
    * config's "registries", else the official one; empty with --no-registry or --no-runtime-add.

@@ -2,6 +2,7 @@
 // inline after `--` (inline-servers.ts). Every problem is a CliError, which main.ts reports
 // on stderr with exit status 2 before anything is spawned.
 import { QUARANTINE_MODES } from '../trust/quarantine.js';
+import { SANDBOX_MODES } from '../child/sandbox-setting.js';
 import { parseArgs } from 'node:util';
 import { OPTIONS, nearest, nearestOption } from './cli-flags.js';
 import { z } from 'zod';
@@ -44,6 +45,7 @@ const flagsSchema = z.object({
   quarantine: z.enum(QUARANTINE_MODES, {
     error: '--quarantine must be strangers, all-added or all',
   }),
+  sandbox: z.enum(SANDBOX_MODES, { error: '--sandbox must be added, all or off (--sandbox alone: added)' }),
   searchRanker: z.enum(['auto', 'bm25', 'semantic'], {
     error: '--search-ranker must be auto, bm25 or semantic',
   }),
@@ -116,7 +118,10 @@ export function parseCli(
     : 'serve';
   const rest = command === 'serve' ? argv : argv.slice(1);
   const split = rest.indexOf('--');
-  const { values, positionals } = readFlags(command, split === -1 ? [...rest] : rest.slice(0, split));
+  const { values, positionals } = readFlags(
+    command,
+    withSandboxValue(split === -1 ? [...rest] : rest.slice(0, split)),
+  );
   const {
     logLevel,
     maxToolName,
@@ -126,6 +131,7 @@ export function parseCli(
     pingInterval,
     expose,
     quarantine,
+    sandbox,
     activePool,
     searchRanker,
     maxResultBytes,
@@ -160,6 +166,7 @@ export function parseCli(
     runtimeAdd: values['no-runtime-add'] !== true,
     quarantine,
     quarantineGiven: values['quarantine'] !== undefined,
+    sandbox,
     ...registriesOf(values),
     allowModelSecrets: values['allow-model-secrets'] === true,
     traceContent: values['trace-content'] === true,
@@ -176,6 +183,18 @@ export function parseCli(
     options.http = http;
   }
   return options;
+}
+
+/**
+ * `--sandbox` may stand alone (the servers added at run time) or take a mode; parseArgs knows
+ * no flag with an optional value, so a bare one is given its default here.
+ */
+function withSandboxValue(args: string[]): string[] {
+  return args.map((arg, i) =>
+    arg === '--sandbox' && !(SANDBOX_MODES as readonly string[]).includes(args[i + 1] ?? '')
+      ? '--sandbox=added'
+      : arg,
+  );
 }
 
 /** The flags as node's parseArgs reads them; an unknown one is told the nearest known. */
@@ -225,6 +244,7 @@ function checkedFlags(
     pingInterval: values['ping-interval'] ?? 30,
     expose: values['expose'] ?? 'all',
     quarantine: values['quarantine'] ?? 'strangers',
+    sandbox: values['sandbox'] ?? 'off',
     activePool: values['active-pool'] ?? 15,
     // Meaning as a view of a task's servers where the build has the table: it wins or ties
     // every held-out half (docs/search.md).

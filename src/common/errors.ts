@@ -56,7 +56,9 @@ export type MuxErrorCode =
   /** The person declined (or dismissed) what they were asked. */
   | 'DECLINED'
   /** A folder or file that holds secrets or tokens could be read or replaced by someone else. */
-  | 'UNSAFE_FILE';
+  | 'UNSAFE_FILE'
+  /** A server asked for the OS sandbox, which cannot be had here (what is missing is named). */
+  | 'SANDBOX_UNAVAILABLE';
 
 export class MuxError extends Error {
   override readonly name = 'MuxError';

@@ -309,6 +309,7 @@ function expandEntry(
     prefix: entry.prefix,
     era: entry.era,
     restart: entry.restart,
+    sandbox: entry.sandbox,
   };
 }
 

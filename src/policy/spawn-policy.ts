@@ -7,7 +7,13 @@
 // --allow-env admits it; and each spawn leaves one audit line on stderr with the real path
 // it ran (never an env value).
 import { isAbsolute, relative, resolve } from 'node:path';
-import { ChildProcess } from '../child/process/child-process.js';
+import { ChildProcess, type SpawnSpec } from '../child/process/child-process.js';
+import {
+  wantsSandbox,
+  type SandboxMode,
+  type SandboxSetting,
+  type SandboxSummary,
+} from '../child/sandbox-setting.js';
 import { MuxError } from '../common/errors.js';
 import type { Logger } from '../common/log.js';
 import type { ServerSpec, StdioServerSpec } from '../child/server-spec.js';
@@ -21,6 +27,20 @@ import { realPathOf, resolveCommand, type ResolvedCommand } from './command-reso
 
 /** A local server's spec, with what every spec may carry (the registry entry it came from). */
 type LocalSpec = Extract<ServerSpec, { transport: 'stdio' }>;
+
+/**
+ * Puts a launch inside the OS sandbox (sandbox/os-sandbox.ts is the one), declared here so
+ * that policy/ needs nothing of sandbox/. Rejects with SANDBOX_UNAVAILABLE where there is none.
+ */
+export interface LaunchSandbox {
+  wrap(
+    name: string,
+    spec: LocalSpec & { sandbox: SandboxSetting },
+    launch: SpawnSpec,
+  ): Promise<{ launch: SpawnSpec; summary: SandboxSummary; release(): void }>;
+  /** Ends what the sandbox runs for its servers (its proxy), once they are stopped. */
+  close(): Promise<void>;
+}
 
 export interface SpawnPolicyOptions {
   /**
@@ -45,6 +65,10 @@ export interface SpawnPolicyOptions {
   environment?: Readonly<Record<string, string | undefined>>;
   /** mcpmux's own cwd: where relative paths resolve when a child has no cwd. Default process.cwd(). */
   cwd?: string;
+  /** Which servers run sandboxed when their spec says nothing (--sandbox). Default off. */
+  sandboxMode?: SandboxMode;
+  /** The OS sandbox, for the servers that run in it. */
+  sandbox?: LaunchSandbox;
   logger: Logger;
 }
 
@@ -89,6 +113,13 @@ export class SpawnPolicy {
       );
     }
     if (spec.registryEntry !== undefined && spec.transport === 'stdio') this.#admitRegistryLaunch(name, spec);
+    // --sandbox: what the agent adds runs in the default profile unless its spec says otherwise.
+    if (
+      spec.transport === 'stdio' &&
+      spec.sandbox === undefined &&
+      (this.#options.sandboxMode ?? 'off') !== 'off'
+    )
+      spec = { ...spec, sandbox: true };
     if (this.#patterns.length === 0) return spec;
     if (spec.transport !== 'stdio') {
       throw new MuxError(
@@ -229,21 +260,61 @@ export class SpawnPolicy {
     return cwd;
   }
 
-  /** Spawns a local server as this policy says (its cwd, its environment) and audits it. */
+  /** Ends the OS sandbox's proxy, once every child is stopped. */
+  async close(): Promise<void> {
+    await this.#options.sandbox?.close();
+  }
+
+  /** Whether a server runs in the OS sandbox, and how: its spec's `sandbox`, else --sandbox all's default. */
+  sandboxOf(spec: ServerSpec): SandboxSetting | undefined {
+    if (spec.transport !== 'stdio') return undefined;
+    return spec.sandbox ?? (this.#options.sandboxMode === 'all' ? true : undefined);
+  }
+
+  /** Spawns a local server as this policy says (its cwd, its environment, its sandbox) and audits it. */
   async spawn(name: string, spec: LocalSpec): Promise<ChildProcess> {
     const cwd = this.workingDirectory(name, spec);
-    const proc = await ChildProcess.spawn({
+    const launch: SpawnSpec = {
       command: spec.command,
       args: spec.args,
       env: { ...this.#baseEnv, ...spec.env },
       ...(cwd !== undefined && { cwd }),
-    });
-    this.audit(name, spec, cwd, proc.pid);
+    };
+    const setting = this.sandboxOf(spec);
+    if (setting === undefined || !wantsSandbox(setting)) {
+      const proc = await ChildProcess.spawn(launch);
+      this.audit(name, spec, cwd, proc.pid);
+      return proc;
+    }
+    if (!this.#options.sandbox)
+      throw new MuxError(
+        'SANDBOX_UNAVAILABLE',
+        `server '${name}' asks for the OS sandbox, which this mcpmux has none of`,
+      );
+    // Its working folder is named, as the sandbox makes it writable.
+    const sandboxed = await this.#options.sandbox.wrap(
+      name,
+      { ...spec, sandbox: setting },
+      { ...launch, cwd: cwd ?? this.#cwd },
+    );
+    let proc: ChildProcess;
+    try {
+      proc = await ChildProcess.spawn(sandboxed.launch);
+    } catch (error) {
+      sandboxed.release();
+      throw error;
+    }
+    proc.sandbox = sandboxed.summary;
+    void proc.exited.then(() => sandboxed.release());
+    this.audit(name, spec, cwd, proc.pid, sandboxed.summary);
     return proc;
   }
 
-  /** One line per spawn for the operator's audit: who, what (the real file too), where; never env values. */
-  audit(name: string, spec: LocalSpec, cwd: string | undefined, pid: number): void {
+  /**
+   * One line per spawn for the operator's audit: who, what (the real file too), where, in which
+   * sandbox; never env values. The program named is the one inside the sandbox.
+   */
+  audit(name: string, spec: LocalSpec, cwd: string | undefined, pid: number, sandbox?: SandboxSummary): void {
     const envNames = Object.keys(spec.env);
     const real = resolveCommand(spec.command, {
       path: this.#childPath(spec),
@@ -255,7 +326,10 @@ export class SpawnPolicy {
         ` args=${JSON.stringify(spec.args)}` +
         (cwd !== undefined ? ` cwd=${JSON.stringify(cwd)}` : '') +
         (envNames.length > 0 ? ` env=${envNames.join(',')}` : '') +
-        (spec.registryEntry !== undefined ? ` registry_entry=${JSON.stringify(spec.registryEntry)}` : ''),
+        (spec.registryEntry !== undefined ? ` registry_entry=${JSON.stringify(spec.registryEntry)}` : '') +
+        (sandbox
+          ? ` sandbox=${sandbox.profile} writable=${JSON.stringify(sandbox.writable)} domains=${JSON.stringify(sandbox.domains)}`
+          : ''),
     );
   }
 }

@@ -412,3 +412,22 @@ t.test('agent flags: defaults, the key from the environment only, and their mist
   for (const [argv, message] of cases)
     t.throws(() => parseCli(argv, {}), { name: 'CliError', message }, argv.join(' '));
 });
+
+t.test('--sandbox alone is added; it takes added, all or off; default off', async (t) => {
+  t.equal(parseCli([], {}).sandbox, 'off');
+  t.equal(parseCli(['--sandbox'], {}).sandbox, 'added');
+  t.equal(parseCli(['--sandbox', 'all'], {}).sandbox, 'all');
+  t.equal(parseCli(['--sandbox=off'], {}).sandbox, 'off');
+  const inline = parseCli(['--sandbox', '--', 'memory', 'npx', '-y', 'x'], {});
+  t.equal(inline.sandbox, 'added', 'a bare --sandbox before the servers');
+  t.equal(inline.inline[0]?.name, 'memory');
+  t.same(
+    parseCli(['--', 'probe', 'node', '--sandbox'], {}).inline[0]?.spec,
+    { transport: 'stdio', command: 'node', args: ['--sandbox'], env: {} },
+    "a server's own --sandbox is its argument",
+  );
+  t.throws(
+    () => parseCli(['--sandbox=everything'], {}),
+    new CliError('--sandbox must be added, all or off (--sandbox alone: added)'),
+  );
+});

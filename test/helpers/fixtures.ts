@@ -57,7 +57,8 @@ export type FixtureName =
   | 'mcp-registry'
   | 'needs-key'
   | 'echo-meta'
-  | 'static-files';
+  | 'static-files'
+  | 'sandbox-probe';
 
 export const fixturePath = (name: FixtureName): string => join(ROOT, 'testservers', `${name}.js`);
 

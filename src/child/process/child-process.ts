@@ -7,6 +7,7 @@ import { spawn } from 'node:child_process';
 import { existsSync, statSync } from 'node:fs';
 import type { Readable, Writable } from 'node:stream';
 import { MuxError } from '../../common/errors.js';
+import type { SandboxSummary } from '../sandbox-setting.js';
 import { isGroupAlive, isProcessAlive } from './process-table.js';
 import { findTagged, findTaggedSync, newProcessTag, withProcessTag } from './process-tags.js';
 
@@ -47,6 +48,8 @@ const liveTags = new Set<string>();
 export interface ProcessGroupObserver {
   added(pgid: number, tag: string): void;
   removed(pgid: number, tag: string): void;
+  /** A tag carried by processes mcpmux did not spawn here (a library's helpers): ended when mcpmux is. */
+  tagged(tag: string): void;
 }
 
 let groupObserver: ProcessGroupObserver | undefined;
@@ -73,6 +76,15 @@ export function killAllProcessGroupsSync(): number {
   liveGroups.clear();
   liveTags.clear();
   return killed;
+}
+
+/**
+ * Ends whatever carries `tag` when mcpmux ends, SIGKILL included (the reaper): for helper
+ * processes a library starts with mcpmux's own environment, where the tag was put first.
+ */
+export function endWithMcpmux(tag: string): void {
+  liveTags.add(tag);
+  groupObserver?.tagged(tag);
 }
 
 /** Process groups spawned by this process that have not been confirmed dead. */
@@ -149,6 +161,8 @@ export class ChildProcess {
   readonly tag: string;
   /** Processes that had left the child's group and were ended by its stop. */
   escaped: readonly number[] = [];
+  /** The OS sandbox it runs in, as list_servers shows it (set by the spawn policy). */
+  sandbox: SandboxSummary | undefined;
   #exit: ExitInfo | undefined;
   #stopping: Promise<ExitInfo> | undefined;
 

@@ -87,6 +87,7 @@ export function startOrphanReaper(onError: (error: Error) => void): OrphanReaper
       send(`-${pgid}`);
       send(`u${tag}`);
     },
+    tagged: (tag) => send(`t${tag}`),
     close: () => stdin.end(),
   };
 }

@@ -34,6 +34,7 @@ export const addServerInput = z
     prefix: wireServerFields.prefix,
     era: wireServerFields.era,
     restart: wireServerFields.restart,
+    sandbox: wireServerFields.sandbox,
     watch: watchField
       .optional()
       .describe(
@@ -194,6 +195,17 @@ export const statusSchema = z.object({
     .describe('Its restart policy at work: the attempt, and when the next one starts (or that it gave up).'),
   transport: z.enum(['stdio', 'http']),
   registry_entry: z.string().optional().describe('The MCP registry entry it was added from.'),
+  sandbox: z
+    .object({
+      state: z.enum(['on', 'off', 'remote']),
+      profile: z.enum(['default', 'widened']).optional(),
+      writable: z.array(z.string()).optional(),
+      domains: z.array(z.string()).optional(),
+    })
+    .optional()
+    .describe(
+      'The OS sandbox its process runs in: on (what it may write, the hosts it may reach), off, or remote (no process here).',
+    ),
   command: z.string().optional(),
   args: z.array(z.string()).optional(),
   url: z.string().optional(),

@@ -90,7 +90,7 @@ export async function addFromRegistry(args: AddServerArgs, ctx: ManagementContex
       ...(await persisted(
         ctx.config!,
         args.name,
-        ...toPersist(ctx.children, args.name, prepared.configEntry, prepared.configuredSpec),
+        ...toPersist(ctx.children, args.name, prepared.configEntry, prepared.configuredSpec, prepared.spec),
       )),
       ...(unkept.length > 0 && {
         persist_note: `written as \${${unkept.join('}, ${')}}: set ${unkept.length === 1 ? 'it' : 'them'} in mcpmux's environment before its next start`,
@@ -133,14 +133,15 @@ function requireRegistries(ctx: ManagementContext): RegistryAccess {
   return ctx.registries;
 }
 
-/** add_server's fields that apply to an entry's server as to any: its cwd, tool filter, prefix, era, restart. */
+/** add_server's fields that apply to an entry's server as to any: its cwd, tool filter, prefix, era, restart, sandbox. */
 function entryFieldsOf(args: AddServerArgs) {
-  const { cwd, tools, prefix, era, restart } = args;
+  const { cwd, tools, prefix, era, restart, sandbox } = args;
   return {
     ...(cwd !== undefined && { cwd }),
     ...(tools !== undefined && { tools }),
     ...(prefix !== undefined && { prefix }),
     ...(era !== undefined && { era }),
     ...(restart !== undefined && { restart }),
+    ...(sandbox !== undefined && { sandbox }),
   };
 }

@@ -5,6 +5,7 @@
 // client takes one; their accept releases it within the same call.
 import { MuxError, messageOf } from '../../common/errors.js';
 import type { ServerSpec } from '../../child/server-spec.js';
+import { sandboxWire } from '../../child/sandbox-setting.js';
 import type { Children } from '../../children/children.js';
 import { APPROVAL_TIMEOUT_MS, approvalForm, releases } from '../../trust/approval-form.js';
 import { exposeStatus, summarize } from './exposed-status.js';
@@ -118,9 +119,25 @@ export function toPersist<S extends ServerSpec | undefined>(
   name: string,
   entry: Record<string, unknown>,
   spec: S,
+  started?: ServerSpec,
 ): [Record<string, unknown>, S] {
-  if (children.snapshot.servers.get(name)?.trust?.entered !== 'held') return [entry, spec];
-  return [{ ...entry, trust: 'held' }, (spec && { ...spec, trust: 'held' }) as S];
+  const [sandboxedEntry, sandboxedSpec] = withSandbox(entry, spec, started);
+  if (children.snapshot.servers.get(name)?.trust?.entered !== 'held') return [sandboxedEntry, sandboxedSpec];
+  return [{ ...sandboxedEntry, trust: 'held' }, (sandboxedSpec && { ...sandboxedSpec, trust: 'held' }) as S];
+}
+
+/**
+ * The sandbox --sandbox gave an added server is written with it: a config's server runs in
+ * none by default, so the next start would run unconfined what ran confined.
+ */
+function withSandbox<S extends ServerSpec | undefined>(
+  entry: Record<string, unknown>,
+  spec: S,
+  started: ServerSpec | undefined,
+): [Record<string, unknown>, S] {
+  const sandbox = started?.transport === 'stdio' ? started.sandbox : undefined;
+  if (sandbox === undefined || entry['sandbox'] !== undefined) return [entry, spec];
+  return [{ ...entry, sandbox: sandboxWire(sandbox) }, (spec && { ...spec, sandbox }) as S];
 }
 
 /** Writes the change into the config file; a failure is reported beside the result, since the server change itself happened. */

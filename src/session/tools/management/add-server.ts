@@ -50,7 +50,11 @@ export const addServerTool = (): ManagementTool => ({
       const { name: _name, persist: _persist, startup_timeout_seconds: _timeout, ...entry } = args;
       return jsonResult({
         ...result,
-        ...(await persisted(config!, args.name, ...toPersist(ctx.children, args.name, entry, spec))),
+        ...(await persisted(
+          config!,
+          args.name,
+          ...toPersist(ctx.children, args.name, entry, spec, admitted),
+        )),
       }) as Record<string, unknown>;
     };
     // A 2026-07-28 client is asked (a held server's form) within the rounds of this very call.

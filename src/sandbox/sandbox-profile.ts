@@ -1,0 +1,162 @@
+// What one server's sandbox allows, worked out from its setting: the default profile (read the
+// system, write only its working folder and a private folder, never read credentials, reach no
+// host) widened by what its `sandbox` object lists. Pure but for the folders it names; the
+// OS sandbox (os-sandbox.ts) applies it.
+import { homedir } from 'node:os';
+import { isAbsolute, join, relative, resolve } from 'node:path';
+import type { SandboxSetting } from '../child/sandbox-setting.js';
+import { cacheDir, stateDir } from '../common/state-dir.js';
+import { runnerOf } from '../policy/package-launch.js';
+
+/**
+ * Read by no sandboxed server, relative to the home folder: keys and tokens of the tools that keep
+ * them there, shell and REPL histories (commands carry secrets), browser profiles (cookies,
+ * saved passwords), and the files where MCP clients keep servers' keys.
+ */
+export const CREDENTIAL_PATHS: readonly string[] = [
+  '.ssh',
+  '.gnupg',
+  '.aws',
+  '.azure',
+  '.config/gcloud',
+  '.kube',
+  '.docker',
+  '.npmrc',
+  '.yarnrc',
+  '.yarnrc.yml',
+  '.pypirc',
+  '.netrc',
+  '.git-credentials',
+  '.config/gh',
+  '.config/hub',
+  '.terraform.d',
+  '.vault-token',
+  '.pgpass',
+  '.my.cnf',
+  '.bash_history',
+  '.zsh_history',
+  '.zhistory',
+  '.sh_history',
+  '.history',
+  '.local/share/fish',
+  '.python_history',
+  '.node_repl_history',
+  '.psql_history',
+  '.mysql_history',
+  '.sqlite_history',
+  '.mozilla',
+  'snap/firefox',
+  '.config/google-chrome',
+  '.config/chromium',
+  '.config/BraveSoftware',
+  '.config/microsoft-edge',
+  '.config/vivaldi',
+  'Library/Application Support/Google/Chrome',
+  'Library/Application Support/Firefox',
+  'Library/Application Support/BraveSoftware',
+  'Library/Application Support/Microsoft Edge',
+  'Library/Safari',
+  'Library/Cookies',
+  'Library/Keychains',
+  '.claude.json',
+  '.claude/.credentials.json',
+  '.config/Claude',
+  'Library/Application Support/Claude',
+  '.cursor',
+  '.codeium',
+  '.gemini',
+  '.codex',
+  '.config/opencode',
+  '.config/Code/User',
+  'Library/Application Support/Code/User',
+  '.config/mcpmux',
+];
+
+/** Where a package runner fetches what it runs from: reachable by a sandboxed runner, so it can install. */
+const PACKAGE_REGISTRIES: Readonly<Record<'npm' | 'pypi', readonly string[]>> = {
+  npm: ['registry.npmjs.org'],
+  pypi: ['pypi.org', 'files.pythonhosted.org'],
+};
+
+export interface SandboxProfile {
+  /** Absolute paths it may write. */
+  readonly allowWrite: readonly string[];
+  /** Absolute paths it may not read. */
+  readonly denyRead: readonly string[];
+  /** Paths read again inside a denied one (its own private folder, inside every server's). */
+  readonly allowRead: readonly string[];
+  /** Hosts it may reach through the sandbox's proxy. */
+  readonly allowedDomains: readonly string[];
+  /** Its own folder: temporary files and package caches, kept across restarts, read by no other server. */
+  readonly privateDir: string;
+  /** Emptied at each start; its TMPDIR. */
+  readonly tmpDir: string;
+  /** Variables it starts with (caches in its private folder). */
+  readonly env: Readonly<Record<string, string>>;
+  /** Whether its working folder was left read-only (it is /, the home folder or above it). */
+  readonly cwdReadOnly: boolean;
+}
+
+export interface ProfileInput {
+  readonly name: string;
+  readonly setting: SandboxSetting;
+  readonly command: string;
+  /** Its working folder (absolute). */
+  readonly cwd: string;
+  /** The environment mcpmux itself runs with: where its own state and config are. */
+  readonly ownEnv?: Readonly<Record<string, string | undefined>>;
+  /** The home folder its variables name, when it is not mcpmux's. */
+  readonly childHome?: string | undefined;
+  /** mcpmux's config file, when it has one (it may hold servers' keys). */
+  readonly configPath?: string | undefined;
+}
+
+/** Every server's private folder lies here; each may read only its own. */
+export const sandboxesDir = (env?: Readonly<Record<string, string | undefined>>): string =>
+  cacheDir('sandboxes', env);
+
+export function sandboxProfile(input: ProfileInput): SandboxProfile {
+  const setting = typeof input.setting === 'object' ? input.setting : {};
+  const ownEnv = input.ownEnv ?? process.env;
+  const homes = [...new Set([ownEnv['HOME'] || homedir(), ...(input.childHome ? [input.childHome] : [])])];
+  const privateDir = join(sandboxesDir(ownEnv), input.name);
+  const tmpDir = join(privateDir, 'tmp');
+  const cwdReadOnly = homes.some((home) => holdsHome(input.cwd, home));
+  const at = (path: string) => resolve(input.cwd, expandHome(path, homes[0] ?? homedir()));
+  const denyRead = [
+    ...homes.flatMap((home) => CREDENTIAL_PATHS.map((path) => join(home, path))),
+    // mcpmux's own state: kept secrets, OAuth tokens, pins, held records; and every server's private folder.
+    stateDir('', ownEnv).replace(/\/$/, ''),
+    sandboxesDir(ownEnv),
+    ...(input.configPath ? [resolve(input.configPath)] : []),
+    ...(setting.denyRead ?? []).map(at),
+  ];
+  const runner = runnerOf(input.command, input.command);
+  const registry =
+    runner === undefined || runner === 'docker'
+      ? []
+      : PACKAGE_REGISTRIES[runner === 'uvx' || runner === 'pipx' ? 'pypi' : 'npm'];
+  return {
+    allowWrite: [...(cwdReadOnly ? [] : [input.cwd]), privateDir, ...(setting.allowWrite ?? []).map(at)],
+    denyRead,
+    allowRead: [privateDir],
+    allowedDomains: [...new Set([...registry, ...(setting.allowedDomains ?? [])])],
+    privateDir,
+    tmpDir,
+    env: {
+      npm_config_cache: join(privateDir, 'npm'),
+      XDG_CACHE_HOME: join(privateDir, 'cache'),
+    },
+    cwdReadOnly,
+  };
+}
+
+/** Whether `folder` is the home folder or holds it (/ does): too much to let a server write. */
+function holdsHome(folder: string, home: string): boolean {
+  const rel = relative(folder, home);
+  return rel === '' || (!rel.startsWith('..') && !isAbsolute(rel));
+}
+
+function expandHome(path: string, home: string): string {
+  return path === '~' ? home : path.startsWith('~/') ? join(home, path.slice(2)) : path;
+}
