@@ -113,13 +113,16 @@ export class SpawnPolicy {
       );
     }
     if (spec.registryEntry !== undefined && spec.transport === 'stdio') this.#admitRegistryLaunch(name, spec);
-    // --sandbox: what the agent adds runs in the default profile unless its spec says otherwise.
-    if (
-      spec.transport === 'stdio' &&
-      spec.sandbox === undefined &&
-      (this.#options.sandboxMode ?? 'off') !== 'off'
-    )
-      spec = { ...spec, sandbox: true };
+    // --sandbox: what the agent adds runs in the sandbox, at least the default profile.
+    if (spec.transport === 'stdio' && (this.#options.sandboxMode ?? 'off') !== 'off') {
+      if (spec.sandbox === false)
+        throw new MuxError(
+          'NOT_ALLOWED',
+          `server '${name}' is not allowed without the OS sandbox: mcpmux runs every server added at run time in it ` +
+            '(--sandbox). Leave "sandbox" out, or the operator runs it unsandboxed from the config ("sandbox": false)',
+        );
+      if (spec.sandbox === undefined) spec = { ...spec, sandbox: true };
+    }
     if (this.#patterns.length === 0) return spec;
     if (spec.transport !== 'stdio') {
       throw new MuxError(
@@ -263,6 +266,20 @@ export class SpawnPolicy {
   /** Ends the OS sandbox's proxy, once every child is stopped. */
   async close(): Promise<void> {
     await this.#options.sandbox?.close();
+  }
+
+  /**
+   * What an added server's own `sandbox` widens of the profile --sandbox imposes (writable
+   * paths, reachable hosts): only the person may allow that. Undefined when it widens nothing,
+   * or when no sandbox is imposed (one the agent asks for of its own accord only narrows).
+   */
+  sandboxWidening(spec: ServerSpec): { allowWrite: string[]; allowedDomains: string[] } | undefined {
+    if ((this.#options.sandboxMode ?? 'off') === 'off' || spec.transport !== 'stdio') return undefined;
+    const setting = spec.sandbox;
+    if (typeof setting !== 'object') return undefined;
+    const allowWrite = [...(setting.allowWrite ?? [])];
+    const allowedDomains = [...(setting.allowedDomains ?? [])];
+    return allowWrite.length + allowedDomains.length > 0 ? { allowWrite, allowedDomains } : undefined;
   }
 
   /** Whether a server runs in the OS sandbox, and how: its spec's `sandbox`, else --sandbox all's default. */

@@ -20,6 +20,7 @@ import t, { type Test } from 'tap';
 import { KeptSecrets } from '../../src/secrets/kept-secrets.js';
 import { fixturePath, npmServerPath, ROOT } from '../helpers/fixtures.js';
 import { serverStatus, startMcpmux, text, type Session } from '../helpers/mcpmux-process.js';
+import { answeringPerson } from '../helpers/person-forms.js';
 import { assertNoLeaks, isAlive, LEAK_TAG, LEAK_TAG_VAR, waitFor } from '../helpers/processes.js';
 
 const HOSTS_PRELOAD = pathToFileURL(join(ROOT, 'test/helpers/hosts-preload.mjs')).href;
@@ -188,7 +189,7 @@ t.test('server-memory, sandboxed, answers its tools and keeps its file in its fo
 t.test('nothing of a sandbox is left after remove, a crash, and a SIGKILL of mcpmux', async (t) => {
   const m = machine(t);
   const { port } = await api(t);
-  const s = await startMcpmux(['--sandbox'], undefined, mcpmuxEnv(m));
+  const s = await startMcpmux([], undefined, mcpmuxEnv(m));
   t.teardown(() => s.process.stop());
   for (const name of ['gone', 'crashes', 'last']) t.notOk((await addProbe(s, m, port, name)).isError);
   // Each leaves a daemon of its own (a new session), which only the sandbox's end reaches.
@@ -266,3 +267,52 @@ function isDescendant(pid: number, ancestor: number): boolean {
   }
   return false;
 }
+
+t.test(
+  'under --sandbox the agent neither turns the sandbox off nor widens it without the person',
+  async (t) => {
+    const m = machine(t);
+    const { port, seen } = await api(t);
+    const widened = {
+      command: process.execPath,
+      args: [fixturePath('sandbox-probe')],
+      cwd: m.work,
+      sandbox: { network: { allowedDomains: ['api.fixture.test', `127.0.0.1:${port}`] } },
+    };
+    let allow = false;
+    const person = answeringPerson(() => ({ action: 'accept', content: { allow_sandbox: allow } }));
+    const s = await startMcpmux(['--sandbox'], person.clientSide, mcpmuxEnv(m));
+    t.teardown(() => s.process.stop());
+
+    const off = await s.call('add_server', { ...widened, name: 'off', sandbox: false });
+    t.ok(off.isError);
+    t.match(text(off), /not allowed without the OS sandbox.*\[NOT_ALLOWED\]/s);
+
+    const declined = await s.call('add_server', { ...widened, name: 'declined' });
+    t.ok(declined.isError);
+    t.match(text(declined), /the person did not allow it to reach api\.fixture\.test.*\[DECLINED\]/s);
+    t.match(person.forms[0]?.message, /• reach api\.fixture\.test/, 'the person was shown the host');
+    t.equal(sandboxPids('sandbox-probe.js').length, 0, 'nothing started');
+
+    allow = true;
+    t.notOk((await s.call('add_server', { ...widened, name: 'allowed' })).isError);
+    t.match(
+      text(await s.call('allowed__fetch_url', { url: `http://api.fixture.test:${port}/ok` })),
+      /^ok: 200 hello/,
+    );
+    t.equal(seen.length, 1);
+    t.same((await serverStatus(s, 'allowed')).sandbox.profile, 'widened');
+
+    // A client that cannot show the person a form: refused, saying how the operator gives it.
+    const formless = await startMcpmux(['--sandbox'], undefined, mcpmuxEnv(m));
+    t.teardown(() => formless.process.stop());
+    const refused = await formless.call('add_server', { ...widened, name: 'formless' });
+    t.match(
+      text(refused),
+      /only the person may allow that, and this client cannot ask them.*\[NOT_ALLOWED\]/s,
+    );
+    const plain = await formless.call('add_server', { ...widened, name: 'plain', sandbox: undefined });
+    t.notOk(plain.isError, 'without what it asked for it is added, in the default profile');
+    t.same((await serverStatus(formless, 'plain')).sandbox.profile, 'default');
+  },
+);

@@ -16,6 +16,7 @@ import {
   type addServerInput,
 } from './management-schemas.js';
 import { canAskForm, askPersonOf } from './person-form.js';
+import { approveSandboxWidening } from './sandbox-approval.js';
 import { toPersist, persisted, requireConfig, startServer } from './server-start.js';
 import { define, parseArguments as parse } from './tool-definition.js';
 import type { ManagementContext, ManagementTool, RegistryAccess } from './tool-context.js';
@@ -72,6 +73,8 @@ export async function addFromRegistry(args: AddServerArgs, ctx: ManagementContex
       },
       registryAddContext(ctx, access, args.name, origin, signal),
     );
+    const widening = ctx.policy?.sandboxWidening(prepared.spec);
+    if (widening) await approveSandboxWidening(args.name, widening, askPersonOf(origin, signal));
     const result = {
       ...(await startServer(
         ctx,

@@ -9,6 +9,7 @@ import { jsonResult } from '../../results.js';
 import { addServerInput, ENTRY_FIELDS, startedOutput } from '../management-schemas.js';
 import { addFromRegistry } from '../registry-tools.js';
 import { askPersonOf, canAskForm } from '../person-form.js';
+import { approveSandboxWidening } from '../sandbox-approval.js';
 import { toPersist, persisted, requireConfig, startServer } from '../server-start.js';
 import type { ManagementTool } from '../tool-context.js';
 import { define, parseArguments as parse } from '../tool-definition.js';
@@ -38,6 +39,8 @@ export const addServerTool = (): ManagementTool => ({
     const admitted = policy ? policy.admitRuntimeAdd(args.name, spec) : spec;
     if (args.persist) requireConfig(config, 'add_server');
     const run = async (origin: InputOrigin | undefined, signal: AbortSignal | undefined) => {
+      const widening = policy?.sandboxWidening(admitted);
+      if (widening) await approveSandboxWidening(args.name, widening, askPersonOf(origin, signal));
       const result = await startServer(
         ctx,
         args.name,
