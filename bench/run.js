@@ -7,7 +7,8 @@
 // the 2026-07-28 era, against that server directly); add_server against
 // a direct connect; throughput at concurrency 64 and the proxy's CPU per forwarded call
 // (relay and mcpmux); cold start to an answered tools/list and idle RSS against a plain
-// server; tools/list with 50 children × 100 tools; mcpmux's RSS with them.
+// server; tools/list with 50 children × 100 tools; mcpmux's RSS with them; a sandboxed child's
+// start and calls against the same child unsandboxed.
 // Prints the results and writes bench/results/core.json. Run with `npm run bench`.
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -16,6 +17,7 @@ import { fileURLToPath } from 'node:url';
 import { StdioClientTransport, getDefaultEnvironment } from '@modelcontextprotocol/client/stdio';
 import { Client } from '@modelcontextprotocol/client';
 import { spawn } from 'node:child_process';
+import { benchSandbox } from './sandbox.js';
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const require = createRequire(import.meta.url);
 const everything = join(
@@ -532,6 +534,9 @@ const results = {
     rss_idle_10s_mcpmux_mb: round(mcpmuxSettled, 1),
   };
 }
+
+// 5. The OS sandbox: a sandboxed child's start and calls against the same child unsandboxed (bench/sandbox.js).
+results.sandbox = await benchSandbox({ rounds: ROUNDS, calls: CALLS_PER_ROUND });
 
 mkdirSync(join(root, 'bench/results'), { recursive: true });
 writeFileSync(join(root, 'bench/results/core.json'), JSON.stringify(results, null, 2) + '\n');

@@ -316,3 +316,29 @@ t.test(
     t.same((await serverStatus(formless, 'plain')).sandbox.profile, 'default');
   },
 );
+
+t.test(
+  'a server --sandbox confined is persisted confined: the next start, without the flag, sandboxes it',
+  async (t) => {
+    const m = machine(t);
+    const config = join(m.root, 'servers.json');
+    writeFileSync(config, JSON.stringify({ mcpServers: {} }));
+    const s = await startMcpmux(['--sandbox', '--config', config], undefined, mcpmuxEnv(m));
+    const added = await s.json('add_server', {
+      name: 'kept',
+      command: process.execPath,
+      args: [fixturePath('sandbox-probe')],
+      cwd: m.work,
+      persist: true,
+    });
+    t.equal(added.persisted_to, config);
+    t.equal(JSON.parse(readFileSync(config, 'utf8')).mcpServers.kept.sandbox, true);
+    await s.client.close();
+    await s.process.exited;
+    const again = await startMcpmux(['--config', config], undefined, mcpmuxEnv(m));
+    t.teardown(() => again.process.stop());
+    t.ok(await waitFor(async () => (await serverStatus(again, 'kept'))?.status === 'running'));
+    t.same((await serverStatus(again, 'kept')).sandbox.state, 'on');
+    t.match(text(await again.call('kept__read_file', { path: join(m.home, '.ssh', 'id_rsa') })), /^error:/);
+  },
+);
