@@ -78,7 +78,7 @@ export class OsSandbox implements LaunchSandbox {
       setting: spec.sandbox,
       command: spec.command,
       cwd: launch.cwd ?? process.cwd(),
-      childHome: launch.env['HOME'],
+      childEnv: launch.env,
       configPath: this.#configPath,
     });
     if (profile.cwdReadOnly)

@@ -105,8 +105,8 @@ export interface ProfileInput {
   readonly cwd: string;
   /** The environment mcpmux itself runs with: where its own state and config are. */
   readonly ownEnv?: Readonly<Record<string, string | undefined>>;
-  /** The home folder its variables name, when it is not mcpmux's. */
-  readonly childHome?: string | undefined;
+  /** The environment it starts with: its home, and a package registry other than the public one. */
+  readonly childEnv?: Readonly<Record<string, string>> | undefined;
   /** mcpmux's config file, when it has one (it may hold servers' keys). */
   readonly configPath?: string | undefined;
 }
@@ -118,7 +118,8 @@ export const sandboxesDir = (env?: Readonly<Record<string, string | undefined>>)
 export function sandboxProfile(input: ProfileInput): SandboxProfile {
   const setting = typeof input.setting === 'object' ? input.setting : {};
   const ownEnv = input.ownEnv ?? process.env;
-  const homes = [...new Set([ownEnv['HOME'] || homedir(), ...(input.childHome ? [input.childHome] : [])])];
+  const childHome = input.childEnv?.['HOME'];
+  const homes = [...new Set([ownEnv['HOME'] || homedir(), ...(childHome ? [childHome] : [])])];
   const privateDir = join(sandboxesDir(ownEnv), input.name);
   const tmpDir = join(privateDir, 'tmp');
   const cwdReadOnly = homes.some((home) => holdsHome(input.cwd, home));
@@ -132,10 +133,13 @@ export function sandboxProfile(input: ProfileInput): SandboxProfile {
     ...(setting.denyRead ?? []).map(at),
   ];
   const runner = runnerOf(input.command, input.command);
-  const registry =
+  const ecosystem =
     runner === undefined || runner === 'docker'
-      ? []
-      : PACKAGE_REGISTRIES[runner === 'uvx' || runner === 'pipx' ? 'pypi' : 'npm'];
+      ? undefined
+      : runner === 'uvx' || runner === 'pipx'
+        ? 'pypi'
+        : 'npm';
+  const registry = ecosystem === undefined ? [] : registryHosts(ecosystem, input.childEnv ?? {});
   return {
     allowWrite: [...(cwdReadOnly ? [] : [input.cwd]), privateDir, ...(setting.allowWrite ?? []).map(at)],
     denyRead,
@@ -149,6 +153,19 @@ export function sandboxProfile(input: ProfileInput): SandboxProfile {
     },
     cwdReadOnly,
   };
+}
+
+/**
+ * Where a runner of `ecosystem` installs from: the registry its environment names (npm's
+ * npm_config_registry, uv's and pip's index URL), else the public one.
+ */
+function registryHosts(ecosystem: 'npm' | 'pypi', env: Readonly<Record<string, string>>): readonly string[] {
+  const named =
+    ecosystem === 'npm'
+      ? (env['npm_config_registry'] ?? env['NPM_CONFIG_REGISTRY'])
+      : (env['UV_INDEX_URL'] ?? env['UV_DEFAULT_INDEX'] ?? env['PIP_INDEX_URL']);
+  const host = named !== undefined && URL.canParse(named) ? new URL(named).host : undefined;
+  return host ? [host] : PACKAGE_REGISTRIES[ecosystem];
 }
 
 /** Whether `folder` is the home folder or holds it (/ does): too much to let a server write. */

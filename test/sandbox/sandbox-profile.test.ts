@@ -71,10 +71,16 @@ t.test("a server's object widens the default; a package runner may reach its reg
     [],
     'a container reaches nothing',
   );
+  const mirror = { npm_config_registry: 'https://npm.internal.example:8443/repo/' };
+  t.same(
+    sandboxProfile({ ...base, command: 'npx', setting: true, childEnv: mirror }).allowedDomains,
+    ['npm.internal.example:8443'],
+    'the registry its environment names',
+  );
 });
 
 t.test('the child home is hidden too when its variables name another', async (t) => {
-  const p = sandboxProfile({ ...base, setting: true, childHome: '/srv/home' });
+  const p = sandboxProfile({ ...base, setting: true, childEnv: { HOME: '/srv/home' } });
   t.ok(p.denyRead.includes('/srv/home/.ssh'));
   t.ok(p.denyRead.includes('/home/ada/.ssh'));
 });
