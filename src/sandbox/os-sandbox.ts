@@ -130,7 +130,12 @@ export class OsSandbox implements LaunchSandbox {
       const [command, ...args] = argv;
       if (command === undefined) throw new Error('the sandbox gave no command to run');
       return {
-        launch: { ...launch, command, args, env: { ...launch.env, ...networkEnv(launch.env, profile) } },
+        launch: {
+          ...launch,
+          command,
+          args,
+          env: { ...launch.env, ...networkEnv(launch.env, profile), ...notTopShell(launch.env) },
+        },
         summary,
         release,
       };
@@ -258,6 +263,16 @@ function networkEnv(env: Readonly<Record<string, string>>, profile: SandboxProfi
     NODE_USE_ENV_PROXY: '1',
     NODE_OPTIONS: env['NODE_OPTIONS'] ? `${env['NODE_OPTIONS']} ${preload}` : preload,
   };
+}
+
+/**
+ * The sandbox is entered through bash (bash -c bwrap …, and bash -c inside), whose stdin is a
+ * socket (Node's pipes are socketpairs): a top-level bash takes that for rshd and runs the
+ * user's ~/.bashrc (hundreds of ms with pyenv or nvm, and their words on stderr). A shell level
+ * of 1 says it is not the top one.
+ */
+function notTopShell(env: Readonly<Record<string, string>>): Record<string, string> {
+  return Number(env['SHLVL'] ?? 0) >= 1 ? {} : { SHLVL: '1' };
 }
 
 /** Its private folder, made if missing (0700), with an empty temporary folder for this start. */
