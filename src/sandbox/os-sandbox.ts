@@ -6,7 +6,7 @@
 // Where the sandbox cannot be had, a server that asked for one does not start: never a silent
 // run without it.
 import { randomBytes, randomUUID } from 'node:crypto';
-import { mkdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, rmSync } from 'node:fs';
 import { isIP } from 'node:net';
 import type { SpawnSpec } from '../child/process/child-process.js';
 import { ChildProcess, endWithMcpmux } from '../child/process/child-process.js';
@@ -120,7 +120,8 @@ export class OsSandbox implements LaunchSandbox {
             allowWrite: [...profile.allowWrite],
             denyRead: [...profile.denyRead],
             allowRead: [...profile.allowRead],
-            denyWrite: [],
+            // Only what is there: bubblewrap would leave an empty file on the host for each name that is not.
+            denyWrite: profile.denyWrite.filter((path) => existsSync(path)),
           },
         },
         undefined,

@@ -72,6 +72,31 @@ export const CREDENTIAL_PATHS: readonly string[] = [
   '.config/mcpmux',
 ];
 
+/**
+ * Never written in a folder a server may write: what a shell, git or an editor runs or obeys
+ * later, outside the sandbox (the library protects these below mcpmux's own working folder;
+ * these are its names, applied to each folder the server may write).
+ */
+const PROTECTED_NAMES: readonly string[] = [
+  '.bashrc',
+  '.bash_profile',
+  '.zshrc',
+  '.zprofile',
+  '.profile',
+  '.gitconfig',
+  '.gitmodules',
+  '.ripgreprc',
+  '.mcp.json',
+  '.git/hooks',
+  '.git/config',
+  '.vscode',
+  '.idea',
+  '.claude/commands',
+  '.claude/agents',
+  '.claude/settings.json',
+  '.claude/settings.local.json',
+];
+
 /** Where a package runner fetches what it runs from: reachable by a sandboxed runner, so it can install. */
 const PACKAGE_REGISTRIES: Readonly<Record<'npm' | 'pypi', readonly string[]>> = {
   npm: ['registry.npmjs.org'],
@@ -81,6 +106,8 @@ const PACKAGE_REGISTRIES: Readonly<Record<'npm' | 'pypi', readonly string[]>> = 
 export interface SandboxProfile {
   /** Absolute paths it may write. */
   readonly allowWrite: readonly string[];
+  /** Absolute paths it may not write inside those it may (PROTECTED_NAMES in each). */
+  readonly denyWrite: readonly string[];
   /** Absolute paths it may not read. */
   readonly denyRead: readonly string[];
   /** Paths read again inside a denied one (its own private folder, inside every server's). */
@@ -140,8 +167,11 @@ export function sandboxProfile(input: ProfileInput): SandboxProfile {
         ? 'pypi'
         : 'npm';
   const registry = ecosystem === undefined ? [] : registryHosts(ecosystem, input.childEnv ?? {});
+  const ownCwd = cwdReadOnly ? [] : [input.cwd];
+  const extra = (setting.allowWrite ?? []).map(at);
   return {
-    allowWrite: [...(cwdReadOnly ? [] : [input.cwd]), privateDir, ...(setting.allowWrite ?? []).map(at)],
+    allowWrite: [...ownCwd, privateDir, ...extra],
+    denyWrite: [...ownCwd, ...extra].flatMap((folder) => PROTECTED_NAMES.map((name) => join(folder, name))),
     denyRead,
     allowRead: [privateDir],
     allowedDomains: [...new Set([...registry, ...(setting.allowedDomains ?? [])])],

@@ -35,7 +35,10 @@ function machine(t: Test) {
   const state = join(root, 'state');
   const work = join(root, 'work');
   mkdirSync(join(home, '.ssh'), { recursive: true });
-  mkdirSync(work);
+  // A project, as a server's working folder often is: a repository, an editor's settings, a client's servers.
+  mkdirSync(join(work, '.git', 'hooks'), { recursive: true });
+  mkdirSync(join(work, '.vscode'));
+  writeFileSync(join(work, '.mcp.json'), '{"mcpServers": {}}');
   writeFileSync(join(home, '.ssh', 'id_rsa'), SECRET_KEY, { mode: 0o600 });
   new KeptSecrets(join(state, 'mcpmux', 'secrets')).keep('https://registry.example', 'io.example/x', {
     API_TOKEN: KEPT_VALUE,
@@ -120,6 +123,14 @@ t.test(
     const write = async (path: string) => text(await s.call('probe__write_file', { path, text: 'x' }));
     t.match(await write(join(m.work, 'inside.txt')), /^ok:/, 'its working folder is writable');
     t.ok(existsSync(join(m.work, 'inside.txt')));
+    // What runs outside the sandbox later, in the project it works in: each one there is kept as it is.
+    for (const run of ['.git/hooks', '.vscode', '.mcp.json']) {
+      const path = run === '.mcp.json' ? join(m.work, run) : join(m.work, run, 'planted');
+      t.match(await write(path), /^error:/, `but not ${run} there, which runs outside the sandbox later`);
+    }
+    t.notOk(existsSync(join(m.work, '.git', 'hooks', 'planted')));
+    t.notOk(existsSync(join(m.work, '.vscode', 'planted')));
+    t.equal(readFileSync(join(m.work, '.mcp.json'), 'utf8'), '{"mcpServers": {}}');
     t.match(await write(join(m.home, 'outside.txt')), /^error: EROFS/, 'the home folder is not');
     t.notOk(existsSync(join(m.home, 'outside.txt')));
     t.match(await write(join(m.root, 'outside.txt')), /^error:/, 'nor any other folder');

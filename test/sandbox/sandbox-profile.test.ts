@@ -34,6 +34,11 @@ t.test(
     t.equal(p.tmpDir, '/home/ada/.cache/mcpmux/sandboxes/probe/tmp');
     t.equal(p.env['npm_config_cache'], '/home/ada/.cache/mcpmux/sandboxes/probe/npm');
     t.equal(p.cwdReadOnly, false);
+    for (const name of ['.bashrc', '.git/hooks', '.git/config', '.vscode', '.mcp.json'])
+      t.ok(
+        p.denyWrite.includes(join('/home/ada/project', name)),
+        `${name} in its working folder is not writable`,
+      );
     t.ok(CREDENTIAL_PATHS.length >= 30);
   },
 );
