@@ -23,15 +23,16 @@ const everything = serverPath('@modelcontextprotocol/server-everything');
 const mcpmux = join(root, 'dist/main.js');
 
 const ms = (/** @type {bigint} */ ns) => Number(ns) / 1e6;
-const median = (/** @type {number[]} */ xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? NaN;
+const median = (/** @type {number[]} */ xs) =>
+  [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? NaN;
 const round = (/** @type {number} */ x, d = 2) => Math.round(x * 10 ** d) / 10 ** d;
 
-async function startMcpmux() {
+async function startMcpmux(/** @type {string[]} */ flags = []) {
   const client = new Client({ name: 'bench-sandbox', version: '1.0.0' });
   await client.connect(
     new StdioClientTransport({
       command: process.execPath,
-      args: [mcpmux, '--log-level', 'error'],
+      args: [mcpmux, '--log-level', 'error', ...flags],
       env: getDefaultEnvironment(),
       stderr: 'ignore',
     }),
@@ -44,7 +45,8 @@ async function timedAdd(client, args) {
   const t0 = process.hrtime.bigint();
   const result = await client.callTool({ name: 'add_server', arguments: args });
   const elapsed = ms(process.hrtime.bigint() - t0);
-  if (result.isError) throw new Error(`add_server ${String(args['name'])}: ${JSON.stringify(result.content)}`);
+  if (result.isError)
+    throw new Error(`add_server ${String(args['name'])}: ${JSON.stringify(result.content)}`);
   return elapsed;
 }
 
@@ -71,8 +73,10 @@ export async function benchSandbox({ rounds = 5, calls = 500 } = {}) {
       ...(sandbox && { sandbox: true }),
     });
     // Starts: in each round a fresh mcpmux, its first sandboxed server (the sandbox's own start),
-    // then plain and sandboxed starts of the same server, alternating.
+    // then plain and sandboxed starts of the same server, alternating; and a mcpmux under
+    // --sandbox (which starts the sandbox as it starts), its first server added a second on.
     const first = [];
+    const firstWarmed = [];
     const plain = [];
     const sandboxed = [];
     for (let r = 0; r < rounds; r++) {
@@ -83,6 +87,10 @@ export async function benchSandbox({ rounds = 5, calls = 500 } = {}) {
         sandboxed.push(await timedAdd(client, memoryServer(`sandboxed${i}`, true)));
       }
       await client.close();
+      const warmed = await startMcpmux(['--sandbox']);
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+      firstWarmed.push(await timedAdd(warmed, memoryServer(`warmed${r}`, true)));
+      await warmed.close();
     }
     // Calls: server-everything's echo, sandboxed and not, in one mcpmux, alternating rounds.
     const client = await startMcpmux();
@@ -114,6 +122,7 @@ export async function benchSandbox({ rounds = 5, calls = 500 } = {}) {
       start_sandboxed_minus_plain_ms: round(median(sandboxed) - median(plain), 1),
       first_sandboxed_start_median_ms: round(median(first), 1),
       first_sandboxed_minus_plain_ms: round(median(first) - median(plain), 1),
+      first_under_sandbox_flag_minus_plain_ms: round(median(firstWarmed) - median(plain), 1),
       call_plain_median_ms: round(callPlain, 3),
       call_sandboxed_median_ms: round(callSandboxed, 3),
       call_sandboxed_over_plain: round(callSandboxed / callPlain, 3),

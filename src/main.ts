@@ -224,6 +224,8 @@ async function startTelemetry(log: Logger): Promise<void> {
 }
 
 function spawnPolicy(options: CliOptions, log: Logger): SpawnPolicy {
+  const sandbox = new OsSandbox({ logger: log, configPath: options.configPath });
+  if (options.command === 'serve' && options.sandbox !== 'off') sandbox.warm();
   return new SpawnPolicy({
     allowCommands: options.allowCommands,
     allowEnv: options.allowEnv,
@@ -232,7 +234,7 @@ function spawnPolicy(options: CliOptions, log: Logger): SpawnPolicy {
     passEnv: options.passEnv,
     ...(options.root !== undefined && { root: options.root }),
     sandboxMode: options.sandbox,
-    sandbox: new OsSandbox({ logger: log, configPath: options.configPath }),
+    sandbox,
     logger: log,
   });
 }

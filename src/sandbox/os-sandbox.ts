@@ -160,6 +160,19 @@ export class OsSandbox implements LaunchSandbox {
     if (manager) await (await manager.catch(() => undefined))?.reset();
   }
 
+  /**
+   * Starts the sandbox now, where servers will ask for it (--sandbox), so that the first of
+   * them does not wait for the library and its proxy (~0.5 s); where it cannot be had, the
+   * operator is told now, and each server that asks is told again.
+   */
+  warm(): void {
+    this.#ready('').catch((error: unknown) =>
+      this.#logger.warn(
+        `--sandbox: the OS sandbox cannot be had here: ${messageOf(error instanceof Error && error.cause ? error.cause : error)}`,
+      ),
+    );
+  }
+
   #ready(name: string): Promise<Manager> {
     this.#manager ??= this.#start();
     // A failed start is tried again by the next server that asks (something may have been installed).
