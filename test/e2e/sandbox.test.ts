@@ -195,9 +195,13 @@ t.test('server-memory, sandboxed, answers its tools and keeps its file in its fo
   t.match(text(await s.call('memory__read_graph')), /runs in bubblewrap/);
   t.match(readFileSync(join(m.work, 'memory.jsonl'), 'utf8'), /runs in bubblewrap/);
   t.same((await serverStatus(s, 'memory')).sandbox.profile, 'default');
+  // SIGTERM: mcpmux drains, stops the server and then the sandbox's proxy; nothing is left.
+  process.kill(s.process.pid, 'SIGTERM');
+  await s.process.exited;
+  await assertNoLeaks(t);
 });
 
-t.test('nothing of a sandbox is left after remove, a crash, and a SIGKILL of mcpmux', async (t) => {
+t.test('nothing of a sandbox is left after remove, a crash, a reload, and a SIGKILL of mcpmux', async (t) => {
   const m = machine(t);
   const { port } = await api(t);
   const s = await startMcpmux([], undefined, mcpmuxEnv(m));
@@ -233,6 +237,13 @@ t.test('nothing of a sandbox is left after remove, a crash, and a SIGKILL of mcp
   t.ok(await waitFor(async () => (await serverStatus(s, 'crashes')).status === 'crashed'), 'crashed');
   t.ok(await waitFor(() => sleeps().length === 1), 'crash: its daemon is gone');
   t.notOk(isAlive(crashesStatus.pid), 'crash: its bubblewrap is gone');
+
+  // A reload: the old sandbox ends with its daemon, the new one answers.
+  const lastStatus = await serverStatus(s, 'last');
+  t.notOk((await s.call('reload_server', { name: 'last' })).isError);
+  t.notOk(isAlive(lastStatus.pid), 'reload: the old bubblewrap is gone');
+  t.ok(await waitFor(() => sleeps().length === 0), 'reload: its daemon is gone');
+  t.match(text(await s.call('last__start_daemon')), /^ok:/, 'the new sandbox answers');
 
   // SIGKILL of mcpmux: the reaper ends the last sandbox and the proxy's helpers.
   t.ok(sandboxPids('socat').length > 0, "the sandbox's proxy helpers run");
