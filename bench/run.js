@@ -18,6 +18,7 @@ import { StdioClientTransport, getDefaultEnvironment } from '@modelcontextprotoc
 import { Client } from '@modelcontextprotocol/client';
 import { spawn } from 'node:child_process';
 import { benchSandbox } from './sandbox.js';
+import { ms, sequential } from './sequential-calls.js';
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const require = createRequire(import.meta.url);
 const everything = join(
@@ -58,19 +59,7 @@ const quantile = (xs, q) => {
   const s = [...xs].sort((a, b) => a - b);
   return s[Math.min(s.length - 1, Math.floor(q * s.length))] ?? NaN;
 };
-const ms = (/** @type {bigint} */ ns) => Number(ns) / 1e6;
 const round = (/** @type {number} */ x, d = 3) => Math.round(x * 10 ** d) / 10 ** d;
-
-/** @param {Client} client @param {string} tool */
-async function sequential(client, tool, /** @type {number} */ n) {
-  const times = [];
-  for (let i = 0; i < n; i++) {
-    const t0 = process.hrtime.bigint();
-    await client.callTool({ name: tool, arguments: { message: `m${i}` } });
-    times.push(ms(process.hrtime.bigint() - t0));
-  }
-  return times;
-}
 
 /** @param {Client} client @param {string} tool */
 async function burst(client, tool, /** @type {number} */ n) {

@@ -13,6 +13,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport, getDefaultEnvironment } from '@modelcontextprotocol/client/stdio';
+import { ms, sequential } from './sequential-calls.js';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const require = createRequire(import.meta.url);
@@ -22,7 +23,6 @@ const memory = serverPath('@modelcontextprotocol/server-memory');
 const everything = serverPath('@modelcontextprotocol/server-everything');
 const mcpmux = join(root, 'dist/main.js');
 
-const ms = (/** @type {bigint} */ ns) => Number(ns) / 1e6;
 const median = (/** @type {number[]} */ xs) =>
   [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? NaN;
 const round = (/** @type {number} */ x, d = 2) => Math.round(x * 10 ** d) / 10 ** d;
@@ -48,17 +48,6 @@ async function timedAdd(client, args) {
   if (result.isError)
     throw new Error(`add_server ${String(args['name'])}: ${JSON.stringify(result.content)}`);
   return elapsed;
-}
-
-/** @param {Client} client @param {string} tool @param {number} n */
-async function sequential(client, tool, n) {
-  const times = [];
-  for (let i = 0; i < n; i++) {
-    const t0 = process.hrtime.bigint();
-    await client.callTool({ name: tool, arguments: { message: `m${i}` } });
-    times.push(ms(process.hrtime.bigint() - t0));
-  }
-  return times;
 }
 
 /** @param {{ rounds?: number, calls?: number }} [options] */
