@@ -81,6 +81,12 @@ export class OsSandbox implements LaunchSandbox {
       childEnv: launch.env,
       configPath: this.#configPath,
     });
+    if (profile.writesHidden.length > 0)
+      throw new MuxError(
+        'NOT_ALLOWED',
+        `server '${name}' would write ${profile.writesHidden.join(', ')}, which its sandbox hides (credentials, or ` +
+          "mcpmux's own state): give it another cwd, or leave that folder out of allowWrite",
+      );
     if (profile.cwdReadOnly)
       this.#logger.info(
         `sandbox: server '${name}' runs in ${launch.cwd}, which holds the home folder: it stays read-only`,

@@ -122,6 +122,11 @@ export interface SandboxProfile {
   readonly env: Readonly<Record<string, string>>;
   /** Whether its working folder was left read-only (it is /, the home folder or above it). */
   readonly cwdReadOnly: boolean;
+  /**
+   * Folders it would write that lie in one it may not read (a working folder of ~/.ssh): the
+   * sandbox would show them to it, so it does not start.
+   */
+  readonly writesHidden: readonly string[];
 }
 
 export interface ProfileInput {
@@ -182,7 +187,16 @@ export function sandboxProfile(input: ProfileInput): SandboxProfile {
       XDG_CACHE_HOME: join(privateDir, 'cache'),
     },
     cwdReadOnly,
+    writesHidden: [...ownCwd, ...extra].filter((folder) =>
+      denyRead.some((denied) => isWithin(folder, denied)),
+    ),
   };
+}
+
+/** Whether `path` is `folder` or lies inside it. */
+function isWithin(path: string, folder: string): boolean {
+  const rel = relative(folder, path);
+  return rel === '' || (!rel.startsWith('..') && !isAbsolute(rel));
 }
 
 /**
@@ -200,8 +214,7 @@ function registryHosts(ecosystem: 'npm' | 'pypi', env: Readonly<Record<string, s
 
 /** Whether `folder` is the home folder or holds it (/ does): too much to let a server write. */
 function holdsHome(folder: string, home: string): boolean {
-  const rel = relative(folder, home);
-  return rel === '' || (!rel.startsWith('..') && !isAbsolute(rel));
+  return isWithin(home, folder);
 }
 
 function expandHome(path: string, home: string): string {

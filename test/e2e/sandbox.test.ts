@@ -118,7 +118,7 @@ t.test(
       t.match(kept, /^error:/, `the kept secret ${file} cannot be read`);
       t.notMatch(kept, KEPT_VALUE);
     }
-    t.match(await read('/etc/hostname'), /^ok:/, 'the system is readable');
+    t.match(await read('/etc/passwd'), /^ok: root:/, 'the system is readable');
 
     const write = async (path: string) => text(await s.call('probe__write_file', { path, text: 'x' }));
     t.match(await write(join(m.work, 'inside.txt')), /^ok:/, 'its working folder is writable');
@@ -172,6 +172,24 @@ t.test(
     t.ok(status.sandbox.writable.includes(m.work));
     t.match(s.stderr(), /audit: spawn server=probe .* sandbox=widened /, 'the audit line names the sandbox');
     await s.call('remove_server', { name: 'probe' });
+
+    // A working folder, or a folder to write, inside what the sandbox hides would show it: refused.
+    const probe = { command: process.execPath, args: [fixturePath('sandbox-probe')] };
+    const inKeys = await s.call('add_server', {
+      name: 'keys',
+      ...probe,
+      cwd: join(m.home, '.ssh'),
+      sandbox: true,
+    });
+    t.match(text(inKeys), /would write .*\.ssh, which its sandbox hides.*\[NOT_ALLOWED\]/s);
+    const toSecrets = await s.call('add_server', {
+      name: 'secrets',
+      ...probe,
+      cwd: m.work,
+      sandbox: { filesystem: { allowWrite: [m.secrets] } },
+    });
+    t.match(text(toSecrets), /which its sandbox hides.*\[NOT_ALLOWED\]/s);
+    t.equal(sandboxPids('sandbox-probe.js').length, 0, 'neither started');
   },
 );
 

@@ -84,6 +84,15 @@ t.test("a server's object widens the default; a package runner may reach its reg
   );
 });
 
+t.test('a folder to write inside a hidden one is named, so that the server does not start', async (t) => {
+  t.same(sandboxProfile({ ...base, cwd: '/home/ada/.ssh', setting: true }).writesHidden, ['/home/ada/.ssh']);
+  t.same(
+    sandboxProfile({ ...base, setting: { allowWrite: ['/home/ada/.local/state/mcpmux/pins'] } }).writesHidden,
+    ['/home/ada/.local/state/mcpmux/pins'],
+  );
+  t.same(sandboxProfile({ ...base, setting: true }).writesHidden, []);
+});
+
 t.test('the child home is hidden too when its variables name another', async (t) => {
   const p = sandboxProfile({ ...base, setting: true, childEnv: { HOME: '/srv/home' } });
   t.ok(p.denyRead.includes('/srv/home/.ssh'));
