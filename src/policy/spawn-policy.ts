@@ -121,6 +121,13 @@ export class SpawnPolicy {
           `server '${name}' is not allowed without the OS sandbox: mcpmux runs every server added at run time in it ` +
             '(--sandbox). Leave "sandbox" out, or the operator runs it unsandboxed from the config ("sandbox": false)',
         );
+      if (spec.watch?.build)
+        throw new MuxError(
+          'NOT_ALLOWED',
+          `server '${name}' is not allowed a watch.build: a build runs outside the OS sandbox, in which mcpmux runs ` +
+            'every server added at run time (--sandbox). Leave build out (watch.paths still restart it), or the operator ' +
+            "gives it in mcpmux's config",
+        );
       if (spec.sandbox === undefined) spec = { ...spec, sandbox: true };
     }
     if (this.#patterns.length === 0) return spec;

@@ -58,11 +58,6 @@ export class OsSandbox implements LaunchSandbox {
     this.#configPath = options.configPath;
   }
 
-  /** Whether a sandbox was started (so there is something to end). */
-  get started(): boolean {
-    return this.#manager !== undefined;
-  }
-
   /**
    * `launch` (its cwd given) as it runs inside the sandbox its spec asks for: the same program,
    * environment and folder, behind bubblewrap. Rejects with SANDBOX_UNAVAILABLE, saying what to
@@ -251,7 +246,7 @@ async function probe(manager: Manager): Promise<void> {
   const env = Object.fromEntries(
     Object.entries(process.env).filter((e): e is [string, string] => e[1] !== undefined),
   );
-  const proc = await ChildProcess.spawn({ command, args, env });
+  const proc = await ChildProcess.spawn({ command, args, env: { ...env, ...notTopShell(env) } });
   let stderr = '';
   proc.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
   proc.stdout.resume();

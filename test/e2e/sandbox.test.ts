@@ -328,6 +328,15 @@ t.test(
     t.ok(off.isError);
     t.match(text(off), /not allowed without the OS sandbox.*\[NOT_ALLOWED\]/s);
 
+    const built = await s.call('add_server', {
+      ...widened,
+      name: 'built',
+      sandbox: true,
+      watch: { paths: ['*.js'], build: ['sh', '-c', 'touch planted'] },
+    });
+    t.match(text(built), /not allowed a watch\.build: a build runs outside the OS sandbox.*\[NOT_ALLOWED\]/s);
+    t.notOk(existsSync(join(m.work, 'planted')));
+
     const declined = await s.call('add_server', { ...widened, name: 'declined' });
     t.ok(declined.isError);
     t.match(text(declined), /the person did not allow it to reach api\.fixture\.test.*\[DECLINED\]/s);
