@@ -27,5 +27,12 @@ function apply() {
   }
 }
 apply();
-watchFile(file, { interval: 100 }, () => apply());
+watchFile(file, { interval: 100 }, () => {
+  try {
+    apply();
+  } catch (error) {
+    // Seen between the writer's truncation and its write: the write is a change of its own, read next.
+    if (!(error instanceof SyntaxError)) throw error;
+  }
+});
 await server.connect(new StdioServerTransport());
