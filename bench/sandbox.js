@@ -27,13 +27,14 @@ const median = (/** @type {number[]} */ xs) =>
   [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? NaN;
 const round = (/** @type {number} */ x, d = 2) => Math.round(x * 10 ** d) / 10 ** d;
 
-async function startMcpmux(/** @type {string[]} */ flags = []) {
+/** mcpmux with its servers' private folders (XDG_CACHE_HOME) in `work`, removed after. */
+async function startMcpmux(/** @type {string} */ work, /** @type {string[]} */ flags = []) {
   const client = new Client({ name: 'bench-sandbox', version: '1.0.0' });
   await client.connect(
     new StdioClientTransport({
       command: process.execPath,
       args: [mcpmux, '--log-level', 'error', ...flags],
-      env: getDefaultEnvironment(),
+      env: { ...getDefaultEnvironment(), XDG_CACHE_HOME: join(work, 'cache') },
       stderr: 'ignore',
     }),
   );
@@ -69,20 +70,20 @@ export async function benchSandbox({ rounds = 5, calls = 500 } = {}) {
     const plain = [];
     const sandboxed = [];
     for (let r = 0; r < rounds; r++) {
-      const client = await startMcpmux();
+      const client = await startMcpmux(work);
       first.push(await timedAdd(client, memoryServer(`first${r}`, true)));
       for (let i = 0; i < 3; i++) {
         plain.push(await timedAdd(client, memoryServer(`plain${i}`, false)));
         sandboxed.push(await timedAdd(client, memoryServer(`sandboxed${i}`, true)));
       }
       await client.close();
-      const warmed = await startMcpmux(['--sandbox']);
+      const warmed = await startMcpmux(work, ['--sandbox']);
       await new Promise((resolve) => setTimeout(resolve, 1000));
       firstWarmed.push(await timedAdd(warmed, memoryServer(`warmed${r}`, true)));
       await warmed.close();
     }
     // Calls: server-everything's echo, sandboxed and not, in one mcpmux, alternating rounds.
-    const client = await startMcpmux();
+    const client = await startMcpmux(work);
     const echo = (/** @type {string} */ name, /** @type {boolean} */ sandbox) => ({
       name,
       command: process.execPath,
