@@ -8,7 +8,7 @@ const LAYERS = [
   ['main.ts', 'bin.ts', 'serve.ts', 'wiring', 'internals.ts', 'process-exit.ts'],
   ['cli', 'config', 'clients'],
   ['session', 'transport'],
-  ['agent', 'code', 'mcp-registry', 'telemetry'],
+  ['agent', 'code', 'mcp-registry', 'telemetry', 'cluster'],
   ['search', 'results'],
   ['router'],
   ['children'],

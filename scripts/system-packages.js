@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // @ts-check
 // The system programs the tests need, installed where missing (the first step of `npm test`):
-// bubblewrap, socat and ripgrep, which the OS sandbox runs servers with (test/e2e/sandbox.test.ts).
+// bubblewrap, socat and ripgrep, which the OS sandbox runs servers with (test/e2e/sandbox.test.ts),
+// and redis-server, which a cluster of replicas shares (test/cluster/).
 // With apt-get, as root or through a sudo that asks no password; otherwise it names what to install.
 import { execFileSync, spawnSync } from 'node:child_process';
 
@@ -9,6 +10,8 @@ const NEEDED = /** @type {const} */ ([
   ['bwrap', 'bubblewrap'],
   ['socat', 'socat'],
   ['rg', 'ripgrep'],
+  // The cluster's shared state (test/cluster/); each test starts its own on a 127.0.0.1 port.
+  ['redis-server', 'redis-server'],
 ]);
 
 const found = (/** @type {string} */ program) =>

@@ -58,7 +58,9 @@ export type MuxErrorCode =
   /** A folder or file that holds secrets or tokens could be read or replaced by someone else. */
   | 'UNSAFE_FILE'
   /** A server asked for the OS sandbox, which cannot be had here (what is missing is named). */
-  | 'SANDBOX_UNAVAILABLE';
+  | 'SANDBOX_UNAVAILABLE'
+  /** The cluster's Redis cannot be reached: the set of servers cannot change until it is back. */
+  | 'CLUSTER_UNAVAILABLE';
 
 export class MuxError extends Error {
   override readonly name = 'MuxError';

@@ -1,0 +1,237 @@
+// The set of servers a cluster of mcpmux replicas shares, kept in Redis: a hash of the entries
+// (as a config file holds them) with a version counter, and a stream of the changes, so that a
+// change made through any replica reaches every other one (XREAD on a connection of its own),
+// and one that was away (a dropped connection, a Redis restarted empty) catches up or reads the
+// whole set again. Every change is one Lua script: version, entry and stream move together.
+import { createClient } from '@redis/client';
+import { MuxError } from '../common/errors.js';
+import type { Logger } from '../common/log.js';
+
+/** A server of the cluster: its entry as a config file holds it, who set it, when. */
+export interface ClusterEntry {
+  readonly entry: Readonly<Record<string, unknown>>;
+  /** The replica that made the change. */
+  readonly by: string;
+  readonly at: string;
+}
+
+export interface RegistrySnapshot {
+  readonly version: number;
+  readonly servers: ReadonlyMap<string, ClusterEntry>;
+}
+
+export type RegistryChange =
+  | { readonly version: number; readonly op: 'put'; readonly name: string; readonly entry: ClusterEntry }
+  | { readonly version: number; readonly op: 'remove'; readonly name: string; readonly by: string };
+
+export interface ClusterRegistryOptions {
+  /** redis:// or rediss:// (a password in it is never logged). */
+  readonly url: string;
+  readonly cluster: string;
+  /** This replica's name: in each change it makes, and its Redis connections' names. */
+  readonly replica: string;
+  readonly logger: Logger;
+  /** How many changes the stream keeps for replicas that were away (older ones read the whole set). */
+  readonly keepChanges?: number;
+}
+
+/** Follows the changes other replicas make; `resync` when the stream cannot say what was missed. */
+export interface RegistryFollower {
+  change(change: RegistryChange): void;
+  resync(snapshot: RegistrySnapshot): void;
+}
+
+// KEYS: servers hash, version counter, changes stream. ARGV: op, name, entry JSON (put), max stream length.
+const CHANGE_SCRIPT = `
+if ARGV[1] == 'remove' and redis.call('HEXISTS', KEYS[1], ARGV[2]) == 0 then return -1 end
+local version = redis.call('INCR', KEYS[2])
+if ARGV[1] == 'put' then redis.call('HSET', KEYS[1], ARGV[2], ARGV[3]) else redis.call('HDEL', KEYS[1], ARGV[2]) end
+redis.call('XADD', KEYS[3], 'MAXLEN', '~', ARGV[4], '*', 'version', version, 'op', ARGV[1], 'name', ARGV[2], 'entry', ARGV[3])
+return version
+`;
+
+/** How long one XREAD waits before it asks again (and notices a close). */
+const BLOCK_MS = 1000;
+
+export class ClusterRegistry {
+  readonly #options: ClusterRegistryOptions;
+  readonly #client: Client;
+  readonly #keys: { servers: string; version: string; changes: string };
+  readonly #followers = new Set<Client>();
+
+  private constructor(options: ClusterRegistryOptions, client: Client) {
+    this.#options = options;
+    this.#client = client;
+    const prefix = `mcpmux:${options.cluster}`;
+    this.#keys = { servers: `${prefix}:servers`, version: `${prefix}:version`, changes: `${prefix}:changes` };
+  }
+
+  /** Connects to the cluster's Redis; rejects with CLUSTER_UNAVAILABLE when it cannot be reached. */
+  static async connect(options: ClusterRegistryOptions): Promise<ClusterRegistry> {
+    const client = newClient(options, 'registry');
+    try {
+      await client.connect();
+    } catch (error) {
+      client.destroy();
+      throw unavailable(options.url, error);
+    }
+    return new ClusterRegistry(options, client);
+  }
+
+  /** The whole set and its version, read at one instant. */
+  async snapshot(): Promise<RegistrySnapshot & { lastId: string }> {
+    const [version, servers, last] = await this.#run(() =>
+      this.#client
+        .multi()
+        .get(this.#keys.version)
+        .hGetAll(this.#keys.servers)
+        .xRevRange(this.#keys.changes, '+', '-', { COUNT: 1 })
+        .exec(),
+    );
+    return {
+      version: Number(version ?? 0),
+      servers: new Map(
+        Object.entries(servers as unknown as Record<string, string>).map(([name, json]) => [
+          name,
+          JSON.parse(json) as ClusterEntry,
+        ]),
+      ),
+      lastId: String((last as unknown as { id: string }[])[0]?.id ?? '0-0'),
+    };
+  }
+
+  /** Sets a server's entry; resolves with the set's new version. */
+  async put(name: string, entry: Readonly<Record<string, unknown>>): Promise<number> {
+    const value: ClusterEntry = { entry, by: this.#options.replica, at: new Date().toISOString() };
+    return this.#change('put', name, JSON.stringify(value));
+  }
+
+  /** Removes a server; resolves with the new version, or undefined when the set had no such server. */
+  async remove(name: string): Promise<number | undefined> {
+    const version = await this.#change('remove', name, JSON.stringify({ by: this.#options.replica }));
+    return version < 0 ? undefined : version;
+  }
+
+  /**
+   * Tells `follower` each change after `from` (a snapshot's version and last stream id), on a
+   * connection of its own, until the returned function is called. After a dropped connection it
+   * goes on from the last change it saw; where the stream no longer holds what followed, or
+   * Redis came back without the set (its version went back), it reads the whole set again.
+   */
+  follow(from: { version: number; lastId: string }, follower: RegistryFollower): () => void {
+    const reader = newClient(this.#options, 'follower');
+    this.#followers.add(reader);
+    let stopped = false;
+    let { version, lastId } = from;
+    const resync = async () => {
+      const snapshot = await this.snapshot();
+      ({ version, lastId } = snapshot);
+      follower.resync(snapshot);
+    };
+    const loop = async () => {
+      while (!stopped) {
+        try {
+          if (!reader.isOpen) await reader.connect();
+          const reply = await reader.xRead({ key: this.#keys.changes, id: lastId }, { BLOCK: BLOCK_MS });
+          const entries = (reply?.[0]?.messages ?? []) as { id: string; message: Record<string, string> }[];
+          if (entries.length === 0 && (await this.#versionNow()) < version) await resync();
+          for (const { id, message } of entries) {
+            const change = parseChange(message);
+            if (change.version !== version + 1) {
+              await resync();
+              break;
+            }
+            version = change.version;
+            lastId = id;
+            follower.change(change);
+          }
+        } catch (error) {
+          if (stopped) return;
+          this.#options.logger.debug(`cluster: following the changes: ${describe(error)}; trying again`);
+          await new Promise((resolve) => setTimeout(resolve, 250));
+        }
+      }
+    };
+    void loop();
+    return () => {
+      stopped = true;
+      this.#followers.delete(reader);
+      reader.destroy();
+    };
+  }
+
+  async close(): Promise<void> {
+    for (const reader of this.#followers) reader.destroy();
+    this.#followers.clear();
+    this.#client.destroy();
+  }
+
+  async #versionNow(): Promise<number> {
+    return Number((await this.#client.get(this.#keys.version)) ?? 0);
+  }
+
+  async #change(op: 'put' | 'remove', name: string, value: string): Promise<number> {
+    const { servers, version, changes } = this.#keys;
+    const keep = String(this.#options.keepChanges ?? 10_000);
+    return Number(
+      await this.#run(() =>
+        this.#client.eval(CHANGE_SCRIPT, {
+          keys: [servers, version, changes],
+          arguments: [op, name, value, keep],
+        }),
+      ),
+    );
+  }
+
+  /** Runs a command; Redis out of reach is CLUSTER_UNAVAILABLE, at once (no queue of commands waits for it). */
+  async #run<T>(command: () => Promise<T>): Promise<T> {
+    try {
+      return await command();
+    } catch (error) {
+      if (error instanceof SyntaxError) throw error;
+      throw unavailable(this.#options.url, error);
+    }
+  }
+}
+
+type Client = ReturnType<typeof newClient>;
+
+function newClient(options: ClusterRegistryOptions, role: string) {
+  const client = createClient({
+    url: options.url,
+    name: `mcpmux-${options.replica}-${role}`,
+    // A change while Redis is away is refused now, not sent whenever it returns.
+    disableOfflineQueue: true,
+    socket: { reconnectStrategy: (retries) => Math.min(100 * 2 ** retries, 2000), connectTimeout: 2000 },
+  });
+  // Errors come with each command; the client's own events (reconnects) are only logged.
+  client.on('error', (error: unknown) => options.logger.debug(`cluster: redis ${role}: ${describe(error)}`));
+  return client;
+}
+
+function parseChange(fields: Record<string, string>): RegistryChange {
+  const version = Number(fields['version']);
+  const name = fields['name'] ?? '';
+  const entry = JSON.parse(fields['entry'] ?? '{}') as ClusterEntry;
+  return fields['op'] === 'put'
+    ? { version, op: 'put', name, entry }
+    : { version, op: 'remove', name, by: entry.by };
+}
+
+/** The URL without its password, for messages. */
+function shown(url: string): string {
+  if (!URL.canParse(url)) return url;
+  const parsed = new URL(url);
+  if (parsed.password) parsed.password = '***';
+  return parsed.toString();
+}
+
+function unavailable(url: string, error: unknown): MuxError {
+  return new MuxError(
+    'CLUSTER_UNAVAILABLE',
+    `the cluster's Redis at ${shown(url)} cannot be reached (${describe(error)}): the set of servers cannot change until it is back`,
+    { cause: error },
+  );
+}
+
+const describe = (error: unknown): string => (error instanceof Error ? error.message : String(error));
