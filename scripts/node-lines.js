@@ -37,6 +37,7 @@ const LINE_SENSITIVE = [
   'test/e2e/import-install.test.ts',
   'test/e2e/waiting-config.test.ts',
   'test/e2e/sandbox.test.ts',
+  'test/cluster',
   'test/e2e/attacks',
   'test/child/remote/bounded-fetch.test.ts',
   'test/results/result-spill.test.ts',

@@ -3,9 +3,14 @@
 // change made through any replica reaches every other one (XREAD on a connection of its own),
 // and one that was away (a dropped connection, a Redis restarted empty) catches up or reads the
 // whole set again. Every change is one Lua script: version, entry and stream move together.
-import { createClient } from '@redis/client';
-import { MuxError } from '../common/errors.js';
-import type { Logger } from '../common/log.js';
+import {
+  connected,
+  describe,
+  newClient,
+  unavailable,
+  type Client,
+  type RedisConnectionOptions,
+} from './redis-connection.js';
 
 /** A server of the cluster: its entry as a config file holds it, who set it, when. */
 export interface ClusterEntry {
@@ -24,13 +29,8 @@ export type RegistryChange =
   | { readonly version: number; readonly op: 'put'; readonly name: string; readonly entry: ClusterEntry }
   | { readonly version: number; readonly op: 'remove'; readonly name: string; readonly by: string };
 
-export interface ClusterRegistryOptions {
-  /** redis:// or rediss:// (a password in it is never logged). */
-  readonly url: string;
+export interface ClusterRegistryOptions extends RedisConnectionOptions {
   readonly cluster: string;
-  /** This replica's name: in each change it makes, and its Redis connections' names. */
-  readonly replica: string;
-  readonly logger: Logger;
   /** How many changes the stream keeps for replicas that were away (older ones read the whole set). */
   readonly keepChanges?: number;
 }
@@ -68,14 +68,7 @@ export class ClusterRegistry {
 
   /** Connects to the cluster's Redis; rejects with CLUSTER_UNAVAILABLE when it cannot be reached. */
   static async connect(options: ClusterRegistryOptions): Promise<ClusterRegistry> {
-    const client = newClient(options, 'registry');
-    try {
-      await client.connect();
-    } catch (error) {
-      client.destroy();
-      throw unavailable(options.url, error);
-    }
-    return new ClusterRegistry(options, client);
+    return new ClusterRegistry(options, await connected(options, 'registry'));
   }
 
   /** The whole set and its version, read at one instant. */
@@ -194,21 +187,6 @@ export class ClusterRegistry {
   }
 }
 
-type Client = ReturnType<typeof newClient>;
-
-function newClient(options: ClusterRegistryOptions, role: string) {
-  const client = createClient({
-    url: options.url,
-    name: `mcpmux-${options.replica}-${role}`,
-    // A change while Redis is away is refused now, not sent whenever it returns.
-    disableOfflineQueue: true,
-    socket: { reconnectStrategy: (retries) => Math.min(100 * 2 ** retries, 2000), connectTimeout: 2000 },
-  });
-  // Errors come with each command; the client's own events (reconnects) are only logged.
-  client.on('error', (error: unknown) => options.logger.debug(`cluster: redis ${role}: ${describe(error)}`));
-  return client;
-}
-
 function parseChange(fields: Record<string, string>): RegistryChange {
   const version = Number(fields['version']);
   const name = fields['name'] ?? '';
@@ -217,21 +195,3 @@ function parseChange(fields: Record<string, string>): RegistryChange {
     ? { version, op: 'put', name, entry }
     : { version, op: 'remove', name, by: entry.by };
 }
-
-/** The URL without its password, for messages. */
-function shown(url: string): string {
-  if (!URL.canParse(url)) return url;
-  const parsed = new URL(url);
-  if (parsed.password) parsed.password = '***';
-  return parsed.toString();
-}
-
-function unavailable(url: string, error: unknown): MuxError {
-  return new MuxError(
-    'CLUSTER_UNAVAILABLE',
-    `the cluster's Redis at ${shown(url)} cannot be reached (${describe(error)}): the set of servers cannot change until it is back`,
-    { cause: error },
-  );
-}
-
-const describe = (error: unknown): string => (error instanceof Error ? error.message : String(error));

@@ -1,0 +1,120 @@
+// Which replica runs a server placed on one of them ("placement": "one"): a lease in Redis, the
+// replica's name under the server's key with an expiry, renewed by a heartbeat. The others try
+// to take it at each beat; when its holder dies (no renewal) or gives it up (a drain), the next
+// one that tries takes it, and starts the server there. Renewing and giving up are Lua scripts
+// that act only while the lease is still this replica's: a holder that was away too long finds it
+// lost, never takes it back from the one that took it.
+import { connected, describe, type Client, type RedisConnectionOptions } from './redis-connection.js';
+
+export interface ServerLeasesOptions extends RedisConnectionOptions {
+  readonly cluster: string;
+  /** How long a lease lasts without renewal. Default 5000 ms; it is renewed every third of it. */
+  readonly ttlMs?: number;
+}
+
+/** Told when this replica comes to hold a server's lease, and when it loses it. */
+export interface LeaseHolder {
+  acquired(): void;
+  lost(): void;
+}
+
+const RENEW = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) end return 0`;
+const RELEASE = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0`;
+
+export class ServerLeases {
+  readonly #options: ServerLeasesOptions;
+  readonly #client: Client;
+  readonly #ttlMs: number;
+  readonly #held = new Map<string, () => Promise<void>>();
+
+  private constructor(options: ServerLeasesOptions, client: Client) {
+    this.#options = options;
+    this.#client = client;
+    this.#ttlMs = options.ttlMs ?? 5000;
+  }
+
+  static async connect(options: ServerLeasesOptions): Promise<ServerLeases> {
+    return new ServerLeases(options, await connected(options, 'leases'));
+  }
+
+  /** The replica holding `name`'s lease, if one does. */
+  async owner(name: string): Promise<string | undefined> {
+    return (await this.#client.get(this.#key(name))) ?? undefined;
+  }
+
+  /**
+   * Takes part in `name`'s lease until the returned function is called: tries to take it at
+   * each beat, renews it while held, tells `holder` when it is taken and when it is lost (Redis
+   * away past the lease's end counts as lost: another replica may hold it by then). The returned
+   * function gives the lease up, so that another replica takes it at its next beat.
+   */
+  hold(name: string, holder: LeaseHolder): () => Promise<void> {
+    let held = false;
+    let heldUntil = 0;
+    let stopped = false;
+    const beat = async () => {
+      try {
+        const ok = held ? await this.#renew(name) : await this.#acquire(name);
+        if (ok) heldUntil = Date.now() + this.#ttlMs;
+        if (ok && !held) {
+          held = true;
+          holder.acquired();
+        } else if (!ok && held) {
+          held = false;
+          holder.lost();
+        }
+      } catch (error) {
+        this.#options.logger.debug(`cluster: lease of '${name}': ${describe(error)}`);
+        if (held && Date.now() >= heldUntil) {
+          held = false;
+          holder.lost();
+        }
+      }
+    };
+    const timer = setInterval(() => void beat(), Math.max(50, Math.floor(this.#ttlMs / 3)));
+    timer.unref();
+    void beat();
+    const stop = async () => {
+      if (stopped) return;
+      stopped = true;
+      clearInterval(timer);
+      this.#held.delete(name);
+      if (held) {
+        held = false;
+        await this.#release(name).catch(() => {});
+      }
+    };
+    this.#held.set(name, stop);
+    return stop;
+  }
+
+  /** Gives up every lease held (a drain), then closes the connection. */
+  async close(): Promise<void> {
+    await Promise.all([...this.#held.values()].map((stop) => stop()));
+    this.#client.destroy();
+  }
+
+  #key(name: string): string {
+    return `mcpmux:${this.#options.cluster}:lease:${name}`;
+  }
+
+  async #acquire(name: string): Promise<boolean> {
+    const set = await this.#client.set(this.#key(name), this.#options.replica, {
+      condition: 'NX',
+      expiration: { type: 'PX', value: this.#ttlMs },
+    });
+    return set === 'OK';
+  }
+
+  async #renew(name: string): Promise<boolean> {
+    const renewed = await this.#client.eval(RENEW, {
+      keys: [this.#key(name)],
+      arguments: [this.#options.replica, String(this.#ttlMs)],
+    });
+    return Number(renewed) === 1;
+  }
+
+  async #release(name: string): Promise<void> {
+    await this.#client.eval(RELEASE, { keys: [this.#key(name)], arguments: [this.#options.replica] });
+  }
+}
