@@ -12,7 +12,15 @@
 //   node scripts/node-lines.js [--all] [--line 22|24] [tap files...]
 import { execFileSync, spawnSync } from 'node:child_process';
 import { installPinned } from './pinned-tools.js';
-import { existsSync, readFileSync, realpathSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { delimiter, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -95,7 +103,17 @@ function unitFiles() {
 }
 
 const lines = Object.entries(binaries()).filter(([line]) => !only || line === only);
-const chosen = files.length > 0 ? files : all ? [] : [...unitFiles(), ...LINE_SENSITIVE];
+/** A folder as the test files in it: tap takes files and globs, and a folder it finds no file in. */
+const testFilesOf = (/** @type {string} */ entry) =>
+  existsSync(join(ROOT, entry)) && statSync(join(ROOT, entry)).isDirectory()
+    ? readdirSync(join(ROOT, entry), { recursive: true, encoding: 'utf8' })
+        .filter((file) => file.endsWith('.test.ts'))
+        .map((file) => join(entry, file))
+        .sort()
+    : [entry];
+const chosen = (files.length > 0 ? files : all ? [] : [...unitFiles(), ...LINE_SENSITIVE]).flatMap(
+  testFilesOf,
+);
 let failed = [];
 for (const [line, node] of lines) {
   const version = execFileSync(node, ['--version'], { encoding: 'utf8' }).trim();
