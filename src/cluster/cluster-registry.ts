@@ -3,9 +3,9 @@
 // change made through any replica reaches every other one (XREAD on a connection of its own),
 // and one that was away (a dropped connection, a Redis restarted empty) catches up or reads the
 // whole set again. Every change is one Lua script: version, entry and stream move together.
+import { messageOf } from '../common/errors.js';
 import {
   connected,
-  describe,
   newClient,
   unavailable,
   type Client,
@@ -140,7 +140,7 @@ export class ClusterRegistry {
           }
         } catch (error) {
           if (stopped) return;
-          this.#options.logger.debug(`cluster: following the changes: ${describe(error)}; trying again`);
+          this.#options.logger.debug(`cluster: following the changes: ${messageOf(error)}; trying again`);
           await new Promise((resolve) => setTimeout(resolve, 250));
         }
       }

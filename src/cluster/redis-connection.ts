@@ -2,7 +2,7 @@
 // shows whose is whose), reconnecting on their own, and never queueing a command while Redis is
 // away: what cannot be done now is refused now, as CLUSTER_UNAVAILABLE, naming Redis.
 import { createClient } from '@redis/client';
-import { MuxError } from '../common/errors.js';
+import { MuxError, messageOf } from '../common/errors.js';
 import type { Logger } from '../common/log.js';
 
 export interface RedisConnectionOptions {
@@ -23,7 +23,7 @@ export function newClient(options: RedisConnectionOptions, role: string) {
     socket: { reconnectStrategy: (retries) => Math.min(100 * 2 ** retries, 2000), connectTimeout: 2000 },
   });
   // Errors come with each command; the client's own events (reconnects) are only logged.
-  client.on('error', (error: unknown) => options.logger.debug(`cluster: redis ${role}: ${describe(error)}`));
+  client.on('error', (error: unknown) => options.logger.debug(`cluster: redis ${role}: ${messageOf(error)}`));
   return client;
 }
 
@@ -42,7 +42,7 @@ export function unavailable(
 ): MuxError {
   return new MuxError(
     'CLUSTER_UNAVAILABLE',
-    `the cluster's Redis at ${shown(url)} cannot be reached (${describe(error)}): ${consequence}`,
+    `the cluster's Redis at ${shown(url)} cannot be reached (${messageOf(error)}): ${consequence}`,
     { cause: error },
   );
 }
@@ -58,5 +58,3 @@ export async function connected(options: RedisConnectionOptions, role: string): 
   }
   return client;
 }
-
-export const describe = (error: unknown): string => (error instanceof Error ? error.message : String(error));

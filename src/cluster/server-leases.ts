@@ -4,7 +4,8 @@
 // one that tries takes it, and starts the server there. Renewing and giving up are Lua scripts
 // that act only while the lease is still this replica's: a holder that was away too long finds it
 // lost, never takes it back from the one that took it.
-import { connected, describe, type Client, type RedisConnectionOptions } from './redis-connection.js';
+import { messageOf } from '../common/errors.js';
+import { connected, type Client, type RedisConnectionOptions } from './redis-connection.js';
 
 export interface ServerLeasesOptions extends RedisConnectionOptions {
   readonly cluster: string;
@@ -64,7 +65,7 @@ export class ServerLeases {
           holder.lost();
         }
       } catch (error) {
-        this.#options.logger.debug(`cluster: lease of '${name}': ${describe(error)}`);
+        this.#options.logger.debug(`cluster: lease of '${name}': ${messageOf(error)}`);
         if (held && Date.now() >= heldUntil) {
           held = false;
           holder.lost();

@@ -13,7 +13,7 @@ import { ChildProcess, endWithMcpmux } from '../child/process/child-process.js';
 import type { StdioServerSpec } from '../child/server-spec.js';
 import type { SandboxSetting, SandboxSummary } from '../child/sandbox-setting.js';
 import { PROCESS_TAGS_VARIABLE } from '../child/process/process-tags.js';
-import { MuxError } from '../common/errors.js';
+import { MuxError, messageOf } from '../common/errors.js';
 import type { Logger } from '../common/log.js';
 import type { LaunchSandbox } from '../policy/spawn-policy.js';
 import { sandboxProfile, type SandboxProfile } from './sandbox-profile.js';
@@ -99,7 +99,14 @@ export class OsSandbox implements LaunchSandbox {
     profile: SandboxProfile,
     summary: SandboxSummary,
   ): Promise<SandboxedLaunch> {
-    const manager = await this.#ready(name);
+    const manager = await this.#ready().catch((error: unknown) => {
+      throw new MuxError(
+        'SANDBOX_UNAVAILABLE',
+        `server '${name}' asks for the OS sandbox, which cannot be had here: ${messageOf(error)}. ` +
+          'It was not started. Give it "sandbox": false to run it without one',
+        { cause: error },
+      );
+    });
     preparePrivateDir(profile);
     const commandId = randomBytes(16).toString('base64url');
     const literals = profile.allowedDomains.filter(isAddressLiteral);
@@ -167,24 +174,17 @@ export class OsSandbox implements LaunchSandbox {
    * operator is told now, and each server that asks is told again.
    */
   warm(): void {
-    this.#ready('').catch((error: unknown) =>
-      this.#logger.warn(
-        `--sandbox: the OS sandbox cannot be had here: ${messageOf(error instanceof Error && error.cause ? error.cause : error)}`,
-      ),
+    this.#ready().catch((error: unknown) =>
+      this.#logger.warn(`--sandbox: the OS sandbox cannot be had here: ${messageOf(error)}`),
     );
   }
 
-  #ready(name: string): Promise<Manager> {
+  /** The started sandbox; a failed start is tried again by the next that asks (something may have been installed). */
+  #ready(): Promise<Manager> {
     this.#manager ??= this.#start();
-    // A failed start is tried again by the next server that asks (something may have been installed).
     return this.#manager.catch((error: unknown) => {
       this.#manager = undefined;
-      throw new MuxError(
-        'SANDBOX_UNAVAILABLE',
-        `server '${name}' asks for the OS sandbox, which cannot be had here: ${messageOf(error)}. ` +
-          'It was not started. Give it "sandbox": false to run it without one',
-        { cause: error },
-      );
+      throw error;
     });
   }
 
@@ -305,5 +305,3 @@ function isAddressLiteral(entry: string): boolean {
   const host = entry.startsWith('[') ? entry.slice(1, entry.indexOf(']')) : entry.replace(/:\d+$/, '');
   return isIP(host) !== 0;
 }
-
-const messageOf = (error: unknown): string => (error instanceof Error ? error.message : String(error));
