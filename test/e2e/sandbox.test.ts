@@ -21,7 +21,7 @@ import { KeptSecrets } from '../../src/secrets/kept-secrets.js';
 import { fixturePath, npmServerPath, ROOT } from '../helpers/fixtures.js';
 import { serverStatus, startMcpmux, text, type Session } from '../helpers/mcpmux-process.js';
 import { answeringPerson } from '../helpers/person-forms.js';
-import { assertNoLeaks, isAlive, LEAK_TAG, LEAK_TAG_VAR, waitFor } from '../helpers/processes.js';
+import { assertNoLeaks, isAlive, taggedProcesses, waitFor } from '../helpers/processes.js';
 
 const HOSTS_PRELOAD = pathToFileURL(join(ROOT, 'test/helpers/hosts-preload.mjs')).href;
 const SECRET_KEY = 'PRIVATE-KEY-4c1d9e';
@@ -79,22 +79,15 @@ async function addProbe(s: Session, m: ReturnType<typeof machine>, port: number,
   });
 }
 
-/** The host pids of a server's sandbox: bubblewrap and everything inside it (they carry the test's tag). */
+/** The host pids, living, of this test's processes whose command line holds `marker` (bwrap, a server inside it, socat). */
 function sandboxPids(marker: string): number[] {
-  const found: number[] = [];
-  for (const entry of readdirSync('/proc')) {
-    const pid = Number(entry);
-    if (!Number.isInteger(pid)) continue;
+  return taggedProcesses().filter((pid) => {
     try {
-      const environ = readFileSync(`/proc/${pid}/environ`, 'latin1');
-      const cmdline = readFileSync(`/proc/${pid}/cmdline`, 'latin1');
-      if (environ.includes(`${LEAK_TAG_VAR}=${LEAK_TAG}`) && cmdline.includes(marker) && isAlive(pid))
-        found.push(pid);
+      return readFileSync(`/proc/${pid}/cmdline`, 'latin1').includes(marker);
     } catch {
-      // gone, or not ours
+      return false; // gone meanwhile
     }
-  }
-  return found;
+  });
 }
 
 t.test(
