@@ -504,7 +504,10 @@ t.test(
       args: [npmServerPath('@modelcontextprotocol/server-everything'), 'stdio'],
     };
 
+    // The whole environment must come back: a large one would be cut at the result size and hide the secret.
+    const mux = { maxResultBytes: 0 };
     const strict = await startHarness(t, {
+      mux,
       policy: { inheritEnv: false, passEnv: [LEAK_TAG_VAR], environment },
     });
     await strict.callJson('add_server', { name: 'ev', ...everything, env: { API_KEY: 'k-123' } });
@@ -521,7 +524,7 @@ t.test(
     t.notMatch(audit[0], /k-123/, 'no env value in the audit line');
     await strict.close();
 
-    const open = await startHarness(t, { policy: { inheritEnv: true, environment } });
+    const open = await startHarness(t, { mux, policy: { inheritEnv: true, environment } });
     await open.callJson('add_server', { name: 'ev', ...everything });
     t.match(textOf(await open.call('ev__get-env')), /MCPMUX_TEST_SECRET/, '--inherit-env passes everything');
     await open.close();
