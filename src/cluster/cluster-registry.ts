@@ -3,7 +3,10 @@
 // change made through any replica reaches every other one (XREAD on a connection of its own),
 // and one that was away (a dropped connection, a Redis restarted empty) catches up or reads the
 // whole set again. Every change is one Lua script: version, entry and stream move together.
+// An entry (its command, its env) is sealed with the cluster's state key: Redis alone reads
+// none of it, and an entry that does not open is reported, never run.
 import { messageOf } from '../common/errors.js';
+import type { StateKey } from './state-key.js';
 import {
   connected,
   newClient,
@@ -12,9 +15,11 @@ import {
   type RedisConnectionOptions,
 } from './redis-connection.js';
 
-/** A server of the cluster: its entry as a config file holds it, who set it, when. */
+/** A server of the cluster: its entry as add_server takes it, who set it, when. */
 export interface ClusterEntry {
-  readonly entry: Readonly<Record<string, unknown>>;
+  /** Undefined when it did not open (`problem` says why). */
+  readonly entry: Readonly<Record<string, unknown>> | undefined;
+  readonly problem?: string;
   /** The replica that made the change. */
   readonly by: string;
   readonly at: string;
@@ -31,6 +36,7 @@ export type RegistryChange =
 
 export interface ClusterRegistryOptions extends RedisConnectionOptions {
   readonly cluster: string;
+  readonly key: StateKey;
   /** How many changes the stream keeps for replicas that were away (older ones read the whole set). */
   readonly keepChanges?: number;
 }
@@ -86,7 +92,7 @@ export class ClusterRegistry {
       servers: new Map(
         Object.entries(servers as unknown as Record<string, string>).map(([name, json]) => [
           name,
-          JSON.parse(json) as ClusterEntry,
+          this.#opened(name, json),
         ]),
       ),
       lastId: String((last as unknown as { id: string }[])[0]?.id ?? '0-0'),
@@ -95,7 +101,8 @@ export class ClusterRegistry {
 
   /** Sets a server's entry; resolves with the set's new version. */
   async put(name: string, entry: Readonly<Record<string, unknown>>): Promise<number> {
-    const value: ClusterEntry = { entry, by: this.#options.replica, at: new Date().toISOString() };
+    const sealed = this.#options.key.seal('registry', this.#context(name), JSON.stringify(entry));
+    const value: StoredEntry = { sealed, by: this.#options.replica, at: new Date().toISOString() };
     return this.#change('put', name, JSON.stringify(value));
   }
 
@@ -129,7 +136,7 @@ export class ClusterRegistry {
           const entries = (reply?.[0]?.messages ?? []) as { id: string; message: Record<string, string> }[];
           if (entries.length === 0 && (await this.#versionNow()) < version) await resync();
           for (const { id, message } of entries) {
-            const change = parseChange(message);
+            const change = this.#parseChange(message);
             if (change.version !== version + 1) {
               await resync();
               break;
@@ -157,6 +164,47 @@ export class ClusterRegistry {
     for (const reader of this.#followers) reader.destroy();
     this.#followers.clear();
     this.#client.destroy();
+  }
+
+  #parseChange(fields: Record<string, string>): RegistryChange {
+    const version = Number(fields['version']);
+    const name = fields['name'] ?? '';
+    if (fields['op'] === 'put')
+      return { version, op: 'put', name, entry: this.#opened(name, fields['entry'] ?? '{}') };
+    return {
+      version,
+      op: 'remove',
+      name,
+      by: String((JSON.parse(fields['entry'] ?? '{}') as StoredEntry).by),
+    };
+  }
+
+  /** A stored entry opened; one that does not (another key, changed in Redis) says why instead. */
+  #opened(name: string, json: string): ClusterEntry {
+    let stored: StoredEntry;
+    try {
+      stored = JSON.parse(json) as StoredEntry;
+    } catch {
+      return {
+        entry: undefined,
+        problem: 'its value in Redis is not an entry mcpmux wrote',
+        by: '?',
+        at: '?',
+      };
+    }
+    try {
+      const entry = JSON.parse(
+        this.#options.key.open('registry', this.#context(name), stored.sealed),
+      ) as Record<string, unknown>;
+      return { entry, by: stored.by, at: stored.at };
+    } catch (error) {
+      return { entry: undefined, problem: messageOf(error), by: stored.by, at: stored.at };
+    }
+  }
+
+  /** What an entry is sealed to: its cluster and name (moved to another, it does not open). */
+  #context(name: string): string {
+    return `${this.#options.cluster}/${name}`;
   }
 
   async #versionNow(): Promise<number> {
@@ -187,11 +235,9 @@ export class ClusterRegistry {
   }
 }
 
-function parseChange(fields: Record<string, string>): RegistryChange {
-  const version = Number(fields['version']);
-  const name = fields['name'] ?? '';
-  const entry = JSON.parse(fields['entry'] ?? '{}') as ClusterEntry;
-  return fields['op'] === 'put'
-    ? { version, op: 'put', name, entry }
-    : { version, op: 'remove', name, by: entry.by };
+/** An entry as Redis holds it: sealed, with who set it and when in the clear (for list_servers). */
+interface StoredEntry {
+  readonly sealed: string;
+  readonly by: string;
+  readonly at: string;
 }

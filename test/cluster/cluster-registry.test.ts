@@ -10,12 +10,14 @@ import {
 import { createClient } from '@redis/client';
 import { startRedis } from '../helpers/redis-server.js';
 import { assertNoLeaks, waitFor } from '../helpers/processes.js';
+import { StateKey } from '../../src/cluster/state-key.js';
 
 const logger = { debug() {}, info() {}, warn() {}, error() {}, audit() {} } as never;
 const memory = { command: 'npx', args: ['-y', '@modelcontextprotocol/server-memory'] };
+const key = StateKey.from('a-test-key-of-the-cluster-0123456789');
 
-async function replica(t: Test, url: string, name: string, cluster = 'team') {
-  const registry = await ClusterRegistry.connect({ url, cluster, replica: name, logger });
+async function replica(t: Test, url: string, name: string, cluster = 'team', stateKey = key) {
+  const registry = await ClusterRegistry.connect({ url, cluster, replica: name, logger, key: stateKey });
   t.teardown(() => registry.close());
   const changes: RegistryChange[] = [];
   const resyncs: RegistrySnapshot[] = [];
@@ -100,6 +102,60 @@ t.test(
     t.same([...b.resyncs.at(-1)!.servers.keys()], ['five']);
   },
 );
+
+t.test(
+  'Redis alone reads no entry; one sealed with another key, or moved to another name, is reported, not run',
+  async (t) => {
+    const redis = await startRedis(t);
+    const a = await replica(t, redis.url, 'a');
+    const secret = { command: 'node', args: ['server.js'], env: { API_KEY: 'sk-live-0042' } };
+    await a.registry.put('withKey', secret);
+    const admin = createClient({ url: redis.url });
+    admin.on('error', () => {});
+    await admin.connect();
+    t.teardown(() => admin.destroy());
+    const dump =
+      JSON.stringify(await admin.hGetAll('mcpmux:team:servers')) +
+      JSON.stringify(await admin.xRange('mcpmux:team:changes', '-', '+'));
+    t.notMatch(
+      dump,
+      /sk-live-0042|server\.js|API_KEY/,
+      'neither the command nor the env is readable in Redis',
+    );
+    t.match(dump, /"by\\?":\\?"a/, 'who set it is');
+
+    const stranger = await replica(
+      t,
+      redis.url,
+      'z',
+      'team',
+      StateKey.from('another-key-of-another-cluster-98765'),
+    );
+    const seen = (await stranger.registry.snapshot()).servers.get('withKey')!;
+    t.equal(seen.entry, undefined, 'another key opens nothing');
+    t.match(seen.problem, /does not open with this replica's MCPMUX_STATE_KEY/);
+
+    // A value copied under another name does not open there either.
+    await admin.hSet('mcpmux:team:servers', 'moved', (await admin.hGet('mcpmux:team:servers', 'withKey'))!);
+    const moved = (await a.registry.snapshot()).servers.get('moved')!;
+    t.equal(moved.entry, undefined);
+    t.same((await a.registry.snapshot()).servers.get('withKey')!.entry, secret);
+  },
+);
+
+t.test('a key is required, and long enough', async (t) => {
+  t.throws(() => StateKey.from(undefined), { code: 'INVALID_ARGUMENTS', message: /openssl rand -base64 32/ });
+  t.throws(() => StateKey.from('short'), { message: /has 5 characters; it needs at least 32/ });
+  const sealed = key.seal('registry', 'x', 'hello');
+  t.equal(key.open('registry', 'x', sealed), 'hello');
+  t.throws(
+    () => key.open('results', 'x', sealed),
+    'a value sealed for one purpose does not open for another',
+  );
+  t.throws(() => key.open('registry', 'x', sealed.slice(0, -2) + (sealed.endsWith('AA') ? 'BB' : 'AA')));
+  t.ok(key.isHopToken(key.hopToken()));
+  t.notOk(key.isHopToken(StateKey.from('another-key-of-another-cluster-98765').hopToken()));
+});
 
 t.test('no redis-server or connection is left', async (t) => {
   await assertNoLeaks(t);
