@@ -30,6 +30,8 @@ const UNBUNDLED = [
   '@anthropic-ai/sandbox-runtime',
   // Required by the sandbox's fetch preload on old Node lines only.
   'undici',
+  // Loaded by a replica of a cluster (--redis) only; a CommonJS package whose named exports an ES bundle loses.
+  '@redis/client',
 ];
 const COMMON = /** @type {const} */ ({
   bundle: true,

@@ -16,7 +16,8 @@ import { exitWith, installExitHandlers } from './process-exit.js';
 import { serverNameProblem } from './router/tool-names.js';
 import { CallLog } from './session/call-log.js';
 import { startConfiguredServers } from './wiring/configured-servers.js';
-import { connectionFromCli, createCore, type Core } from './wiring/core.js';
+import { ClusterReplica } from './wiring/cluster-replica.js';
+import { connectionFromCli, createCore, type Core, type CoreOptions } from './wiring/core.js';
 import { serveHttp, type HttpServing } from './wiring/serve-http.js';
 import { serveStdio, type StdioServing } from './wiring/serve-stdio.js';
 import { sessionFactory } from './wiring/sessions.js';
@@ -39,20 +40,9 @@ export async function serve({
   spawned,
   version,
 }: ServeOptions): Promise<void> {
-  const core = await createCore({
-    logger: log,
-    policy,
-    maxToolName: options.maxToolName,
-    upstream: { declareRelayable: options.http !== undefined, followClientEra: options.http === undefined },
-    connection: connectionFromCli(options, { pings: true }),
-    expose: options.expose,
-    searchRanker: options.searchRanker,
-    code: { memoryBytes: options.codeMemoryMb * 1024 * 1024, maxToolCalls: options.codeMaxToolCalls },
-    agent: options.agent,
-    registries: { urls: options.registries, allowModelSecrets: options.allowModelSecrets },
-    quarantine: options.quarantine,
-  });
+  const core = await createCore(coreOptions(options, log, policy));
   const configSync = followConfig(options, core, log);
+  const cluster = options.cluster && new ClusterReplica(options.cluster, core);
   configSync?.adopt(servers);
   const callLog = options.callLog && openCallLog(options.callLog, log);
   // The servers given at start: a client's first lists and calls wait until each has started or failed.
@@ -61,6 +51,7 @@ export async function serve({
     activePoolSize: options.activePoolSize,
     maxResultBytes: options.maxResultBytes,
     ...(configSync && { config: configSync }),
+    ...(cluster && { cluster: cluster.link }),
     network: options.http ? 'tcp' : 'pipe',
     ...(callLog && { callLog }),
     traceContent: options.traceContent,
@@ -78,6 +69,7 @@ export async function serve({
         maxResultBytes: options.maxResultBytes,
         maxMessageBytes: options.maxMessageBytes,
         startup: () => startup,
+        ...(cluster && { clusterReady: () => cluster.ready() }),
       })
     : undefined;
   let shuttingDown = false;
@@ -85,20 +77,14 @@ export async function serve({
     log,
     async () => {
       shuttingDown = true;
-      await shutDown({ core, configSync, http, stdio, callLog, policy });
+      await shutDown({ core, configSync, cluster, http, stdio, callLog, policy });
     },
     {
       // Over HTTP, stdin means nothing: mcpmux runs until a signal.
       watchStdin: stdio !== undefined,
       ...(hangupOf(configSync, callLog) && { onHangup: hangupOf(configSync, callLog)! }),
       ...(stdio && { finishAnswering: stdio.finishAnswering }),
-      ...(http && {
-        drain: async () => {
-          const left = await http.http.drain(options.http!.drainMs);
-          if (left > 0)
-            log.warn(`${left} request(s) still in flight after --drain-seconds end with the shutdown`);
-        },
-      }),
+      ...(http && { drain: () => drained(http, options.http!.drainMs, log) }),
     },
   );
   logServing(options, log, version, servers.length, http);
@@ -109,7 +95,31 @@ export async function serve({
     waitForServersMs: options.waitForServersMs,
     shuttingDown: () => shuttingDown,
   });
+  cluster?.start();
   if (options.watchConfig) configSync?.watch();
+}
+
+/** The core's settings from the command line. */
+function coreOptions(options: CliOptions, log: Logger, policy: SpawnPolicy): CoreOptions {
+  return {
+    logger: log,
+    policy,
+    maxToolName: options.maxToolName,
+    upstream: { declareRelayable: options.http !== undefined, followClientEra: options.http === undefined },
+    connection: connectionFromCli(options, { pings: true }),
+    expose: options.expose,
+    searchRanker: options.searchRanker,
+    code: { memoryBytes: options.codeMemoryMb * 1024 * 1024, maxToolCalls: options.codeMaxToolCalls },
+    agent: options.agent,
+    registries: { urls: options.registries, allowModelSecrets: options.allowModelSecrets },
+    quarantine: options.quarantine,
+  };
+}
+
+/** A drain (SIGTERM over HTTP): the requests in flight are given --drain-seconds to finish. */
+async function drained(http: HttpServing, drainMs: number, log: Logger): Promise<void> {
+  const left = await http.http.drain(drainMs);
+  if (left > 0) log.warn(`${left} request(s) still in flight after --drain-seconds end with the shutdown`);
 }
 
 /** The config file followed (add/remove from its changes, persist into it), when there is one. */
@@ -144,15 +154,18 @@ function hangupOf(
 async function shutDown(parts: {
   core: Core;
   configSync: ConfigSync | undefined;
+  cluster: ClusterReplica | undefined;
   http: HttpServing | undefined;
   stdio: StdioServing | undefined;
   callLog: CallLog | undefined;
   policy: SpawnPolicy;
 }): Promise<void> {
-  const { core, configSync, http, stdio, callLog, policy } = parts;
+  const { core, configSync, cluster, http, stdio, callLog, policy } = parts;
   core.idleCollection.close();
   configSync?.close();
   await http?.close();
+  // No change of the cluster's set is followed once the children stop (this replica's end is not the cluster's).
+  await cluster?.close();
   core.inputRelay.close();
   await core.agents?.runs.close();
   await http?.perRequest.results.close();

@@ -94,6 +94,12 @@ export const FLAG_TOPICS: readonly FlagTopic[] = [
         '--drain-seconds N',
         'With --http: on SIGTERM, refuse new requests (503) and let those in flight finish for up to N seconds (default 10) before ending. GET /healthz and /readyz answer probes.',
       ],
+      [
+        '--redis URL',
+        "With --http: be a replica of a cluster whose set of servers is kept in Redis at URL (redis:// or rediss://; also MCPMUX_REDIS_URL): add_server and remove_server through any replica change every replica's servers, each started through the replica's own policy. Needs MCPMUX_STATE_KEY, the same secret on every replica (openssl rand -base64 32). /readyz waits for the set. docs/deploying.md.",
+      ],
+      ['--cluster NAME', "With --redis: the cluster's name, its keys in Redis (default mcpmux)."],
+      ['--replica NAME', "With --redis: this replica's name, unique in the cluster (default HOSTNAME-PID)."],
     ],
   },
   {

@@ -84,6 +84,8 @@ export interface CliOptions {
   clientMetadataUrl?: string;
   /** Serve over streamable HTTP instead of stdio. */
   http?: HttpOptions;
+  /** A replica of a cluster (--redis); undefined: one mcpmux on its own. */
+  cluster?: ClusterOptions;
   /** The agent tool: where its model comes from, its limits and its transcripts. */
   agent: AgentOptions;
 }
@@ -101,6 +103,17 @@ export interface AgentOptions {
   maxToolCalls: number;
   timeoutMs: number;
   concurrency: number;
+}
+
+export interface ClusterOptions {
+  /** redis:// or rediss:// (--redis or MCPMUX_REDIS_URL). */
+  redisUrl: string;
+  /** The cluster's name (--cluster): its keys in Redis. */
+  name: string;
+  /** This replica's name (--replica), unique in the cluster. */
+  replica: string;
+  /** MCPMUX_STATE_KEY, the same on every replica. */
+  stateKey: string;
 }
 
 export interface HttpOptions {

@@ -13,6 +13,7 @@ import { DEFAULT_MAX_TOOL_NAME } from '../router/tool-names.js';
 import { OFFICIAL_REGISTRY } from '../mcp-registry/mcp-registries.js';
 import { CliError, type AgentOptions, type CliOptions } from './cli-options.js';
 import { parseHttp } from './http-flags.js';
+import { parseCluster } from './cluster-flags.js';
 import { parseInlineServers } from './inline-servers.js';
 
 const flagsSchema = z.object({
@@ -182,6 +183,8 @@ export function parseCli(
     if (command !== 'serve') throw new CliError(`--http goes with serving, not with ${command}`);
     options.http = http;
   }
+  const cluster = parseCluster(values, env, http);
+  if (cluster) options.cluster = cluster;
   return options;
 }
 

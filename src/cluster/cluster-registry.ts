@@ -99,6 +99,11 @@ export class ClusterRegistry {
     };
   }
 
+  /** The set's version now; CLUSTER_UNAVAILABLE when Redis cannot be reached. */
+  async version(): Promise<number> {
+    return this.#run(() => this.#versionNow());
+  }
+
   /** Sets a server's entry; resolves with the set's new version. */
   async put(name: string, entry: Readonly<Record<string, unknown>>): Promise<number> {
     const sealed = this.#options.key.seal('registry', this.#context(name), JSON.stringify(entry));

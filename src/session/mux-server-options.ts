@@ -12,7 +12,7 @@ import type { CatalogRouter } from '../router/catalog-router.js';
 import type { ListChangedMethod } from '../protocol/capabilities.js';
 import type { StartupGate } from '../children/startup-gate.js';
 import type { CodeMode } from '../code/code-mode.js';
-import type { PersistentConfig, RegistryAccess } from './tools/tool-context.js';
+import type { ClusterLink, PersistentConfig, RegistryAccess } from './tools/tool-context.js';
 import type { InputRelay } from './relay/input-relay.js';
 import type { UpstreamLink } from './relay/upstream-link.js';
 import type { AgentSetup } from './tools/agent-access.js';
@@ -45,6 +45,8 @@ export interface MuxServerOptions {
   maxResultBytes?: number;
   /** The config file, for add_server and remove_server with `persist`. */
   config?: PersistentConfig;
+  /** A replica's cluster: add_server and remove_server change every replica's servers. */
+  cluster?: ClusterLink;
   /** How the client reaches this session, for its spans: `pipe` (stdio, the default) or `tcp` (HTTP). */
   network?: 'pipe' | 'tcp';
   /** --call-log: a line per tool call, resource read and prompt get (shared by every session). */

@@ -207,6 +207,7 @@ export class MuxServer {
       index: options.index,
       code: options.code,
       config: options.config,
+      cluster: options.cluster,
       registries: options.registries,
       agent,
       listedTools: () => this.#catalogs.list('tools').tools,

@@ -27,6 +27,7 @@ import type { ClientRound, InputRelay } from './relay/input-relay.js';
 import type {
   ManagementContext,
   ManagementTool,
+  ClusterLink,
   PersistentConfig,
   RegistryAccess,
 } from './tools/tool-context.js';
@@ -51,6 +52,7 @@ export interface ToolCallsOptions {
   code?: CodeMode | undefined;
   config?: PersistentConfig | undefined;
   registries?: RegistryAccess | undefined;
+  cluster?: ClusterLink | undefined;
   agent: AgentAccess | undefined;
   /** The tools/list this client gets now. */
   listedTools: () => readonly Tool[];

@@ -36,6 +36,8 @@ export async function serveHttp(
     maxResultBytes: number;
     maxMessageBytes: number;
     startup: () => StartupGate | undefined;
+    /** A replica: whether it has read its cluster's set of servers (not ready before). */
+    clusterReady?: () => boolean;
   },
 ): Promise<HttpServing> {
   const { children, router, upstream, logger } = core;
@@ -65,11 +67,7 @@ export async function serveHttp(
         updateListeners?.(String(n.params?.['uri'])),
       ),
     toolInputSchema: (name) => router.toolRoute(children.snapshot, name)?.item.inputSchema,
-    // Ready once the configured servers have each started or failed, as the first answers wait for.
-    ready: () => {
-      const startup = options.startup();
-      return startup !== undefined && !startup.wait();
-    },
+    ready: () => isReady(options),
     logger,
   }).catch((error: unknown) =>
     exitWith(
@@ -96,4 +94,10 @@ export async function serveHttp(
       await http.close();
     },
   };
+}
+
+/** Ready once the configured servers have each started or failed, and a replica once it has its cluster's set. */
+function isReady(options: { startup: () => StartupGate | undefined; clusterReady?: () => boolean }): boolean {
+  const startup = options.startup();
+  return startup !== undefined && !startup.wait() && (options.clusterReady?.() ?? true);
 }

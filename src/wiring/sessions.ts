@@ -13,6 +13,7 @@ export type SessionSettings = Pick<
   | 'activePoolSize'
   | 'maxResultBytes'
   | 'config'
+  | 'cluster'
   | 'network'
   | 'callLog'
   | 'traceContent'
@@ -51,6 +52,7 @@ export function sessionFactory(core: Core, settings: SessionSettings): SessionFa
       ...(settings.activePoolSize !== undefined && { activePoolSize: settings.activePoolSize }),
       ...(settings.maxResultBytes !== undefined && { maxResultBytes: settings.maxResultBytes }),
       ...(settings.config && { config: settings.config }),
+      ...(settings.cluster && { cluster: settings.cluster }),
       ...(core.registries && { registries: core.registries }),
       ...(settings.network && { network: settings.network }),
       ...(settings.callLog && { callLog: settings.callLog }),

@@ -431,3 +431,43 @@ t.test('--sandbox alone is added; it takes added, all or off; default off', asyn
     new CliError('--sandbox must be added, all or off (--sandbox alone: added)'),
   );
 });
+
+t.test(
+  '--redis makes a replica: its cluster, its name, the state key; its flags alone are refused',
+  async (t) => {
+    const key = { MCPMUX_STATE_KEY: 'k'.repeat(44) };
+    t.equal(parseCli(['--http', '0'], key).cluster, undefined, 'no --redis: one mcpmux on its own');
+    const replica = parseCli(
+      ['--http', '0', '--redis', 'redis://redis:6379', '--replica', 'pod-1'],
+      key,
+    ).cluster!;
+    t.same(replica, {
+      redisUrl: 'redis://redis:6379',
+      name: 'mcpmux',
+      replica: 'pod-1',
+      stateKey: 'k'.repeat(44),
+    });
+    const fromEnv = parseCli(['--http', '0', '--cluster', 'team'], {
+      ...key,
+      MCPMUX_REDIS_URL: 'rediss://r:6380',
+    });
+    t.equal(fromEnv.cluster!.redisUrl, 'rediss://r:6380');
+    t.equal(fromEnv.cluster!.name, 'team');
+    t.match(fromEnv.cluster!.replica, /^[A-Za-z0-9][A-Za-z0-9._-]*-\d+$/, 'a default name: host and pid');
+    t.throws(() => parseCli(['--http', '0', '--cluster', 'team'], key), /--cluster go with --redis URL/);
+    t.throws(() => parseCli(['--redis', 'redis://r'], key), /give --http PORT too/);
+    t.throws(
+      () => parseCli(['--http', '0', '--redis', 'r:6379'], key),
+      /must be a redis:\/\/ or rediss:\/\/ URL/,
+    );
+    t.throws(() => parseCli(['--http', '0', '--redis', 'redis://r'], {}), /a cluster needs MCPMUX_STATE_KEY/);
+    t.throws(
+      () => parseCli(['--http', '0', '--redis', 'redis://r'], { MCPMUX_STATE_KEY: 'short' }),
+      /has 5 characters; it needs at least 32/,
+    );
+    t.throws(
+      () => parseCli(['--http', '0', '--redis', 'redis://r', '--replica', 'a b'], key),
+      /--replica 'a b' must be letters, digits/,
+    );
+  },
+);

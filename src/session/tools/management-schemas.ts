@@ -158,6 +158,15 @@ export const persistedFields = {
     .optional()
     .describe('What the config needs besides: secrets written as ${NAME}, to be set in its environment.'),
 };
+/** add_server and remove_server in a cluster: the change is every replica's. */
+export const clusterFields = {
+  cluster: z
+    .object({ replica: z.string().describe('The replica that made the change.') })
+    .optional()
+    .describe(
+      'Present in a cluster: the change reaches every replica, each starting the server through its own spawn policy (list_servers there says where it did not).',
+    ),
+};
 export const emptyInput = z.object({}).strict();
 export const callToolInput = z
   .object({
@@ -268,6 +277,7 @@ export const startedOutput = z.object({
     .optional()
     .describe('Present when the server is held: none of its text reaches you until a person approves it.'),
   ...persistedFields,
+  ...clusterFields,
 });
 export const diffSchema = z.object({
   added: z.array(z.string()),

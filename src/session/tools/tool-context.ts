@@ -55,6 +55,23 @@ export interface ManagementContext {
   agent?: AgentAccess | undefined;
   /** MCP registries for find_servers and add_server's registry entries; absent where they are off. */
   registries?: RegistryAccess | undefined;
+  /** This replica's link to its cluster's set of servers; absent for a mcpmux on its own. */
+  cluster?: ClusterLink | undefined;
+}
+
+/** What add_server, remove_server and list_servers do with a cluster's set of servers (cluster/cluster-servers.ts). */
+export interface ClusterLink {
+  readonly replica: string;
+  /** CLUSTER_UNAVAILABLE, before anything changes, when a change could not be shared now. */
+  reachable(): Promise<void>;
+  /** A server added here (running already) becomes every replica's. */
+  published(name: string, entry: Readonly<Record<string, unknown>>): Promise<void>;
+  /** A server of the cluster, removed here, leaves every replica; false when it was this replica's alone. */
+  unpublished(name: string): Promise<boolean>;
+  /** Whether `name` is one of the cluster's servers. */
+  has(name: string): boolean;
+  /** The cluster's servers this replica does not run, and why. */
+  refusals(): readonly { name: string; by: string; reason: string }[];
 }
 
 /** What find_servers and an add from a registry entry use. */

@@ -11,7 +11,7 @@ import { addFromRegistry } from '../registry-tools.js';
 import { askPersonOf, canAskForm } from '../person-form.js';
 import { approveSandboxWidening } from '../sandbox-approval.js';
 import { toPersist, persisted, requireConfig, startServer } from '../server-start.js';
-import type { ManagementTool } from '../tool-context.js';
+import type { ManagementContext, ManagementTool } from '../tool-context.js';
 import { define, parseArguments as parse } from '../tool-definition.js';
 
 export const addServerTool = (): ManagementTool => ({
@@ -26,7 +26,7 @@ export const addServerTool = (): ManagementTool => ({
   handle: async (raw, ctx) => {
     const args = parse('add_server', addServerInput, raw);
     if (args.registry !== undefined) return addFromRegistry(args, ctx);
-    const { policy, config, callOptions } = ctx;
+    const { policy, config, callOptions, cluster } = ctx;
     const spec = specFromWire(args);
     if (typeof spec === 'string') throw new MuxError('INVALID_ARGUMENTS', `add_server: ${spec}`);
     const wrongFields = ENTRY_FIELDS.filter((field) => args[field] !== undefined);
@@ -38,6 +38,9 @@ export const addServerTool = (): ManagementTool => ({
     // The admitted spec runs the very file the policy judged (an absolute path).
     const admitted = policy ? policy.admitRuntimeAdd(args.name, spec) : spec;
     if (args.persist) requireConfig(config, 'add_server');
+    // In a cluster the add is every replica's: refused now, before anything starts, without Redis.
+    await cluster?.reachable();
+    const { name: _name, persist: _persist, startup_timeout_seconds: _timeout, ...entry } = args;
     const run = async (origin: InputOrigin | undefined, signal: AbortSignal | undefined) => {
       const widening = policy?.sandboxWidening(admitted);
       if (widening) await approveSandboxWidening(args.name, widening, askPersonOf(origin, signal));
@@ -49,10 +52,11 @@ export const addServerTool = (): ManagementTool => ({
         signal,
         askPersonOf(origin, signal),
       );
-      if (!args.persist) return jsonResult(result) as Record<string, unknown>;
-      const { name: _name, persist: _persist, startup_timeout_seconds: _timeout, ...entry } = args;
+      const shared = cluster && (await sharedWithCluster(ctx, args.name, entry));
+      if (!args.persist) return jsonResult({ ...result, ...shared }) as Record<string, unknown>;
       return jsonResult({
         ...result,
+        ...shared,
         ...(await persisted(
           config!,
           args.name,
@@ -67,3 +71,22 @@ export const addServerTool = (): ManagementTool => ({
     return (await run(callOptions.origin, callOptions.signal)) as CallToolResult;
   },
 });
+
+/**
+ * A server started here becomes every replica's (each starts it through its own spawn policy).
+ * Redis gone since the start: the server is stopped again, and the add refused, as if Redis had
+ * been gone before.
+ */
+async function sharedWithCluster(
+  ctx: Pick<ManagementContext, 'children' | 'cluster'>,
+  name: string,
+  entry: Record<string, unknown>,
+): Promise<{ cluster: { replica: string } }> {
+  try {
+    await ctx.cluster!.published(name, entry);
+  } catch (error) {
+    await ctx.children.remove(name).catch(() => {});
+    throw error;
+  }
+  return { cluster: { replica: ctx.cluster!.replica } };
+}

@@ -35,9 +35,10 @@ export const listServersTool = (ownDefinitions: () => readonly Tool[]): Manageme
         tools_list_tokens: z.number().describe('Approximate tokens of the tools/list your client gets now.'),
         all_tools_tokens: z.number().describe('The same if every tool of every server were listed.'),
       }),
+      cluster: clusterSchema.optional(),
     }),
   ),
-  handle: async (raw, { children, router, listedTools }) => {
+  handle: async (raw, { children, router, listedTools, cluster }) => {
     parse('list_servers', emptyInput, raw ?? {});
     const snapshot = children.snapshot;
     const servers = children.list().map((status) => {
@@ -62,9 +63,28 @@ export const listServersTool = (ownDefinitions: () => readonly Tool[]): Manageme
     return jsonResult({
       servers,
       stats: { tools_list_tokens: toolTokens(listedTools()), all_tools_tokens: toolTokens(all) },
+      ...(cluster && {
+        cluster: {
+          replica: cluster.replica,
+          not_running_here: cluster
+            .refusals()
+            .map(({ name, by, reason }) => ({ name, added_by: by, reason })),
+        },
+      }),
     });
   },
 });
+
+const clusterSchema = z
+  .object({
+    replica: z.string().describe('The replica that answered (this list is its servers).'),
+    not_running_here: z
+      .array(z.object({ name: z.string(), added_by: z.string(), reason: z.string() }))
+      .describe(
+        'Servers of the cluster this replica does not run: its spawn policy refused them, or they did not start here. remove_server removes them from every replica.',
+      ),
+  })
+  .describe('Present in a cluster of replicas.');
 
 const trustSchema = z
   .object({

@@ -2,7 +2,7 @@
 // with persist its entry taken out of the config.
 import { z } from 'zod';
 import { jsonResult } from '../../results.js';
-import { exitSchema, persistedFields, removeInput } from '../management-schemas.js';
+import { clusterFields, exitSchema, persistedFields, removeInput } from '../management-schemas.js';
 import { persisted, requireConfig } from '../server-start.js';
 import type { ManagementTool } from '../tool-context.js';
 import { define, parseArguments as parse } from '../tool-definition.js';
@@ -17,16 +17,27 @@ export const removeServerTool = (): ManagementTool => ({
       tools_removed: z.array(z.string()),
       exit: exitSchema.optional(),
       ...persistedFields,
+      ...clusterFields,
     }),
   ),
-  handle: async (raw, { children, router, config }) => {
+  handle: async (raw, { children, router, config, cluster }) => {
     const { name, persist } = parse('remove_server', removeInput, raw);
     if (persist) requireConfig(config, 'remove_server');
+    const ofCluster = cluster?.has(name) === true;
+    // Removed from every replica or from none: refused while Redis cannot be told.
+    if (ofCluster) await cluster!.reachable();
+    // A server of the cluster that this replica does not run (its policy refused it) leaves the cluster all the same.
+    if (ofCluster && !children.list().some((s) => s.name === name)) {
+      await cluster!.unpublished(name);
+      return jsonResult({ removed: name, tools_removed: [], cluster: { replica: cluster!.replica } });
+    }
     const removed = await children.remove(name);
+    if (ofCluster) await cluster!.unpublished(name);
     const result = {
       removed: removed.name,
       tools_removed: removed.tools.map((t) => router.exposedName(name, t, removed.prefix)),
       ...(removed.exit && { exit: removed.exit }),
+      ...(ofCluster && { cluster: { replica: cluster!.replica } }),
     };
     return jsonResult(persist ? { ...result, ...(await persisted(config!, name, undefined)) } : result);
   },

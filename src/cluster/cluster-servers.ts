@@ -1,0 +1,215 @@
+// One replica's side of the cluster's set of servers: at join it reads the set and starts each
+// server through its own spawn policy, then follows the changes other replicas make; its own
+// adds and removes (add_server, remove_server) are published for them. What this replica's
+// policy refuses, or what it cannot start, is kept as a refusal for list_servers; the others
+// run it. Redis away: the running set is kept, changes are refused (CLUSTER_UNAVAILABLE); Redis
+// back without the set (restarted empty), each replica publishes again what it runs.
+import { messageOf } from '../common/errors.js';
+import type { Logger } from '../common/log.js';
+import type { ServerSpec } from '../child/server-spec.js';
+import type { Children } from '../children/children.js';
+import { stableStringify } from '../children/catalog-diff.js';
+import type { SpawnPolicy } from '../policy/spawn-policy.js';
+import type { ClusterEntry, ClusterRegistry, RegistryChange, RegistrySnapshot } from './cluster-registry.js';
+
+export interface ClusterServersOptions {
+  readonly registry: ClusterRegistry;
+  readonly children: Children;
+  readonly policy: SpawnPolicy;
+  readonly replica: string;
+  readonly logger: Logger;
+  /** Servers this replica has of its own (its config, its command line): a cluster entry of the same name is refused here. */
+  readonly ownNames: () => ReadonlySet<string>;
+  /** The spec an entry stands for (checked as add_server checks its arguments), or what is wrong with it. */
+  readonly specOf: (name: string, entry: Readonly<Record<string, unknown>>) => ServerSpec | string;
+}
+
+/** A server of the cluster this replica does not run, and why. */
+export interface ClusterRefusal {
+  readonly name: string;
+  /** The replica that added it. */
+  readonly by: string;
+  readonly reason: string;
+}
+
+export class ClusterServers {
+  readonly #options: ClusterServersOptions;
+  /** What this replica runs from the cluster: name → the entry's stable text. */
+  readonly #running = new Map<string, string>();
+  readonly #refused = new Map<string, ClusterRefusal>();
+  /** One change applied at a time, in the order Redis gave them. */
+  #applying: Promise<void> = Promise.resolve();
+  #version = 0;
+  #ready = false;
+  #stopFollowing: (() => void) | undefined;
+
+  constructor(options: ClusterServersOptions) {
+    this.#options = options;
+  }
+
+  /** Whether the cluster's set has been read and applied once (until then /readyz says not ready). */
+  get ready(): boolean {
+    return this.#ready;
+  }
+
+  get replica(): string {
+    return this.#options.replica;
+  }
+
+  /** Reads the set, starts what it holds, follows what changes. */
+  async join(): Promise<void> {
+    const snapshot = await this.#options.registry.snapshot();
+    await this.#enqueue(() => this.#applySet(snapshot));
+    this.#ready = true;
+    this.#stopFollowing = this.#options.registry.follow(snapshot, {
+      change: (change) => void this.#enqueue(() => this.#applyChange(change)),
+      resync: (set) => void this.#enqueue(() => this.#resync(set)),
+    });
+  }
+
+  /** The servers of the cluster this replica does not run, with why. */
+  refusals(): readonly ClusterRefusal[] {
+    return [...this.#refused.values()];
+  }
+
+  /** Fails with CLUSTER_UNAVAILABLE, before anything is started, when a change could not be published now. */
+  async reachable(): Promise<void> {
+    await this.#options.registry.version();
+  }
+
+  /** A server this replica's client added (running here already) becomes the cluster's. */
+  async published(name: string, entry: Readonly<Record<string, unknown>>): Promise<void> {
+    // Taken as running before Redis answers: the change may come back on the follower first.
+    this.#running.set(name, stableStringify(entry));
+    this.#refused.delete(name);
+    try {
+      this.#version = await this.#options.registry.put(name, entry);
+    } catch (error) {
+      this.#running.delete(name);
+      throw error;
+    }
+  }
+
+  /** A server removed here (stopped already) leaves the cluster; false when it was not the cluster's. */
+  async unpublished(name: string): Promise<boolean> {
+    if (!this.#running.has(name) && !this.#refused.has(name)) return false;
+    const version = await this.#options.registry.remove(name);
+    if (version !== undefined) this.#version = version;
+    this.#running.delete(name);
+    this.#refused.delete(name);
+    return true;
+  }
+
+  /** Whether `name` is one of the cluster's servers (running here or refused here). */
+  has(name: string): boolean {
+    return this.#running.has(name) || this.#refused.has(name);
+  }
+
+  close(): void {
+    this.#stopFollowing?.();
+  }
+
+  #enqueue(work: () => Promise<void>): Promise<void> {
+    this.#applying = this.#applying.then(work, work);
+    return this.#applying;
+  }
+
+  async #applyChange(change: RegistryChange): Promise<void> {
+    this.#version = Math.max(this.#version, change.version);
+    const by = change.op === 'put' ? change.entry.by : change.by;
+    if (by === this.#options.replica) return; // its own change, applied when it was made
+    if (change.op === 'put') return this.#put(change.name, change.entry);
+    await this.#remove(change.name);
+  }
+
+  /** After a gap the stream could not fill: the whole set, applied as a difference. */
+  async #resync(set: RegistrySnapshot): Promise<void> {
+    if (set.version < this.#version) return this.#republish(set);
+    this.#version = set.version;
+    await this.#applySet(set);
+  }
+
+  async #applySet(set: RegistrySnapshot): Promise<void> {
+    this.#version = Math.max(this.#version, set.version);
+    for (const name of [...this.#running.keys(), ...this.#refused.keys()])
+      if (!set.servers.has(name)) await this.#remove(name);
+    for (const [name, entry] of set.servers) await this.#put(name, entry);
+  }
+
+  /**
+   * Redis came back with an older set than this replica saw (it restarted without its data):
+   * what runs here is published again, rather than taken for removed. Nothing was removed
+   * while it was away: a change then was refused.
+   */
+  async #republish(set: RegistrySnapshot): Promise<void> {
+    const { logger, registry } = this.#options;
+    logger.warn(
+      `cluster: Redis holds version ${set.version} of the set of servers where this replica saw ${this.#version} ` +
+        `(it restarted without its data): publishing again the ${this.#running.size} server(s) this replica runs`,
+    );
+    for (const [name, text] of this.#running)
+      if (!set.servers.has(name))
+        await registry.put(name, JSON.parse(text) as Record<string, unknown>).catch((error: unknown) => {
+          logger.warn(`cluster: server '${name}' could not be published again: ${messageOf(error)}`);
+        });
+    this.#version = (await registry.snapshot().catch(() => set)).version;
+    for (const [name, entry] of set.servers) await this.#put(name, entry);
+  }
+
+  async #put(name: string, cluster: ClusterEntry): Promise<void> {
+    const { children, logger } = this.#options;
+    const text = cluster.entry && stableStringify(cluster.entry);
+    if (text !== undefined && this.#running.get(name) === text) return;
+    const admitted = this.#admitted(name, cluster);
+    if (typeof admitted === 'string') {
+      this.#refused.set(name, { name, by: cluster.by, reason: admitted });
+      logger.warn(
+        `cluster: server '${name}' (added by replica ${cluster.by}) does not run here: ${admitted}`,
+      );
+      // A running version of it that the change replaces does not go on as if current.
+      if (this.#running.delete(name)) await children.remove(name).catch(() => {});
+      return;
+    }
+    if (this.#running.delete(name)) await children.remove(name).catch(() => {});
+    this.#refused.delete(name);
+    this.#running.set(name, text!);
+    try {
+      await children.add(name, admitted, { addedBy: 'agent' });
+      logger.info(`cluster: started server '${name}' (added by replica ${cluster.by})`);
+    } catch (error) {
+      // Nothing is left of a start that failed (Children undoes it); list_servers says why.
+      this.#running.delete(name);
+      this.#refused.set(name, { name, by: cluster.by, reason: `it did not start here: ${messageOf(error)}` });
+      logger.warn(
+        `cluster: server '${name}' (added by replica ${cluster.by}) did not start: ${messageOf(error)}`,
+      );
+    }
+  }
+
+  /** The spec this replica's policy admits for `cluster`'s entry, or why it does not run here. */
+  #admitted(name: string, cluster: ClusterEntry): ServerSpec | string {
+    const { policy, ownNames, specOf } = this.#options;
+    if (cluster.entry === undefined) return cluster.problem ?? 'its entry cannot be read';
+    if (ownNames().has(name)) return `this replica has a server '${name}' of its own (its config)`;
+    const spec = specOf(name, cluster.entry);
+    if (typeof spec === 'string') return spec;
+    try {
+      const admitted = policy.admitRuntimeAdd(name, spec);
+      if (policy.sandboxWidening(admitted))
+        return "it widens the sandbox, which this replica's person has not approved (--sandbox): give it in this replica's config instead";
+      return admitted;
+    } catch (error) {
+      return `this replica's spawn policy refuses it: ${messageOf(error)}`;
+    }
+  }
+
+  async #remove(name: string): Promise<void> {
+    const { children, logger } = this.#options;
+    this.#refused.delete(name);
+    if (!this.#running.delete(name)) return;
+    await children.remove(name).then(
+      () => logger.info(`cluster: stopped server '${name}' (removed from the cluster)`),
+      (error: unknown) => logger.warn(`cluster: server '${name}' could not be removed: ${messageOf(error)}`),
+    );
+  }
+}

@@ -1,0 +1,126 @@
+// A mcpmux as a replica of a cluster (--redis): it joins its cluster's set of servers in Redis
+// (started through its own spawn policy) and shares the adds and removes its clients make. Redis
+// out of reach at start: the replica serves what it has of its own, tries again every second,
+// and /readyz says not ready until it has read the set. Loaded only with --redis: the Redis
+// client costs every other mcpmux its start time.
+import type { ServerSpec } from '../child/server-spec.js';
+import { specFromWire } from '../child/server-spec.js';
+import type { ClusterOptions } from '../cli/cli-options.js';
+import { MuxError, messageOf } from '../common/errors.js';
+import { addServerInput } from '../session/tools/management-schemas.js';
+import type { ClusterLink } from '../session/tools/tool-context.js';
+import type { ClusterServers } from '../cluster/cluster-servers.js';
+import type { Core } from './core.js';
+
+const RETRY_MS = 1000;
+
+export class ClusterReplica {
+  readonly #options: ClusterOptions;
+  readonly #core: Core;
+  #servers: ClusterServers | undefined;
+  #closeRegistry: (() => Promise<void>) | undefined;
+  #closed = false;
+  #retry: NodeJS.Timeout | undefined;
+
+  /** What add_server, remove_server and list_servers use. */
+  readonly link: ClusterLink;
+
+  constructor(options: ClusterOptions, core: Core) {
+    this.#options = options;
+    this.#core = core;
+    this.link = {
+      replica: options.replica,
+      reachable: async () => this.#joined().reachable(),
+      published: (name, entry) => this.#joined().published(name, entry),
+      unpublished: (name) => this.#joined().unpublished(name),
+      has: (name) => this.#servers?.has(name) ?? false,
+      refusals: () => this.#servers?.refusals() ?? [],
+    };
+  }
+
+  /** Joins (after the replica's own servers are registered: a cluster entry of one of their names is refused). */
+  start(): void {
+    void this.#attempt();
+  }
+
+  /** Whether the cluster's set has been read and applied. */
+  ready(): boolean {
+    return this.#servers?.ready ?? false;
+  }
+
+  async close(): Promise<void> {
+    this.#closed = true;
+    clearTimeout(this.#retry);
+    await this.#closeRegistry?.();
+  }
+
+  async #attempt(): Promise<void> {
+    const { logger } = this.#core;
+    const { name, replica } = this.#options;
+    try {
+      const servers = await this.#connect();
+      if (this.#closed) return void (await this.#closeRegistry?.());
+      await servers.join();
+      this.#servers = servers;
+      logger.info(`cluster '${name}': replica ${replica} joined`);
+    } catch (error) {
+      await this.#closeRegistry?.();
+      this.#closeRegistry = undefined;
+      if (this.#closed) return;
+      logger.warn(`cluster '${name}': ${messageOf(error)}; trying again in ${RETRY_MS / 1000} s`);
+      this.#retry = setTimeout(() => void this.#attempt(), RETRY_MS);
+    }
+  }
+
+  async #connect(): Promise<ClusterServers> {
+    const [{ ClusterRegistry }, { ClusterServers }, { StateKey }] = await Promise.all([
+      import('../cluster/cluster-registry.js'),
+      import('../cluster/cluster-servers.js'),
+      import('../cluster/state-key.js'),
+    ]);
+    const { logger, children, policy } = this.#core;
+    const { redisUrl, name, replica, stateKey } = this.#options;
+    const registry = await ClusterRegistry.connect({
+      url: redisUrl,
+      cluster: name,
+      replica,
+      key: StateKey.from(stateKey),
+      logger,
+    });
+    const servers: ClusterServers = new ClusterServers({
+      registry,
+      children,
+      policy,
+      replica,
+      logger,
+      ownNames: (): ReadonlySet<string> =>
+        new Set(
+          children
+            .list()
+            .map((s) => s.name)
+            .filter((server) => !servers.has(server)),
+        ),
+      specOf,
+    });
+    this.#closeRegistry = async () => {
+      servers.close();
+      await registry.close();
+    };
+    return servers;
+  }
+
+  #joined(): ClusterServers {
+    if (this.#servers) return this.#servers;
+    throw new MuxError(
+      'CLUSTER_UNAVAILABLE',
+      `replica ${this.#options.replica} has not read its cluster's set of servers from Redis yet: the set cannot change through it until it has`,
+    );
+  }
+}
+
+/** An entry of the cluster's set, checked as add_server checks its arguments. */
+function specOf(name: string, entry: Readonly<Record<string, unknown>>): ServerSpec | string {
+  const parsed = addServerInput.safeParse({ ...entry, name });
+  if (!parsed.success) return `its entry is not one add_server takes: ${parsed.error.issues[0]?.message}`;
+  return specFromWire(parsed.data);
+}

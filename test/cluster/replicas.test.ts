@@ -1,0 +1,187 @@
+// Three replicas of the built mcpmux on one real Redis: a server added through one runs on every
+// replica whose spawn policy admits it (its clients are told list_changed), a replica that
+// refuses it says so in list_servers, remove_server through another stops it everywhere, and
+// Redis gone keeps what runs, refuses changes naming Redis, and comes back without losing the set.
+import { execFile } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import t, { type Test } from 'tap';
+import { DIST_MAIN, fixture, fixturePath } from '../helpers/fixtures.js';
+import { startMcpmuxHttp, type HttpMcpmux } from '../helpers/mcpmux-process.js';
+import {
+  assertNoLeaks,
+  isAlive,
+  killTaggedProcesses,
+  taggedProcesses,
+  waitFor,
+} from '../helpers/processes.js';
+import { startRedis } from '../helpers/redis-server.js';
+
+t.teardown(() => killTaggedProcesses());
+
+const STATE_KEY = 'the-cluster-state-key-of-this-test-0123456789';
+
+interface Replica {
+  readonly name: string;
+  readonly mux: HttpMcpmux;
+  readonly client: Client;
+  /** How many tools/list_changed its client has heard. */
+  listChanged: number;
+  json(tool: string, args?: Record<string, unknown>): Promise<any>;
+  tools(): Promise<string[]>;
+}
+
+async function startReplica(t: Test, redisUrl: string, name: string, extra: string[] = []): Promise<Replica> {
+  const mux = await startMcpmuxHttp(['--redis', redisUrl, '--cluster', 'team', '--replica', name, ...extra], {
+    env: { MCPMUX_STATE_KEY: STATE_KEY },
+  });
+  t.teardown(async () => {
+    if (isAlive(mux.process.pid)) await mux.stop();
+  });
+  const base = mux.url.replace(/\/mcp$/, '');
+  t.ok(
+    await waitFor(async () => (await fetch(`${base}/readyz`)).status === 200, 15_000),
+    `${name} is ready once it has the cluster's set`,
+  );
+  const client = new Client({ name: `client-of-${name}`, version: '1.0.0' });
+  await client.connect(new StreamableHTTPClientTransport(new URL(mux.url)));
+  t.teardown(() => client.close());
+  const replica: Replica = {
+    name,
+    mux,
+    client,
+    listChanged: 0,
+    async json(tool, args = {}) {
+      const result = (await client.callTool({ name: tool, arguments: args })) as any;
+      return result.isError ? { error: result.content[0].text } : result.structuredContent;
+    },
+    async tools() {
+      return (await client.listTools()).tools.map((tool) => tool.name);
+    },
+  };
+  client.setNotificationHandler('notifications/tools/list_changed', () => {
+    replica.listChanged += 1;
+  });
+  return replica;
+}
+
+t.test(
+  'an add through one replica runs on every replica that admits it; a remove through another stops it everywhere',
+  async (t) => {
+    const redis = await startRedis(t);
+    const [a, b, c] = [
+      await startReplica(t, redis.url, 'r1'),
+      await startReplica(t, redis.url, 'r2'),
+      // This replica's operator allows npx alone: the echo fixture (node) is refused here.
+      await startReplica(t, redis.url, 'r3', ['--allow-command', 'npx']),
+    ];
+    const echo = fixture('echo-v1');
+    const added = await a.json('add_server', { name: 'echo', ...echo });
+    t.equal(added.server?.status, 'running', JSON.stringify(added));
+    t.same(added.cluster, { replica: 'r1' });
+
+    t.ok(await waitFor(async () => (await b.tools()).includes('echo__echo'), 5000), 'r2 lists its tools');
+    t.ok(await waitFor(() => b.listChanged > 0, 5000), "r2's client was told the list changed");
+    const called = (await b.client.callTool({ name: 'echo__echo', arguments: { message: 'via r2' } })) as any;
+    t.match(called.content[0].text, /via r2/, 'and calls it there');
+
+    t.ok(
+      await waitFor(async () => (await c.json('list_servers')).cluster.not_running_here.length === 1, 5000),
+      'r3 reports what it does not run',
+    );
+    const refused = (await c.json('list_servers')).cluster.not_running_here[0];
+    t.equal(refused.name, 'echo');
+    t.equal(refused.added_by, 'r1');
+    t.match(refused.reason, /this replica's spawn policy refuses it/);
+    t.notOk((await c.tools()).includes('echo__echo'), 'nor lists it');
+
+    // Each replica runs its own copy: three processes would be two here (r3 refused it).
+    const echoes = () =>
+      taggedProcesses().filter((pid) => {
+        try {
+          return readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(fixturePath('echo-v1'));
+        } catch {
+          return false;
+        }
+      });
+    t.equal(echoes().length, 2, 'one echo process on r1, one on r2');
+
+    const removed = await b.json('remove_server', { name: 'echo' });
+    t.equal(removed.removed, 'echo', JSON.stringify(removed));
+    t.ok(await waitFor(() => echoes().length === 0, 5000), 'no process of it on any replica within 5 s');
+    t.ok(await waitFor(async () => !(await a.tools()).includes('echo__echo'), 5000), 'r1 withdrew its tools');
+    t.same((await c.json('list_servers')).cluster.not_running_here, [], 'nor is it reported by r3 any more');
+
+    t.match((await a.json('remove_server', { name: 'echo' })).error, /no server 'echo'|NOT_FOUND/i);
+  },
+);
+
+t.test(
+  'Redis gone: what runs keeps running, changes are refused naming Redis; back empty, nothing is lost',
+  async (t) => {
+    const redis = await startRedis(t);
+    const a = await startReplica(t, redis.url, 'r1');
+    const b = await startReplica(t, redis.url, 'r2');
+    const echo = fixture('echo-v1');
+    await a.json('add_server', { name: 'kept', ...echo });
+    t.ok(await waitFor(async () => (await b.tools()).includes('kept__echo'), 5000));
+
+    await redis.stop();
+    const refused = await a.json('add_server', { name: 'later', ...echo });
+    t.match(
+      refused.error,
+      /the cluster's Redis at redis:\/\/127\.0\.0\.1:\d+\/? cannot be reached.*\[CLUSTER_UNAVAILABLE\]/s,
+    );
+    t.notOk((await a.tools()).includes('later__echo'), 'nothing was started for it');
+    const removal = await b.json('remove_server', { name: 'kept' });
+    t.match(
+      removal.error,
+      /CLUSTER_UNAVAILABLE/,
+      'a remove is refused too: it would leave the replicas apart',
+    );
+    const stillThere = (await b.client.callTool({
+      name: 'kept__echo',
+      arguments: { message: 'still' },
+    })) as any;
+    t.match(stillThere.content[0].text, /still/, 'calls go on');
+
+    // Redis comes back without its data (no persistence): the replicas publish what they run again.
+    await redis.start();
+    t.ok(
+      await waitFor(async () => !(await a.json('add_server', { name: 'later', ...echo })).error, 15_000),
+      'changes are taken again',
+    );
+    t.ok(await waitFor(async () => (await b.tools()).includes('later__echo'), 5000), 'and reach the others');
+    t.ok((await b.tools()).includes('kept__echo'), 'what ran before the outage still runs');
+    await b.json('remove_server', { name: 'kept' });
+    t.ok(
+      await waitFor(async () => !(await a.tools()).includes('kept__echo'), 5000),
+      'the set came back whole: a remove of what was added before the outage reaches every replica',
+    );
+  },
+);
+
+t.test('a replica refuses to start without the state key, or with --redis and no --http', async (t) => {
+  const run = async (args: string[], env: Record<string, string>) => {
+    return new Promise<{ code: number | null; stderr: string }>((resolve) => {
+      execFile(
+        process.execPath,
+        [DIST_MAIN, ...args],
+        { env: { ...process.env, ...env } },
+        (error, _out, stderr) => resolve({ code: error ? (error as any).code : 0, stderr }),
+      );
+    });
+  };
+  const noKey = await run(['--http', '0', '--redis', 'redis://127.0.0.1:1'], { MCPMUX_STATE_KEY: '' });
+  t.equal(noKey.code, 2);
+  t.match(noKey.stderr, /a cluster needs MCPMUX_STATE_KEY.*openssl rand -base64 32/);
+  const noHttp = await run(['--redis', 'redis://127.0.0.1:1'], { MCPMUX_STATE_KEY: STATE_KEY });
+  t.equal(noHttp.code, 2);
+  t.match(noHttp.stderr, /give --http PORT too/);
+  const badUrl = await run(['--http', '0', '--redis', 'http://redis:6379'], { MCPMUX_STATE_KEY: STATE_KEY });
+  t.match(badUrl.stderr, /--redis must be a redis:\/\/ or rediss:\/\/ URL/);
+});
+
+t.test('no process is left', async (t) => {
+  await assertNoLeaks(t);
+});
