@@ -64,7 +64,7 @@ async function main(): Promise<void> {
       log.warn(`the orphan reaper failed (${messageOf(error)}); children may outlive a SIGKILL of mcpmux`),
     ),
   );
-  await startTelemetry(log);
+  await startTelemetry(log, options.cluster);
   const policy = spawnPolicy(options, log);
   const spawned = spawnConfigured(servers, policy);
   const { serve } = await import('./serve.js');
@@ -210,11 +210,13 @@ async function runTrustCommandLine(command: 'approve' | 'pins', argv: string[]):
  * OpenTelemetry, when an OTEL_* variable asks for it: loaded only then (its SDK is tens of
  * modules), and a missing package costs a warning, not the serving.
  */
-async function startTelemetry(log: Logger): Promise<void> {
+async function startTelemetry(log: Logger, cluster: CliOptions['cluster']): Promise<void> {
   if (!telemetryRequested(process.env)) return;
   try {
     const { startOtelTelemetry } = await import('./telemetry/otel-telemetry.js');
-    installTelemetry(startOtelTelemetry(version));
+    installTelemetry(
+      startOtelTelemetry(version, cluster && { cluster: cluster.name, replica: cluster.replica }),
+    );
   } catch (error) {
     log.warn(
       `OpenTelemetry was asked for (an OTEL_* variable is set) but cannot start: ${messageOf(error)}; ` +

@@ -44,7 +44,8 @@ export async function serve({
   const configSync = followConfig(options, core, log);
   const cluster = options.cluster && new ClusterReplica(options.cluster, core);
   configSync?.adopt(servers);
-  const callLog = options.callLog && openCallLog(options.callLog, log);
+  const callLog =
+    options.callLog && openCallLog({ ...options.callLog, replica: options.cluster?.replica }, log);
   // The servers given at start: a client's first lists and calls wait until each has started or failed.
   let startup: StartupGate | undefined;
   const sessions = sessionFactory(core, {
@@ -202,7 +203,10 @@ function logServing(
 }
 
 /** The call log's file, opened before anything is served: one that cannot be written stops mcpmux. */
-function openCallLog(options: { path: string; content: boolean }, log: Logger): CallLog {
+function openCallLog(
+  options: { path: string; content: boolean; replica: string | undefined },
+  log: Logger,
+): CallLog {
   try {
     return new CallLog({ ...options, logger: log });
   } catch (error) {

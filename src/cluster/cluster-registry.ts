@@ -3,8 +3,11 @@
 // change made through any replica reaches every other one (XREAD on a connection of its own),
 // and one that was away (a dropped connection, a Redis restarted empty) catches up or reads the
 // whole set again. Every change is one Lua script: version, entry and stream move together.
+// An epoch (a random id Redis keeps beside the set) tells a Redis that lost its data (restarted
+// without persistence, flushed) from one that did not, whatever the version numbers say.
 // An entry (its command, its env) is sealed with the cluster's state key: Redis alone reads
 // none of it, and an entry that does not open is reported, never run.
+import { randomUUID } from 'node:crypto';
 import { messageOf } from '../common/errors.js';
 import type { StateKey } from './state-key.js';
 import {
@@ -27,12 +30,26 @@ export interface ClusterEntry {
 
 export interface RegistrySnapshot {
   readonly version: number;
+  /** Changes when Redis lost the set: what the replicas saw before is not in it. */
+  readonly epoch: string;
   readonly servers: ReadonlyMap<string, ClusterEntry>;
 }
 
 export type RegistryChange =
-  | { readonly version: number; readonly op: 'put'; readonly name: string; readonly entry: ClusterEntry }
-  | { readonly version: number; readonly op: 'remove'; readonly name: string; readonly by: string };
+  | {
+      readonly version: number;
+      readonly epoch: string;
+      readonly op: 'put';
+      readonly name: string;
+      readonly entry: ClusterEntry;
+    }
+  | {
+      readonly version: number;
+      readonly epoch: string;
+      readonly op: 'remove';
+      readonly name: string;
+      readonly by: string;
+    };
 
 export interface ClusterRegistryOptions extends RedisConnectionOptions {
   readonly cluster: string;
@@ -47,14 +64,32 @@ export interface RegistryFollower {
   resync(snapshot: RegistrySnapshot): void;
 }
 
-// KEYS: servers hash, version counter, changes stream. ARGV: op, name, entry JSON (put), max stream length.
+// KEYS: servers hash, version counter, changes stream, epoch. ARGV: op, name, entry JSON (put),
+// max stream length, an epoch for a Redis that has none.
 const CHANGE_SCRIPT = `
+redis.call('SET', KEYS[4], ARGV[5], 'NX')
+local epoch = redis.call('GET', KEYS[4])
 if ARGV[1] == 'remove' and redis.call('HEXISTS', KEYS[1], ARGV[2]) == 0 then return -1 end
 local version = redis.call('INCR', KEYS[2])
 if ARGV[1] == 'put' then redis.call('HSET', KEYS[1], ARGV[2], ARGV[3]) else redis.call('HDEL', KEYS[1], ARGV[2]) end
-redis.call('XADD', KEYS[3], 'MAXLEN', '~', ARGV[4], '*', 'version', version, 'op', ARGV[1], 'name', ARGV[2], 'entry', ARGV[3])
+redis.call('XADD', KEYS[3], 'MAXLEN', '~', ARGV[4], '*', 'version', version, 'epoch', epoch, 'op', ARGV[1], 'name', ARGV[2], 'entry', ARGV[3])
 return version
 `;
+
+// KEYS: replicas hash. ARGV: replica, version it applied. Redis's clock, so that replicas' clocks need not agree.
+const ANNOUNCE_SCRIPT = `
+local t = redis.call('TIME')
+redis.call('HSET', KEYS[1], ARGV[1], ARGV[2] .. ':' .. (t[1] * 1000 + math.floor(t[2] / 1000)))
+return 1
+`;
+// KEYS: replicas hash. Returns Redis's time now (ms) and the hash.
+const REPLICAS_SCRIPT = `
+local t = redis.call('TIME')
+return { t[1] * 1000 + math.floor(t[2] / 1000), redis.call('HGETALL', KEYS[1]) }
+`;
+
+/** A replica that has not announced itself for this long is taken as gone. */
+const REPLICA_GONE_MS = 6000;
 
 /** How long one XREAD waits before it asks again (and notices a close). */
 const BLOCK_MS = 1000;
@@ -62,14 +97,20 @@ const BLOCK_MS = 1000;
 export class ClusterRegistry {
   readonly #options: ClusterRegistryOptions;
   readonly #client: Client;
-  readonly #keys: { servers: string; version: string; changes: string };
+  readonly #keys: { servers: string; version: string; changes: string; replicas: string; epoch: string };
   readonly #followers = new Set<Client>();
 
   private constructor(options: ClusterRegistryOptions, client: Client) {
     this.#options = options;
     this.#client = client;
     const prefix = `mcpmux:${options.cluster}`;
-    this.#keys = { servers: `${prefix}:servers`, version: `${prefix}:version`, changes: `${prefix}:changes` };
+    this.#keys = {
+      servers: `${prefix}:servers`,
+      version: `${prefix}:version`,
+      changes: `${prefix}:changes`,
+      replicas: `${prefix}:replicas`,
+      epoch: `${prefix}:epoch`,
+    };
   }
 
   /** Connects to the cluster's Redis; rejects with CLUSTER_UNAVAILABLE when it cannot be reached. */
@@ -79,9 +120,11 @@ export class ClusterRegistry {
 
   /** The whole set and its version, read at one instant. */
   async snapshot(): Promise<RegistrySnapshot & { lastId: string }> {
-    const [version, servers, last] = await this.#run(() =>
+    const [, epoch, version, servers, last] = await this.#run(() =>
       this.#client
         .multi()
+        .set(this.#keys.epoch, randomUUID(), { condition: 'NX' })
+        .get(this.#keys.epoch)
         .get(this.#keys.version)
         .hGetAll(this.#keys.servers)
         .xRevRange(this.#keys.changes, '+', '-', { COUNT: 1 })
@@ -89,6 +132,7 @@ export class ClusterRegistry {
     );
     return {
       version: Number(version ?? 0),
+      epoch: String(epoch),
       servers: new Map(
         Object.entries(servers as unknown as Record<string, string>).map(([name, json]) => [
           name,
@@ -102,6 +146,34 @@ export class ClusterRegistry {
   /** The set's version now; CLUSTER_UNAVAILABLE when Redis cannot be reached. */
   async version(): Promise<number> {
     return this.#run(() => this.#versionNow());
+  }
+
+  /** Says that this replica is alive and has applied the set up to `version`. */
+  async announce(version: number): Promise<void> {
+    await this.#run(() =>
+      this.#client.eval(ANNOUNCE_SCRIPT, {
+        keys: [this.#keys.replicas],
+        arguments: [this.#options.replica, String(version)],
+      }),
+    );
+  }
+
+  /** This replica leaves: no change waits for it any more. */
+  async leave(): Promise<void> {
+    await this.#client.hDel(this.#keys.replicas, this.#options.replica).catch(() => {});
+  }
+
+  /** The replicas alive now (announced within the last few seconds), with the version each has applied. */
+  async liveReplicas(): Promise<Map<string, number>> {
+    const [now, flat] = (await this.#run(() =>
+      this.#client.eval(REPLICAS_SCRIPT, { keys: [this.#keys.replicas] }),
+    )) as [number, string[]];
+    const live = new Map<string, number>();
+    for (let i = 0; i + 1 < flat.length; i += 2) {
+      const [applied, at] = flat[i + 1]!.split(':').map(Number);
+      if (now - at! <= REPLICA_GONE_MS) live.set(flat[i]!, applied!);
+    }
+    return live;
   }
 
   /** Sets a server's entry; resolves with the set's new version. */
@@ -121,16 +193,17 @@ export class ClusterRegistry {
    * Tells `follower` each change after `from` (a snapshot's version and last stream id), on a
    * connection of its own, until the returned function is called. After a dropped connection it
    * goes on from the last change it saw; where the stream no longer holds what followed, or
-   * Redis came back without the set (its version went back), it reads the whole set again.
+   * Redis came back without the set (another epoch, or its version went back), it reads the
+   * whole set again.
    */
-  follow(from: { version: number; lastId: string }, follower: RegistryFollower): () => void {
+  follow(from: { version: number; lastId: string; epoch: string }, follower: RegistryFollower): () => void {
     const reader = newClient(this.#options, 'follower');
     this.#followers.add(reader);
     let stopped = false;
-    let { version, lastId } = from;
+    let { version, lastId, epoch } = from;
     const resync = async () => {
       const snapshot = await this.snapshot();
-      ({ version, lastId } = snapshot);
+      ({ version, lastId, epoch } = snapshot);
       follower.resync(snapshot);
     };
     const loop = async () => {
@@ -142,7 +215,7 @@ export class ClusterRegistry {
           if (entries.length === 0 && (await this.#versionNow()) < version) await resync();
           for (const { id, message } of entries) {
             const change = this.#parseChange(message);
-            if (change.version !== version + 1) {
+            if (change.version !== version + 1 || change.epoch !== epoch) {
               await resync();
               break;
             }
@@ -173,11 +246,13 @@ export class ClusterRegistry {
 
   #parseChange(fields: Record<string, string>): RegistryChange {
     const version = Number(fields['version']);
+    const epoch = fields['epoch'] ?? '';
     const name = fields['name'] ?? '';
     if (fields['op'] === 'put')
-      return { version, op: 'put', name, entry: this.#opened(name, fields['entry'] ?? '{}') };
+      return { version, epoch, op: 'put', name, entry: this.#opened(name, fields['entry'] ?? '{}') };
     return {
       version,
+      epoch,
       op: 'remove',
       name,
       by: String((JSON.parse(fields['entry'] ?? '{}') as StoredEntry).by),
@@ -217,13 +292,13 @@ export class ClusterRegistry {
   }
 
   async #change(op: 'put' | 'remove', name: string, value: string): Promise<number> {
-    const { servers, version, changes } = this.#keys;
+    const { servers, version, changes, epoch } = this.#keys;
     const keep = String(this.#options.keepChanges ?? 10_000);
     return Number(
       await this.#run(() =>
         this.#client.eval(CHANGE_SCRIPT, {
-          keys: [servers, version, changes],
-          arguments: [op, name, value, keep],
+          keys: [servers, version, changes, epoch],
+          arguments: [op, name, value, keep, randomUUID()],
         }),
       ),
     );

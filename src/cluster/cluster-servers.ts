@@ -32,6 +32,11 @@ export interface ClusterRefusal {
   readonly reason: string;
 }
 
+/** How often a replica says it is alive (the registry takes one silent for 6 s as gone). */
+const HEARTBEAT_MS = 2000;
+/** How long add_server and remove_server wait for the other replicas to apply their change. */
+const APPLY_WAIT_MS = 30_000;
+
 export class ClusterServers {
   readonly #options: ClusterServersOptions;
   /** What this replica runs from the cluster: name → the entry's stable text. */
@@ -39,9 +44,13 @@ export class ClusterServers {
   readonly #refused = new Map<string, ClusterRefusal>();
   /** One change applied at a time, in the order Redis gave them. */
   #applying: Promise<void> = Promise.resolve();
+  /** The set's version this replica has applied (and announces). */
   #version = 0;
+  /** Redis's epoch of the set when this replica last read it whole. */
+  #epoch: string | undefined;
   #ready = false;
   #stopFollowing: (() => void) | undefined;
+  #heartbeat: NodeJS.Timeout | undefined;
 
   constructor(options: ClusterServersOptions) {
     this.#options = options;
@@ -59,8 +68,13 @@ export class ClusterServers {
   /** Reads the set, starts what it holds, follows what changes. */
   async join(): Promise<void> {
     const snapshot = await this.#options.registry.snapshot();
+    this.#epoch = snapshot.epoch;
     await this.#enqueue(() => this.#applySet(snapshot));
     this.#ready = true;
+    // Alive, and how far it has applied the set: a change through another replica waits for it.
+    this.#heartbeat = setInterval(() => void this.#announce(), HEARTBEAT_MS);
+    this.#heartbeat.unref();
+    await this.#announce();
     this.#stopFollowing = this.#options.registry.follow(snapshot, {
       change: (change) => void this.#enqueue(() => this.#applyChange(change)),
       resync: (set) => void this.#enqueue(() => this.#resync(set)),
@@ -78,26 +92,28 @@ export class ClusterServers {
   }
 
   /** A server this replica's client added (running here already) becomes the cluster's. */
-  async published(name: string, entry: Readonly<Record<string, unknown>>): Promise<void> {
+  async published(name: string, entry: Readonly<Record<string, unknown>>): Promise<{ waiting: string[] }> {
     // Taken as running before Redis answers: the change may come back on the follower first.
     this.#running.set(name, stableStringify(entry));
     this.#refused.delete(name);
+    let version: number;
     try {
-      this.#version = await this.#options.registry.put(name, entry);
+      version = await this.#options.registry.put(name, entry);
     } catch (error) {
       this.#running.delete(name);
       throw error;
     }
+    return { waiting: await this.#untilApplied(version) };
   }
 
   /** A server removed here (stopped already) leaves the cluster; false when it was not the cluster's. */
-  async unpublished(name: string): Promise<boolean> {
-    if (!this.#running.has(name) && !this.#refused.has(name)) return false;
+  async unpublished(name: string): Promise<{ waiting: string[] } | undefined> {
+    if (!this.#running.has(name) && !this.#refused.has(name)) return undefined;
     const version = await this.#options.registry.remove(name);
-    if (version !== undefined) this.#version = version;
     this.#running.delete(name);
     this.#refused.delete(name);
-    return true;
+    if (version === undefined) return { waiting: [] };
+    return { waiting: await this.#untilApplied(version) };
   }
 
   /** Whether `name` is one of the cluster's servers (running here or refused here). */
@@ -105,55 +121,87 @@ export class ClusterServers {
     return this.#running.has(name) || this.#refused.has(name);
   }
 
-  close(): void {
+  /** Stops following; the replica leaves, so that no change waits for it. */
+  async close(): Promise<void> {
+    clearInterval(this.#heartbeat);
     this.#stopFollowing?.();
+    if (this.#ready) await this.#options.registry.leave();
   }
 
+  /**
+   * Waits until every live replica has applied `version` (started the server, refused it, or
+   * stopped it), so that the client's next request finds the change wherever it lands; gives
+   * up after APPLY_WAIT_MS and names the replicas still behind.
+   */
+  async #untilApplied(version: number): Promise<string[]> {
+    const deadline = Date.now() + APPLY_WAIT_MS;
+    for (;;) {
+      const behind = [...(await this.#options.registry.liveReplicas().catch(() => new Map<string, number>()))]
+        .filter(([replica, applied]) => replica !== this.#options.replica && applied < version)
+        .map(([replica]) => replica);
+      if (behind.length === 0 || Date.now() >= deadline) return behind;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  }
+
+  async #announce(): Promise<void> {
+    await this.#options.registry.announce(this.#version).catch((error: unknown) => {
+      this.#options.logger.debug(`cluster: announcing replica ${this.#options.replica}: ${messageOf(error)}`);
+    });
+  }
+
+  /** Applies `work` after what came before, then says how far this replica has applied. */
   #enqueue(work: () => Promise<void>): Promise<void> {
-    this.#applying = this.#applying.then(work, work);
+    const then = async () => {
+      await work();
+      if (this.#ready) await this.#announce();
+    };
+    this.#applying = this.#applying.then(then, then);
     return this.#applying;
   }
 
   async #applyChange(change: RegistryChange): Promise<void> {
-    this.#version = Math.max(this.#version, change.version);
+    this.#version = change.version;
     const by = change.op === 'put' ? change.entry.by : change.by;
     if (by === this.#options.replica) return; // its own change, applied when it was made
     if (change.op === 'put') return this.#put(change.name, change.entry);
     await this.#remove(change.name);
   }
 
-  /** After a gap the stream could not fill: the whole set, applied as a difference. */
+  /** After a gap the stream could not fill, or Redis lost the set: the whole set, applied as a difference. */
   async #resync(set: RegistrySnapshot): Promise<void> {
-    if (set.version < this.#version) return this.#republish(set);
-    this.#version = set.version;
+    const lost = set.epoch !== this.#epoch || set.version < this.#version;
+    this.#epoch = set.epoch;
+    if (lost) return this.#republish(set);
     await this.#applySet(set);
   }
 
   async #applySet(set: RegistrySnapshot): Promise<void> {
-    this.#version = Math.max(this.#version, set.version);
+    this.#version = set.version;
     for (const name of [...this.#running.keys(), ...this.#refused.keys()])
       if (!set.servers.has(name)) await this.#remove(name);
     for (const [name, entry] of set.servers) await this.#put(name, entry);
   }
 
   /**
-   * Redis came back with an older set than this replica saw (it restarted without its data):
+   * Redis came back without the set this replica saw (restarted without its data, flushed):
    * what runs here is published again, rather than taken for removed. Nothing was removed
    * while it was away: a change then was refused.
    */
   async #republish(set: RegistrySnapshot): Promise<void> {
     const { logger, registry } = this.#options;
     logger.warn(
-      `cluster: Redis holds version ${set.version} of the set of servers where this replica saw ${this.#version} ` +
-        `(it restarted without its data): publishing again the ${this.#running.size} server(s) this replica runs`,
+      `cluster: Redis no longer holds the set of servers this replica saw (it restarted without its data): ` +
+        `publishing again the ${this.#running.size} server(s) this replica runs`,
     );
     for (const [name, text] of this.#running)
       if (!set.servers.has(name))
         await registry.put(name, JSON.parse(text) as Record<string, unknown>).catch((error: unknown) => {
           logger.warn(`cluster: server '${name}' could not be published again: ${messageOf(error)}`);
         });
-    this.#version = (await registry.snapshot().catch(() => set)).version;
     for (const [name, entry] of set.servers) await this.#put(name, entry);
+    // Its own puts come back on the follower (and are its own: nothing to apply).
+    this.#version = set.version;
   }
 
   async #put(name: string, cluster: ClusterEntry): Promise<void> {

@@ -13,6 +13,8 @@ export const LOGGED_METHODS: ReadonlySet<string> = new Set(['tools/call', 'resou
 
 export interface CallLogEntry {
   time: string;
+  /** A replica of a cluster: which one answered. */
+  replica?: string | undefined;
   session?: string | undefined;
   client?: string | undefined;
   method: string;
@@ -39,12 +41,15 @@ export interface CallLogOptions {
   /** --call-log-content: arguments and results too. */
   content: boolean;
   logger: Logger;
+  /** A replica of a cluster (--replica): named on every line. */
+  replica?: string | undefined;
 }
 
 export class CallLog {
   readonly content: boolean;
   readonly #path: string;
   readonly #logger: Logger;
+  readonly #replica: string | undefined;
   #fd: number | undefined;
   #failed = false;
 
@@ -53,13 +58,15 @@ export class CallLog {
     this.#path = options.path;
     this.content = options.content;
     this.#logger = options.logger;
+    this.#replica = options.replica;
     this.#fd = this.#open();
   }
 
   write(entry: CallLogEntry): void {
     if (this.#fd === undefined) return;
     try {
-      writeSync(this.#fd, JSON.stringify(scrubbedCopy(entry)) + '\n');
+      const line = this.#replica === undefined ? entry : { ...entry, replica: this.#replica };
+      writeSync(this.#fd, JSON.stringify(scrubbedCopy(line)) + '\n');
       this.#failed = false;
     } catch (error) {
       // A full disk must not fail the call it records; said once until a line goes through again.

@@ -57,8 +57,8 @@ const defined = (attributes: Attributes): Record<string, string | number | boole
       .map(([k, v]) => [k, typeof v === 'string' ? scrubSecrets(v) : v]),
   ) as Record<string, string | number | boolean>;
 
-export function startOtelTelemetry(version: string): Telemetry {
-  const sdk = startSdk(version);
+export function startOtelTelemetry(version: string, replica?: ReplicaIdentity): Telemetry {
+  const sdk = startSdk(version, replica);
   const tracer = trace.getTracer('mcpmux', version);
   const meter = metrics.getMeter('mcpmux', version);
   const { serverDuration, clientDuration, histograms, counters } = instruments(meter);
@@ -101,7 +101,13 @@ export function startOtelTelemetry(version: string): Telemetry {
   };
 }
 
-function startSdk(version: string): NodeSDK {
+/** A replica of a cluster (--redis): its spans and metrics say which one. */
+export interface ReplicaIdentity {
+  readonly cluster: string;
+  readonly replica: string;
+}
+
+function startSdk(version: string, replica: ReplicaIdentity | undefined): NodeSDK {
   const { envDetector, hostDetector, osDetector, resourceFromAttributes } = resources;
   const sdk = new NodeSDK({
     // OTEL_SERVICE_NAME, when set, names the service; this is the default.
@@ -114,6 +120,7 @@ function startSdk(version: string): NodeSDK {
         'process.pid': process.pid,
         'process.runtime.name': 'nodejs',
         'process.runtime.version': process.versions.node,
+        ...(replica && { 'service.instance.id': replica.replica, 'mcpmux.cluster': replica.cluster }),
       }),
     }),
   });

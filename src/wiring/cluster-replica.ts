@@ -103,7 +103,7 @@ export class ClusterReplica {
       specOf,
     });
     this.#closeRegistry = async () => {
-      servers.close();
+      await servers.close();
       await registry.close();
     };
     return servers;

@@ -80,13 +80,15 @@ t.test(
     t.equal(added.server?.status, 'running', JSON.stringify(added));
     t.same(added.cluster, { replica: 'r1' });
 
-    t.ok(await waitFor(async () => (await b.tools()).includes('echo__echo'), 5000), 'r2 lists its tools');
+    // add_server answers once every live replica has applied the change: no waiting here.
+    t.ok((await b.tools()).includes('echo__echo'), 'r2 lists its tools as soon as add_server has answered');
     t.ok(await waitFor(() => b.listChanged > 0, 5000), "r2's client was told the list changed");
     const called = (await b.client.callTool({ name: 'echo__echo', arguments: { message: 'via r2' } })) as any;
     t.match(called.content[0].text, /via r2/, 'and calls it there');
 
-    t.ok(
-      await waitFor(async () => (await c.json('list_servers')).cluster.not_running_here.length === 1, 5000),
+    t.equal(
+      (await c.json('list_servers')).cluster.not_running_here.length,
+      1,
       'r3 reports what it does not run',
     );
     const refused = (await c.json('list_servers')).cluster.not_running_here[0];
@@ -108,7 +110,7 @@ t.test(
 
     const removed = await b.json('remove_server', { name: 'echo' });
     t.equal(removed.removed, 'echo', JSON.stringify(removed));
-    t.ok(await waitFor(() => echoes().length === 0, 5000), 'no process of it on any replica within 5 s');
+    t.equal(echoes().length, 0, 'no process of it on any replica once remove_server has answered');
     t.ok(await waitFor(async () => !(await a.tools()).includes('echo__echo'), 5000), 'r1 withdrew its tools');
     t.same((await c.json('list_servers')).cluster.not_running_here, [], 'nor is it reported by r3 any more');
 

@@ -161,7 +161,15 @@ export const persistedFields = {
 /** add_server and remove_server in a cluster: the change is every replica's. */
 export const clusterFields = {
   cluster: z
-    .object({ replica: z.string().describe('The replica that made the change.') })
+    .object({
+      replica: z.string().describe('The replica that made the change.'),
+      waiting_for: z
+        .array(z.string())
+        .optional()
+        .describe(
+          'Replicas that had not applied it after 30 s (busy starting servers, or cut off): they will.',
+        ),
+    })
     .optional()
     .describe(
       'Present in a cluster: the change reaches every replica, each starting the server through its own spawn policy (list_servers there says where it did not).',

@@ -140,6 +140,17 @@ function withSandbox<S extends ServerSpec | undefined>(
   return [{ ...entry, sandbox: sandboxWire(sandbox) }, (spec && { ...spec, sandbox }) as S];
 }
 
+/** What add_server and remove_server say of a change in a cluster. */
+export interface ClusterChange {
+  replica: string;
+  waiting_for?: string[];
+}
+
+/** The change made through `replica`; `waiting` the replicas that had not applied it when the wait ended. */
+export function clusterChange(replica: string, waiting: readonly string[]): ClusterChange {
+  return { replica, ...(waiting.length > 0 && { waiting_for: [...waiting] }) };
+}
+
 /** Writes the change into the config file; a failure is reported beside the result, since the server change itself happened. */
 export async function persisted(
   config: PersistentConfig,

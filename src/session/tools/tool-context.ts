@@ -64,10 +64,13 @@ export interface ClusterLink {
   readonly replica: string;
   /** CLUSTER_UNAVAILABLE, before anything changes, when a change could not be shared now. */
   reachable(): Promise<void>;
-  /** A server added here (running already) becomes every replica's. */
-  published(name: string, entry: Readonly<Record<string, unknown>>): Promise<void>;
-  /** A server of the cluster, removed here, leaves every replica; false when it was this replica's alone. */
-  unpublished(name: string): Promise<boolean>;
+  /**
+   * A server added here (running already) becomes every replica's; resolves once every live
+   * replica has applied it, or with those still behind after a bound.
+   */
+  published(name: string, entry: Readonly<Record<string, unknown>>): Promise<{ waiting: string[] }>;
+  /** A server of the cluster, removed here, leaves every replica (as published waits); undefined when it was this replica's alone. */
+  unpublished(name: string): Promise<{ waiting: string[] } | undefined>;
   /** Whether `name` is one of the cluster's servers. */
   has(name: string): boolean;
   /** The cluster's servers this replica does not run, and why. */

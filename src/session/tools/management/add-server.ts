@@ -10,7 +10,14 @@ import { addServerInput, ENTRY_FIELDS, startedOutput } from '../management-schem
 import { addFromRegistry } from '../registry-tools.js';
 import { askPersonOf, canAskForm } from '../person-form.js';
 import { approveSandboxWidening } from '../sandbox-approval.js';
-import { toPersist, persisted, requireConfig, startServer } from '../server-start.js';
+import {
+  clusterChange,
+  toPersist,
+  persisted,
+  requireConfig,
+  startServer,
+  type ClusterChange,
+} from '../server-start.js';
 import type { ManagementContext, ManagementTool } from '../tool-context.js';
 import { define, parseArguments as parse } from '../tool-definition.js';
 
@@ -81,12 +88,13 @@ async function sharedWithCluster(
   ctx: Pick<ManagementContext, 'children' | 'cluster'>,
   name: string,
   entry: Record<string, unknown>,
-): Promise<{ cluster: { replica: string } }> {
+): Promise<{ cluster: ClusterChange }> {
+  let waiting: string[];
   try {
-    await ctx.cluster!.published(name, entry);
+    ({ waiting } = await ctx.cluster!.published(name, entry));
   } catch (error) {
     await ctx.children.remove(name).catch(() => {});
     throw error;
   }
-  return { cluster: { replica: ctx.cluster!.replica } };
+  return { cluster: clusterChange(ctx.cluster!.replica, waiting) };
 }

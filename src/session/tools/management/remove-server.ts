@@ -3,7 +3,7 @@
 import { z } from 'zod';
 import { jsonResult } from '../../results.js';
 import { clusterFields, exitSchema, persistedFields, removeInput } from '../management-schemas.js';
-import { persisted, requireConfig } from '../server-start.js';
+import { clusterChange, persisted, requireConfig } from '../server-start.js';
 import type { ManagementTool } from '../tool-context.js';
 import { define, parseArguments as parse } from '../tool-definition.js';
 
@@ -28,16 +28,20 @@ export const removeServerTool = (): ManagementTool => ({
     if (ofCluster) await cluster!.reachable();
     // A server of the cluster that this replica does not run (its policy refused it) leaves the cluster all the same.
     if (ofCluster && !children.list().some((s) => s.name === name)) {
-      await cluster!.unpublished(name);
-      return jsonResult({ removed: name, tools_removed: [], cluster: { replica: cluster!.replica } });
+      const { waiting } = (await cluster!.unpublished(name)) ?? { waiting: [] };
+      return jsonResult({
+        removed: name,
+        tools_removed: [],
+        cluster: clusterChange(cluster!.replica, waiting),
+      });
     }
     const removed = await children.remove(name);
-    if (ofCluster) await cluster!.unpublished(name);
+    const shared = ofCluster ? await cluster!.unpublished(name) : undefined;
     const result = {
       removed: removed.name,
       tools_removed: removed.tools.map((t) => router.exposedName(name, t, removed.prefix)),
       ...(removed.exit && { exit: removed.exit }),
-      ...(ofCluster && { cluster: { replica: cluster!.replica } }),
+      ...(shared && { cluster: clusterChange(cluster!.replica, shared.waiting) }),
     };
     return jsonResult(persist ? { ...result, ...(await persisted(config!, name, undefined)) } : result);
   },
