@@ -2,7 +2,7 @@
 // @ts-check
 // The system programs the tests need, installed where missing (the first step of `npm test`):
 // bubblewrap, socat and ripgrep, which the OS sandbox runs servers with (test/e2e/sandbox.test.ts),
-// and redis-server, which a cluster of replicas shares (test/cluster/).
+// and redis-server and haproxy, which a cluster of replicas shares and sits behind (test/cluster/).
 // With apt-get, as root or through a sudo that asks no password; otherwise it names what to install.
 import { execFileSync, spawnSync } from 'node:child_process';
 
@@ -10,8 +10,9 @@ const NEEDED = /** @type {const} */ ([
   ['bwrap', 'bubblewrap'],
   ['socat', 'socat'],
   ['rg', 'ripgrep'],
-  // The cluster's shared state (test/cluster/); each test starts its own on a 127.0.0.1 port.
+  // The cluster's shared state and its load balancer (test/cluster/); each test starts its own on 127.0.0.1 ports.
   ['redis-server', 'redis-server'],
+  ['haproxy', 'haproxy'],
 ]);
 
 const found = (/** @type {string} */ program) =>

@@ -160,12 +160,15 @@ export class ClusterServers {
     return this.#applying;
   }
 
+  /** Applies a change; only then is its version this replica's (the heartbeat announces it). */
   async #applyChange(change: RegistryChange): Promise<void> {
-    this.#version = change.version;
     const by = change.op === 'put' ? change.entry.by : change.by;
-    if (by === this.#options.replica) return; // its own change, applied when it was made
-    if (change.op === 'put') return this.#put(change.name, change.entry);
-    await this.#remove(change.name);
+    // Its own change was applied when it was made.
+    if (by !== this.#options.replica) {
+      if (change.op === 'put') await this.#put(change.name, change.entry);
+      else await this.#remove(change.name);
+    }
+    this.#version = change.version;
   }
 
   /** After a gap the stream could not fill, or Redis lost the set: the whole set, applied as a difference. */
@@ -177,10 +180,10 @@ export class ClusterServers {
   }
 
   async #applySet(set: RegistrySnapshot): Promise<void> {
-    this.#version = set.version;
     for (const name of [...this.#running.keys(), ...this.#refused.keys()])
       if (!set.servers.has(name)) await this.#remove(name);
     for (const [name, entry] of set.servers) await this.#put(name, entry);
+    this.#version = set.version;
   }
 
   /**

@@ -4,66 +4,13 @@
 // Redis gone keeps what runs, refuses changes naming Redis, and comes back without losing the set.
 import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import t, { type Test } from 'tap';
+import t from 'tap';
+import { STATE_KEY, startReplica } from '../helpers/cluster-replicas.js';
 import { DIST_MAIN, fixture, fixturePath } from '../helpers/fixtures.js';
-import { startMcpmuxHttp, type HttpMcpmux } from '../helpers/mcpmux-process.js';
-import {
-  assertNoLeaks,
-  isAlive,
-  killTaggedProcesses,
-  taggedProcesses,
-  waitFor,
-} from '../helpers/processes.js';
+import { assertNoLeaks, killTaggedProcesses, taggedProcesses, waitFor } from '../helpers/processes.js';
 import { startRedis } from '../helpers/redis-server.js';
 
 t.teardown(() => killTaggedProcesses());
-
-const STATE_KEY = 'the-cluster-state-key-of-this-test-0123456789';
-
-interface Replica {
-  readonly name: string;
-  readonly mux: HttpMcpmux;
-  readonly client: Client;
-  /** How many tools/list_changed its client has heard. */
-  listChanged: number;
-  json(tool: string, args?: Record<string, unknown>): Promise<any>;
-  tools(): Promise<string[]>;
-}
-
-async function startReplica(t: Test, redisUrl: string, name: string, extra: string[] = []): Promise<Replica> {
-  const mux = await startMcpmuxHttp(['--redis', redisUrl, '--cluster', 'team', '--replica', name, ...extra], {
-    env: { MCPMUX_STATE_KEY: STATE_KEY },
-  });
-  t.teardown(async () => {
-    if (isAlive(mux.process.pid)) await mux.stop();
-  });
-  const base = mux.url.replace(/\/mcp$/, '');
-  t.ok(
-    await waitFor(async () => (await fetch(`${base}/readyz`)).status === 200, 15_000),
-    `${name} is ready once it has the cluster's set`,
-  );
-  const client = new Client({ name: `client-of-${name}`, version: '1.0.0' });
-  await client.connect(new StreamableHTTPClientTransport(new URL(mux.url)));
-  t.teardown(() => client.close());
-  const replica: Replica = {
-    name,
-    mux,
-    client,
-    listChanged: 0,
-    async json(tool, args = {}) {
-      const result = (await client.callTool({ name: tool, arguments: args })) as any;
-      return result.isError ? { error: result.content[0].text } : result.structuredContent;
-    },
-    async tools() {
-      return (await client.listTools()).tools.map((tool) => tool.name);
-    },
-  };
-  client.setNotificationHandler('notifications/tools/list_changed', () => {
-    replica.listChanged += 1;
-  });
-  return replica;
-}
 
 t.test(
   'an add through one replica runs on every replica that admits it; a remove through another stops it everywhere',

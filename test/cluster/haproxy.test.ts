@@ -1,0 +1,132 @@
+// Three replicas behind a real HAProxy running deploy/haproxy/haproxy.cfg: a 2026-07-28 client's
+// requests (no session) go round robin, and the server it adds answers on every replica; 2025
+// sessions stick to the replica that answered their initialize, and fifty of them at once never
+// get another's answers.
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import t, { type Test } from 'tap';
+import { startReplica, type Replica } from '../helpers/cluster-replicas.js';
+import { fixture } from '../helpers/fixtures.js';
+import { startHaproxy } from '../helpers/haproxy.js';
+import { assertNoLeaks, killTaggedProcesses } from '../helpers/processes.js';
+import { startRedis } from '../helpers/redis-server.js';
+
+t.teardown(() => killTaggedProcesses());
+
+interface CallLine {
+  replica: string;
+  session?: string;
+  tool?: string;
+  arguments?: { message?: string };
+}
+
+/** Three replicas, each writing a call log (with content: the test reads which message went where). */
+async function cluster(t: Test): Promise<{ replicas: Replica[]; calls: () => CallLine[]; url: string }> {
+  const dir = mkdtempSync(join(tmpdir(), 'mcpmux-cluster-'));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  const redis = await startRedis(t);
+  const replicas: Replica[] = [];
+  for (const name of ['r1', 'r2', 'r3'])
+    replicas.push(
+      await startReplica(t, redis.url, name, [
+        '--call-log',
+        join(dir, `${name}.jsonl`),
+        '--call-log-content',
+      ]),
+    );
+  const proxy = await startHaproxy(
+    t,
+    replicas.map((r) => r.address),
+  );
+  const calls = () =>
+    replicas.flatMap((r) =>
+      readFileSync(join(dir, `${r.name}.jsonl`), 'utf8')
+        .split('\n')
+        .filter(Boolean)
+        .map((line) => JSON.parse(line) as CallLine),
+    );
+  return { replicas, calls, url: proxy.url };
+}
+
+t.test(
+  'a 2026-07-28 client through HAProxy: what it adds answers its next 30 requests, on every replica',
+  async (t) => {
+    const { calls, url } = await cluster(t);
+    const client = new Client(
+      { name: 'modern', version: '1.0.0' },
+      { versionNegotiation: { mode: { pin: '2026-07-28' } } },
+    );
+    await client.connect(new StreamableHTTPClientTransport(new URL(url)));
+    t.teardown(() => client.close());
+    const added = (await client.callTool({
+      name: 'add_server',
+      arguments: { name: 'echo', ...fixture('echo-v1') },
+    })) as any;
+    t.notOk(added.isError, JSON.stringify(added.content));
+    for (let i = 0; i < 30; i++) {
+      const answer = (await client.callTool({ name: 'echo__echo', arguments: { message: `m${i}` } })) as any;
+      t.equal(answer.isError, undefined, `request ${i} answered: ${JSON.stringify(answer.content)}`);
+      t.match(answer.content[0].text, new RegExp(`\\bm${i}\\b`));
+    }
+    const byReplica = new Map<string, number>();
+    for (const line of calls().filter((l) => l.tool === 'echo__echo'))
+      byReplica.set(line.replica, (byReplica.get(line.replica) ?? 0) + 1);
+    t.same(
+      [...byReplica.keys()].sort(),
+      ['r1', 'r2', 'r3'],
+      'the 30 requests were spread over all three replicas',
+    );
+    t.equal(
+      [...byReplica.values()].reduce((a, b) => a + b, 0),
+      30,
+    );
+  },
+);
+
+t.test(
+  '50 concurrent 2025 sessions × 20 calls through HAProxy: each stays on its replica, no answer crossed',
+  async (t) => {
+    const { replicas, calls, url } = await cluster(t);
+    await replicas[0]!.json('add_server', { name: 'echo', ...fixture('echo-v1') });
+    const crossed: string[] = [];
+    const sessions = await Promise.all(
+      Array.from({ length: 50 }, async (_, i) => {
+        const client = new Client({ name: `legacy-${i}`, version: '1.0.0' });
+        const transport = new StreamableHTTPClientTransport(new URL(url));
+        await client.connect(transport);
+        for (let j = 0; j < 20; j++) {
+          const message = `s${i}-c${j}`;
+          const answer = (await client.callTool({ name: 'echo__echo', arguments: { message } })) as any;
+          const text = String(answer.content?.[0]?.text);
+          if (answer.isError || !new RegExp(`\\b${message}\\b`).test(text))
+            crossed.push(`${message} got ${text}`);
+        }
+        const id = transport.sessionId!;
+        await client.close();
+        return id;
+      }),
+    );
+    t.same(crossed, [], 'every answer was the one asked for');
+    t.equal(new Set(sessions).size, 50);
+    const lines = calls().filter((l) => l.tool === 'echo__echo' && l.session !== undefined);
+    t.equal(lines.length, 1000, 'a thousand calls logged');
+    const replicaOf = new Map<string, Set<string>>();
+    for (const line of lines)
+      replicaOf.set(line.session!, (replicaOf.get(line.session!) ?? new Set()).add(line.replica));
+    t.ok(
+      [...replicaOf.values()].every((set) => set.size === 1),
+      "each session's calls were all answered by the replica that opened it",
+    );
+    t.equal(
+      new Set([...replicaOf.values()].map((set) => [...set][0])).size,
+      3,
+      'the sessions were spread over the replicas',
+    );
+  },
+);
+
+t.test('no process is left', async (t) => {
+  await assertNoLeaks(t);
+});
