@@ -70,7 +70,7 @@ export async function serve({
         maxResultBytes: options.maxResultBytes,
         maxMessageBytes: options.maxMessageBytes,
         startup: () => startup,
-        ...(cluster && { clusterReady: () => cluster.ready() }),
+        ...(cluster && { clusterReady: () => cluster.ready(), sharedResults: cluster.sharedResults }),
       })
     : undefined;
   let shuttingDown = false;

@@ -26,6 +26,16 @@ export interface ResultStoreOptions {
   handleBytes?: number;
   /** What all kept results may take together (default: the process's, 256 MiB). */
   budget?: KeptBudget;
+  /** Replicas of a cluster: kept results other replicas read too (a modern client's next request lands anywhere). */
+  shared?: SharedResults;
+}
+
+/** Where a cluster's replicas keep results for each other (cluster/shared-results.ts). */
+export interface SharedResults {
+  put(handle: string, text: string, stored: StoredResult, ttlMs: number): Promise<void>;
+  /** Undefined when no replica kept it (or its time is up). */
+  get(handle: string): Promise<{ text: string; stored: StoredResult } | undefined>;
+  drop(handle: string): Promise<void>;
 }
 
 export interface StoredResult {
@@ -98,6 +108,10 @@ export class ResultStore {
   /** The whole text of a kept result. */
   async read(handle: string): Promise<{ text: string; stored: StoredResult }> {
     const entry = this.#results.get(handle);
+    if (!entry && !this.#dropped.has(handle)) {
+      const shared = await this.#options.shared?.get(handle).catch(() => undefined);
+      if (shared) return shared;
+    }
     if (!entry && this.#dropped.has(handle)) {
       throw new MuxError(
         'RESULT_NOT_FOUND',
@@ -143,13 +157,18 @@ export class ResultStore {
       throw error;
     }
     const stored = { handle, bytes, lines: countLines(text), createdAt: Date.now() };
-    const timer = setTimeout(() => this.#forget(handle), this.#options.ttlMs ?? 3_600_000).unref();
+    const ttlMs = this.#options.ttlMs ?? 3_600_000;
+    // Shared before the answer goes out: the client's next request may land on another replica.
+    // Redis away: kept here alone (it is readable through this replica).
+    await this.#options.shared?.put(handle, text, stored, ttlMs).catch(() => {});
+    const timer = setTimeout(() => this.#forget(handle), ttlMs).unref();
     this.#results.set(handle, { ...stored, path, timer });
     telemetry.add('mcpmux.results.kept', 1);
     telemetry.add('mcpmux.results.kept.bytes', bytes);
     this.#budget.add(path, bytes, () => {
       this.#forget(handle);
       this.#dropped.add(handle);
+      void this.#options.shared?.drop(handle).catch(() => {});
     });
     return stored;
   }
@@ -192,10 +211,15 @@ function cutAtLine(text: string, maxBytes: number): string {
 export const countLines = (text: string): number => (text.length === 0 ? 0 : text.split('\n').length);
 
 /** A store for results over `maxResultBytes` (--max-result-bytes; default 16 384, 0: never cut). */
-export function newResultStore(maxResultBytes: number | undefined, handleBytes?: number): ResultStore {
+export function newResultStore(
+  maxResultBytes: number | undefined,
+  handleBytes?: number,
+  shared?: SharedResults,
+): ResultStore {
   return new ResultStore({
     maxBytes: maxResultBytes === 0 ? Number.MAX_SAFE_INTEGER : (maxResultBytes ?? 16_384),
     ...(handleBytes !== undefined && { handleBytes }),
+    ...(shared && { shared }),
   });
 }
 

@@ -10,6 +10,8 @@ import { MuxError, messageOf } from '../common/errors.js';
 import { addServerInput } from '../session/tools/management-schemas.js';
 import type { ClusterLink } from '../session/tools/tool-context.js';
 import type { ClusterServers } from '../cluster/cluster-servers.js';
+import type { RedisResults } from '../cluster/shared-results.js';
+import type { SharedResults } from '../results/result-store.js';
 import type { Core } from './core.js';
 
 const RETRY_MS = 1000;
@@ -24,6 +26,9 @@ export class ClusterReplica {
 
   /** What add_server, remove_server and list_servers use. */
   readonly link: ClusterLink;
+  /** Results kept for modern clients' read_result, readable on every replica (here alone until Redis is reached). */
+  readonly sharedResults: SharedResults;
+  #results: RedisResults | undefined;
 
   constructor(options: ClusterOptions, core: Core) {
     this.#options = options;
@@ -35,6 +40,11 @@ export class ClusterReplica {
       unpublished: (name) => this.#joined().unpublished(name),
       has: (name) => this.#servers?.has(name) ?? false,
       refusals: () => this.#servers?.refusals() ?? [],
+    };
+    this.sharedResults = {
+      put: async (handle, text, stored, ttlMs) => this.#results?.put(handle, text, stored, ttlMs),
+      get: async (handle) => this.#results?.get(handle),
+      drop: async (handle) => this.#results?.drop(handle),
     };
   }
 
@@ -73,19 +83,19 @@ export class ClusterReplica {
   }
 
   async #connect(): Promise<ClusterServers> {
-    const [{ ClusterRegistry }, { ClusterServers }, { StateKey }] = await Promise.all([
+    const [{ ClusterRegistry }, { ClusterServers }, { StateKey }, { RedisResults }] = await Promise.all([
       import('../cluster/cluster-registry.js'),
       import('../cluster/cluster-servers.js'),
       import('../cluster/state-key.js'),
+      import('../cluster/shared-results.js'),
     ]);
     const { logger, children, policy } = this.#core;
     const { redisUrl, name, replica, stateKey } = this.#options;
-    const registry = await ClusterRegistry.connect({
-      url: redisUrl,
-      cluster: name,
-      replica,
-      key: StateKey.from(stateKey),
-      logger,
+    const connection = { url: redisUrl, cluster: name, replica, key: StateKey.from(stateKey), logger };
+    const registry = await ClusterRegistry.connect(connection);
+    const results = await RedisResults.connect(connection).catch(async (error: unknown) => {
+      await registry.close();
+      throw error;
     });
     const servers: ClusterServers = new ClusterServers({
       registry,
@@ -102,9 +112,12 @@ export class ClusterReplica {
         ),
       specOf,
     });
+    this.#results = results;
     this.#closeRegistry = async () => {
       await servers.close();
       await registry.close();
+      results.close();
+      this.#results = undefined;
     };
     return servers;
   }

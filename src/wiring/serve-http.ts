@@ -5,7 +5,7 @@ import type { HttpOptions } from '../cli/cli-options.js';
 import type { StartupGate } from '../children/startup-gate.js';
 import { messageOf } from '../common/errors.js';
 import { exitWith } from '../process-exit.js';
-import { newResultStore } from '../results/result-store.js';
+import { newResultStore, type SharedResults } from '../results/result-store.js';
 import { ListChangePublisher } from '../session/list-changes/list-change-publisher.js';
 import { watchResources } from '../session/list-changes/resource-watch.js';
 import { newActivationPool, type ExposeMode } from '../session/exposure.js';
@@ -38,13 +38,15 @@ export async function serveHttp(
     startup: () => StartupGate | undefined;
     /** A replica: whether it has read its cluster's set of servers (not ready before). */
     clusterReady?: () => boolean;
+    /** A replica: modern clients' kept results, readable through every replica. */
+    sharedResults?: SharedResults;
   },
 ): Promise<HttpServing> {
   const { children, router, upstream, logger } = core;
   let publisher: ListChangePublisher | undefined;
   const perRequest: PerRequestState = {
     // Shared by clients with no session, a handle is the only key: 128 random bits.
-    results: newResultStore(options.maxResultBytes, 16),
+    results: newResultStore(options.maxResultBytes, 16, options.sharedResults),
     pool: newActivationPool(options.expose, options.activePoolSize),
     publish: (method) => publisher?.changed(method),
     flush: async () => publisher?.flush(),

@@ -86,6 +86,40 @@ t.test(
 );
 
 t.test(
+  "a 2026-07-28 client's cut result is read through other replicas than the one that cut it",
+  async (t) => {
+    const { calls, url, replicas } = await cluster(t);
+    await replicas[0]!.json('add_server', { name: 'big', ...fixture('big-result') });
+    const client = new Client(
+      { name: 'modern', version: '1.0.0' },
+      { versionNegotiation: { mode: { pin: '2026-07-28' } } },
+    );
+    await client.connect(new StreamableHTTPClientTransport(new URL(url)));
+    t.teardown(() => client.close());
+    const cut = (await client.callTool({ name: 'big__lines', arguments: { bytes: 200_000 } })) as any;
+    const handle = /handle "(r-[0-9a-f]{32})"/.exec(cut.content[1].text)?.[1];
+    t.ok(handle, 'cut, with a handle of 128 bits');
+    const cutBy = calls().find((l) => l.tool === 'big__lines')!.replica;
+    // Round robin: the next three requests land on three replicas, two of them not the one that cut it.
+    for (let i = 0; i < 3; i++) {
+      const read = (await client.callTool({
+        name: 'read_result',
+        arguments: { handle, mode: 'grep', pattern: 'line 3000:' },
+      })) as any;
+      t.notOk(read.isError, JSON.stringify(read.content));
+      t.match(read.content[0].text, /line 3000: the quick brown fox/);
+    }
+    const readers = new Set(
+      calls()
+        .filter((l) => l.tool === 'read_result')
+        .map((l) => l.replica),
+    );
+    t.equal(readers.size, 3, 'read through every replica');
+    t.ok(readers.has(cutBy) && [...readers].some((r) => r !== cutBy));
+  },
+);
+
+t.test(
   '50 concurrent 2025 sessions × 20 calls through HAProxy: each stays on its replica, no answer crossed',
   async (t) => {
     const { replicas, calls, url } = await cluster(t);
