@@ -17,6 +17,7 @@ import { serverNameProblem } from './router/tool-names.js';
 import { CallLog } from './session/call-log.js';
 import { startConfiguredServers } from './wiring/configured-servers.js';
 import { ClusterReplica } from './wiring/cluster-replica.js';
+import { StateKey } from './cluster/state-key.js';
 import { connectionFromCli, createCore, type Core, type CoreOptions } from './wiring/core.js';
 import { serveHttp, type HttpServing } from './wiring/serve-http.js';
 import { serveStdio, type StdioServing } from './wiring/serve-stdio.js';
@@ -114,6 +115,13 @@ function coreOptions(options: CliOptions, log: Logger, policy: SpawnPolicy): Cor
     agent: options.agent,
     registries: { urls: options.registries, allowModelSecrets: options.allowModelSecrets },
     quarantine: options.quarantine,
+    // A round of a 2026-07-28 call may land on another replica: they sign requestStates alike.
+    ...(options.cluster && {
+      replica: {
+        requestStateKey: StateKey.from(options.cluster.stateKey).requestStateKey(),
+        name: options.cluster.replica,
+      },
+    }),
   };
 }
 

@@ -65,6 +65,14 @@ export class StateKey {
     }
   }
 
+  /**
+   * The key that signs 2026-07-28 requestStates: the same on every replica, so that the next
+   * round of a call may land on any of them.
+   */
+  requestStateKey(): Uint8Array {
+    return new Uint8Array(hkdfSync('sha256', this.#secret, 'mcpmux', 'request-state', 32));
+  }
+
   /** The bearer token replicas show each other on their internal hop. */
   hopToken(): string {
     return Buffer.from(hkdfSync('sha256', this.#secret, 'mcpmux', 'hop-token', 32)).toString('base64url');

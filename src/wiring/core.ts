@@ -60,6 +60,8 @@ export interface CoreOptions {
   quarantine: QuarantineMode;
   /** Where approvals (pins/) and what is held (held/) are kept; default $XDG_STATE_HOME/mcpmux. */
   trustState?: string;
+  /** A replica of a cluster: what signs 2026-07-28 requestStates (shared by the replicas), and its name. */
+  replica?: { requestStateKey: Uint8Array; name: string };
 }
 
 export interface Core {
@@ -127,7 +129,9 @@ export async function createCore(options: CoreOptions): Promise<Core> {
   children.onChange(() => idleCollection.activity());
   const agents = options.agent && agentSetup(options.agent, logger);
   const registries = options.registries?.urls.length ? registryAccess(options, logger) : undefined;
-  const inputRelay = new InputRelay();
+  const inputRelay = new InputRelay(
+    options.replica && { stateKey: options.replica.requestStateKey, replica: options.replica.name },
+  );
   return {
     logger,
     policy: options.policy,

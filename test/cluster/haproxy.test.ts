@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import t, { type Test } from 'tap';
+import { z } from 'zod';
 import { startReplica, type Replica } from '../helpers/cluster-replicas.js';
 import { fixture } from '../helpers/fixtures.js';
 import { startHaproxy } from '../helpers/haproxy.js';
@@ -116,6 +117,73 @@ t.test(
     );
     t.equal(readers.size, 3, 'read through every replica');
     t.ok(readers.has(cutBy) && [...readers].some((r) => r !== cutBy));
+  },
+);
+
+t.test(
+  "a 2026-07-28 call's rounds go on through any replica; a 2025 server's held call says where it is held",
+  async (t) => {
+    const { calls, url, replicas } = await cluster(t);
+    await replicas[0]!.json('add_server', { name: 'new', ...fixture('modern-v2'), era: 'modern' });
+    await replicas[0]!.json('add_server', { name: 'old', ...fixture('asks-client') });
+    const client = new Client(
+      { name: 'modern', version: '1.0.0' },
+      {
+        versionNegotiation: { mode: { pin: '2026-07-28' } },
+        capabilities: { elicitation: {}, sampling: {}, roots: {} },
+      },
+    );
+    await client.connect(new StreamableHTTPClientTransport(new URL(url)));
+    t.teardown(() => client.close());
+    const round = (name: string, params: Record<string, unknown>) =>
+      client.request(
+        { method: 'tools/call', params: { name, arguments: {}, ...params } },
+        z.record(z.string(), z.any()),
+        {
+          allowInputRequired: true,
+        },
+      ) as Promise<Record<string, any>>;
+    const first = await round('new__wizard', {});
+    t.same(Object.keys(first['inputRequests']), ['name']);
+    const second = await round('new__wizard', {
+      requestState: first['requestState'],
+      inputResponses: { name: { action: 'accept', content: { name: 'Bo' } } },
+    });
+    t.same(Object.keys(second['inputRequests']), ['colour']);
+    const done = await round('new__wizard', {
+      requestState: second['requestState'],
+      inputResponses: { colour: { action: 'accept', content: { colour: 'teal' } } },
+    });
+    t.equal(
+      done['content'][0].text,
+      'Bo likes teal',
+      'three rounds, signed by one replica, verified by the others',
+    );
+    t.equal(
+      new Set(
+        calls()
+          .filter((l) => l.tool === 'new__wizard')
+          .map((l) => l.replica),
+      ).size,
+      3,
+      'each round on another replica',
+    );
+
+    // A 2025 server asks in the middle of its call: the call lives on the replica that began it.
+    const held = await round('old__ask', { arguments: { method: 'elicitation/create' } });
+    t.equal(held['resultType'], 'input_required');
+    const elsewhere = await round('old__ask', {
+      arguments: { method: 'elicitation/create' },
+      requestState: held['requestState'],
+      inputResponses: { elicitation_1: { action: 'accept', content: { name: 'Ada' } } },
+    }).then(
+      (result) => JSON.stringify(result),
+      (error: Error) => error.message,
+    );
+    t.match(
+      elsewhere,
+      /this call is held by replica r\d and this round reached replica r\d: .*call again without requestState/,
+    );
   },
 );
 

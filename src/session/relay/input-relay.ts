@@ -75,7 +75,14 @@ const RelayState = z.discriminatedUnion('k', [
   // A 2026-07-28 child's flow: its own requestState, if it gave one.
   z.object({ k: z.literal('child'), for: z.string(), s: z.string().optional() }),
   // A held call to a 2025 child, at its round `r` (a state answers one round, once).
-  z.object({ k: z.literal('held'), for: z.string(), id: z.string(), r: z.number() }),
+  // `at`: the replica of a cluster that holds it (the call lives in its memory).
+  z.object({
+    k: z.literal('held'),
+    for: z.string(),
+    id: z.string(),
+    r: z.number(),
+    at: z.string().optional(),
+  }),
 ]);
 type RelayState = z.infer<typeof RelayState>;
 
@@ -84,6 +91,10 @@ export interface InputRelayOptions {
   holdSeconds?: number;
   /** Held calls at most; past it the oldest is cancelled. Default 1000. */
   maxHeld?: number;
+  /** What signs a requestState; default a key of this process. A cluster's replicas share one. */
+  stateKey?: Uint8Array;
+  /** A replica of a cluster: its name, in the state of a call it holds. */
+  replica?: string;
 }
 
 /** How long a requestState outlives its hold (the codec's clock has a one-second grain). */
@@ -93,6 +104,7 @@ export class InputRelay {
   readonly #codec: RequestStateCodec<RelayState>;
   readonly #holdMs: number;
   readonly #maxHeld: number;
+  readonly #replica: string | undefined;
   /** Held calls waiting for the client's next round, oldest first, with their expiry. */
   readonly #held = new Map<string, { call: HeldCall; expiry: NodeJS.Timeout }>();
 
@@ -100,11 +112,13 @@ export class InputRelay {
     const holdSeconds = options.holdSeconds ?? 600;
     this.#holdMs = holdSeconds * 1000;
     this.#maxHeld = options.maxHeld ?? 1000;
-    // A key of this process: a requestState is good only for the mcpmux that issued it. The
-    // codec counts whole seconds, so its expiry gets a minute past the hold: a round that comes
-    // back late is refused by the relay, which says how long it waited, not by a bare "expired".
+    this.#replica = options.replica;
+    // A key of this process: a requestState is good only for the mcpmux that issued it (or,
+    // given the cluster's, for any of its replicas). The codec counts whole seconds, so its
+    // expiry gets a minute past the hold: a round that comes back late is refused by the
+    // relay, which says how long it waited, not by a bare "expired".
     this.#codec = createRequestStateCodec<RelayState>({
-      key: randomBytes(32),
+      key: options.stateKey ?? randomBytes(32),
       ttlSeconds: holdSeconds + STATE_GRACE_SECONDS,
     });
   }
@@ -218,6 +232,11 @@ export class InputRelay {
     round: ClientRound,
     options: CallOptions,
   ): Promise<Record<string, unknown>> {
+    if (state.at !== undefined && state.at !== this.#replica)
+      throw new WireError(
+        ProtocolErrorCode.InvalidParams,
+        `this call is held by replica ${state.at} and this round reached replica ${this.#replica}: a call to a server that asks in the middle of it (a 2025 server) goes on only where it began; call again without requestState`,
+      );
     const call = this.#held.get(state.id)?.call.rounds === state.r ? this.#release(state.id) : undefined;
     if (!call)
       throw new WireError(
@@ -253,7 +272,13 @@ export class InputRelay {
       result: {
         resultType: 'input_required',
         inputRequests: round.inputRequests,
-        requestState: await this.#codec.mint({ k: 'held', for: boundTo, id: call.id, r: call.rounds }),
+        requestState: await this.#codec.mint({
+          k: 'held',
+          for: boundTo,
+          id: call.id,
+          r: call.rounds,
+          ...(this.#replica !== undefined && { at: this.#replica }),
+        }),
       },
     };
   }
