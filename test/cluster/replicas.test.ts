@@ -3,7 +3,11 @@
 // refuses it says so in list_servers, remove_server through another stops it everywhere, and
 // Redis gone keeps what runs, refuses changes naming Redis, and comes back without losing the set.
 import { execFile } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createClient } from '@redis/client';
+import { StateKey } from '../../src/cluster/state-key.js';
 import t from 'tap';
 import { STATE_KEY, startReplica } from '../helpers/cluster-replicas.js';
 import { DIST_MAIN, fixture, fixturePath } from '../helpers/fixtures.js';
@@ -129,6 +133,35 @@ t.test('a replica refuses to start without the state key, or with --redis and no
   t.match(noHttp.stderr, /give --http PORT too/);
   const badUrl = await run(['--http', '0', '--redis', 'http://redis:6379'], { MCPMUX_STATE_KEY: STATE_KEY });
   t.match(badUrl.stderr, /--redis must be a redis:\/\/ or rediss:\/\/ URL/);
+});
+
+t.test('an entry written into Redis without the state key is reported, never run', async (t) => {
+  const redis = await startRedis(t);
+  const dir = mkdtempSync(join(tmpdir(), 'mcpmux-forged-'));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  const planted = join(dir, 'planted');
+  const forger = StateKey.from('a-key-the-replicas-do-not-have-0123456789');
+  const entry = {
+    command: process.execPath,
+    args: ['-e', `require('fs').writeFileSync(${JSON.stringify(planted)}, 'x')`],
+  };
+  const admin = createClient({ url: redis.url });
+  admin.on('error', () => {});
+  await admin.connect();
+  t.teardown(() => admin.destroy());
+  await admin.hSet('mcpmux:team:servers', {
+    forged: JSON.stringify({
+      sealed: forger.seal('registry', 'team/forged', JSON.stringify(entry)),
+      by: 'r1',
+      at: 'now',
+    }),
+    plain: JSON.stringify({ sealed: JSON.stringify(entry), by: 'r1', at: 'now' }),
+  });
+  const replica = await startReplica(t, redis.url, 'r9');
+  const refused = (await replica.json('list_servers')).cluster.not_running_here;
+  t.same(refused.map((r: { name: string }) => r.name).sort(), ['forged', 'plain']);
+  for (const r of refused) t.match(r.reason, /does not open with this replica's MCPMUX_STATE_KEY/);
+  t.notOk(existsSync(planted), 'nothing of it ran');
 });
 
 t.test('no process is left', async (t) => {
