@@ -86,7 +86,7 @@ export async function serve({
       watchStdin: stdio !== undefined,
       ...(hangupOf(configSync, callLog) && { onHangup: hangupOf(configSync, callLog)! }),
       ...(stdio && { finishAnswering: stdio.finishAnswering }),
-      ...(http && { drain: () => drained(http, options.http!.drainMs, log) }),
+      ...(http && { drain: () => drained(http, options.http!.drainMs, log, options.cluster !== undefined) }),
     },
   );
   logServing(options, log, version, servers.length, http);
@@ -100,6 +100,8 @@ export async function serve({
   cluster?.start();
   if (options.watchConfig) configSync?.watch();
 }
+
+const REPLICA_DRAIN_MS = 3000;
 
 /** The core's settings from the command line. */
 function coreOptions(options: CliOptions, log: Logger, policy: SpawnPolicy): CoreOptions {
@@ -125,9 +127,13 @@ function coreOptions(options: CliOptions, log: Logger, policy: SpawnPolicy): Cor
   };
 }
 
-/** A drain (SIGTERM over HTTP): the requests in flight are given --drain-seconds to finish. */
-async function drained(http: HttpServing, drainMs: number, log: Logger): Promise<void> {
-  const left = await http.http.drain(drainMs);
+/**
+ * A drain (SIGTERM over HTTP): the requests in flight are given --drain-seconds to finish. A
+ * replica answers 503 for REPLICA_DRAIN_MS at least, so that its load balancer (checking /readyz
+ * every second, down after two failures) has stopped sending it requests before it closes.
+ */
+async function drained(http: HttpServing, drainMs: number, log: Logger, replica: boolean): Promise<void> {
+  const left = await http.http.drain(drainMs, replica ? REPLICA_DRAIN_MS : 0);
   if (left > 0) log.warn(`${left} request(s) still in flight after --drain-seconds end with the shutdown`);
 }
 

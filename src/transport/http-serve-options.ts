@@ -38,4 +38,10 @@ export interface HttpServeOptions {
   maxBodyBytes?: number;
   /** Whether the configured servers have each started or failed: GET /readyz answers 200 then, 503 before. */
   ready?: () => boolean;
+  /**
+   * A replica that has not read its cluster's set of servers yet: MCP requests are refused
+   * (503, Retry-After) rather than answered without the cluster's servers; a load balancer
+   * that has not seen /readyz fail yet sends them on to another replica.
+   */
+  joining?: () => boolean;
 }

@@ -149,9 +149,13 @@ export class McpHttpServer {
   /**
    * Stops taking new requests (503 with Retry-After; /readyz says draining) and settles once
    * the requests in flight are answered, or after `waitMs`: what SIGTERM does before the end.
+   * `minMs`: answer 503 at least this long (within `waitMs`), so that a load balancer checking
+   * /readyz has taken this one out before its connections close (a request it sends on one
+   * closing under it would fail at its client).
    */
-  async drain(waitMs: number): Promise<number> {
+  async drain(waitMs: number, minMs = 0): Promise<number> {
     this.#draining = true;
+    const started = Date.now();
     if (this.#inFlight > 0 && waitMs > 0) {
       this.#options.logger.info(
         `draining: ${this.#inFlight} request(s) in flight may finish (up to ${waitMs / 1000} s)`,
@@ -164,6 +168,8 @@ export class McpHttpServer {
         };
       });
     }
+    const rest = Math.min(minMs, waitMs) - (Date.now() - started);
+    if (rest > 0) await new Promise((resolve) => setTimeout(resolve, rest));
     return this.#inFlight;
   }
 
@@ -198,6 +204,14 @@ export class McpHttpServer {
         res.setHeader('Retry-After', String(DRAIN_RETRY_AFTER_SECONDS));
         res.setHeader('Connection', 'close');
         return reply(res, 503, 'mcpmux is shutting down; try again (another instance, or after its restart)');
+      }
+      if (this.#options.joining?.()) {
+        res.setHeader('Retry-After', '1');
+        return reply(
+          res,
+          503,
+          "this replica has not read its cluster's set of servers yet; try again (another replica, or this one in a moment)",
+        );
       }
       const verdict = this.#guard.check(req.headers);
       if (!verdict.ok) {

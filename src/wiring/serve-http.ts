@@ -70,6 +70,7 @@ export async function serveHttp(
       ),
     toolInputSchema: (name) => router.toolRoute(children.snapshot, name)?.item.inputSchema,
     ready: () => isReady(options),
+    ...(options.clusterReady && { joining: () => !options.clusterReady!() }),
     logger,
   }).catch((error: unknown) =>
     exitWith(
