@@ -1,38 +1,21 @@
 // A real HAProxy in front of a test's replicas, run from deploy/haproxy/haproxy.cfg as shipped:
 // only its addresses are the test's (the bind on a free port, one server line per replica),
 // and a stats socket is added so that the test knows when every replica is up.
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createConnection } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Test } from 'tap';
 import { ChildProcess } from '../../src/child/process/child-process.js';
-import { ROOT } from './fixtures.js';
+import { haproxyConfig } from '../../deploy/haproxy/with-addresses.mjs';
 import { taggedEnv, waitFor } from './processes.js';
 import { freePort } from './redis-server.js';
-
-export const HAPROXY_CONFIG = join(ROOT, 'deploy/haproxy/haproxy.cfg');
 
 export interface Haproxy {
   /** The MCP endpoint through HAProxy. */
   readonly url: string;
   /** Each server's state by name (mcpmux-1…): UP, DOWN, … */
   states(): Promise<Map<string, string>>;
-}
-
-/** The shipped configuration with the test's addresses. */
-export function configFor(bindPort: number, replicas: readonly string[], statsSocket: string): string {
-  const shipped = readFileSync(HAPROXY_CONFIG, 'utf8');
-  const servers = [...shipped.matchAll(/^ {4}server (\S+) \S+$/gm)];
-  if (servers.length !== replicas.length)
-    throw new Error(
-      `the shipped configuration has ${servers.length} servers; the test runs ${replicas.length}`,
-    );
-  let config = shipped.replace(/^( {4}bind )127\.0\.0\.1:\d+$/m, `$1127.0.0.1:${bindPort}`);
-  servers.forEach((server, i) => {
-    config = config.replace(server[0], `    server ${server[1]} ${replicas[i]}`);
-  });
-  return config.replace(/^global\n/m, `global\n    stats socket ${statsSocket} level user\n`);
 }
 
 /** Starts HAProxy before `replicas` (host:port each) and waits until every one is UP. */
@@ -42,7 +25,7 @@ export async function startHaproxy(t: Test, replicas: readonly string[]): Promis
   const port = await freePort();
   const socket = join(dir, 'stats.sock');
   const config = join(dir, 'haproxy.cfg');
-  writeFileSync(config, configFor(port, replicas, socket));
+  writeFileSync(config, haproxyConfig(port, replicas, [`stats socket ${socket} level user`]));
   // -db: in the foreground, so that it is this test's child and stops with it.
   const proc = await ChildProcess.spawn({
     command: 'haproxy',
