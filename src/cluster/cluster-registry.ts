@@ -23,6 +23,8 @@ export interface ClusterEntry {
   /** Undefined when it did not open (`problem` says why). */
   readonly entry: Readonly<Record<string, unknown>> | undefined;
   readonly problem?: string;
+  /** Set anew by each reload_server: a replica running the same entry restarts it. */
+  readonly generation?: string;
   /** The replica that made the change. */
   readonly by: string;
   readonly at: string;
@@ -176,10 +178,15 @@ export class ClusterRegistry {
     return live;
   }
 
-  /** Sets a server's entry; resolves with the set's new version. */
-  async put(name: string, entry: Readonly<Record<string, unknown>>): Promise<number> {
+  /** Sets a server's entry (`generation`: a reload of it); resolves with the set's new version. */
+  async put(name: string, entry: Readonly<Record<string, unknown>>, generation?: string): Promise<number> {
     const sealed = this.#options.key.seal('registry', this.#context(name), JSON.stringify(entry));
-    const value: StoredEntry = { sealed, by: this.#options.replica, at: new Date().toISOString() };
+    const value: StoredEntry = {
+      sealed,
+      by: this.#options.replica,
+      at: new Date().toISOString(),
+      ...(generation !== undefined && { generation }),
+    };
     return this.#change('put', name, JSON.stringify(value));
   }
 
@@ -276,7 +283,12 @@ export class ClusterRegistry {
       const entry = JSON.parse(
         this.#options.key.open('registry', this.#context(name), stored.sealed),
       ) as Record<string, unknown>;
-      return { entry, by: stored.by, at: stored.at };
+      return {
+        entry,
+        by: stored.by,
+        at: stored.at,
+        ...(stored.generation !== undefined && { generation: stored.generation }),
+      };
     } catch (error) {
       return { entry: undefined, problem: messageOf(error), by: stored.by, at: stored.at };
     }
@@ -318,6 +330,7 @@ export class ClusterRegistry {
 /** An entry as Redis holds it: sealed, with who set it and when in the clear (for list_servers). */
 interface StoredEntry {
   readonly sealed: string;
+  readonly generation?: string;
   readonly by: string;
   readonly at: string;
 }

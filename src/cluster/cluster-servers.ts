@@ -4,6 +4,7 @@
 // policy refuses, or what it cannot start, is kept as a refusal for list_servers; the others
 // run it. Redis away: the running set is kept, changes are refused (CLUSTER_UNAVAILABLE); Redis
 // back without the set (restarted empty), each replica publishes again what it runs.
+import { randomUUID } from 'node:crypto';
 import { messageOf } from '../common/errors.js';
 import type { Logger } from '../common/log.js';
 import type { ServerSpec } from '../child/server-spec.js';
@@ -39,8 +40,9 @@ const APPLY_WAIT_MS = 30_000;
 
 export class ClusterServers {
   readonly #options: ClusterServersOptions;
-  /** What this replica runs from the cluster: name → the entry's stable text. */
+  /** What this replica runs from the cluster: name → the entry's stable text; and its generation (reloads). */
   readonly #running = new Map<string, string>();
+  readonly #generations = new Map<string, string | undefined>();
   readonly #refused = new Map<string, ClusterRefusal>();
   /** One change applied at a time, in the order Redis gave them. */
   #applying: Promise<void> = Promise.resolve();
@@ -95,6 +97,7 @@ export class ClusterServers {
   async published(name: string, entry: Readonly<Record<string, unknown>>): Promise<{ waiting: string[] }> {
     // Taken as running before Redis answers: the change may come back on the follower first.
     this.#running.set(name, stableStringify(entry));
+    this.#generations.delete(name);
     this.#refused.delete(name);
     let version: number;
     try {
@@ -106,7 +109,24 @@ export class ClusterServers {
     return { waiting: await this.#untilApplied(version) };
   }
 
-  /** A server removed here (stopped already) leaves the cluster; false when it was not the cluster's. */
+  /**
+   * A server of the cluster reloaded here (restarted already) is reloaded on every replica that
+   * runs it; resolves once they have (as published does).
+   */
+  async reloaded(name: string): Promise<{ waiting: string[] }> {
+    const text = this.#running.get(name);
+    if (text === undefined) return { waiting: [] };
+    const generation = randomUUID();
+    this.#generations.set(name, generation);
+    const version = await this.#options.registry.put(
+      name,
+      JSON.parse(text) as Record<string, unknown>,
+      generation,
+    );
+    return { waiting: await this.#untilApplied(version) };
+  }
+
+  /** A server removed here (stopped already) leaves the cluster; undefined when it was not the cluster's. */
   async unpublished(name: string): Promise<{ waiting: string[] } | undefined> {
     if (!this.#running.has(name) && !this.#refused.has(name)) return undefined;
     const version = await this.#options.registry.remove(name);
@@ -210,7 +230,11 @@ export class ClusterServers {
   async #put(name: string, cluster: ClusterEntry): Promise<void> {
     const { children, logger } = this.#options;
     const text = cluster.entry && stableStringify(cluster.entry);
-    if (text !== undefined && this.#running.get(name) === text) return;
+    if (text !== undefined && this.#running.get(name) === text) {
+      if (this.#generations.get(name) !== cluster.generation) await this.#reload(name, cluster);
+      return;
+    }
+    this.#generations.set(name, cluster.generation);
     const admitted = this.#admitted(name, cluster);
     if (typeof admitted === 'string') {
       this.#refused.set(name, { name, by: cluster.by, reason: admitted });
@@ -254,9 +278,20 @@ export class ClusterServers {
     }
   }
 
+  /** The same entry, reloaded through another replica: restarted here too. */
+  async #reload(name: string, cluster: ClusterEntry): Promise<void> {
+    const { children, logger } = this.#options;
+    this.#generations.set(name, cluster.generation);
+    await children.reload(name).then(
+      () => logger.info(`cluster: reloaded server '${name}' (reloaded through replica ${cluster.by})`),
+      (error: unknown) => logger.warn(`cluster: server '${name}' did not reload: ${messageOf(error)}`),
+    );
+  }
+
   async #remove(name: string): Promise<void> {
     const { children, logger } = this.#options;
     this.#refused.delete(name);
+    this.#generations.delete(name);
     if (!this.#running.delete(name)) return;
     await children.remove(name).then(
       () => logger.info(`cluster: stopped server '${name}' (removed from the cluster)`),

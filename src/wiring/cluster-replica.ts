@@ -38,6 +38,7 @@ export class ClusterReplica {
       reachable: async () => this.#joined().reachable(),
       published: (name, entry) => this.#joined().published(name, entry),
       unpublished: (name) => this.#joined().unpublished(name),
+      reloaded: (name) => this.#joined().reloaded(name),
       has: (name) => this.#servers?.has(name) ?? false,
       refusals: () => this.#servers?.refusals() ?? [],
     };

@@ -59,6 +59,15 @@ t.test(
       });
     t.equal(echoes().length, 2, 'one echo process on r1, one on r2');
 
+    // reload_server through r2 restarts r1's copy too (the dev loop of a server every replica runs).
+    const pidOnA = async () =>
+      (await a.json('list_servers')).servers.find((s: { name: string }) => s.name === 'echo').pid;
+    const before = await pidOnA();
+    const reloaded = await b.json('reload_server', { name: 'echo' });
+    t.same(reloaded.cluster, { replica: 'r2' }, JSON.stringify(reloaded));
+    t.not(await pidOnA(), before, "r1's copy is a new process once reload_server has answered");
+    t.equal(echoes().length, 2, 'and the old ones are gone');
+
     const removed = await b.json('remove_server', { name: 'echo' });
     t.equal(removed.removed, 'echo', JSON.stringify(removed));
     t.equal(echoes().length, 0, 'no process of it on any replica once remove_server has answered');

@@ -71,6 +71,8 @@ export interface ClusterLink {
   published(name: string, entry: Readonly<Record<string, unknown>>): Promise<{ waiting: string[] }>;
   /** A server of the cluster, removed here, leaves every replica (as published waits); undefined when it was this replica's alone. */
   unpublished(name: string): Promise<{ waiting: string[] } | undefined>;
+  /** A server of the cluster, reloaded here, is reloaded on every replica that runs it (as published waits). */
+  reloaded(name: string): Promise<{ waiting: string[] }>;
   /** Whether `name` is one of the cluster's servers. */
   has(name: string): boolean;
   /** The cluster's servers this replica does not run, and why. */

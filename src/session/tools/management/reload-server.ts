@@ -5,6 +5,7 @@ import { MuxError } from '../../../common/errors.js';
 import { jsonResult } from '../../results.js';
 import { exposeDiff, exposeStatus, summarize } from '../exposed-status.js';
 import { diffSchema, reloadInput, startedOutput } from '../management-schemas.js';
+import { clusterChange } from '../server-start.js';
 import type { ManagementContext, ManagementTool } from '../tool-context.js';
 import { define, parseArguments as parse } from '../tool-definition.js';
 
@@ -20,13 +21,18 @@ export const reloadServerTool = (): ManagementTool => ({
   ),
   handle: async (raw, ctx) => {
     const { name, build } = parse('reload_server', reloadInput, raw);
-    const { children, router } = ctx;
+    const { children, router, cluster } = ctx;
     if (statusOf(ctx, name)?.status === 'needs_config') return startFromConfig(ctx, name);
+    // A server of the cluster is reloaded on every replica, or on none while Redis cannot be told.
+    const ofCluster = cluster?.has(name) === true;
+    if (ofCluster) await cluster!.reachable();
     const reloaded = await children.reload(name, { build: build === true });
+    const shared = ofCluster ? await cluster!.reloaded(name) : undefined;
     return jsonResult({
       server: exposeStatus(reloaded.status, router, children.snapshot),
       tools: summarize(reloaded.status, reloaded.tools, router, children.snapshot),
       changes: exposeDiff(reloaded.status, reloaded.changes, router, children.snapshot),
+      ...(shared && { cluster: clusterChange(cluster!.replica, shared.waiting) }),
     });
   },
 });
