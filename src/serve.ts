@@ -64,15 +64,7 @@ export async function serve({
     ? undefined
     : serveStdio(core, sessions, { maxMessageBytes: options.maxMessageBytes, startup: () => startup });
   const http = options.http
-    ? await serveHttp(core, sessions, {
-        http: options.http,
-        expose: options.expose,
-        activePoolSize: options.activePoolSize,
-        maxResultBytes: options.maxResultBytes,
-        maxMessageBytes: options.maxMessageBytes,
-        startup: () => startup,
-        ...(cluster && { clusterReady: () => cluster.ready(), sharedResults: cluster.sharedResults }),
-      })
+    ? await httpServing(options, core, sessions, { startup: () => startup, cluster, version })
     : undefined;
   let shuttingDown = false;
   installExitHandlers(
@@ -97,8 +89,34 @@ export async function serve({
     waitForServersMs: options.waitForServersMs,
     shuttingDown: () => shuttingDown,
   });
-  cluster?.start();
+  if (cluster && http) cluster.start(http.http.url);
   if (options.watchConfig) configSync?.watch();
+}
+
+/** Clients by URL: the HTTP server, and for a replica its part in the cluster (readiness, shared results, the hop). */
+function httpServing(
+  options: CliOptions,
+  core: Core,
+  sessions: ReturnType<typeof sessionFactory>,
+  parts: { startup: () => StartupGate | undefined; cluster: ClusterReplica | undefined; version: string },
+): Promise<HttpServing> {
+  const { cluster } = parts;
+  return serveHttp(core, sessions, {
+    http: options.http!,
+    expose: options.expose,
+    activePoolSize: options.activePoolSize,
+    maxResultBytes: options.maxResultBytes,
+    maxMessageBytes: options.maxMessageBytes,
+    startup: parts.startup,
+    ...(cluster && {
+      replica: {
+        ready: () => cluster.ready(),
+        sharedResults: cluster.sharedResults,
+        hop: cluster.hop,
+        version: parts.version,
+      },
+    }),
+  });
 }
 
 const REPLICA_DRAIN_MS = 3000;

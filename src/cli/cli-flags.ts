@@ -48,6 +48,7 @@ export const OPTIONS = {
   redis: { type: 'string' },
   cluster: { type: 'string' },
   replica: { type: 'string' },
+  'replica-url': { type: 'string' },
   'agent-provider': { type: 'string' },
   'agent-model': { type: 'string' },
   'agent-base-url': { type: 'string' },

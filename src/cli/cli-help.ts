@@ -100,6 +100,10 @@ export const FLAG_TOPICS: readonly FlagTopic[] = [
       ],
       ['--cluster NAME', "With --redis: the cluster's name, its keys in Redis (default mcpmux)."],
       ['--replica NAME', "With --redis: this replica's name, unique in the cluster (default HOSTNAME-PID)."],
+      [
+        '--replica-url URL',
+        "With --redis: where the other replicas reach this one's internal hop (default the address it serves at; a host name for 0.0.0.0), e.g. http://$POD_IP:8931.",
+      ],
     ],
   },
   {

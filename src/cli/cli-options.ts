@@ -114,6 +114,8 @@ export interface ClusterOptions {
   replica: string;
   /** MCPMUX_STATE_KEY, the same on every replica. */
   stateKey: string;
+  /** Where the other replicas reach this one (--replica-url); default the address it serves at. */
+  replicaUrl?: string;
 }
 
 export interface HttpOptions {

@@ -6,7 +6,7 @@ import { StateKey, STATE_KEY_VARIABLE } from '../cluster/state-key.js';
 import { messageOf } from '../common/errors.js';
 import { CliError, type CliOptions } from './cli-options.js';
 
-const CLUSTER_ONLY_FLAGS = ['cluster', 'replica'] as const;
+const CLUSTER_ONLY_FLAGS = ['cluster', 'replica', 'replica-url'] as const;
 const NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$/;
 
 export function parseCluster(
@@ -42,7 +42,21 @@ export function parseCluster(
   } catch (error) {
     throw new CliError(`--redis: ${messageOf(error)}`);
   }
-  return { redisUrl: url, name, replica, stateKey: env[STATE_KEY_VARIABLE]!.trim() };
+  const replicaUrl = values['replica-url'];
+  if (
+    typeof replicaUrl === 'string' &&
+    !(URL.canParse(replicaUrl) && /^https?:$/.test(new URL(replicaUrl).protocol))
+  )
+    throw new CliError(
+      `--replica-url must be an http(s) URL the other replicas reach this one at, like http://10.0.0.7:8931, not '${replicaUrl}'`,
+    );
+  return {
+    redisUrl: url,
+    name,
+    replica,
+    stateKey: env[STATE_KEY_VARIABLE]!.trim(),
+    ...(typeof replicaUrl === 'string' && { replicaUrl: new URL(replicaUrl).origin }),
+  };
 }
 
 /** A pod's name is its host name; on one machine, its process id tells replicas apart. */

@@ -56,6 +56,8 @@ export type RegistryChange =
 export interface ClusterRegistryOptions extends RedisConnectionOptions {
   readonly cluster: string;
   readonly key: StateKey;
+  /** Where the other replicas reach this one's hop (http://host:port). */
+  readonly hopUrl?: string;
   /** How many changes the stream keeps for replicas that were away (older ones read the whole set). */
   readonly keepChanges?: number;
 }
@@ -78,10 +80,11 @@ redis.call('XADD', KEYS[3], 'MAXLEN', '~', ARGV[4], '*', 'version', version, 'ep
 return version
 `;
 
-// KEYS: replicas hash. ARGV: replica, version it applied. Redis's clock, so that replicas' clocks need not agree.
+// KEYS: replicas hash. ARGV: replica, version it applied, its hop URL. Redis's clock, so that
+// replicas' clocks need not agree.
 const ANNOUNCE_SCRIPT = `
 local t = redis.call('TIME')
-redis.call('HSET', KEYS[1], ARGV[1], ARGV[2] .. ':' .. (t[1] * 1000 + math.floor(t[2] / 1000)))
+redis.call('HSET', KEYS[1], ARGV[1], ARGV[2] .. ' ' .. (t[1] * 1000 + math.floor(t[2] / 1000)) .. ' ' .. ARGV[3])
 return 1
 `;
 // KEYS: replicas hash. Returns Redis's time now (ms) and the hash.
@@ -155,7 +158,7 @@ export class ClusterRegistry {
     await this.#run(() =>
       this.#client.eval(ANNOUNCE_SCRIPT, {
         keys: [this.#keys.replicas],
-        arguments: [this.#options.replica, String(version)],
+        arguments: [this.#options.replica, String(version), this.#options.hopUrl ?? ''],
       }),
     );
   }
@@ -165,15 +168,15 @@ export class ClusterRegistry {
     await this.#client.hDel(this.#keys.replicas, this.#options.replica).catch(() => {});
   }
 
-  /** The replicas alive now (announced within the last few seconds), with the version each has applied. */
-  async liveReplicas(): Promise<Map<string, number>> {
+  /** The replicas alive now (announced within the last few seconds): the version each has applied, its hop URL. */
+  async liveReplicas(): Promise<Map<string, { applied: number; url: string }>> {
     const [now, flat] = (await this.#run(() =>
       this.#client.eval(REPLICAS_SCRIPT, { keys: [this.#keys.replicas] }),
     )) as [number, string[]];
-    const live = new Map<string, number>();
+    const live = new Map<string, { applied: number; url: string }>();
     for (let i = 0; i + 1 < flat.length; i += 2) {
-      const [applied, at] = flat[i + 1]!.split(':').map(Number);
-      if (now - at! <= REPLICA_GONE_MS) live.set(flat[i]!, applied!);
+      const [applied, at, url = ''] = flat[i + 1]!.split(' ');
+      if (now - Number(at) <= REPLICA_GONE_MS) live.set(flat[i]!, { applied: Number(applied), url });
     }
     return live;
   }

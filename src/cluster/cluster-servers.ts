@@ -12,6 +12,8 @@ import type { Children } from '../children/children.js';
 import { stableStringify } from '../children/catalog-diff.js';
 import type { SpawnPolicy } from '../policy/spawn-policy.js';
 import type { ClusterEntry, ClusterRegistry, RegistryChange, RegistrySnapshot } from './cluster-registry.js';
+import { PlacedServers } from './placed-servers.js';
+import type { ServerLeases } from './server-leases.js';
 
 export interface ClusterServersOptions {
   readonly registry: ClusterRegistry;
@@ -23,7 +25,17 @@ export interface ClusterServersOptions {
   readonly ownNames: () => ReadonlySet<string>;
   /** The spec an entry stands for (checked as add_server checks its arguments), or what is wrong with it. */
   readonly specOf: (name: string, entry: Readonly<Record<string, unknown>>) => ServerSpec | string;
+  /** The leases of servers placed on one replica, and the token of the replicas' hop to them. */
+  readonly leases: ServerLeases;
+  readonly hopToken: string;
 }
+
+/** Where a server of the cluster runs: on every replica, or on one that the others reach. */
+export type Placement = 'every' | 'one';
+
+/** An entry's placement: one replica unless it says every (a server's state in memory must not split). */
+export const placementOf = (entry: Readonly<Record<string, unknown>> | undefined): Placement =>
+  entry?.['placement'] === 'every' ? 'every' : 'one';
 
 /** A server of the cluster this replica does not run, and why. */
 export interface ClusterRefusal {
@@ -53,9 +65,32 @@ export class ClusterServers {
   #ready = false;
   #stopFollowing: (() => void) | undefined;
   #heartbeat: NodeJS.Timeout | undefined;
+  readonly #placed: PlacedServers;
 
   constructor(options: ClusterServersOptions) {
     this.#options = options;
+    this.#placed = new PlacedServers({
+      children: options.children,
+      leases: options.leases,
+      registry: options.registry,
+      replica: options.replica,
+      hopToken: options.hopToken,
+      logger: options.logger,
+      enqueue: (work) => this.#serialize(work),
+    });
+  }
+
+  /** Where `name` runs, for list_servers: every replica, or one (which, when one does). */
+  placement(name: string): { placement: Placement; runs_on?: string } | undefined {
+    if (!this.#running.has(name)) return undefined;
+    if (!this.#placed.has(name)) return { placement: 'every' };
+    const runsOn = this.#placed.runsOn(name);
+    return { placement: 'one', ...(runsOn !== undefined && { runs_on: runsOn }) };
+  }
+
+  /** Whether this replica runs `name` for the others (its hop answers for it). */
+  owns(name: string): boolean {
+    return this.#placed.owns(name);
   }
 
   /** Whether the cluster's set has been read and applied once (until then /readyz says not ready). */
@@ -101,9 +136,13 @@ export class ClusterServers {
     this.#refused.delete(name);
     let version: number;
     try {
+      // Placed on one replica: this one takes the lease before the others hear of it.
+      const admitted = placementOf(entry) === 'one' && this.#admitted(name, { entry, by: '', at: '' });
+      if (admitted && typeof admitted !== 'string') await this.#placed.claim(name, admitted);
       version = await this.#options.registry.put(name, entry);
     } catch (error) {
       this.#running.delete(name);
+      await this.#placed.drop(name);
       throw error;
     }
     return { waiting: await this.#untilApplied(version) };
@@ -132,6 +171,7 @@ export class ClusterServers {
     const version = await this.#options.registry.remove(name);
     this.#running.delete(name);
     this.#refused.delete(name);
+    await this.#placed.drop(name);
     if (version === undefined) return { waiting: [] };
     return { waiting: await this.#untilApplied(version) };
   }
@@ -145,6 +185,7 @@ export class ClusterServers {
   async close(): Promise<void> {
     clearInterval(this.#heartbeat);
     this.#stopFollowing?.();
+    await this.#placed.close();
     if (this.#ready) await this.#options.registry.leave();
   }
 
@@ -156,8 +197,11 @@ export class ClusterServers {
   async #untilApplied(version: number): Promise<string[]> {
     const deadline = Date.now() + APPLY_WAIT_MS;
     for (;;) {
-      const behind = [...(await this.#options.registry.liveReplicas().catch(() => new Map<string, number>()))]
-        .filter(([replica, applied]) => replica !== this.#options.replica && applied < version)
+      const live = await this.#options.registry
+        .liveReplicas()
+        .catch(() => new Map<string, { applied: number }>());
+      const behind = [...live]
+        .filter(([replica, { applied }]) => replica !== this.#options.replica && applied < version)
         .map(([replica]) => replica);
       if (behind.length === 0 || Date.now() >= deadline) return behind;
       await new Promise((resolve) => setTimeout(resolve, 50));
@@ -172,11 +216,19 @@ export class ClusterServers {
 
   /** Applies `work` after what came before, then says how far this replica has applied. */
   #enqueue(work: () => Promise<void>): Promise<void> {
-    const then = async () => {
+    return this.#serialize(async () => {
       await work();
       if (this.#ready) await this.#announce();
-    };
-    this.#applying = this.#applying.then(then, then);
+    });
+  }
+
+  /** Runs `work` after what came before: changes of the servers happen one at a time. */
+  #serialize(work: () => Promise<void>): Promise<void> {
+    const logged = () =>
+      work().catch((error: unknown) =>
+        this.#options.logger.warn(`cluster: applying a change: ${messageOf(error)}`),
+      );
+    this.#applying = this.#applying.then(logged, logged);
     return this.#applying;
   }
 
@@ -236,6 +288,8 @@ export class ClusterServers {
     }
     this.#generations.set(name, cluster.generation);
     const admitted = this.#admitted(name, cluster);
+    if (placementOf(cluster.entry) === 'one' && text !== undefined && !this.#ownName(name))
+      return this.#putPlaced(name, text, admitted, cluster);
     if (typeof admitted === 'string') {
       this.#refused.set(name, { name, by: cluster.by, reason: admitted });
       logger.warn(
@@ -259,6 +313,31 @@ export class ClusterServers {
         `cluster: server '${name}' (added by replica ${cluster.by}) did not start: ${messageOf(error)}`,
       );
     }
+  }
+
+  /**
+   * A server placed on one replica: reached through its owner's hop, and, where this replica's
+   * policy admits it, a candidate to run it when the owner goes.
+   */
+  async #putPlaced(
+    name: string,
+    text: string,
+    admitted: ServerSpec | string,
+    cluster: ClusterEntry,
+  ): Promise<void> {
+    if (this.#running.delete(name)) await this.#placed.drop(name);
+    await this.#options.children.remove(name).catch(() => {});
+    this.#refused.delete(name);
+    this.#running.set(name, text);
+    if (typeof admitted === 'string')
+      this.#options.logger.info(
+        `cluster: server '${name}' (added by replica ${cluster.by}) will not run here (${admitted}); reached on the replica that runs it`,
+      );
+    await this.#placed.adopt(name, typeof admitted === 'string' ? undefined : admitted);
+  }
+
+  #ownName(name: string): boolean {
+    return this.#options.ownNames().has(name);
   }
 
   /** The spec this replica's policy admits for `cluster`'s entry, or why it does not run here. */
@@ -293,6 +372,7 @@ export class ClusterServers {
     this.#refused.delete(name);
     this.#generations.delete(name);
     if (!this.#running.delete(name)) return;
+    if (this.#placed.has(name)) return this.#placed.drop(name);
     await children.remove(name).then(
       () => logger.info(`cluster: stopped server '${name}' (removed from the cluster)`),
       (error: unknown) => logger.warn(`cluster: server '${name}' could not be removed: ${messageOf(error)}`),

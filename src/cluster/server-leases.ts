@@ -38,6 +38,11 @@ export class ServerLeases {
     return new ServerLeases(options, await connected(options, 'leases'));
   }
 
+  /** Takes `name`'s lease if no replica holds it; whether it did. */
+  async acquire(name: string): Promise<boolean> {
+    return this.#acquire(name);
+  }
+
   /** The replica holding `name`'s lease, if one does. */
   async owner(name: string): Promise<string | undefined> {
     return (await this.#client.get(this.#key(name))) ?? undefined;
@@ -45,18 +50,27 @@ export class ServerLeases {
 
   /**
    * Takes part in `name`'s lease until the returned function is called: tries to take it at
-   * each beat, renews it while held, tells `holder` when it is taken and when it is lost (Redis
-   * away past the lease's end counts as lost: another replica may hold it by then). The returned
-   * function gives the lease up, so that another replica takes it at its next beat.
+   * each beat, renews it while held, tells `holder` when it is taken and when it is lost to
+   * another replica. Redis out of reach loses nothing: no replica can take it meanwhile (one
+   * cut off from Redis while the others reach it may; it learns so when it is back, and loses
+   * it then). A Redis back without its data has no lease: its holder takes it again at once.
+   * `held`: this replica took it already (acquire); `mayTake`: asked before each try to take a
+   * free lease. The returned function gives the lease up, so that another replica takes it at
+   * its next beat.
    */
-  hold(name: string, holder: LeaseHolder): () => Promise<void> {
-    let held = false;
-    let heldUntil = 0;
+  hold(
+    name: string,
+    holder: LeaseHolder,
+    { held: heldAlready = false, mayTake }: { held?: boolean; mayTake?: () => Promise<boolean> } = {},
+  ): () => Promise<void> {
+    let held = heldAlready;
     let stopped = false;
     const beat = async () => {
       try {
-        const ok = held ? await this.#renew(name) : await this.#acquire(name);
-        if (ok) heldUntil = Date.now() + this.#ttlMs;
+        const ok = held
+          ? (await this.#renew(name)) || (await this.#acquire(name))
+          : (mayTake ? await mayTake() : true) && (await this.#acquire(name));
+        if (stopped) return;
         if (ok && !held) {
           held = true;
           holder.acquired();
@@ -66,10 +80,6 @@ export class ServerLeases {
         }
       } catch (error) {
         this.#options.logger.debug(`cluster: lease of '${name}': ${messageOf(error)}`);
-        if (held && Date.now() >= heldUntil) {
-          held = false;
-          holder.lost();
-        }
       }
     };
     const timer = setInterval(() => void beat(), Math.max(50, Math.floor(this.#ttlMs / 3)));

@@ -77,3 +77,19 @@ export function replyError(
   res.writeHead(status, { ...headers, 'content-type': 'application/json' });
   res.end(JSON.stringify({ jsonrpc: '2.0', error, id }));
 }
+
+/** What a request refused while draining is told to wait before it tries again (another instance, or this one's successor). */
+const DRAIN_RETRY_AFTER_SECONDS = 5;
+
+/** 503 with when to try again: mcpmux drains (SIGTERM), or a replica has not joined its cluster yet. */
+export function replyUnavailable(res: ServerResponse, draining: boolean): void {
+  res.setHeader('Retry-After', draining ? String(DRAIN_RETRY_AFTER_SECONDS) : '1');
+  if (draining) res.setHeader('Connection', 'close');
+  reply(
+    res,
+    503,
+    draining
+      ? 'mcpmux is shutting down; try again (another instance, or after its restart)'
+      : "this replica has not read its cluster's set of servers yet; try again (another replica, or this one in a moment)",
+  );
+}

@@ -14,8 +14,8 @@ import type { AddressInfo } from 'node:net';
 import { isInitializeRequest, type Transport } from '@modelcontextprotocol/server';
 import { NodeStreamableHTTPServerTransport } from '@modelcontextprotocol/node';
 import { messageOf } from '../common/errors.js';
-import type { ListChangedMethod } from '../protocol/capabilities.js';
-import { readMessages, reply, replyError, replyFailure } from './http-bodies.js';
+import type { CatalogKind, ListChangedMethod } from '../protocol/capabilities.js';
+import { readMessages, reply, replyError, replyFailure, replyUnavailable } from './http-bodies.js';
 import { HttpGuard } from './http-guard.js';
 import { malformedInitialize } from '../protocol/initialize-check.js';
 import { SessionTable } from './http-sessions.js';
@@ -29,14 +29,13 @@ import {
 import { boundSessionBacklog, type SessionBacklog } from './session-backlog.js';
 import { sendOnlyWritableAnswers, wireSession, type HttpSession } from './session-wiring.js';
 import type { HttpServeOptions } from './http-serve-options.js';
+import { HopRequests } from './hop-requests.js';
 import { ModernRequests } from './modern-requests.js';
 
 export const MCP_PATH = '/mcp';
 /** Probes for supervisors and orchestrators: answered for any Host and without the token (they tell status only). */
 const HEALTH_PATH = '/healthz';
 const READY_PATH = '/readyz';
-/** What a request refused while draining is told to wait before it tries again (another instance, or this one's successor). */
-const DRAIN_RETRY_AFTER_SECONDS = 5;
 const DEFAULT_IDLE_TIMEOUT_MS = 30 * 60_000;
 const DEFAULT_MAX_SESSIONS = 100;
 const DEFAULT_MAX_BODY_BYTES = 16 * 1024 * 1024;
@@ -67,6 +66,7 @@ export class McpHttpServer {
     this.#shuttingDown ? 'mcpmux is shutting down' : 'the session ended before this request was answered';
   /** Modern requests, each without a session (legacy ones are served by the sessions above). */
   readonly #modern: ModernRequests | undefined;
+  readonly #hop: HopRequests | undefined;
 
   private constructor(options: HttpServeOptions, http: HttpServer) {
     this.#options = options;
@@ -82,6 +82,8 @@ export class McpHttpServer {
     const createRequestServer = options.createRequestServer;
     if (createRequestServer)
       this.#modern = new ModernRequests({ ...options, createRequestServer, maxRequestBodySize });
+    if (options.hop)
+      this.#hop = new HopRequests({ ...options.hop, maxRequestBodySize, logger: options.logger });
     this.#sessions = new SessionTable({
       idleTimeoutMs: options.sessionIdleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS,
       maxSessions: this.#maxSessions,
@@ -129,6 +131,11 @@ export class McpHttpServer {
   /** Tells modern clients' listen streams that a list changed (legacy sessions hear it from their own server). */
   publish(method: ListChangedMethod): void {
     this.#modern?.publish(method);
+  }
+
+  /** Tells the replicas forwarding to servers here that their lists changed. */
+  hopChanged(kinds: readonly CatalogKind[]): void {
+    this.#hop?.changed(kinds);
   }
 
   /** Tells modern clients' listen streams that name `uri` that it changed. */
@@ -200,19 +207,10 @@ export class McpHttpServer {
   async #handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     try {
       if (this.#probe(req, res)) return;
-      if (this.#draining) {
-        res.setHeader('Retry-After', String(DRAIN_RETRY_AFTER_SECONDS));
-        res.setHeader('Connection', 'close');
-        return reply(res, 503, 'mcpmux is shutting down; try again (another instance, or after its restart)');
-      }
-      if (this.#options.joining?.()) {
-        res.setHeader('Retry-After', '1');
-        return reply(
-          res,
-          503,
-          "this replica has not read its cluster's set of servers yet; try again (another replica, or this one in a moment)",
-        );
-      }
+      // Another replica's hop: answered while this one drains too (it runs the server until it ends).
+      const hopServer = this.#hop && HopRequests.serverOf(req.url);
+      if (hopServer !== undefined) return await this.#hop!.serve(hopServer, req, res, () => this.#track(res));
+      if (this.#draining || this.#options.joining?.()) return replyUnavailable(res, this.#draining);
       const verdict = this.#guard.check(req.headers);
       if (!verdict.ok) {
         // Before anything else: a refused request reaches no handler and opens no session.

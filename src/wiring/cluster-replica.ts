@@ -3,7 +3,9 @@
 // out of reach at start: the replica serves what it has of its own, tries again every second,
 // and /readyz says not ready until it has read the set. Loaded only with --redis: the Redis
 // client costs every other mcpmux its start time.
+import { hostname } from 'node:os';
 import type { ServerSpec } from '../child/server-spec.js';
+import { StateKey } from '../cluster/state-key.js';
 import { specFromWire } from '../child/server-spec.js';
 import type { ClusterOptions } from '../cli/cli-options.js';
 import { MuxError, messageOf } from '../common/errors.js';
@@ -29,10 +31,14 @@ export class ClusterReplica {
   /** Results kept for modern clients' read_result, readable on every replica (here alone until Redis is reached). */
   readonly sharedResults: SharedResults;
   #results: RedisResults | undefined;
+  /** Where the other replicas reach this one's hop; known once it serves HTTP. */
+  #hopUrl = '';
+  readonly #key: StateKey;
 
   constructor(options: ClusterOptions, core: Core) {
     this.#options = options;
     this.#core = core;
+    this.#key = StateKey.from(options.stateKey);
     this.link = {
       replica: options.replica,
       reachable: async () => this.#joined().reachable(),
@@ -41,6 +47,7 @@ export class ClusterReplica {
       reloaded: (name) => this.#joined().reloaded(name),
       has: (name) => this.#servers?.has(name) ?? false,
       refusals: () => this.#servers?.refusals() ?? [],
+      placement: (name) => this.#servers?.placement(name),
     };
     this.sharedResults = {
       put: async (handle, text, stored, ttlMs) => this.#results?.put(handle, text, stored, ttlMs),
@@ -49,9 +56,22 @@ export class ClusterReplica {
     };
   }
 
-  /** Joins (after the replica's own servers are registered: a cluster entry of one of their names is refused). */
-  start(): void {
+  /**
+   * Joins (after the replica's own servers are registered: a cluster entry of one of their
+   * names is refused); `servedAt`: the URL this replica serves MCP at, whose origin the others
+   * reach its hop by (unless --replica-url says another).
+   */
+  start(servedAt: string): void {
+    this.#hopUrl = this.#options.replicaUrl ?? hopOrigin(servedAt);
     void this.#attempt();
+  }
+
+  /** The internal hop's settings for the HTTP server: the cluster's token, and the servers run here for the others. */
+  get hop(): { accepts(token: string): boolean; runs(name: string): boolean } {
+    return {
+      accepts: (token) => this.#key.isHopToken(token),
+      runs: (name) => this.#servers?.owns(name) ?? false,
+    };
   }
 
   /** Whether the cluster's set has been read and applied. */
@@ -84,18 +104,22 @@ export class ClusterReplica {
   }
 
   async #connect(): Promise<ClusterServers> {
-    const [{ ClusterRegistry }, { ClusterServers }, { StateKey }, { RedisResults }] = await Promise.all([
+    const [{ ClusterRegistry }, { ClusterServers }, { RedisResults }, { ServerLeases }] = await Promise.all([
       import('../cluster/cluster-registry.js'),
       import('../cluster/cluster-servers.js'),
-      import('../cluster/state-key.js'),
       import('../cluster/shared-results.js'),
+      import('../cluster/server-leases.js'),
     ]);
     const { logger, children, policy } = this.#core;
-    const { redisUrl, name, replica, stateKey } = this.#options;
-    const connection = { url: redisUrl, cluster: name, replica, key: StateKey.from(stateKey), logger };
-    const registry = await ClusterRegistry.connect(connection);
-    const results = await RedisResults.connect(connection).catch(async (error: unknown) => {
-      await registry.close();
+    const { redisUrl, name, replica } = this.#options;
+    const connection = { url: redisUrl, cluster: name, replica, key: this.#key, logger };
+    const registry = await ClusterRegistry.connect({ ...connection, hopUrl: this.#hopUrl });
+    const opened: { close(): unknown }[] = [registry];
+    const [results, leases] = await Promise.all([
+      RedisResults.connect(connection).then((r) => (opened.push(r), r)),
+      ServerLeases.connect(connection).then((l) => (opened.push(l), l)),
+    ]).catch(async (error: unknown) => {
+      for (const open of opened) await open.close();
       throw error;
     });
     const servers: ClusterServers = new ClusterServers({
@@ -112,10 +136,13 @@ export class ClusterReplica {
             .filter((server) => !servers.has(server)),
         ),
       specOf,
+      leases,
+      hopToken: this.#key.hopToken(),
     });
     this.#results = results;
     this.#closeRegistry = async () => {
       await servers.close();
+      await leases.close();
       await registry.close();
       results.close();
       this.#results = undefined;
@@ -130,6 +157,13 @@ export class ClusterReplica {
       `replica ${this.#options.replica} has not read its cluster's set of servers from Redis yet: the set cannot change through it until it has`,
     );
   }
+}
+
+/** The origin of the URL MCP is served at, with a host the other replicas can reach (not 0.0.0.0). */
+function hopOrigin(servedAt: string): string {
+  const url = new URL(servedAt);
+  if (url.hostname === '0.0.0.0' || url.hostname === '[::]') url.hostname = hostname();
+  return url.origin;
 }
 
 /** An entry of the cluster's set, checked as add_server checks its arguments. */

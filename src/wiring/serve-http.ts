@@ -11,6 +11,7 @@ import { watchResources } from '../session/list-changes/resource-watch.js';
 import { newActivationPool, type ExposeMode } from '../session/exposure.js';
 import type { MuxServer } from '../session/mux-server.js';
 import type { PerRequestState } from '../session/mux-server-options.js';
+import { hopServer } from '../session/hop-server.js';
 import type { Core } from './core.js';
 import type { SessionFactory } from './sessions.js';
 
@@ -36,17 +37,15 @@ export async function serveHttp(
     maxResultBytes: number;
     maxMessageBytes: number;
     startup: () => StartupGate | undefined;
-    /** A replica: whether it has read its cluster's set of servers (not ready before). */
-    clusterReady?: () => boolean;
-    /** A replica: modern clients' kept results, readable through every replica. */
-    sharedResults?: SharedResults;
+    /** A replica of a cluster: its part in the HTTP server. */
+    replica?: ReplicaServing;
   },
 ): Promise<HttpServing> {
   const { children, router, upstream, logger } = core;
   let publisher: ListChangePublisher | undefined;
   const perRequest: PerRequestState = {
     // Shared by clients with no session, a handle is the only key: 128 random bits.
-    results: newResultStore(options.maxResultBytes, 16, options.sharedResults),
+    results: newResultStore(options.maxResultBytes, 16, options.replica?.sharedResults),
     pool: newActivationPool(options.expose, options.activePoolSize),
     publish: (method) => publisher?.changed(method),
     flush: async () => publisher?.flush(),
@@ -70,7 +69,7 @@ export async function serveHttp(
       ),
     toolInputSchema: (name) => router.toolRoute(children.snapshot, name)?.item.inputSchema,
     ready: () => isReady(options),
-    ...(options.clusterReady && { joining: () => !options.clusterReady!() }),
+    ...(options.replica && replicaParts(options.replica, core)),
     logger,
   }).catch((error: unknown) =>
     exitWith(
@@ -88,6 +87,8 @@ export async function serveHttp(
     ...(toolsView && { toolsChangedSinceAsked: () => toolsView.toolsChangedSinceLastList() }),
   });
   updateListeners = (uri) => http.resourceUpdated(uri);
+  // The replicas that reach a server here through the hop hear that its lists changed.
+  if (options.replica) children.onChange((change) => http.hopChanged(change.kinds));
   return {
     http,
     perRequest,
@@ -99,8 +100,27 @@ export async function serveHttp(
   };
 }
 
+/** What a replica of a cluster brings to its HTTP server. */
+export interface ReplicaServing {
+  /** Whether it has read its cluster's set of servers (not ready before). */
+  ready(): boolean;
+  /** Modern clients' kept results, readable through every replica. */
+  sharedResults: SharedResults;
+  /** The others' hop to the servers it runs for them: the cluster's token, and which those are. */
+  hop: { accepts(token: string): boolean; runs(name: string): boolean };
+  version: string;
+}
+
+/** A replica refuses requests until it has joined, and answers the others' hop. */
+function replicaParts(replica: ReplicaServing, core: Core) {
+  return {
+    joining: () => !replica.ready(),
+    hop: { ...replica.hop, createServer: (name: string) => hopServer(core.children, name, replica.version) },
+  };
+}
+
 /** Ready once the configured servers have each started or failed, and a replica once it has its cluster's set. */
-function isReady(options: { startup: () => StartupGate | undefined; clusterReady?: () => boolean }): boolean {
+function isReady(options: { startup: () => StartupGate | undefined; replica?: ReplicaServing }): boolean {
   const startup = options.startup();
-  return startup !== undefined && !startup.wait() && (options.clusterReady?.() ?? true);
+  return startup !== undefined && !startup.wait() && (options.replica?.ready() ?? true);
 }

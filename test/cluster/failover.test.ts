@@ -54,7 +54,7 @@ async function cluster(t: Test): Promise<Cluster> {
     t,
     NAMES.map((name) => `127.0.0.1:${ports.get(name)}`),
   );
-  await replicas.get('r1')!.json('add_server', { name: 'echo', ...fixture('echo-v1') });
+  await replicas.get('r1')!.json('add_server', { name: 'echo', ...fixture('echo-v1'), placement: 'every' });
   const sessionReplicas = () => {
     const bySession = new Map<string, string>();
     for (const name of NAMES) {

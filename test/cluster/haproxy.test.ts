@@ -124,8 +124,13 @@ t.test(
   "a 2026-07-28 call's rounds go on through any replica; a 2025 server's held call says where it is held",
   async (t) => {
     const { calls, url, replicas } = await cluster(t);
-    await replicas[0]!.json('add_server', { name: 'new', ...fixture('modern-v2'), era: 'modern' });
-    await replicas[0]!.json('add_server', { name: 'old', ...fixture('asks-client') });
+    await replicas[0]!.json('add_server', {
+      name: 'new',
+      ...fixture('modern-v2'),
+      era: 'modern',
+      placement: 'every',
+    });
+    await replicas[0]!.json('add_server', { name: 'old', ...fixture('asks-client'), placement: 'every' });
     const client = new Client(
       { name: 'modern', version: '1.0.0' },
       {

@@ -61,6 +61,13 @@ t.test('each replica: its pod name, the state key from a secret, /readyz, time t
   const pod = set.spec.template.spec;
   const container = pod.containers[0];
   t.ok(container.args.includes('--replica=$(POD_NAME)'));
+  t.ok(
+    container.args.includes('--replica-url=http://$(POD_IP):8931'),
+    "the others reach its hop at the pod's address",
+  );
+  t.same(container.env.find((e: any) => e.name === 'POD_IP').valueFrom, {
+    fieldRef: { fieldPath: 'status.podIP' },
+  });
   t.ok(container.args.some((a: string) => a.startsWith('--redis=redis://mcpmux-redis:6379')));
   t.same(container.env.find((e: any) => e.name === 'MCPMUX_STATE_KEY').valueFrom, {
     secretKeyRef: { name: 'mcpmux', key: 'state-key' },

@@ -27,7 +27,7 @@ t.test(
       await startReplica(t, redis.url, 'r3', ['--allow-command', 'npx']),
     ];
     const echo = fixture('echo-v1');
-    const added = await a.json('add_server', { name: 'echo', ...echo });
+    const added = await a.json('add_server', { name: 'echo', ...echo, placement: 'every' });
     t.equal(added.server?.status, 'running', JSON.stringify(added));
     t.same(added.cluster, { replica: 'r1' });
 

@@ -1,6 +1,8 @@
 // Which replica runs a "one" server, in a real Redis: one holder at a time; a holder that gives
-// it up or dies (SIGKILL) is followed by another within the lease; a holder cut off from Redis
-// past its lease is told it lost it.
+// it up or dies (SIGKILL) is followed by another within the lease; Redis away loses no lease (no
+// replica can take it), Redis back empty is taken again by its holder, and a holder whose lease
+// another took is told it lost it.
+import { createClient } from '@redis/client';
 import t, { type Test } from 'tap';
 import { join } from 'node:path';
 import { ServerLeases } from '../../src/cluster/server-leases.js';
@@ -37,7 +39,7 @@ t.test('one holder at a time; one that gives it up is followed by another', asyn
 });
 
 t.test(
-  'a holder SIGKILLed is followed within the lease; one cut off from Redis is told it lost it',
+  'a holder SIGKILLed is followed within the lease; Redis away loses nothing, and Redis back empty is taken again',
   async (t) => {
     const redis = await startRedis(t);
     const holder = await ChildProcess.spawn({
@@ -66,12 +68,23 @@ t.test(
     t.comment(`taken over ${Date.now() - killedAt} ms after the SIGKILL (lease ${TTL} ms)`);
 
     await redis.stop();
-    t.ok(await waitFor(() => b.events.includes('lost'), TTL * 4), 'Redis away past the lease: lost');
+    await new Promise((resolve) => setTimeout(resolve, TTL * 3));
+    t.notOk(b.events.includes('lost'), 'Redis away past the lease: still held (no replica could take it)');
     await redis.start();
+    const observer = await ServerLeases.connect({ url: redis.url, cluster: 'team', replica: 'o', logger });
+    t.teardown(() => observer.close());
     t.ok(
-      await waitFor(() => b.events.filter((e) => e === 'acquired').length === 2, 10_000),
-      'and taken again once it is back',
+      await waitFor(async () => (await observer.owner('memory')) === 'b', 10_000),
+      'Redis back without its data: its holder took it again',
     );
+    t.same(b.events, ['acquired'], 'and was never told it lost it');
+    // Cut off while another reached Redis and took it (a partition): told it lost it once back.
+    const admin = createClient({ url: redis.url });
+    admin.on('error', () => {});
+    await admin.connect();
+    t.teardown(() => admin.destroy());
+    await admin.set('mcpmux:team:lease:memory', 'elsewhere', { expiration: { type: 'PX', value: 60_000 } });
+    t.ok(await waitFor(() => b.events.includes('lost'), TTL * 4), 'lost to another replica');
   },
 );
 

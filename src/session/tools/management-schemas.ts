@@ -35,6 +35,12 @@ export const addServerInput = z
     era: wireServerFields.era,
     restart: wireServerFields.restart,
     sandbox: wireServerFields.sandbox,
+    placement: z
+      .enum(['one', 'every'])
+      .optional()
+      .describe(
+        'In a cluster of replicas (--redis): "one" (default) runs one copy, on one replica, which the others reach, so that its state is one; "every" runs a copy on each replica (for a server that keeps no state).',
+      ),
     watch: watchField
       .optional()
       .describe(

@@ -75,6 +75,8 @@ export interface ClusterLink {
   reloaded(name: string): Promise<{ waiting: string[] }>;
   /** Whether `name` is one of the cluster's servers. */
   has(name: string): boolean;
+  /** Where a server of the cluster runs: every replica, or one (which); undefined for one that is not the cluster's. */
+  placement(name: string): { placement: 'every' | 'one'; runs_on?: string } | undefined;
   /** The cluster's servers this replica does not run, and why. */
   refusals(): readonly { name: string; by: string; reason: string }[];
 }

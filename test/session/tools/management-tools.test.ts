@@ -197,3 +197,20 @@ t.test('bad input gets a clear error and leaves nothing registered or running', 
   t.same((await h.toolNames()).filter((n) => n.includes('__')).sort(), ['echo__add', 'echo__echo']);
   await h.close();
 });
+
+t.test("add_server: placement goes with a cluster; a registry entry's fields with registry", async (t) => {
+  const h = await startHarness(t);
+  const placed = textOf(
+    await h.call('add_server', { name: 'echo', ...fixture('echo-v1'), placement: 'one' }),
+  );
+  t.match(
+    placed,
+    /placement says where a server runs in a cluster of replicas, and this mcpmux is not one \(--redis\)/,
+  );
+  const versioned = textOf(
+    await h.call('add_server', { name: 'echo', ...fixture('echo-v1'), version: '1.0.0' }),
+  );
+  t.match(versioned, /version goes with registry, not with command or url/);
+  t.same(h.children.list(), [], 'nothing was started');
+  await h.close();
+});

@@ -2,6 +2,7 @@
 // policy (the admitted spec runs the very file that was judged), started, and written into the
 // config with persist. An add from an MCP registry entry goes to registry-tools.ts.
 import type { CallToolResult } from '@modelcontextprotocol/server';
+import type { z } from 'zod';
 import type { InputOrigin } from '../../../child/child-types.js';
 import { MuxError } from '../../../common/errors.js';
 import { specFromWire } from '../../../child/server-spec.js';
@@ -36,12 +37,7 @@ export const addServerTool = (): ManagementTool => ({
     const { policy, config, callOptions, cluster } = ctx;
     const spec = specFromWire(args);
     if (typeof spec === 'string') throw new MuxError('INVALID_ARGUMENTS', `add_server: ${spec}`);
-    const wrongFields = ENTRY_FIELDS.filter((field) => args[field] !== undefined);
-    if (wrongFields.length > 0)
-      throw new MuxError(
-        'INVALID_ARGUMENTS',
-        `add_server: ${wrongFields.join(' and ')} ${wrongFields.length === 1 ? 'goes' : 'go'} with registry, not with command or url`,
-      );
+    checkFields(args, cluster !== undefined);
     // The admitted spec runs the very file the policy judged (an absolute path).
     const admitted = policy ? policy.admitRuntimeAdd(args.name, spec) : spec;
     if (args.persist) requireConfig(config, 'add_server');
@@ -67,7 +63,7 @@ export const addServerTool = (): ManagementTool => ({
         ...(await persisted(
           config!,
           args.name,
-          ...toPersist(ctx.children, args.name, entry, spec, admitted),
+          ...toPersist(ctx.children, args.name, withoutPlacement(entry), spec, admitted),
         )),
       }) as Record<string, unknown>;
     };
@@ -97,4 +93,25 @@ async function sharedWithCluster(
     throw error;
   }
   return { cluster: clusterChange(ctx.cluster!.replica, waiting) };
+}
+
+/** A config file's entry has no placement: a replica's config is its own, not the cluster's. */
+function withoutPlacement(entry: Record<string, unknown>): Record<string, unknown> {
+  const { placement: _placement, ...rest } = entry;
+  return rest;
+}
+
+/** Fields that do not go with an add of a command or a URL: a registry entry's, placement outside a cluster. */
+function checkFields(args: z.infer<typeof addServerInput>, inCluster: boolean): void {
+  const wrongFields = ENTRY_FIELDS.filter((field) => args[field] !== undefined);
+  if (wrongFields.length > 0)
+    throw new MuxError(
+      'INVALID_ARGUMENTS',
+      `add_server: ${wrongFields.join(' and ')} ${wrongFields.length === 1 ? 'goes' : 'go'} with registry, not with command or url`,
+    );
+  if (args.placement !== undefined && !inCluster)
+    throw new MuxError(
+      'INVALID_ARGUMENTS',
+      'add_server: placement says where a server runs in a cluster of replicas, and this mcpmux is not one (--redis)',
+    );
 }

@@ -21,6 +21,12 @@ export const listServersTool = (ownDefinitions: () => readonly Tool[]): Manageme
     z.object({
       servers: z.array(
         statusSchema.extend({
+          placement: z
+            .object({ placement: z.enum(['every', 'one']), runs_on: z.string().optional() })
+            .optional()
+            .describe(
+              'A server of the cluster: on every replica, or on one (runs_on; a move to another restarts its state in memory).',
+            ),
           tools_tokens: z.number().optional().describe('Approximate tokens its tools add to tools/list.'),
           flags: z
             .record(z.string(), z.array(z.string()))
@@ -50,8 +56,10 @@ export const listServersTool = (ownDefinitions: () => readonly Tool[]): Manageme
       const flags = view?.trust?.serverHeld
         ? undefined
         : flagKinds(view?.trust?.flags, (name) => router.exposedName(status.name, name, status.prefix));
+      const placement = cluster?.placement(status.name);
       return {
         ...exposed,
+        ...(placement && { placement }),
         ...(tools.length > 0 && {
           tools_tokens: toolTokens(router.exposedItems('tools', status.name, tools, status.prefix)),
         }),

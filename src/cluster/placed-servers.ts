@@ -1,0 +1,213 @@
+// The cluster's servers placed on one replica ("placement": "one"): one copy runs, on the replica
+// that holds its lease; every other replica reaches it through the owner's hop (a remote server
+// under the same name, /cluster/servers/NAME/mcp with the cluster's token), so that its state
+// (a memory server's graph) is one. When the owner dies or drains, the next replica whose
+// policy admits it takes the lease and starts it (its state in memory starts anew); the others
+// point their hop at the new owner.
+import { messageOf } from '../common/errors.js';
+import type { Logger } from '../common/log.js';
+import { specFromWire, type ServerSpec } from '../child/server-spec.js';
+import type { Children } from '../children/children.js';
+import type { ClusterRegistry } from './cluster-registry.js';
+import type { ServerLeases } from './server-leases.js';
+
+export interface PlacedServersOptions {
+  readonly children: Children;
+  readonly leases: ServerLeases;
+  readonly registry: ClusterRegistry;
+  readonly replica: string;
+  readonly hopToken: string;
+  readonly logger: Logger;
+  /** Runs work after what came before (the cluster's changes are applied one at a time). */
+  readonly enqueue: (work: () => Promise<void>) => Promise<void>;
+}
+
+/** How often a replica that reaches a server through the hop checks who owns it. */
+const OWNER_CHECK_MS = 1000;
+
+interface Placed {
+  /** What this replica's policy admits to run here; undefined: it may only reach it. */
+  readonly admitted: ServerSpec | undefined;
+  /** Who runs it now, as this replica knows: itself, another (reached through its hop), or none. */
+  runsOn: string | undefined;
+  /** Its part in the lease; undefined where the policy does not admit it. */
+  release: (() => Promise<void>) | undefined;
+  /** Since when the replica it ran on has not been among the live ones, as this one saw. */
+  absentSince?: number | undefined;
+}
+
+/**
+ * How long the replica a server ran on must be seen missing from the live replicas (which it
+ * leaves 6 s after its last heartbeat, or at once when it drains) before another starts it:
+ * longer than a heartbeat (2 s), so that a Redis back without its data a moment ago, which
+ * lists no replica yet, is not taken for the owner's death.
+ */
+const OWNER_GONE_MS = 2500;
+
+export class PlacedServers {
+  readonly #options: PlacedServersOptions;
+  readonly #placed = new Map<string, Placed>();
+  readonly #timer: NodeJS.Timeout;
+
+  constructor(options: PlacedServersOptions) {
+    this.#options = options;
+    this.#timer = setInterval(() => void options.enqueue(() => this.#followOwners()), OWNER_CHECK_MS);
+    this.#timer.unref();
+  }
+
+  has(name: string): boolean {
+    return this.#placed.has(name);
+  }
+
+  /** The replica `name` runs on, as this one knows. */
+  runsOn(name: string): string | undefined {
+    return this.#placed.get(name)?.runsOn;
+  }
+
+  /** Whether this replica runs `name` for the others (its hop answers for it). */
+  owns(name: string): boolean {
+    return this.#placed.get(name)?.runsOn === this.#options.replica;
+  }
+
+  /**
+   * A server this replica started for its own client (add_server here): it takes the lease, or,
+   * when another replica holds it already, stops its copy and reaches that one's.
+   */
+  async claim(name: string, admitted: ServerSpec): Promise<void> {
+    const held = await this.#options.leases.acquire(name);
+    const placed: Placed = { admitted, runsOn: held ? this.#options.replica : undefined, release: undefined };
+    this.#placed.set(name, placed);
+    placed.release = this.#hold(name, placed, held);
+    if (!held) {
+      await this.#options.children.remove(name).catch(() => {});
+      await this.#reach(name, placed);
+    }
+  }
+
+  /** A server placed on one replica, added through another: reached there (and run here if this one takes it over). */
+  async adopt(name: string, admitted: ServerSpec | undefined): Promise<void> {
+    const placed: Placed = { admitted, runsOn: undefined, release: undefined };
+    this.#placed.set(name, placed);
+    if (admitted) placed.release = this.#hold(name, placed, false);
+    await this.#reach(name, placed);
+  }
+
+  /** No longer the cluster's: its lease given up, its copy or its hop gone. */
+  async drop(name: string): Promise<void> {
+    const placed = this.#placed.get(name);
+    if (!placed) return;
+    this.#options.logger.debug(`cluster: server '${name}': no longer placed here`);
+    this.#placed.delete(name);
+    await placed.release?.();
+    await this.#options.children.remove(name).catch(() => {});
+  }
+
+  /** This replica ends (a drain): its leases are given up, so that the others take them at once. */
+  async close(): Promise<void> {
+    clearInterval(this.#timer);
+    await Promise.all([...this.#placed.values()].map((placed) => placed.release?.()));
+  }
+
+  #hold(name: string, placed: Placed, held: boolean): () => Promise<void> {
+    const { leases, enqueue } = this.#options;
+    return leases.hold(
+      name,
+      {
+        acquired: () => void enqueue(() => this.#takeOver(name, placed)),
+        lost: () => void enqueue(() => this.#reach(name, placed)),
+      },
+      { held, mayTake: () => this.#ownerGone(placed) },
+    );
+  }
+
+  /**
+   * Whether the replica that last ran it is gone (no longer announcing itself). A lease that is
+   * free while its owner lives (Redis came back without its data) is the owner's to take again:
+   * a copy started elsewhere would lose the state in memory for nothing.
+   */
+  async #ownerGone(placed: Placed): Promise<boolean> {
+    const last = placed.runsOn;
+    if (last === undefined || last === this.#options.replica) return true;
+    const live = await this.#options.registry.liveReplicas().catch(() => undefined);
+    // Redis out of reach, or back without its data and this replica not yet announced again: unknown.
+    if (live === undefined || !live.has(this.#options.replica)) return false;
+    if (live.has(last)) {
+      placed.absentSince = undefined;
+      return false;
+    }
+    placed.absentSince ??= Date.now();
+    return Date.now() - placed.absentSince >= OWNER_GONE_MS;
+  }
+
+  /** The lease came to this replica: its copy starts here (what the last owner held in memory is gone). */
+  async #takeOver(name: string, placed: Placed): Promise<void> {
+    const { children, logger, replica } = this.#options;
+    logger.debug(`cluster: server '${name}': this replica took its lease`);
+    if (this.#placed.get(name) !== placed || placed.runsOn === replica || !placed.admitted) return;
+    await children.remove(name).catch(() => {});
+    try {
+      await children.add(name, placed.admitted, { addedBy: 'agent' });
+      placed.runsOn = replica;
+      logger.info(`cluster: server '${name}' now runs on this replica (its state in memory starts anew)`);
+    } catch (error) {
+      logger.warn(`cluster: server '${name}' did not start here: ${messageOf(error)}; giving its lease up`);
+      placed.runsOn = undefined;
+      await placed.release?.();
+      placed.release = this.#hold(name, placed, false);
+    }
+  }
+
+  /** Reaches the owner's copy through its hop (none while no replica runs it). */
+  async #reach(name: string, placed: Placed): Promise<void> {
+    const { children, leases, registry, logger, replica } = this.#options;
+    if (this.#placed.get(name) !== placed) return;
+    const looked = await leases.owner(name).then(
+      (owner) => ({ owner }),
+      () => undefined,
+    );
+    // Redis out of reach: what is reached stays as it is.
+    if (looked === undefined) return;
+    const { owner } = looked;
+    logger.debug(
+      `cluster: server '${name}': reaching its owner (${owner ?? 'none'}; was ${placed.runsOn ?? 'none'})`,
+    );
+    if (owner === replica && placed.runsOn === replica) return;
+    const url =
+      owner === undefined
+        ? undefined
+        : (await registry.liveReplicas().catch(() => undefined))?.get(owner)?.url;
+    if (placed.runsOn !== undefined || children.snapshot.servers.has(name))
+      await children.remove(name).catch(() => {});
+    placed.runsOn = undefined;
+    if (owner === undefined || owner === replica || !url) return;
+    const spec = specFromWire({
+      url: `${url}/cluster/servers/${encodeURIComponent(name)}/mcp`,
+      headers: { Authorization: `Bearer ${this.#options.hopToken}` },
+      era: 'modern',
+    });
+    if (typeof spec === 'string') return logger.warn(`cluster: server '${name}': ${spec}`);
+    try {
+      // Its text passed the owner's gate: trusted as the operator's here.
+      await children.add(name, spec, { addedBy: 'operator' });
+      placed.runsOn = owner;
+    } catch (error) {
+      logger.warn(`cluster: server '${name}' on replica ${owner} cannot be reached: ${messageOf(error)}`);
+    }
+  }
+
+  /** The owners as Redis has them: a hop to a replica that no longer owns a server is pointed anew. */
+  async #followOwners(): Promise<void> {
+    for (const [name, placed] of this.#placed) {
+      if (placed.runsOn === this.#options.replica) continue;
+      const looked = await this.#options.leases.owner(name).then(
+        (owner) => ({ owner }),
+        () => undefined,
+      );
+      if (looked === undefined) continue; // Redis out of reach: nothing to learn
+      const crashed = this.#options.children.list().find((s) => s.name === name)?.status === 'crashed';
+      // A free lease whose owner lives is its to take again (Redis lost it): the hop stays.
+      if (looked.owner === undefined && !(await this.#ownerGone(placed))) continue;
+      if (looked.owner !== placed.runsOn || crashed) await this.#reach(name, placed);
+    }
+  }
+}

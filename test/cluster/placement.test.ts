@@ -1,0 +1,95 @@
+// A server placed on one replica ("placement": "one", the default in a cluster): one process
+// runs it, on the replica that added it; the others reach it through its hop, so that a memory
+// server's graph is one, whichever replica a request lands on. When its replica is SIGKILLed,
+// another takes it over and starts it; remove_server through any replica leaves no process.
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import t from 'tap';
+import { startReplica } from '../helpers/cluster-replicas.js';
+import { npmServerPath } from '../helpers/fixtures.js';
+import { assertNoLeaks, killTaggedProcesses, taggedProcesses, waitFor } from '../helpers/processes.js';
+import { startRedis } from '../helpers/redis-server.js';
+
+t.teardown(() => killTaggedProcesses());
+
+const memoryPath = npmServerPath('@modelcontextprotocol/server-memory');
+const memories = () =>
+  taggedProcesses().filter((pid) => {
+    try {
+      return readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(memoryPath);
+    } catch {
+      return false;
+    }
+  });
+
+t.test(
+  "one copy of a 'one' server, reached from every replica; it moves when its replica dies",
+  async (t) => {
+    const redis = await startRedis(t);
+    const dir = mkdtempSync(join(tmpdir(), 'mcpmux-placement-'));
+    t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+    const [a, b, c] = [
+      await startReplica(t, redis.url, 'r1'),
+      await startReplica(t, redis.url, 'r2'),
+      await startReplica(t, redis.url, 'r3'),
+    ];
+    const added = await a.json('add_server', {
+      name: 'memory',
+      command: process.execPath,
+      args: [memoryPath],
+      env: { MEMORY_FILE_PATH: join(dir, 'memory.jsonl') },
+    });
+    t.equal(added.server?.status, 'running', JSON.stringify(added));
+    t.equal(memories().length, 1, 'one process in the whole cluster');
+    for (const replica of [b, c])
+      t.same(
+        (await replica.json('list_servers')).servers.find((s: { name: string }) => s.name === 'memory')
+          .placement,
+        { placement: 'one', runs_on: 'r1' },
+        `${replica.name} says where it runs`,
+      );
+    const created = (await b.client.callTool({
+      name: 'memory__create_entities',
+      arguments: {
+        entities: [{ name: 'Ada', entityType: 'person', observations: ['wrote the first program'] }],
+      },
+    })) as any;
+    t.notOk(created.isError, JSON.stringify(created.content));
+    for (const replica of [a, b, c]) {
+      const graph = (await replica.client.callTool({ name: 'memory__read_graph', arguments: {} })) as any;
+      t.match(graph.content[0].text, /Ada/, `seen through ${replica.name}`);
+    }
+
+    process.kill(a.mux.process.pid, 'SIGKILL');
+    const killedAt = Date.now();
+    await a.mux.process.exited;
+    t.ok(
+      await waitFor(async () => {
+        const placement = (await b.json('list_servers')).servers.find(
+          (s: { name: string }) => s.name === 'memory',
+        )?.placement;
+        return placement?.runs_on === 'r2' || placement?.runs_on === 'r3';
+      }, 20_000),
+      'another replica took it over',
+    );
+    t.comment(`taken over ${Date.now() - killedAt} ms after the SIGKILL of its replica`);
+    t.ok(
+      await waitFor(async () => {
+        const graph = (await c.client.callTool({ name: 'memory__read_graph', arguments: {} })) as any;
+        return !graph.isError;
+      }, 20_000),
+      'and answers through the others again',
+    );
+    t.equal(memories().length, 1, 'still one process');
+
+    const removed = await c.json('remove_server', { name: 'memory' });
+    t.equal(removed.removed, 'memory', JSON.stringify(removed));
+    t.ok(await waitFor(() => memories().length === 0, 5000), 'no process of it on any replica');
+    t.notOk((await b.tools()).includes('memory__read_graph'));
+  },
+);
+
+t.test('no process is left', async (t) => {
+  await assertNoLeaks(t);
+});
