@@ -6,7 +6,8 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
-import { startReplica } from '../helpers/cluster-replicas.js';
+import { STATE_KEY, startReplica } from '../helpers/cluster-replicas.js';
+import { StateKey } from '../../src/cluster/state-key.js';
 import { npmServerPath } from '../helpers/fixtures.js';
 import { assertNoLeaks, killTaggedProcesses, taggedProcesses, waitFor } from '../helpers/processes.js';
 import { startRedis } from '../helpers/redis-server.js';
@@ -87,6 +88,55 @@ t.test(
     t.equal(removed.removed, 'memory', JSON.stringify(removed));
     t.ok(await waitFor(() => memories().length === 0, 5000), 'no process of it on any replica');
     t.notOk((await b.tools()).includes('memory__read_graph'));
+  },
+);
+
+t.test(
+  "the hop takes the replicas' token only: a client's token, none, or a forged one gets nothing",
+  async (t) => {
+    const redis = await startRedis(t);
+    const dir = mkdtempSync(join(tmpdir(), 'mcpmux-hop-'));
+    t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+    const a = await startReplica(t, redis.url, 'r1', [], { token: 'the-clients-token' });
+    await a.json('add_server', {
+      name: 'memory',
+      command: process.execPath,
+      args: [memoryPath],
+      env: { MEMORY_FILE_PATH: join(dir, 'memory.jsonl') },
+    });
+    const hop = a.mux.url.replace(/\/mcp$/, '/cluster/servers/memory/mcp');
+    const call = (authorization?: string) =>
+      fetch(hop, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          ...(authorization && { authorization }),
+        },
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'tools/call',
+          params: {
+            name: 'create_entities',
+            arguments: { entities: [{ name: 'Mallory', entityType: 'intruder', observations: [] }] },
+            _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28' },
+          },
+        }),
+      });
+    t.equal((await call()).status, 401, 'no token');
+    t.equal((await call('Bearer the-clients-token')).status, 401, "the clients' token is not the hop's");
+    const forged = StateKey.from('a-key-that-is-not-the-clusters-0123456789').hopToken();
+    t.equal((await call(`Bearer ${forged}`)).status, 401, 'a token from another key');
+    const graph = (await a.client.callTool({ name: 'memory__read_graph', arguments: {} })) as any;
+    t.notMatch(graph.content[0].text, /Mallory/, 'nothing reached the server');
+    const right = StateKey.from(STATE_KEY).hopToken();
+    const elsewhere = await fetch(a.mux.url.replace(/\/mcp$/, '/cluster/servers/other/mcp'), {
+      method: 'POST',
+      headers: { authorization: `Bearer ${right}`, 'content-type': 'application/json' },
+      body: '{}',
+    });
+    t.equal(elsewhere.status, 404, 'a server this replica does not run for the cluster');
   },
 );
 

@@ -25,9 +25,10 @@ export async function startReplica(
   redisUrl: string,
   name: string,
   extra: string[] = [],
+  { token }: { token?: string } = {},
 ): Promise<Replica> {
   const mux = await startMcpmuxHttp(['--redis', redisUrl, '--cluster', 'team', '--replica', name, ...extra], {
-    env: { MCPMUX_STATE_KEY: STATE_KEY },
+    env: { MCPMUX_STATE_KEY: STATE_KEY, ...(token && { MCPMUX_AUTH_TOKEN: token }) },
   });
   t.teardown(async () => {
     if (isAlive(mux.process.pid)) await mux.stop();
@@ -38,7 +39,11 @@ export async function startReplica(
     `${name} is ready once it has the cluster's set`,
   );
   const client = new Client({ name: `client-of-${name}`, version: '1.0.0' });
-  await client.connect(new StreamableHTTPClientTransport(new URL(mux.url)));
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(mux.url), {
+      ...(token && { requestInit: { headers: { Authorization: `Bearer ${token}` } } }),
+    }),
+  );
   t.teardown(() => client.close());
   const replica: Replica = {
     name,
