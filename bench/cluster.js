@@ -180,7 +180,12 @@ async function measure(count, dir, redisPort) {
   const client = await modernClient(viaHaproxy);
   const added = await client.callTool({
     name: 'add_server',
-    arguments: { name: 'everything', command: process.execPath, args: [everything, 'stdio'] },
+    arguments: {
+      name: 'everything',
+      command: process.execPath,
+      args: [everything, 'stdio'],
+      placement: 'every',
+    },
   });
   if (added.isError) throw new Error(`add_server: ${JSON.stringify(added.content)}`);
   const direct = await modernClient(`http://127.0.0.1:${ports[0]}/mcp`);
@@ -204,6 +209,7 @@ async function measure(count, dir, redisPort) {
   const total = Object.values(during).reduce((a, b) => a + b, 0);
   const calls = CALLS * 2 + THROUGHPUT_CALLS;
 
+  const forwarding = count > 1 ? await forwardedCost(ports) : undefined;
   await client.close();
   await direct.close();
   haproxy.kill('SIGTERM');
@@ -225,12 +231,44 @@ async function measure(count, dir, redisPort) {
     },
     hop_ms_median: round(quantile(throughHaproxy, 0.5) - quantile(straight, 0.5)),
     calls_per_second_at_32: Math.round(perSecond),
+    ...(forwarding && { placement_one: forwarding }),
     redis: {
       commands_during_calls: during,
       background_per_second: round(backgroundPerSecond, 1),
       // What the calls themselves caused: all commands less the background's rate over the same time.
       per_call: round(Math.max(0, total - backgroundPerSecond * seconds) / calls, 4),
     },
+  };
+}
+
+/**
+ * A server placed on one replica (`placement: "one"`, added through r1, so run there): its
+ * calls straight to r1 against the same calls straight to r2, which forwards them over its hop.
+ * @param {number[]} ports
+ */
+async function forwardedCost(ports) {
+  const owner = await modernClient(`http://127.0.0.1:${ports[0]}/mcp`);
+  const other = await modernClient(`http://127.0.0.1:${ports[1]}/mcp`);
+  const added = await owner.callTool({
+    name: 'add_server',
+    arguments: { name: 'one', command: process.execPath, args: [everything, 'stdio'], placement: 'one' },
+  });
+  if (added.isError) throw new Error(`add_server one: ${JSON.stringify(added.content)}`);
+  await sequential(owner, 'one__echo', 200);
+  await sequential(other, 'one__echo', 200);
+  /** @type {number[]} */ const onOwner = [];
+  /** @type {number[]} */ const forwarded = [];
+  for (let round = 0; round < 4; round++) {
+    onOwner.push(...(await sequential(owner, 'one__echo', CALLS / 4)));
+    forwarded.push(...(await sequential(other, 'one__echo', CALLS / 4)));
+  }
+  await owner.callTool({ name: 'remove_server', arguments: { name: 'one' } });
+  await owner.close();
+  await other.close();
+  return {
+    on_its_replica_ms: round(quantile(onOwner, 0.5)),
+    forwarded_ms: round(quantile(forwarded, 0.5)),
+    hop_ms_median: round(quantile(forwarded, 0.5) - quantile(onOwner, 0.5)),
   };
 }
 
@@ -265,6 +303,11 @@ if (import.meta.url === `file://${process.argv[1]}`) {
     `(background ${r.redis.background_per_second}/s: ${JSON.stringify(r.redis.commands_during_calls)})`;
   console.log(line(results.one));
   console.log(line(results.three));
+  const one = results.three.placement_one;
+  if (one)
+    console.log(
+      `a "one" server's call: on its replica ${one.on_its_replica_ms} ms, forwarded by another ${one.forwarded_ms} ms: the hop +${one.hop_ms_median} ms (median)`,
+    );
   console.log(
     `throughput, 3 replicas ÷ 1: ×${results.throughput_three_over_one} (one machine, ${(await import('node:os')).availableParallelism()} cores)`,
   );
