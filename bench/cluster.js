@@ -11,22 +11,16 @@
 // `npm run bench:cluster` (writes bench/results/cluster.json).
 import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { createServer, createConnection } from 'node:net';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { haproxyConfig } from '../deploy/haproxy/with-addresses.mjs';
+import { mcpmuxMain, npmServer, root } from './paths.js';
 import { ms, sequential } from './sequential-calls.js';
 
-const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-const require = createRequire(import.meta.url);
-const everything = join(
-  dirname(require.resolve('@modelcontextprotocol/server-everything/package.json')),
-  'dist/index.js',
-);
-const mcpmux = join(root, 'dist/main.js');
+const everything = npmServer('@modelcontextprotocol/server-everything');
+const mcpmux = mcpmuxMain;
 const STATE_KEY = 'the-state-key-of-the-cluster-bench-0123456789';
 const CALLS = Number(process.env.BENCH_CALLS ?? 2000);
 const THROUGHPUT_CALLS = Number(process.env.BENCH_THROUGHPUT_CALLS ?? 6000);

@@ -7,21 +7,17 @@
 // in alternating rounds so both see the same machine. `npm run bench` runs it as its last part;
 // `npm run bench:sandbox` alone (writes bench/results/sandbox.json).
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport, getDefaultEnvironment } from '@modelcontextprotocol/client/stdio';
+import { mcpmuxMain, npmServer, root } from './paths.js';
 import { ms, sequential } from './sequential-calls.js';
 
-const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-const require = createRequire(import.meta.url);
-const serverPath = (/** @type {string} */ pkg) =>
-  join(dirname(require.resolve(`${pkg}/package.json`)), 'dist/index.js');
-const memory = serverPath('@modelcontextprotocol/server-memory');
-const everything = serverPath('@modelcontextprotocol/server-everything');
-const mcpmux = join(root, 'dist/main.js');
+const memory = npmServer('@modelcontextprotocol/server-memory');
+const everything = npmServer('@modelcontextprotocol/server-everything');
+const mcpmux = mcpmuxMain;
 
 const median = (/** @type {number[]} */ xs) =>
   [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? NaN;
