@@ -36,9 +36,11 @@ export function hopServer(children: Children, name: string, version: string): Se
     const current = view();
     if (!current.catalog.tools.some((tool) => tool.name === request.params.name))
       throw new MuxError('TOOL_NOT_FOUND', `server '${name}' lists no tool '${request.params.name}' here`);
-    return (await current.connection.request('tools/call', request.params, {
-      signal: ctx.mcpReq.signal,
-    })) as never;
+    return (await current.connection.request(
+      'tools/call',
+      withRound(request.params, ctx),
+      roundOptions(ctx),
+    )) as never;
   });
   server.setRequestHandler('prompts/get', async (request, ctx) => {
     const current = view();
@@ -47,15 +49,53 @@ export function hopServer(children: Children, name: string, version: string): Se
         'PROMPT_NOT_FOUND',
         `server '${name}' lists no prompt '${request.params.name}' here`,
       );
-    return (await current.connection.request('prompts/get', request.params, {
-      signal: ctx.mcpReq.signal,
-    })) as never;
+    return (await current.connection.request(
+      'prompts/get',
+      withRound(request.params, ctx),
+      roundOptions(ctx),
+    )) as never;
   });
-  for (const method of ['resources/read', 'completion/complete'] as const)
-    server.setRequestHandler(
-      method,
-      async (request, ctx) =>
-        (await view().connection.request(method, request.params, { signal: ctx.mcpReq.signal })) as never,
-    );
+  server.setRequestHandler(
+    'resources/read',
+    async (request, ctx) =>
+      (await view().connection.request(
+        'resources/read',
+        withRound(request.params, ctx),
+        roundOptions(ctx),
+      )) as never,
+  );
+  server.setRequestHandler(
+    'completion/complete',
+    async (request, ctx) =>
+      (await view().connection.request('completion/complete', request.params, {
+        signal: ctx.mcpReq.signal,
+      })) as never,
+  );
   return server;
 }
+
+/** What a multi-round call's later round brings (the SDK lifts it out of the params), given back to the child. */
+interface RoundContext {
+  mcpReq: {
+    signal: AbortSignal;
+    requestState: () => unknown;
+    inputResponses?: Readonly<Record<string, unknown>>;
+  };
+}
+
+/**
+ * The params as the child gets them: a 2026-07-28 child's own `requestState` and the client's
+ * `inputResponses` of a later round go back to it (the forwarding replica sealed the state in its
+ * own for the client; the hop's token keeps others out).
+ */
+function withRound(params: Record<string, unknown>, ctx: RoundContext): Record<string, unknown> {
+  const state = ctx.mcpReq.requestState();
+  return {
+    ...params,
+    ...(ctx.mcpReq.inputResponses && { inputResponses: ctx.mcpReq.inputResponses }),
+    ...(typeof state === 'string' && { requestState: state }),
+  };
+}
+
+/** A child's input_required result passes back whole, to be answered in the caller's next round. */
+const roundOptions = (ctx: RoundContext) => ({ signal: ctx.mcpReq.signal, allowInputRequired: true });

@@ -148,31 +148,36 @@ t.test(
           allowInputRequired: true,
         },
       ) as Promise<Record<string, any>>;
-    const first = await round('new__wizard', {});
-    t.same(Object.keys(first['inputRequests']), ['name']);
-    const second = await round('new__wizard', {
-      requestState: first['requestState'],
-      inputResponses: { name: { action: 'accept', content: { name: 'Bo' } } },
-    });
-    t.same(Object.keys(second['inputRequests']), ['colour']);
-    const done = await round('new__wizard', {
-      requestState: second['requestState'],
-      inputResponses: { colour: { action: 'accept', content: { colour: 'teal' } } },
-    });
-    t.equal(
-      done['content'][0].text,
-      'Bo likes teal',
-      'three rounds, signed by one replica, verified by the others',
-    );
-    t.equal(
-      new Set(
-        calls()
-          .filter((l) => l.tool === 'new__wizard')
-          .map((l) => l.replica),
-      ).size,
-      3,
-      'each round on another replica',
-    );
+    // The same server placed on one replica: two of the three rounds reach it through the hop.
+    await replicas[0]!.json('add_server', { name: 'placed', ...fixture('modern-v2'), era: 'modern' });
+    for (const server of ['new', 'placed']) {
+      const tool = `${server}__wizard`;
+      const first = await round(tool, {});
+      t.same(Object.keys(first['inputRequests']), ['name']);
+      const second = await round(tool, {
+        requestState: first['requestState'],
+        inputResponses: { name: { action: 'accept', content: { name: 'Bo' } } },
+      });
+      t.same(Object.keys(second['inputRequests']), ['colour']);
+      const done = await round(tool, {
+        requestState: second['requestState'],
+        inputResponses: { colour: { action: 'accept', content: { colour: 'teal' } } },
+      });
+      t.equal(
+        done['content']?.[0]?.text,
+        'Bo likes teal',
+        `${server}: three rounds, signed by one replica, verified by the others`,
+      );
+      t.equal(
+        new Set(
+          calls()
+            .filter((l) => l.tool === tool)
+            .map((l) => l.replica),
+        ).size,
+        3,
+        `${server}: each round on another replica`,
+      );
+    }
 
     // A 2025 server asks in the middle of its call: the call lives on the replica that began it.
     const held = await round('old__ask', { arguments: { method: 'elicitation/create' } });
