@@ -4,6 +4,7 @@
 // its clients reach the one copy of a server whose state must not split.
 import { Server } from '@modelcontextprotocol/server';
 import type { Children } from '../children/children.js';
+import type { ServerView } from '../children/children-snapshot.js';
 import { MuxError } from '../common/errors.js';
 import type { CatalogKind } from '../protocol/capabilities.js';
 
@@ -31,30 +32,42 @@ export function hopServer(children: Children, name: string, version: string): Se
   server.setRequestHandler('prompts/list', () => listed('prompts') as never);
   server.setRequestHandler('resources/list', () => listed('resources') as never);
   server.setRequestHandler('resources/templates/list', () => listed('resourceTemplates') as never);
-  // What the gate holds is not listed, nor called: a held tool or prompt is refused as unknown.
-  server.setRequestHandler('tools/call', async (request, ctx) => {
+  forwardRequests(server, name, view);
+  return server;
+}
+
+/**
+ * Calls, gets, reads and completions, forwarded to the server. What the gate holds is not
+ * listed, nor called: a held tool or prompt is refused as unknown.
+ */
+function forwardRequests(server: Server, name: string, view: () => ServerView): void {
+  const listedAs = (kind: 'tools' | 'prompts', wanted: string) => {
     const current = view();
-    if (!current.catalog.tools.some((tool) => tool.name === request.params.name))
-      throw new MuxError('TOOL_NOT_FOUND', `server '${name}' lists no tool '${request.params.name}' here`);
-    return (await current.connection.request(
-      'tools/call',
-      withRound(request.params, ctx),
-      roundOptions(ctx),
-    )) as never;
-  });
-  server.setRequestHandler('prompts/get', async (request, ctx) => {
-    const current = view();
-    if (!current.catalog.prompts.some((prompt) => prompt.name === request.params.name))
+    if (!current.catalog[kind].some((item) => item.name === wanted))
       throw new MuxError(
-        'PROMPT_NOT_FOUND',
-        `server '${name}' lists no prompt '${request.params.name}' here`,
+        kind === 'tools' ? 'TOOL_NOT_FOUND' : 'PROMPT_NOT_FOUND',
+        `server '${name}' lists no ${kind === 'tools' ? 'tool' : 'prompt'} '${wanted}' here`,
       );
-    return (await current.connection.request(
-      'prompts/get',
-      withRound(request.params, ctx),
-      roundOptions(ctx),
-    )) as never;
-  });
+    return current.connection;
+  };
+  server.setRequestHandler(
+    'tools/call',
+    async (request, ctx) =>
+      (await listedAs('tools', request.params.name).request(
+        'tools/call',
+        withRound(request.params, ctx),
+        roundOptions(ctx),
+      )) as never,
+  );
+  server.setRequestHandler(
+    'prompts/get',
+    async (request, ctx) =>
+      (await listedAs('prompts', request.params.name).request(
+        'prompts/get',
+        withRound(request.params, ctx),
+        roundOptions(ctx),
+      )) as never,
+  );
   server.setRequestHandler(
     'resources/read',
     async (request, ctx) =>
@@ -71,7 +84,6 @@ export function hopServer(children: Children, name: string, version: string): Se
         signal: ctx.mcpReq.signal,
       })) as never,
   );
-  return server;
 }
 
 /** What a multi-round call's later round brings (the SDK lifts it out of the params), given back to the child. */
