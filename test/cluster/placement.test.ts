@@ -137,6 +137,35 @@ t.test(
       body: '{}',
     });
     t.equal(elsewhere.status, 404, 'a server this replica does not run for the cluster');
+    // With the cluster's token: what the server lists answers, what it does not is refused before reaching it.
+    const asReplica = async (tool: string) =>
+      (await fetch(hop, {
+        method: 'POST',
+        headers: {
+          authorization: `Bearer ${right}`,
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          'mcp-protocol-version': '2026-07-28',
+          'mcp-method': 'tools/call',
+          'mcp-name': tool,
+        },
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id: 2,
+          method: 'tools/call',
+          params: {
+            name: tool,
+            arguments: {},
+            _meta: {
+              'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+              'io.modelcontextprotocol/clientInfo': { name: 'replica', version: '1' },
+              'io.modelcontextprotocol/clientCapabilities': {},
+            },
+          },
+        }),
+      }).then((r) => r.text())) as string;
+    t.match(await asReplica('read_graph'), /"entities"/, "the replicas' own token reaches it");
+    t.match(await asReplica('drop_database'), /lists no tool 'drop_database' here/);
   },
 );
 
