@@ -13,7 +13,7 @@ const SEALED_PREFIX = 'sealed1.';
 const IV_BYTES = 12;
 const TAG_BYTES = 16;
 
-export type SealPurpose = 'registry' | 'results' | 'secrets' | 'tokens' | 'agent-runs';
+export type SealPurpose = 'registry' | 'results' | 'secrets' | 'tokens' | 'pins' | 'agent-runs';
 
 export class StateKey {
   readonly #secret: Buffer;

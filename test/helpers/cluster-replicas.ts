@@ -1,6 +1,6 @@
 // Replicas of the built mcpmux for the cluster's tests: each serves HTTP on a free port, joins
 // the test's Redis under the cluster 'team', and comes with a 2025 client of its own.
-import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { Client, StreamableHTTPClientTransport, type ClientCapabilities } from '@modelcontextprotocol/client';
 import type { Test } from 'tap';
 import { startMcpmuxHttp, type HttpMcpmux } from './mcpmux-process.js';
 import { isAlive, waitFor } from './processes.js';
@@ -25,10 +25,19 @@ export async function startReplica(
   redisUrl: string,
   name: string,
   extra: string[] = [],
-  { token }: { token?: string } = {},
+  {
+    token,
+    env = {},
+    model,
+  }: {
+    token?: string;
+    env?: Record<string, string>;
+    /** The client's model (scripted-model.ts), answering the replica's sampling. */
+    model?: { capabilities: ClientCapabilities; setup(client: Client): unknown };
+  } = {},
 ): Promise<Replica> {
   const mux = await startMcpmuxHttp(['--redis', redisUrl, '--cluster', 'team', '--replica', name, ...extra], {
-    env: { MCPMUX_STATE_KEY: STATE_KEY, ...(token && { MCPMUX_AUTH_TOKEN: token }) },
+    env: { MCPMUX_STATE_KEY: STATE_KEY, ...(token && { MCPMUX_AUTH_TOKEN: token }), ...env },
   });
   t.teardown(async () => {
     if (isAlive(mux.process.pid)) await mux.stop();
@@ -38,7 +47,11 @@ export async function startReplica(
     await waitFor(async () => (await fetch(`${base}/readyz`)).status === 200, 15_000),
     `${name} is ready once it has the cluster's set`,
   );
-  const client = new Client({ name: `client-of-${name}`, version: '1.0.0' });
+  const client = new Client(
+    { name: `client-of-${name}`, version: '1.0.0' },
+    model && { capabilities: model.capabilities },
+  );
+  model?.setup(client);
   await client.connect(
     new StreamableHTTPClientTransport(new URL(mux.url), {
       ...(token && { requestInit: { headers: { Authorization: `Bearer ${token}` } } }),

@@ -1,0 +1,251 @@
+// What a person gave once, kept for every replica of a cluster: kept secrets, OAuth credentials
+// and approved pins. Each replica keeps them as one mcpmux does, as private files in its state
+// folder (the stores that read them are unchanged); Redis holds each file sealed with the state
+// key (bound to its folder and name, so Redis alone reads none and a file moved does not open).
+// A file changed here — by this mcpmux, or by `mcpmux secrets` or `mcpmux auth` on this machine —
+// is seen by fs.watch and put in Redis; a change from another replica is announced on a channel
+// and written here. A file removed leaves a tombstone, so that a replica away when a secret was
+// forgotten does not bring it back when it returns. At each (re)connection the folder and Redis
+// are reconciled, the newer side winning by time (replicas' clocks are taken to agree, as
+// NTP keeps them).
+import { watch, readdirSync, rmSync, statSync, mkdirSync, type FSWatcher } from 'node:fs';
+import { join } from 'node:path';
+import { messageOf } from '../common/errors.js';
+import { readPrivateFile, writePrivateFile } from '../common/private-file.js';
+import { connected, newClient, type Client, type RedisConnectionOptions } from './redis-connection.js';
+import type { SealPurpose, StateKey } from './state-key.js';
+
+/** A folder shared, and the purpose its files are sealed for. */
+export interface SharedFolder {
+  readonly name: string;
+  readonly dir: string;
+  readonly purpose: SealPurpose;
+}
+
+export interface SharedFoldersOptions extends RedisConnectionOptions {
+  readonly cluster: string;
+  readonly key: StateKey;
+  readonly folders: readonly SharedFolder[];
+}
+
+/** One file as Redis keeps it: sealed, or a tombstone (no `sealed`) saying when it was removed. */
+interface KeptFile {
+  readonly at: number;
+  readonly by: string;
+  readonly sealed?: string;
+}
+
+/** The files the stores write (a hash's first 32 hex digits): their temporary files and locks are not shared. */
+const SHARED_FILE = /^[0-9a-f]{32}\.json$/;
+/** A rename over the old file comes as two or three events: one look after they settle. */
+const SETTLE_MS = 30;
+const RETRY_MS = 1000;
+
+// KEYS: the folder's hash, the channel. ARGV: file, its KeptFile JSON, its time, the announcement.
+// An older copy never replaces a newer one.
+const SHARE_SCRIPT = `
+local current = redis.call('HGET', KEYS[1], ARGV[1])
+if current and tonumber(cjson.decode(current).at) > tonumber(ARGV[3]) then return 0 end
+redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
+redis.call('PUBLISH', KEYS[2], ARGV[4])
+return 1`;
+
+export class SharedFolders {
+  readonly #options: SharedFoldersOptions;
+  readonly #client: Client;
+  readonly #subscriber: Client;
+  readonly #watchers: FSWatcher[] = [];
+  readonly #settling = new Map<string, NodeJS.Timeout>();
+  /** What each file held when last shared or applied (undefined: absent), so that an echo is not shared again. */
+  readonly #known = new Map<string, string | undefined>();
+  #closed = false;
+  #retry: NodeJS.Timeout | undefined;
+
+  private constructor(options: SharedFoldersOptions, client: Client, subscriber: Client) {
+    this.#options = options;
+    this.#client = client;
+    this.#subscriber = subscriber;
+  }
+
+  /** Connected, reconciled, and following both sides; CLUSTER_UNAVAILABLE when Redis cannot be reached. */
+  static async connect(options: SharedFoldersOptions): Promise<SharedFolders> {
+    const client = await connected(options, 'folders');
+    const subscriber = newClient(options, 'folders-events');
+    const shared = new SharedFolders(options, client, subscriber);
+    try {
+      for (const folder of options.folders) mkdirSync(folder.dir, { recursive: true, mode: 0o700 });
+      await shared.reconcile();
+      await subscriber.connect();
+      await subscriber.subscribe(shared.#channel(), (message) => void shared.#announced(message));
+      // A reconnection may have missed announcements, and this side may have changed meanwhile.
+      for (const connection of [client, subscriber]) connection.on('ready', () => shared.#reconcileSoon());
+      for (const folder of options.folders) shared.#watch(folder);
+    } catch (error) {
+      await shared.close();
+      throw error;
+    }
+    return shared;
+  }
+
+  /** Brings each folder and Redis to the same files: the newer side of each wins. */
+  async reconcile(): Promise<void> {
+    for (const folder of this.#options.folders) {
+      const remote = await this.#client.hGetAll(this.#hash(folder));
+      const names = new Set([...Object.keys(remote), ...localNames(folder.dir)]);
+      for (const name of names) {
+        const kept = remote[name] === undefined ? undefined : (JSON.parse(remote[name]) as KeptFile);
+        // One file that does not open (another key wrote it) or cannot be read is told, the rest go on.
+        await this.#reconcileFile(folder, name, kept).catch((error: unknown) => this.#warn(error));
+      }
+    }
+  }
+
+  async close(): Promise<void> {
+    this.#closed = true;
+    clearTimeout(this.#retry);
+    for (const watcher of this.#watchers) watcher.close();
+    for (const timer of this.#settling.values()) clearTimeout(timer);
+    this.#client.destroy();
+    this.#subscriber.destroy();
+  }
+
+  /** Reconciles now, and again every second until it succeeds (each connection comes back on its own). */
+  #reconcileSoon(): void {
+    clearTimeout(this.#retry);
+    this.reconcile().catch((error: unknown) => {
+      this.#warn(error);
+      if (!this.#closed) this.#retry = setTimeout(() => this.#reconcileSoon(), RETRY_MS);
+    });
+  }
+
+  async #reconcileFile(folder: SharedFolder, name: string, kept: KeptFile | undefined): Promise<void> {
+    const path = join(folder.dir, name);
+    const here = readPrivateFile(path);
+    const changedAt = here === undefined ? 0 : statSync(path).mtimeMs;
+    if (kept === undefined) {
+      if (here !== undefined) await this.#share(folder, name, here);
+      return;
+    }
+    const there = kept.sealed === undefined ? undefined : this.#open(folder, name, kept.sealed);
+    if (there === here) return void this.#known.set(path, here);
+    if (here !== undefined && changedAt > kept.at) await this.#share(folder, name, here);
+    else this.#apply(path, there);
+  }
+
+  /** Another replica changed a file: what Redis holds now is written here. */
+  async #announced(message: string): Promise<void> {
+    const {
+      folder: folderName,
+      file,
+      by,
+    } = JSON.parse(message) as { folder: string; file: string; by: string };
+    const folder = this.#options.folders.find((f) => f.name === folderName);
+    if (by === this.#options.replica || !folder || !SHARED_FILE.test(file)) return;
+    try {
+      // Compared, not taken: this side may hold a newer copy Redis has not had (it was away).
+      const value = await this.#client.hGet(this.#hash(folder), file);
+      if (value !== null) await this.#reconcileFile(folder, file, JSON.parse(value) as KeptFile);
+    } catch (error) {
+      this.#warn(error);
+    }
+  }
+
+  #watch(folder: SharedFolder): void {
+    const watcher = watch(folder.dir, (_event, file) => {
+      if (this.#closed || typeof file !== 'string' || !SHARED_FILE.test(file)) return;
+      const path = join(folder.dir, file);
+      clearTimeout(this.#settling.get(path));
+      this.#settling.set(
+        path,
+        setTimeout(() => {
+          this.#settling.delete(path);
+          void this.#changedHere(folder, file);
+        }, SETTLE_MS),
+      );
+    });
+    watcher.on('error', (error) => this.#warn(error));
+    this.#watchers.push(watcher);
+  }
+
+  async #changedHere(folder: SharedFolder, file: string): Promise<void> {
+    const path = join(folder.dir, file);
+    try {
+      const text = readPrivateFile(path);
+      if (this.#known.has(path) && this.#known.get(path) === text) return;
+      await this.#share(folder, file, text);
+    } catch (error) {
+      // Shared at the next reconciliation, when Redis is back.
+      this.#warn(error);
+    }
+  }
+
+  /**
+   * Puts a file (or its tombstone: `text` undefined), as of when it changed, in Redis and tells
+   * the other replicas; when Redis holds a newer one (two replicas refilling an empty Redis),
+   * that one is written here instead.
+   */
+  async #share(folder: SharedFolder, file: string, text: string | undefined): Promise<void> {
+    const { replica, key } = this.#options;
+    const path = join(folder.dir, file);
+    const kept: KeptFile = {
+      at: text === undefined ? Date.now() : statSync(path).mtimeMs,
+      by: replica,
+      ...(text !== undefined && { sealed: key.seal(folder.purpose, this.#context(folder, file), text) }),
+    };
+    const announcement = JSON.stringify({ folder: folder.name, file, by: replica });
+    const taken = await this.#client.eval(SHARE_SCRIPT, {
+      keys: [this.#hash(folder), this.#channel()],
+      arguments: [file, JSON.stringify(kept), String(kept.at), announcement],
+    });
+    if (taken === 1) this.#known.set(path, text);
+    else await this.#pull(folder, file);
+  }
+
+  /** Writes here what Redis holds of a file. */
+  async #pull(folder: SharedFolder, file: string): Promise<void> {
+    const value = await this.#client.hGet(this.#hash(folder), file);
+    if (value === null) return;
+    const kept = JSON.parse(value) as KeptFile;
+    this.#apply(
+      join(folder.dir, file),
+      kept.sealed === undefined ? undefined : this.#open(folder, file, kept.sealed),
+    );
+  }
+
+  #apply(path: string, text: string | undefined): void {
+    this.#known.set(path, text);
+    if (text === undefined) rmSync(path, { force: true });
+    else writePrivateFile(path, text);
+  }
+
+  #open(folder: SharedFolder, file: string, sealed: string): string {
+    return this.#options.key.open(folder.purpose, this.#context(folder, file), sealed);
+  }
+
+  #warn(error: unknown): void {
+    if (this.#closed) return;
+    this.#options.logger.warn(
+      `cluster: kept secrets, sign-ins and pins are not shared right now (${messageOf(error)}); they are when Redis is back`,
+    );
+  }
+
+  #hash(folder: SharedFolder): string {
+    return `mcpmux:${this.#options.cluster}:files:${folder.name}`;
+  }
+
+  #channel(): string {
+    return `mcpmux:${this.#options.cluster}:files`;
+  }
+
+  #context(folder: SharedFolder, file: string): string {
+    return `${this.#options.cluster}/${folder.name}/${file}`;
+  }
+}
+
+function localNames(dir: string): string[] {
+  try {
+    return readdirSync(dir).filter((name) => SHARED_FILE.test(name));
+  } catch {
+    return [];
+  }
+}
