@@ -1,11 +1,15 @@
 // Every sub-agent of this mcpmux: runs in the foreground (the caller waits) or in the
 // background (read later with `output`), their ids, the limit on background runs, and
-// resuming one from its history in memory or, after a restart, from its transcript.
+// resuming one from its history in memory or, after a restart, from its transcript. In a
+// cluster, a run started through another replica is read, waited for, cancelled and resumed
+// through this one (shared-runs.ts).
 import { randomBytes } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { MuxError } from '../common/errors.js';
 import type { Logger } from '../common/log.js';
 import { AgentRun, type RunDeps, type RunLimits, type RunOutcome } from './agent-run.js';
 import { blocksOf, type SamplingMessage, type ToolResultContent } from './model-source.js';
+import type { RunElsewhere, SharedRuns } from './shared-runs.js';
 import { AGENT_ID, TranscriptStore, type TranscriptLine } from './transcript.js';
 
 export interface AgentRunsOptions {
@@ -49,11 +53,14 @@ export interface AgentState {
 
 /** Finished runs kept in memory; older ones are read back from their transcripts. */
 const KEPT_FINISHED = 200;
+/** How often `output` looks again at a run on another replica it waits for. */
+const ELSEWHERE_POLL_MS = 200;
 
 export class AgentRuns {
   readonly transcripts: TranscriptStore;
   readonly #options: AgentRunsOptions;
   readonly #runs = new Map<string, AgentRun>();
+  #shared: SharedRuns | undefined;
 
   constructor(options: AgentRunsOptions) {
     this.#options = options;
@@ -88,7 +95,14 @@ export class AgentRuns {
     });
     this.#runs.delete(id);
     this.#runs.set(id, run);
-    void run.done.then(() => this.#forgetOld());
+    const announced = this.#shared?.announce(id, run.startedAt, {
+      progress: () => ({ toolUseCount: run.toolUseCount }),
+      cancel: () => run.cancel(),
+    });
+    void run.done.then(() => {
+      announced?.ended();
+      this.#forgetOld();
+    });
     if (request.background)
       return {
         status: 'async_launched',
@@ -105,7 +119,9 @@ export class AgentRuns {
     ids: readonly string[],
     options: { block: boolean; waitMs: number; cancel: boolean },
   ): Promise<AgentReport[]> {
-    if (options.cancel) for (const id of ids) this.cancel(id);
+    const started = Date.now();
+    if (options.cancel)
+      for (const id of ids) if (!this.cancel(id)) await this.#shared?.cancel(id).catch(() => false);
     const running = ids.flatMap((id) => {
       const run = this.#runs.get(id);
       return run && run.status === 'running' ? [run.done] : [];
@@ -120,7 +136,17 @@ export class AgentRuns {
       ]);
       clearTimeout(timer);
     }
+    if (options.block || options.cancel) {
+      const wait = options.cancel ? Math.max(options.waitMs, 5000) : options.waitMs;
+      await this.#settledElsewhere(ids, started + wait);
+    }
     return Promise.all(ids.map((id) => this.#report(id)));
+  }
+
+  /** Kept for, and following, the other replicas of a cluster (undefined: this mcpmux alone). */
+  share(shared: SharedRuns | undefined): void {
+    this.#shared = shared;
+    this.transcripts.share(shared);
   }
 
   /** Where an agent is now, for MCP tasks: undefined when it is nowhere. */
@@ -134,6 +160,8 @@ export class AgentRuns {
         ...(run.outcome && { outcome: run.outcome }),
       };
     if (!AGENT_ID.test(id)) return undefined;
+    const elsewhere = await this.#elsewhere(id);
+    if (elsewhere) return { status: 'running', startedAt: elsewhere.startedAt, updatedAt: Date.now() };
     const lines = await this.transcripts.read(id);
     if (!lines) return undefined;
     const outcome = outcomeOf(lines);
@@ -165,6 +193,15 @@ export class AgentRuns {
 
   async #report(id: string): Promise<AgentReport> {
     const run = this.#runs.get(id);
+    const elsewhere = !run && AGENT_ID.test(id) ? await this.#elsewhere(id) : undefined;
+    if (elsewhere)
+      return {
+        agentId: id,
+        status: 'running',
+        replica: elsewhere.replica,
+        totalToolUseCount: elsewhere.toolUseCount,
+        runningForMs: Date.now() - elsewhere.startedAt,
+      };
     if (run) {
       if (run.status === 'running')
         return {
@@ -173,7 +210,10 @@ export class AgentRuns {
           totalToolUseCount: run.toolUseCount,
           runningForMs: Date.now() - run.startedAt,
         };
-      return { agentId: id, ...run.outcome! } as AgentReport;
+      // In a cluster, the run may have been resumed, and ended again, on another replica since.
+      const lines = this.#shared ? await this.transcripts.read(id) : undefined;
+      const ended = lines?.at(-1)?.type === 'result' ? outcomeOf(lines) : run.outcome!;
+      return { agentId: id, ...ended } as AgentReport;
     }
     if (!AGENT_ID.test(id)) return { agentId: id, status: 'not_found' };
     const lines = await this.transcripts.read(id);
@@ -186,6 +226,12 @@ export class AgentRuns {
     const run = this.#runs.get(id);
     if (run?.status === 'running')
       throw new MuxError('AGENT_BUSY', `agent ${id} is still running; wait for it with output, or cancel it`);
+    const elsewhere = run || !AGENT_ID.test(id) ? undefined : await this.#elsewhere(id);
+    if (elsewhere)
+      throw new MuxError(
+        'AGENT_BUSY',
+        `agent ${id} is still running on replica ${elsewhere.replica}; wait for it with output, or cancel it`,
+      );
     const lines = AGENT_ID.test(id) ? await this.transcripts.read(id) : undefined;
     if (run && !lines) {
       // Its transcript could not be written: the history in memory is all there is.
@@ -203,6 +249,22 @@ export class AgentRuns {
     for (;;) {
       const id = randomBytes(4).toString('hex');
       if (!this.#runs.has(id) && !(await this.transcripts.read(id))) return id;
+    }
+  }
+
+  /** Where `id` runs in the cluster, if on another replica; Redis out of reach: not known to run. */
+  async #elsewhere(id: string): Promise<RunElsewhere | undefined> {
+    return this.#shared?.elsewhere(id).catch(() => undefined);
+  }
+
+  /** Waits until none of `ids` runs on another replica, or until `deadline`. */
+  async #settledElsewhere(ids: readonly string[], deadline: number): Promise<void> {
+    const others = ids.filter((id) => !this.#runs.has(id) && AGENT_ID.test(id));
+    if (!this.#shared || others.length === 0) return;
+    for (;;) {
+      const still = await Promise.all(others.map((id) => this.#elsewhere(id)));
+      if (still.every((e) => e === undefined) || Date.now() >= deadline) return;
+      await sleep(Math.min(ELSEWHERE_POLL_MS, Math.max(0, deadline - Date.now())));
     }
   }
 

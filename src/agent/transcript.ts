@@ -18,6 +18,14 @@ export interface TranscriptLine {
   session_id: string;
 }
 
+/** Transcripts kept where every replica of a cluster reads them (shared-runs.ts). */
+export interface SharedTranscripts {
+  /** Keeps one line of an agent's transcript for every replica. */
+  append(line: TranscriptLine): Promise<void>;
+  /** An agent's transcript as the cluster keeps it; undefined when it keeps none. */
+  read(id: string): Promise<TranscriptLine[] | undefined>;
+}
+
 /** Agent ids are 8 hex characters: nothing else ever becomes a file name. */
 export const AGENT_ID = /^[0-9a-f]{8}$/;
 
@@ -33,6 +41,8 @@ export class TranscriptStore {
   /** The last append of each file: the next one starts after it. */
   readonly #tails = new Map<string, Promise<void>>();
   #made: Promise<unknown> | undefined;
+  #shared: SharedTranscripts | undefined;
+  #unshared = false;
 
   constructor(dir: string, logger: Logger) {
     this.dir = dir;
@@ -57,6 +67,7 @@ export class TranscriptStore {
         throw error;
       }));
       await appendFile(path, text, { mode: 0o600 });
+      await this.#share(line);
     });
     const tail = next.catch(() => {});
     this.#tails.set(id, tail);
@@ -67,8 +78,40 @@ export class TranscriptStore {
     return next;
   }
 
-  /** Every message of an agent, in order; undefined when it has no transcript. A malformed line is skipped with a warning. */
+  /** Kept for the replicas of a cluster too (undefined: here alone). */
+  share(shared: SharedTranscripts | undefined): void {
+    this.#shared = shared;
+  }
+
+  /**
+   * Every message of an agent, in order; undefined when it has no transcript. A malformed line
+   * is skipped with a warning. In a cluster, the cluster's copy (a run resumed on another
+   * replica went on there), unless this replica's own is longer (Redis missed lines while away).
+   */
   async read(id: string): Promise<TranscriptLine[] | undefined> {
+    const here = await this.#readHere(id);
+    const shared = await this.#shared?.read(id).catch((error: unknown) => {
+      this.#logger.warn(`agent ${id}: the cluster's transcript cannot be read: ${messageOf(error)}`);
+      return undefined;
+    });
+    return shared && shared.length >= (here?.length ?? 0) ? shared : here;
+  }
+
+  async #share(line: TranscriptLine): Promise<void> {
+    try {
+      await this.#shared?.append(line);
+      this.#unshared = false;
+    } catch (error) {
+      // The run goes on: its line is on disk here. Told once until lines are shared again.
+      if (!this.#unshared)
+        this.#logger.warn(
+          `agent ${line.session_id}: its transcript is kept here only for now: ${messageOf(error)}`,
+        );
+      this.#unshared = true;
+    }
+  }
+
+  async #readHere(id: string): Promise<TranscriptLine[] | undefined> {
     const path = this.pathOf(id);
     await this.#tails.get(id);
     let text: string;

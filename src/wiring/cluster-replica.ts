@@ -12,7 +12,11 @@ import { MuxError, messageOf } from '../common/errors.js';
 import { addServerInput } from '../session/tools/management-schemas.js';
 import type { ClusterLink } from '../session/tools/tool-context.js';
 import type { ClusterServers } from '../cluster/cluster-servers.js';
-import type { RedisResults } from '../cluster/shared-results.js';
+import type { RedisResults, RedisResultsOptions } from '../cluster/shared-results.js';
+import type { SharedFolder } from '../cluster/shared-folders.js';
+import { stateDir } from '../common/state-dir.js';
+import { oauthStateDir } from '../oauth/credential-store.js';
+import { secretsDir } from '../secrets/kept-secrets.js';
 import type { SharedResults } from '../results/result-store.js';
 import type { Core } from './core.js';
 
@@ -104,22 +108,16 @@ export class ClusterReplica {
   }
 
   async #connect(): Promise<ClusterServers> {
-    const [{ ClusterRegistry }, { ClusterServers }, { RedisResults }, { ServerLeases }] = await Promise.all([
+    const [{ ClusterRegistry }, { ClusterServers }] = await Promise.all([
       import('../cluster/cluster-registry.js'),
       import('../cluster/cluster-servers.js'),
-      import('../cluster/shared-results.js'),
-      import('../cluster/server-leases.js'),
     ]);
-    const { logger, children, policy } = this.#core;
+    const { logger, children, policy, agents } = this.#core;
     const { redisUrl, name, replica } = this.#options;
     const connection = { url: redisUrl, cluster: name, replica, key: this.#key, logger };
     const registry = await ClusterRegistry.connect({ ...connection, hopUrl: this.#hopUrl });
-    const opened: { close(): unknown }[] = [registry];
-    const [results, leases] = await Promise.all([
-      RedisResults.connect(connection).then((r) => (opened.push(r), r)),
-      ServerLeases.connect(connection).then((l) => (opened.push(l), l)),
-    ]).catch(async (error: unknown) => {
-      for (const open of opened) await open.close();
+    const shared = await sharedParts(connection, agents !== undefined).catch(async (error: unknown) => {
+      await registry.close();
       throw error;
     });
     const servers: ClusterServers = new ClusterServers({
@@ -136,15 +134,16 @@ export class ClusterReplica {
             .filter((server) => !servers.has(server)),
         ),
       specOf,
-      leases,
+      leases: shared.leases,
       hopToken: this.#key.hopToken(),
     });
-    this.#results = results;
+    this.#results = shared.results;
+    agents?.runs.share(shared.agentRuns);
     this.#closeRegistry = async () => {
+      agents?.runs.share(undefined);
       await servers.close();
-      await leases.close();
       await registry.close();
-      results.close();
+      await shared.close();
       this.#results = undefined;
     };
     return servers;
@@ -164,6 +163,43 @@ function hopOrigin(servedAt: string): string {
   const url = new URL(servedAt);
   if (url.hostname === '0.0.0.0' || url.hostname === '[::]') url.hostname = hostname();
   return url.origin;
+}
+
+/**
+ * What the replicas share beside the set of servers: kept results, the servers' leases, what a
+ * person gave once (secrets, sign-ins, pins), and the agents' runs (when the agent tools are on).
+ */
+async function sharedParts(connection: RedisResultsOptions, agents: boolean) {
+  const [{ RedisResults }, { ServerLeases }, { SharedFolders }, { RedisAgentRuns }] = await Promise.all([
+    import('../cluster/shared-results.js'),
+    import('../cluster/server-leases.js'),
+    import('../cluster/shared-folders.js'),
+    import('../cluster/shared-agent-runs.js'),
+  ]);
+  const opened: { close(): unknown }[] = [];
+  const opening = <T extends { close(): unknown }>(part: Promise<T>) => part.then((p) => (opened.push(p), p));
+  const close = async () => {
+    for (const part of opened) await part.close();
+  };
+  const [results, leases, , agentRuns] = await Promise.all([
+    opening(RedisResults.connect(connection)),
+    opening(ServerLeases.connect(connection)),
+    opening(SharedFolders.connect({ ...connection, folders: keptFolders() })),
+    agents ? opening(RedisAgentRuns.connect(connection)) : undefined,
+  ]).catch(async (error: unknown) => {
+    await close();
+    throw error;
+  });
+  return { results, leases, agentRuns, close };
+}
+
+/** What a person gave once and every replica uses: kept secrets, OAuth sign-ins, approved pins. */
+function keptFolders(): SharedFolder[] {
+  return [
+    { name: 'secrets', dir: secretsDir(), purpose: 'secrets' },
+    { name: 'oauth', dir: oauthStateDir(), purpose: 'tokens' },
+    { name: 'pins', dir: stateDir('pins'), purpose: 'pins' },
+  ];
 }
 
 /** An entry of the cluster's set, checked as add_server checks its arguments. */
