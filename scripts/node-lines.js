@@ -50,6 +50,7 @@ const LINE_SENSITIVE = [
   'test/cluster/cluster-registry.test.ts',
   'test/cluster/server-leases.test.ts',
   'test/cluster/shared-results.test.ts',
+  'test/cluster/shared-folders.test.ts',
   'test/cluster/replicas.test.ts',
   'test/cluster/placement.test.ts',
   'test/e2e/attacks',
