@@ -17,6 +17,8 @@ export type SealPurpose = 'registry' | 'results' | 'secrets' | 'tokens' | 'pins'
 
 export class StateKey {
   readonly #secret: Buffer;
+  #hopToken: string | undefined;
+  readonly #sealKeys = new Map<SealPurpose, Buffer>();
 
   private constructor(secret: Buffer) {
     this.#secret = secret;
@@ -73,9 +75,11 @@ export class StateKey {
     return new Uint8Array(hkdfSync('sha256', this.#secret, 'mcpmux', 'request-state', 32));
   }
 
-  /** The bearer token replicas show each other on their internal hop. */
+  /** The bearer token replicas show each other on their internal hop (derived once: each hop request checks it). */
   hopToken(): string {
-    return Buffer.from(hkdfSync('sha256', this.#secret, 'mcpmux', 'hop-token', 32)).toString('base64url');
+    return (this.#hopToken ??= Buffer.from(
+      hkdfSync('sha256', this.#secret, 'mcpmux', 'hop-token', 32),
+    ).toString('base64url'));
   }
 
   /** Whether `token` is the hop's, compared in constant time. */
@@ -86,7 +90,13 @@ export class StateKey {
   }
 
   #derive(purpose: SealPurpose): Buffer {
-    return Buffer.from(hkdfSync('sha256', this.#secret, 'mcpmux', `seal:${purpose}`, 32));
+    let key = this.#sealKeys.get(purpose);
+    if (!key)
+      this.#sealKeys.set(
+        purpose,
+        (key = Buffer.from(hkdfSync('sha256', this.#secret, 'mcpmux', `seal:${purpose}`, 32))),
+      );
+    return key;
   }
 }
 
