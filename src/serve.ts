@@ -78,7 +78,12 @@ export async function serve({
       watchStdin: stdio !== undefined,
       ...(hangupOf(configSync, callLog) && { onHangup: hangupOf(configSync, callLog)! }),
       ...(stdio && { finishAnswering: stdio.finishAnswering }),
-      ...(http && { drain: () => drained(http, options.http!.drainMs, log, options.cluster !== undefined) }),
+      ...(http && {
+        drain: async () => {
+          await cluster?.handOver();
+          await drained(http, options.http!.drainMs, log, options.cluster !== undefined);
+        },
+      }),
     },
   );
   logServing(options, log, version, servers.length, http);

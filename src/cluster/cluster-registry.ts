@@ -95,6 +95,8 @@ return { t[1] * 1000 + math.floor(t[2] / 1000), redis.call('HGETALL', KEYS[1]) }
 
 /** A replica that has not announced itself for this long is taken as gone. */
 const REPLICA_GONE_MS = 6000;
+/** How long a replica that left is known to have left (longer than any replica's wait to take a server over). */
+const LEFT_KEPT_MS = 30_000;
 
 /** How long one XREAD waits before it asks again (and notices a close). */
 const BLOCK_MS = 1000;
@@ -163,9 +165,26 @@ export class ClusterRegistry {
     );
   }
 
-  /** This replica leaves: no change waits for it any more. */
+  /**
+   * This replica leaves: no change waits for it any more, and for a while the others know it
+   * left of its own accord (a drain), not that Redis lost the list of replicas.
+   */
   async leave(): Promise<void> {
-    await this.#client.hDel(this.#keys.replicas, this.#options.replica).catch(() => {});
+    await this.#client
+      .multi()
+      .hDel(this.#keys.replicas, this.#options.replica)
+      .set(this.#leftKey(this.#options.replica), '1', { expiration: { type: 'PX', value: LEFT_KEPT_MS } })
+      .exec()
+      .catch(() => {});
+  }
+
+  /** Whether `replica` left of its own accord within the last LEFT_KEPT_MS. */
+  async hasLeft(replica: string): Promise<boolean> {
+    return (await this.#run(() => this.#client.exists(this.#leftKey(replica)))) === 1;
+  }
+
+  #leftKey(replica: string): string {
+    return `mcpmux:${this.#options.cluster}:left:${replica}`;
   }
 
   /** The replicas alive now (announced within the last few seconds): the version each has applied, its hop URL. */

@@ -65,6 +65,8 @@ export class ClusterServers {
   #ready = false;
   #stopFollowing: (() => void) | undefined;
   #heartbeat: NodeJS.Timeout | undefined;
+  /** Handing over or closed: it no longer announces itself. */
+  #leaving = false;
   readonly #placed: PlacedServers;
 
   constructor(options: ClusterServersOptions) {
@@ -181,8 +183,21 @@ export class ClusterServers {
     return this.#running.has(name) || this.#refused.has(name);
   }
 
+  /**
+   * A drain begins: the servers this replica runs for the cluster go to the others now (its hop
+   * answers the calls still coming until they have pointed theirs elsewhere), and no change
+   * waits for it any more.
+   */
+  async handOver(): Promise<void> {
+    this.#leaving = true;
+    clearInterval(this.#heartbeat);
+    await this.#placed.close();
+    if (this.#ready) await this.#options.registry.leave();
+  }
+
   /** Stops following; the replica leaves, so that no change waits for it. */
   async close(): Promise<void> {
+    this.#leaving = true;
     clearInterval(this.#heartbeat);
     this.#stopFollowing?.();
     await this.#placed.close();
@@ -209,6 +224,7 @@ export class ClusterServers {
   }
 
   async #announce(): Promise<void> {
+    if (this.#leaving) return;
     await this.#options.registry.announce(this.#version).catch((error: unknown) => {
       this.#options.logger.debug(`cluster: announcing replica ${this.#options.replica}: ${messageOf(error)}`);
     });

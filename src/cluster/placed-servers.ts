@@ -135,6 +135,8 @@ export class PlacedServers {
       placed.absentSince = undefined;
       return false;
     }
+    // It drained: it said so as it left, so nothing is to be waited for.
+    if (await this.#options.registry.hasLeft(last).catch(() => false)) return true;
     placed.absentSince ??= Date.now();
     return Date.now() - placed.absentSince >= OWNER_GONE_MS;
   }

@@ -83,6 +83,17 @@ export class ClusterReplica {
     return this.#servers?.ready ?? false;
   }
 
+  /** A drain begins: the servers this replica runs for the cluster go to the others now. */
+  async handOver(): Promise<void> {
+    await this.#servers
+      ?.handOver()
+      .catch((error: unknown) =>
+        this.#core.logger.warn(
+          `cluster '${this.#options.name}': handing its servers over: ${messageOf(error)}`,
+        ),
+      );
+  }
+
   async close(): Promise<void> {
     this.#closed = true;
     clearTimeout(this.#retry);

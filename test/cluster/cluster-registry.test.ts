@@ -143,6 +143,22 @@ t.test(
   },
 );
 
+t.test('a replica that leaves is no longer live, and is known to have left of its own accord', async (t) => {
+  const redis = await startRedis(t);
+  const a = await replica(t, redis.url, 'a');
+  const b = await replica(t, redis.url, 'b');
+  await a.registry.announce(1);
+  t.ok((await b.registry.liveReplicas()).has('a'));
+  t.notOk(await b.registry.hasLeft('a'), 'alive: it has not left');
+  await a.registry.leave();
+  t.notOk((await b.registry.liveReplicas()).has('a'), 'gone from the live ones at once');
+  t.ok(
+    await b.registry.hasLeft('a'),
+    'and said so (a drain), unlike a replica that died or a Redis that lost the list',
+  );
+  t.notOk(await b.registry.hasLeft('c'), 'one never seen has not left');
+});
+
 t.test('a key is required, and long enough', async (t) => {
   t.throws(() => StateKey.from(undefined), { code: 'INVALID_ARGUMENTS', message: /openssl rand -base64 32/ });
   t.throws(() => StateKey.from('short'), { message: /has 5 characters; it needs at least 32/ });
