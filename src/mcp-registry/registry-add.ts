@@ -53,6 +53,8 @@ export interface RegistryAdd {
   readonly configuredSpec: ServerSpec;
   /** The entry as persist writes it: kept secrets as ${secret:ENTRY/NAME}, others as ${NAME}. */
   readonly configEntry: Record<string, unknown>;
+  /** The entry as a cluster's replicas run it (add_server's fields, secrets' values in it: Redis holds it sealed). */
+  readonly clusterEntry: Record<string, unknown>;
   readonly registry: string;
   readonly entry: ServerEntry;
   /** What runs: `npm pkg@1.2.3`, `remote https://…`. */
@@ -98,6 +100,7 @@ export async function prepareRegistryAdd(
     spec: ctx.admit(withEntry(spec, entry.name)),
     configuredSpec: spec,
     configEntry: { ...configEntry(referenced), ...request.fields },
+    clusterEntry: { ...configEntry(resolved), ...request.fields },
     secretValues: resolved.secretValues,
     registry,
     entry,

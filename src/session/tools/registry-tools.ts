@@ -7,7 +7,11 @@ import type { InputOrigin } from '../../child/child-types.js';
 import { MuxError } from '../../common/errors.js';
 import { foundServerSummary } from '../../mcp-registry/found-server.js';
 import { runningAs } from '../../mcp-registry/mcp-registries.js';
-import { prepareRegistryAdd, type RegistryAddContext } from '../../mcp-registry/registry-add.js';
+import {
+  prepareRegistryAdd,
+  type RegistryAdd,
+  type RegistryAddContext,
+} from '../../mcp-registry/registry-add.js';
 import { jsonResult } from '../results.js';
 import {
   SPEC_FIELDS,
@@ -17,7 +21,14 @@ import {
 } from './management-schemas.js';
 import { canAskForm, askPersonOf } from './person-form.js';
 import { approveSandboxWidening } from './sandbox-approval.js';
-import { toPersist, persisted, requireConfig, startServer } from './server-start.js';
+import {
+  checkPlacement,
+  toPersist,
+  persisted,
+  requireConfig,
+  sharedWithCluster,
+  startServer,
+} from './server-start.js';
 import { define, parseArguments as parse } from './tool-definition.js';
 import type { ManagementContext, ManagementTool, RegistryAccess } from './tool-context.js';
 import type { CallToolResult } from '@modelcontextprotocol/server';
@@ -61,6 +72,9 @@ export async function addFromRegistry(args: AddServerArgs, ctx: ManagementContex
     );
   const access = requireRegistries(ctx);
   if (args.persist) requireConfig(ctx.config, 'add_server');
+  checkPlacement(args.placement, ctx.cluster !== undefined);
+  // In a cluster the add is every replica's: refused now, before anything starts, without Redis.
+  await ctx.cluster?.reachable();
   const run = async (origin: InputOrigin | undefined, signal: AbortSignal | undefined) => {
     const prepared = await prepareRegistryAdd(
       {
@@ -85,6 +99,7 @@ export async function addFromRegistry(args: AddServerArgs, ctx: ManagementContex
         askPersonOf(origin, signal),
       )),
       registry: prepared.registry,
+      ...(ctx.cluster && (await sharedWithCluster(ctx, args.name, clusterEntryOf(args, prepared)))),
     };
     if (!args.persist) return jsonResult(result) as Record<string, unknown>;
     const unkept = prepared.unkept.filter((name) => !prepared.keptNow.includes(name));
@@ -137,6 +152,11 @@ function requireRegistries(ctx: ManagementContext): RegistryAccess {
 }
 
 /** add_server's fields that apply to an entry's server as to any: its cwd, tool filter, prefix, era, restart, sandbox. */
+/** What the cluster's replicas run: the entry as resolved here, where the add places it. */
+function clusterEntryOf(args: AddServerArgs, prepared: RegistryAdd): Record<string, unknown> {
+  return { ...prepared.clusterEntry, ...(args.placement !== undefined && { placement: args.placement }) };
+}
+
 function entryFieldsOf(args: AddServerArgs) {
   const { cwd, tools, prefix, era, restart, sandbox } = args;
   return {

@@ -146,6 +146,35 @@ export interface ClusterChange {
   waiting_for?: string[];
 }
 
+/**
+ * A server started here becomes every replica's (each starts it through its own spawn policy).
+ * Redis gone since the start: the server is stopped again, and the add refused, as if Redis had
+ * been gone before.
+ */
+export async function sharedWithCluster(
+  ctx: Pick<ManagementContext, 'children' | 'cluster'>,
+  name: string,
+  entry: Record<string, unknown>,
+): Promise<{ cluster: ClusterChange }> {
+  let waiting: string[];
+  try {
+    ({ waiting } = await ctx.cluster!.published(name, entry));
+  } catch (error) {
+    await ctx.children.remove(name).catch(() => {});
+    throw error;
+  }
+  return { cluster: clusterChange(ctx.cluster!.replica, waiting) };
+}
+
+/** A placement is a cluster's word: refused where this mcpmux is not a replica. */
+export function checkPlacement(placement: string | undefined, inCluster: boolean): void {
+  if (placement !== undefined && !inCluster)
+    throw new MuxError(
+      'INVALID_ARGUMENTS',
+      'add_server: placement says where a server runs in a cluster of replicas, and this mcpmux is not one (--redis)',
+    );
+}
+
 /** The change made through `replica`; `waiting` the replicas that had not applied it when the wait ended. */
 export function clusterChange(replica: string, waiting: readonly string[]): ClusterChange {
   return { replica, ...(waiting.length > 0 && { waiting_for: [...waiting] }) };

@@ -12,14 +12,14 @@ import { addFromRegistry } from '../registry-tools.js';
 import { askPersonOf, canAskForm } from '../person-form.js';
 import { approveSandboxWidening } from '../sandbox-approval.js';
 import {
-  clusterChange,
+  checkPlacement,
   toPersist,
   persisted,
   requireConfig,
+  sharedWithCluster,
   startServer,
-  type ClusterChange,
 } from '../server-start.js';
-import type { ManagementContext, ManagementTool } from '../tool-context.js';
+import type { ManagementTool } from '../tool-context.js';
 import { define, parseArguments as parse } from '../tool-definition.js';
 
 export const addServerTool = (): ManagementTool => ({
@@ -75,26 +75,6 @@ export const addServerTool = (): ManagementTool => ({
   },
 });
 
-/**
- * A server started here becomes every replica's (each starts it through its own spawn policy).
- * Redis gone since the start: the server is stopped again, and the add refused, as if Redis had
- * been gone before.
- */
-async function sharedWithCluster(
-  ctx: Pick<ManagementContext, 'children' | 'cluster'>,
-  name: string,
-  entry: Record<string, unknown>,
-): Promise<{ cluster: ClusterChange }> {
-  let waiting: string[];
-  try {
-    ({ waiting } = await ctx.cluster!.published(name, entry));
-  } catch (error) {
-    await ctx.children.remove(name).catch(() => {});
-    throw error;
-  }
-  return { cluster: clusterChange(ctx.cluster!.replica, waiting) };
-}
-
 /** A config file's entry has no placement: a replica's config is its own, not the cluster's. */
 function withoutPlacement(entry: Record<string, unknown>): Record<string, unknown> {
   const { placement: _placement, ...rest } = entry;
@@ -109,9 +89,5 @@ function checkFields(args: z.infer<typeof addServerInput>, inCluster: boolean): 
       'INVALID_ARGUMENTS',
       `add_server: ${wrongFields.join(' and ')} ${wrongFields.length === 1 ? 'goes' : 'go'} with registry, not with command or url`,
     );
-  if (args.placement !== undefined && !inCluster)
-    throw new MuxError(
-      'INVALID_ARGUMENTS',
-      'add_server: placement says where a server runs in a cluster of replicas, and this mcpmux is not one (--redis)',
-    );
+  checkPlacement(args.placement, inCluster);
 }
