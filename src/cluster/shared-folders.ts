@@ -40,6 +40,8 @@ const SHARED_FILE = /^[0-9a-f]{32}\.json$/;
 /** A rename over the old file comes as two or three events: one look after they settle. */
 const SETTLE_MS = 30;
 const RETRY_MS = 1000;
+/** Beside the shared files (not one of them): which copy of each this replica last held in step with Redis. */
+const LEDGER_FILE = '.shared-ledger'; // not .json: the stores and the trust keeper read those
 
 // KEYS: the folder's hash, the channel. ARGV: file, its KeptFile JSON, its time, the announcement.
 // An older copy never replaces a newer one.
@@ -58,6 +60,7 @@ export class SharedFolders {
   readonly #settling = new Map<string, NodeJS.Timeout>();
   /** What each file held when last shared or applied (undefined: absent), so that an echo is not shared again. */
   readonly #known = new Map<string, string | undefined>();
+  readonly #ledgers = new Map<string, Ledger>();
   #closed = false;
   #retry: NodeJS.Timeout | undefined;
 
@@ -127,9 +130,14 @@ export class SharedFolders {
       return;
     }
     const there = kept.sealed === undefined ? undefined : this.#open(folder, name, kept.sealed);
-    if (there === here) return void this.#known.set(path, here);
-    if (here !== undefined && changedAt > kept.at) await this.#share(folder, name, here);
-    else this.#apply(path, there);
+    if (there === here) {
+      this.#known.set(path, here);
+      return this.#ledger(folder).set(name, there === undefined ? undefined : kept.at);
+    }
+    // Removed here (`mcpmux secrets forget` while this mcpmux was down) after it held this very copy.
+    const removedHere = here === undefined && (this.#ledger(folder).get(name) ?? -1) >= kept.at;
+    if (removedHere || (here !== undefined && changedAt > kept.at)) await this.#share(folder, name, here);
+    else this.#apply(folder, name, kept, there);
   }
 
   /** Another replica changed a file: what Redis holds now is written here. */
@@ -197,8 +205,10 @@ export class SharedFolders {
       keys: [this.#hash(folder), this.#channel()],
       arguments: [file, JSON.stringify(kept), String(kept.at), announcement],
     });
-    if (taken === 1) this.#known.set(path, text);
-    else await this.#pull(folder, file);
+    if (taken === 1) {
+      this.#known.set(path, text);
+      this.#ledger(folder).set(file, text === undefined ? undefined : kept.at);
+    } else await this.#pull(folder, file);
   }
 
   /** Writes here what Redis holds of a file. */
@@ -207,15 +217,25 @@ export class SharedFolders {
     if (value === null) return;
     const kept = JSON.parse(value) as KeptFile;
     this.#apply(
-      join(folder.dir, file),
+      folder,
+      file,
+      kept,
       kept.sealed === undefined ? undefined : this.#open(folder, file, kept.sealed),
     );
   }
 
-  #apply(path: string, text: string | undefined): void {
+  #apply(folder: SharedFolder, file: string, kept: KeptFile, text: string | undefined): void {
+    const path = join(folder.dir, file);
     this.#known.set(path, text);
     if (text === undefined) rmSync(path, { force: true });
     else writePrivateFile(path, text);
+    this.#ledger(folder).set(file, text === undefined ? undefined : kept.at);
+  }
+
+  #ledger(folder: SharedFolder): Ledger {
+    let ledger = this.#ledgers.get(folder.name);
+    if (!ledger) this.#ledgers.set(folder.name, (ledger = new Ledger(join(folder.dir, LEDGER_FILE))));
+    return ledger;
   }
 
   #open(folder: SharedFolder, file: string, sealed: string): string {
@@ -247,5 +267,37 @@ function localNames(dir: string): string[] {
     return readdirSync(dir).filter((name) => SHARED_FILE.test(name));
   } catch {
     return [];
+  }
+}
+
+/**
+ * For each shared file, the time of the copy this replica last held in step with Redis: a file
+ * missing here whose copy in Redis is no newer was removed here while this mcpmux was down (by
+ * `mcpmux secrets forget`), not never received, and its removal is shared, not undone.
+ */
+class Ledger {
+  readonly #path: string;
+  readonly #times: Record<string, number>;
+
+  constructor(path: string) {
+    this.#path = path;
+    let read: unknown;
+    try {
+      read = JSON.parse(readPrivateFile(path) ?? '{}');
+    } catch {
+      read = {};
+    }
+    this.#times = typeof read === 'object' && read !== null ? (read as Record<string, number>) : {};
+  }
+
+  get(file: string): number | undefined {
+    return this.#times[file];
+  }
+
+  set(file: string, at: number | undefined): void {
+    if (this.#times[file] === at) return;
+    if (at === undefined) delete this.#times[file];
+    else this.#times[file] = at;
+    writePrivateFile(this.#path, JSON.stringify(this.#times));
   }
 }

@@ -2,7 +2,7 @@
 // one replica (or `mcpmux secrets` on its machine) every replica uses; Redis holds it sealed; a
 // forgotten secret stays forgotten for a replica that was away; Redis gone and back, what
 // changed meanwhile is shared.
-import { mkdtempSync, rmSync, writeFileSync, utimesSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync, writeFileSync, utimesSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createClient } from '@redis/client';
@@ -191,6 +191,31 @@ t.test(
       await waitFor(() => b.secrets.values('official', 'one')['TOKEN'] === 'during', 10_000),
       'shared once Redis is back (an empty one: refilled from the replicas)',
     );
+  },
+);
+
+t.test(
+  "forgotten on a replica's machine while its mcpmux was down: forgotten on all when it is back",
+  async (t) => {
+    const redis = await startRedis(t);
+    const a = await replica(t, redis, 'a');
+    const bState = stateFolder(t);
+    const b = await replica(t, redis, 'b', bState);
+    a.secrets.keep('official', 'io.github.acme/weather', { WEATHER_API_KEY: 'sk-weather-42' });
+    t.ok(await waitFor(() => b.secrets.list().length === 1, 3000));
+    t.equal(
+      readdirSync(join(bState, 'secrets')).filter((f) => f.endsWith('.json')).length,
+      1,
+      "nothing beside it looks like a store's file",
+    );
+    await b.shared.close(); // b's mcpmux is down; on its machine, the person forgets the secret
+    t.equal(new KeptSecrets(join(bState, 'secrets')).forget('io.github.acme/weather'), 1);
+    const back = await replica(t, redis, 'b', bState);
+    t.same(back.secrets.list(), [], 'not brought back from Redis');
+    t.ok(await waitFor(() => a.secrets.list().length === 0, 3000), 'and forgotten on the other replica');
+    // A copy this replica never held is still received.
+    a.secrets.keep('official', 'other', { TOKEN: 'new' });
+    t.ok(await waitFor(() => back.secrets.values('official', 'other')['TOKEN'] === 'new', 3000));
   },
 );
 
