@@ -9,7 +9,7 @@
 // are reconciled, the newer side winning by time (replicas' clocks are taken to agree, as
 // NTP keeps them).
 import { watch, readdirSync, rmSync, statSync, mkdirSync, type FSWatcher } from 'node:fs';
-import { join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { messageOf } from '../common/errors.js';
 import { readPrivateFile, writePrivateFile } from '../common/private-file.js';
 import { connected, newClient, type Client, type RedisConnectionOptions } from './redis-connection.js';
@@ -101,6 +101,24 @@ export class SharedFolders {
         await this.#reconcileFile(folder, name, kept).catch((error: unknown) => this.#warn(error));
       }
     }
+  }
+
+  /** Brings this replica's copy of `path` (a file of a shared folder) in step with the cluster's now. */
+  async inStep(path: string): Promise<void> {
+    const found = this.#sharedFile(path);
+    if (!found) return;
+    const value = await this.#client.hGet(this.#hash(found.folder), found.file);
+    await this.#reconcileFile(
+      found.folder,
+      found.file,
+      value === null ? undefined : (JSON.parse(value) as KeptFile),
+    );
+  }
+
+  /** Shares what `path` holds now, without waiting for the folder's watcher. */
+  async shareNow(path: string): Promise<void> {
+    const found = this.#sharedFile(path);
+    if (found) await this.#changedHere(found.folder, found.file);
   }
 
   async close(): Promise<void> {
@@ -230,6 +248,12 @@ export class SharedFolders {
     if (text === undefined) rmSync(path, { force: true });
     else writePrivateFile(path, text);
     this.#ledger(folder).set(file, text === undefined ? undefined : kept.at);
+  }
+
+  #sharedFile(path: string): { folder: SharedFolder; file: string } | undefined {
+    const folder = this.#options.folders.find((f) => f.dir === dirname(path));
+    const file = basename(path);
+    return folder && SHARED_FILE.test(file) ? { folder, file } : undefined;
   }
 
   #ledger(folder: SharedFolder): Ledger {

@@ -3,7 +3,8 @@
 // when it nears its end, and an authorization server that rotates refresh tokens refuses the
 // second (one that detects reuse revokes both), so the person is asked to sign in again; and
 // two processes that need the person each send them to a browser. With it, the second waits
-// for the first and then reads what the first kept.
+// for the first and then reads what the first kept. Replicas of a cluster, whose credential
+// files are shared, take the same lock across machines too (LockAcrossMachines).
 //
 // The lock is a file beside the credentials, made with O_EXCL and holding its holder's pid,
 // then also the URL the holder sent the person to: a waiting process shows it (the person
@@ -28,6 +29,25 @@ import { MuxError, messageOf } from '../common/errors.js';
 
 /** How often a waiting process looks at the lock again. */
 const POLL_MS = 100;
+
+/**
+ * The same lock across machines (a cluster's replicas, whose credential files are shared):
+ * taken after this machine's, it resolves once no other replica holds it and this replica's
+ * copy of the credentials is the cluster's latest; what it returns lets go, after sharing what
+ * the work wrote.
+ */
+export interface LockAcrossMachines {
+  take(lockPath: string, signal: AbortSignal | undefined): Promise<() => Promise<void>>;
+}
+
+/** By the folder of the files they lock: set by a cluster's replica for its shared folders. */
+const acrossMachines = new Map<string, LockAcrossMachines>();
+
+/** Locks the files in `dir` across machines too (undefined: this machine only again). */
+export function lockAcrossMachines(dir: string, lock: LockAcrossMachines | undefined): void {
+  if (lock) acrossMachines.set(dir, lock);
+  else acrossMachines.delete(dir);
+}
 
 /** The lock, held: says where the person was sent, for the processes that wait. */
 export interface HeldSignInLock {
@@ -73,7 +93,12 @@ export async function withSignInLock<T>(
     }
   }
   try {
-    return await work({ sentTo: (url) => announce(path, url) });
+    const letGo = await acrossMachines.get(dirname(path))?.take(path, signal);
+    try {
+      return await work({ sentTo: (url) => announce(path, url) });
+    } finally {
+      await letGo?.();
+    }
   } finally {
     if (read(path).pid === process.pid) rmSync(path, { force: true });
   }

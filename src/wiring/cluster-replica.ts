@@ -13,7 +13,8 @@ import { addServerInput } from '../session/tools/management-schemas.js';
 import type { ClusterLink } from '../session/tools/tool-context.js';
 import type { ClusterServers } from '../cluster/cluster-servers.js';
 import type { RedisResults, RedisResultsOptions } from '../cluster/shared-results.js';
-import type { SharedFolder } from '../cluster/shared-folders.js';
+import type { SharedFolder, SharedFolders } from '../cluster/shared-folders.js';
+import { lockAcrossMachines } from '../oauth/sign-in-lock.js';
 import { stateDir } from '../common/state-dir.js';
 import { oauthStateDir } from '../oauth/credential-store.js';
 import { secretsDir } from '../secrets/kept-secrets.js';
@@ -181,21 +182,27 @@ function hopOrigin(servedAt: string): string {
  * person gave once (secrets, sign-ins, pins), and the agents' runs (when the agent tools are on).
  */
 async function sharedParts(connection: RedisResultsOptions, agents: boolean) {
-  const [{ RedisResults }, { ServerLeases }, { SharedFolders }, { RedisAgentRuns }] = await Promise.all([
-    import('../cluster/shared-results.js'),
-    import('../cluster/server-leases.js'),
-    import('../cluster/shared-folders.js'),
-    import('../cluster/shared-agent-runs.js'),
-  ]);
+  const [{ RedisResults }, { ServerLeases }, { SharedFolders }, { RedisAgentRuns }, { SignInLocks }] =
+    await Promise.all([
+      import('../cluster/shared-results.js'),
+      import('../cluster/server-leases.js'),
+      import('../cluster/shared-folders.js'),
+      import('../cluster/shared-agent-runs.js'),
+      import('../cluster/sign-in-locks.js'),
+    ]);
   const opened: { close(): unknown }[] = [];
   const opening = <T extends { close(): unknown }>(part: Promise<T>) => part.then((p) => (opened.push(p), p));
   const close = async () => {
+    lockAcrossMachines(oauthStateDir(), undefined);
     for (const part of opened) await part.close();
   };
+  // Sign-ins and renewals of one server wait for each other on every replica, as on one machine.
+  const signInLocks = async (folders: SharedFolders) =>
+    lockAcrossMachines(oauthStateDir(), await opening(SignInLocks.connect({ ...connection, folders })));
   const [results, leases, , agentRuns] = await Promise.all([
     opening(RedisResults.connect(connection)),
     opening(ServerLeases.connect(connection)),
-    opening(SharedFolders.connect({ ...connection, folders: keptFolders() })),
+    opening(SharedFolders.connect({ ...connection, folders: keptFolders() })).then(signInLocks),
     agents ? opening(RedisAgentRuns.connect(connection)) : undefined,
   ]).catch(async (error: unknown) => {
     await close();
