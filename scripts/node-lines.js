@@ -51,6 +51,7 @@ const LINE_SENSITIVE = [
   'test/cluster/server-leases.test.ts',
   'test/cluster/shared-results.test.ts',
   'test/cluster/shared-folders.test.ts',
+  'test/cluster/sign-in-locks.test.ts',
   'test/cluster/replicas.test.ts',
   'test/cluster/placement.test.ts',
   'test/e2e/attacks',
