@@ -7,18 +7,27 @@ import type { Children } from '../children/children.js';
 import type { ServerView } from '../children/children-snapshot.js';
 import { MuxError } from '../common/errors.js';
 import type { CatalogKind } from '../protocol/capabilities.js';
+import { clientRound, type InputCapableMethod, type InputRelay } from './relay/input-relay.js';
 
 /** The hop's server for `name`; undefined when this replica does not run it. */
-export function hopServer(children: Children, name: string, version: string): Server | undefined {
+export function hopServer(
+  children: Children,
+  name: string,
+  options: { version: string; relay: InputRelay },
+): Server | undefined {
   if (!children.snapshot.servers.has(name)) return undefined;
   const server = new Server(
-    { name: `mcpmux-hop-${name}`, version },
+    { name: `mcpmux-hop-${name}`, version: options.version },
     {
       capabilities: {
         tools: { listChanged: true },
         prompts: { listChanged: true },
         resources: { listChanged: true },
         completions: {},
+      },
+      // A held call's state is this cluster's (verified); a 2026-07-28 server's own passes as it is.
+      requestState: {
+        verify: (state, ctx) => options.relay.verify(state, ctx).catch(() => state),
       },
     },
   );
@@ -32,15 +41,19 @@ export function hopServer(children: Children, name: string, version: string): Se
   server.setRequestHandler('prompts/list', () => listed('prompts') as never);
   server.setRequestHandler('resources/list', () => listed('resources') as never);
   server.setRequestHandler('resources/templates/list', () => listed('resourceTemplates') as never);
-  forwardRequests(server, name, view);
+  forwardRequests(server, name, view, options.relay);
   return server;
 }
 
 /**
- * Calls, gets, reads and completions, forwarded to the server. What the gate holds is not
- * listed, nor called: a held tool or prompt is refused as unknown.
+ * Calls, gets and reads, forwarded to the server. A 2026-07-28 server's input_required rounds pass
+ * through as they are (its requestState and the client's inputResponses go back to it); a 2025
+ * server that asks in the middle of a call is held here by the input relay, its questions sent back
+ * as rounds (named as this replica exposes the tool, as every replica does), and since every
+ * replica's hop for this server reaches this one, a round may come through any of them. What the
+ * gate holds is not listed, nor called: a held tool or prompt is refused as unknown.
  */
-function forwardRequests(server: Server, name: string, view: () => ServerView): void {
+function forwardRequests(server: Server, name: string, view: () => ServerView, relay: InputRelay): void {
   const listedAs = (kind: 'tools' | 'prompts', wanted: string) => {
     const current = view();
     if (!current.catalog[kind].some((item) => item.name === wanted))
@@ -50,32 +63,41 @@ function forwardRequests(server: Server, name: string, view: () => ServerView): 
       );
     return current.connection;
   };
-  server.setRequestHandler(
-    'tools/call',
-    async (request, ctx) =>
-      (await listedAs('tools', request.params.name).request(
-        'tools/call',
-        withRound(request.params, ctx),
-        roundOptions(ctx),
-      )) as never,
+  const forwarded = async (
+    connection: ServerView['connection'],
+    method: InputCapableMethod,
+    requested: string,
+    params: Record<string, unknown>,
+    ctx: HopContext,
+  ) => {
+    if (connection.speaksModern)
+      return (await connection.request(method, withRound(params, ctx), roundOptions(ctx))) as never;
+    const round = clientRound(ctx);
+    return (await relay.forward({ connection, method, params, requested }, round, {
+      signal: ctx.mcpReq.signal,
+    })) as never;
+  };
+  const exposed = (item: string) => `${view().prefix ?? `${name}__`}${item}`;
+  server.setRequestHandler('tools/call', (request, ctx) =>
+    forwarded(
+      listedAs('tools', request.params.name),
+      'tools/call',
+      exposed(request.params.name),
+      request.params,
+      ctx,
+    ),
   );
-  server.setRequestHandler(
-    'prompts/get',
-    async (request, ctx) =>
-      (await listedAs('prompts', request.params.name).request(
-        'prompts/get',
-        withRound(request.params, ctx),
-        roundOptions(ctx),
-      )) as never,
+  server.setRequestHandler('prompts/get', (request, ctx) =>
+    forwarded(
+      listedAs('prompts', request.params.name),
+      'prompts/get',
+      exposed(request.params.name),
+      request.params,
+      ctx,
+    ),
   );
-  server.setRequestHandler(
-    'resources/read',
-    async (request, ctx) =>
-      (await view().connection.request(
-        'resources/read',
-        withRound(request.params, ctx),
-        roundOptions(ctx),
-      )) as never,
+  server.setRequestHandler('resources/read', (request, ctx) =>
+    forwarded(view().connection, 'resources/read', request.params.uri, request.params, ctx),
   );
   server.setRequestHandler(
     'completion/complete',
@@ -86,21 +108,15 @@ function forwardRequests(server: Server, name: string, view: () => ServerView): 
   );
 }
 
-/** What a multi-round call's later round brings (the SDK lifts it out of the params), given back to the child. */
-interface RoundContext {
-  mcpReq: {
-    signal: AbortSignal;
-    requestState: () => unknown;
-    inputResponses?: Readonly<Record<string, unknown>>;
-  };
-}
+/** What a forwarded request's round is read from (the SDK's context). */
+type HopContext = Parameters<typeof clientRound>[0] & { mcpReq: { signal: AbortSignal } };
 
 /**
- * The params as the child gets them: a 2026-07-28 child's own `requestState` and the client's
+ * The params as a 2026-07-28 server gets them: its own `requestState` and the client's
  * `inputResponses` of a later round go back to it (the forwarding replica sealed the state in its
  * own for the client; the hop's token keeps others out).
  */
-function withRound(params: Record<string, unknown>, ctx: RoundContext): Record<string, unknown> {
+function withRound(params: Record<string, unknown>, ctx: HopContext): Record<string, unknown> {
   const state = ctx.mcpReq.requestState();
   return {
     ...params,
@@ -110,4 +126,4 @@ function withRound(params: Record<string, unknown>, ctx: RoundContext): Record<s
 }
 
 /** A child's input_required result passes back whole, to be answered in the caller's next round. */
-const roundOptions = (ctx: RoundContext) => ({ signal: ctx.mcpReq.signal, allowInputRequired: true });
+const roundOptions = (ctx: HopContext) => ({ signal: ctx.mcpReq.signal, allowInputRequired: true });

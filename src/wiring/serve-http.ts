@@ -115,7 +115,11 @@ export interface ReplicaServing {
 function replicaParts(replica: ReplicaServing, core: Core) {
   return {
     joining: () => !replica.ready(),
-    hop: { ...replica.hop, createServer: (name: string) => hopServer(core.children, name, replica.version) },
+    hop: {
+      ...replica.hop,
+      createServer: (name: string) =>
+        hopServer(core.children, name, { version: replica.version, relay: core.inputRelay }),
+    },
   };
 }
 

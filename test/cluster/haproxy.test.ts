@@ -121,7 +121,7 @@ t.test(
 );
 
 t.test(
-  "a 2026-07-28 call's rounds go on through any replica; a 2025 server's held call says where it is held",
+  "a 2026-07-28 call's rounds go on through any replica; a 2025 server's held call says where it is held, or, placed on one replica, goes on through any",
   async (t) => {
     const { calls, url, replicas } = await cluster(t);
     await replicas[0]!.json('add_server', {
@@ -193,6 +193,34 @@ t.test(
     t.match(
       elsewhere,
       /this call is held by replica r\d and this round reached replica r\d: .*call again without requestState/,
+    );
+
+    // The same 2025 server placed on one replica: its call is held there, and every replica's hop
+    // reaches it, so the rounds go on through any of them.
+    await replicas[0]!.json('add_server', { name: 'asking', ...fixture('asks-client') });
+    for (let attempt = 0; attempt < 3; attempt++) {
+      const asked = await round('asking__ask', { arguments: { method: 'elicitation/create' } });
+      t.equal(asked['resultType'], 'input_required', JSON.stringify(asked));
+      const [key] = Object.keys(asked['inputRequests']);
+      const answered = await round('asking__ask', {
+        arguments: { method: 'elicitation/create' },
+        requestState: asked['requestState'],
+        inputResponses: { [key!]: { action: 'accept', content: { name: `Ada ${attempt}` } } },
+      });
+      t.match(
+        answered['content']?.[0]?.text,
+        new RegExp(`Ada ${attempt}`),
+        'answered through another replica',
+      );
+    }
+    t.equal(
+      new Set(
+        calls()
+          .filter((l) => l.tool === 'asking__ask')
+          .map((l) => l.replica),
+      ).size,
+      3,
+      'its rounds landed on every replica',
     );
   },
 );

@@ -137,13 +137,24 @@ export class InputRelay {
     options: CallOptions,
   ): Promise<Record<string, unknown>> {
     const boundTo = `${target.connection.name}\n${target.method}\n${target.requested}`;
-    const state = round.state === undefined ? undefined : RelayState.parse(round.state);
+    let state = round.state === undefined ? undefined : RelayState.parse(round.state);
     if (state && state.for !== boundTo)
       throw new WireError(
         ProtocolErrorCode.InvalidParams,
         `this requestState was issued for another request (it names ${state.for.split('\n').slice(1).join(' ')}); send it back only with the request that returned it`,
       );
-    if (state?.k === 'held') return this.#resume(state, boundTo, round, options);
+    // A cluster's server placed on one replica: a round that came back through another replica's
+    // hop carries, inside, the held call's own state, which is this replica's to go on with.
+    if (state?.k === 'child' && state.s !== undefined && !target.connection.speaksModern)
+      state = (await this.#heldInside(state.s)) ?? state;
+    if (state?.k === 'held') {
+      // Held by another replica, and this one reaches the server through a hop: the round goes there.
+      if (state.at !== undefined && state.at !== this.#replica && target.connection.speaksModern) {
+        const passed = { k: 'child' as const, for: boundTo, s: await this.#codec.mint(state) };
+        return this.#passThrough(target, passed, boundTo, round, options);
+      }
+      return this.#resume(state, boundTo, round, options);
+    }
     if (target.connection.speaksModern) return this.#passThrough(target, state, boundTo, round, options);
     const call = new HeldCall(
       (origin, signal, onprogress) =>
@@ -169,6 +180,16 @@ export class InputRelay {
     const call = new HeldCall(run, capabilities);
     const boundTo = `${request.server}\n${request.method}\n${request.requested}`;
     return { call, first: this.#round(call, boundTo, undefined) };
+  }
+
+  /** The held call's state inside another replica's, when it is one of this cluster's. */
+  async #heldInside(inner: string): Promise<Extract<RelayState, { k: 'held' }> | undefined> {
+    try {
+      const state = RelayState.parse(await this.#codec.verify(inner, undefined as never));
+      return state.k === 'held' ? state : undefined;
+    } catch {
+      return undefined; // a 2026-07-28 server's own state: not ours to open
+    }
   }
 
   /** Cancels every held call (mcpmux is stopping). */
