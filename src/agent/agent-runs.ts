@@ -103,6 +103,8 @@ export class AgentRuns {
       announced?.ended();
       this.#forgetOld();
     });
+    // Said to the other replicas before the caller hears of it: its next `output` may land on any.
+    await announced?.ready;
     if (request.background)
       return {
         status: 'async_launched',

@@ -20,8 +20,8 @@ export interface AnnouncedRun {
 }
 
 export interface SharedRuns extends SharedTranscripts {
-  /** Says, until `ended`, that this replica runs `id`. */
-  announce(id: string, startedAt: number, run: AnnouncedRun): { ended(): void };
+  /** Says, until `ended`, that this replica runs `id` (said once `ready` settles). */
+  announce(id: string, startedAt: number, run: AnnouncedRun): { ready: Promise<void>; ended(): void };
   /** The replica `id` runs on now, if another one. */
   elsewhere(id: string): Promise<RunElsewhere | undefined>;
   /** Asks the replica `id` runs on to cancel it; false when it runs nowhere. */

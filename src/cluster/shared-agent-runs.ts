@@ -64,21 +64,22 @@ export class RedisAgentRuns implements SharedRuns {
     );
   }
 
-  announce(id: string, startedAt: number, run: AnnouncedRun): { ended(): void } {
+  announce(id: string, startedAt: number, run: AnnouncedRun): { ready: Promise<void>; ended(): void } {
     const ttl = this.#options.runningTtlMs ?? RUNNING_TTL_MS;
     this.#mine.set(id, run);
-    const say = () => {
+    const say = async () => {
       const value: RunElsewhere = { replica: this.#options.replica, startedAt, ...run.progress() };
-      this.#client
+      await this.#client
         .set(this.#running(id), JSON.stringify(value), { expiration: { type: 'PX', value: ttl } })
         .catch((error: unknown) =>
           this.#options.logger.debug(`cluster: agent ${id}: not announced: ${messageOf(error)}`),
         );
     };
-    say();
-    const timer = setInterval(say, ttl / 3);
+    const ready = say();
+    const timer = setInterval(() => void say(), ttl / 3);
     timer.unref();
     return {
+      ready,
       ended: () => {
         clearInterval(timer);
         this.#mine.delete(id);
