@@ -195,7 +195,8 @@ export class AgentRuns {
 
   async #report(id: string): Promise<AgentReport> {
     const run = this.#runs.get(id);
-    const elsewhere = !run && AGENT_ID.test(id) ? await this.#elsewhere(id) : undefined;
+    // Not running here: it may run on another replica (started there, or resumed there since).
+    const elsewhere = run?.status !== 'running' && AGENT_ID.test(id) ? await this.#elsewhere(id) : undefined;
     if (elsewhere)
       return {
         agentId: id,
@@ -228,7 +229,7 @@ export class AgentRuns {
     const run = this.#runs.get(id);
     if (run?.status === 'running')
       throw new MuxError('AGENT_BUSY', `agent ${id} is still running; wait for it with output, or cancel it`);
-    const elsewhere = run || !AGENT_ID.test(id) ? undefined : await this.#elsewhere(id);
+    const elsewhere = AGENT_ID.test(id) ? await this.#elsewhere(id) : undefined;
     if (elsewhere)
       throw new MuxError(
         'AGENT_BUSY',
@@ -261,7 +262,7 @@ export class AgentRuns {
 
   /** Waits until none of `ids` runs on another replica, or until `deadline`. */
   async #settledElsewhere(ids: readonly string[], deadline: number): Promise<void> {
-    const others = ids.filter((id) => !this.#runs.has(id) && AGENT_ID.test(id));
+    const others = ids.filter((id) => this.#runs.get(id)?.status !== 'running' && AGENT_ID.test(id));
     if (!this.#shared || others.length === 0) return;
     for (;;) {
       const still = await Promise.all(others.map((id) => this.#elsewhere(id)));

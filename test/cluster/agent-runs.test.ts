@@ -26,7 +26,12 @@ t.test(
       async () => (await gate, answer('the first task is done')),
       () => new Promise(() => {}), // a turn that never ends: the run waits until it is cancelled
     ]);
-    const modelOfB = scriptedModel([(params) => answer(`going on from: ${spoken(params)}`)]);
+    let releaseB!: () => void;
+    const gateOfB = new Promise<void>((resolve) => (releaseB = resolve));
+    const modelOfB = scriptedModel([
+      (params) => answer(`going on from: ${spoken(params)}`),
+      async () => (await gateOfB, answer('and once more, on b')),
+    ]);
     const agents = (name: string) => ['--agent-dir', join(scratch, `agents-${name}`)];
     const a = await startReplica(t, redis.url, 'a', agents('a'), {
       model: modelOfA,
@@ -67,6 +72,17 @@ t.test(
     );
     const seenFromA = await a.json('output', { agentIds: [id], block: false });
     t.match(seenFromA.agents[0].content[0].text, /^going on from:/, "a reads the run's end, which b wrote");
+    // Resumed on b in the background: a, which ran it first and remembers it finished, sees it run on b.
+    await b.json('agent', { prompt: 'once more', resume: id, run_in_background: true });
+    const againFromA = await a.json('output', { agentIds: [id], block: false });
+    t.match(againFromA.agents[0], { status: 'running', replica: 'b' }, 'a sees it running again, on b');
+    releaseB();
+    const endedFromA = await a.json('output', { agentIds: [id], wait_up_to: 30 });
+    t.match(
+      endedFromA.agents[0],
+      { status: 'completed', content: [{ text: 'and once more, on b' }] },
+      'and waits for it',
+    );
 
     const admin = createClient({ url: redis.url });
     admin.on('error', () => {});
