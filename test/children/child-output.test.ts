@@ -24,6 +24,7 @@ t.test(
     // As `yes` does: lines of text, as fast as the pipe takes them, and never a JSON-RPC message.
     const flood =
       "const b = Buffer.alloc(65536, 'y\\n'); const w = () => { while (process.stdout.write(b)); process.stdout.once('drain', w); }; w();";
+    const began = performance.now();
     const failed = await h.call('add_server', {
       name: 'yes',
       command: process.execPath,
@@ -32,7 +33,12 @@ t.test(
     });
     t.match(textOf(failed), /did not finish start-up .* within 2 s/);
     const logged = h.logs.filter((l) => l.includes('[yes] skipped'));
-    t.ok(logged.length >= 1 && logged.length <= 11, `${logged.length} lines logged about it`);
+    // At most 10 lines and one count per 10 s window (one window, unless a loaded machine took longer to end it).
+    const windows = Math.ceil((performance.now() - began) / 10_000);
+    t.ok(
+      logged.length >= 1 && logged.length <= 11 * windows,
+      `${logged.length} lines logged about it in ${windows} window(s) of 10 s`,
+    );
     await h.close();
   },
 );

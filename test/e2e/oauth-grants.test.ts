@@ -172,7 +172,15 @@ t.test(
       BROWSER: '/nonexistent/browser',
     });
     t.match(second.stdout, /hello, signed-in user/, 'the kept tokens and key were used: no new sign-in');
-    t.match(await remote.stats(), { authorizations: 1, refresh_grants: 1, dpop_bound_tokens: 2 });
+    // Renewed at least once, each renewal bound to the key (a loaded machine's slow run may renew the 2 s token twice).
+    const renewed = await remote.stats();
+    t.match(renewed, { authorizations: 1 });
+    t.ok(renewed['refresh_grants']! >= 1, `renewed (${renewed['refresh_grants']} times)`);
+    t.equal(
+      renewed['dpop_bound_tokens'],
+      1 + renewed['refresh_grants']!,
+      'each renewal bound to the kept key',
+    );
     await remote.server.stop();
 
     // An authorization server and a resource server that each ask for a nonce first.
