@@ -19,8 +19,10 @@ export interface LeaseHolder {
   lost(): void;
 }
 
-const RENEW = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) end return 0`;
-const RELEASE = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0`;
+/** Renews (PEXPIRE ARGV[2]) the key KEYS[1] only while ARGV[1] holds it. */
+export const RENEW_IF_HELD = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) end return 0`;
+/** Deletes the key KEYS[1] only while ARGV[1] holds it. */
+export const RELEASE_IF_HELD = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0`;
 
 export class ServerLeases {
   readonly #options: ServerLeasesOptions;
@@ -118,7 +120,7 @@ export class ServerLeases {
   }
 
   async #renew(name: string): Promise<boolean> {
-    const renewed = await this.#client.eval(RENEW, {
+    const renewed = await this.#client.eval(RENEW_IF_HELD, {
       keys: [this.#key(name)],
       arguments: [this.#options.replica, String(this.#ttlMs)],
     });
@@ -126,6 +128,6 @@ export class ServerLeases {
   }
 
   async #release(name: string): Promise<void> {
-    await this.#client.eval(RELEASE, { keys: [this.#key(name)], arguments: [this.#options.replica] });
+    await this.#client.eval(RELEASE_IF_HELD, { keys: [this.#key(name)], arguments: [this.#options.replica] });
   }
 }

@@ -14,6 +14,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { messageOf } from '../common/errors.js';
 import type { LockAcrossMachines } from '../oauth/sign-in-lock.js';
 import { connected, type Client, type RedisConnectionOptions } from './redis-connection.js';
+import { RELEASE_IF_HELD, RENEW_IF_HELD } from './server-leases.js';
 import type { SharedFolders } from './shared-folders.js';
 
 export interface SignInLocksOptions extends RedisConnectionOptions {
@@ -23,8 +24,6 @@ export interface SignInLocksOptions extends RedisConnectionOptions {
 
 const HOLD_MS = 15_000;
 const POLL_MS = 100;
-const RELEASE = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0`;
-const RENEW = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) end return 0`;
 
 export class SignInLocks implements LockAcrossMachines {
   readonly #options: SignInLocksOptions;
@@ -55,14 +54,16 @@ export class SignInLocks implements LockAcrossMachines {
     }
     const renewal = setInterval(
       () =>
-        void this.#client.eval(RENEW, { keys: [key], arguments: [holder, String(HOLD_MS)] }).catch(() => {}),
+        void this.#client
+          .eval(RENEW_IF_HELD, { keys: [key], arguments: [holder, String(HOLD_MS)] })
+          .catch(() => {}),
       HOLD_MS / 3,
     );
     renewal.unref();
     return async () => {
       clearInterval(renewal);
       await this.#options.folders.shareNow(file);
-      await this.#client.eval(RELEASE, { keys: [key], arguments: [holder] }).catch(() => {});
+      await this.#client.eval(RELEASE_IF_HELD, { keys: [key], arguments: [holder] }).catch(() => {});
     };
   }
 
