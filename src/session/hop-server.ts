@@ -78,24 +78,19 @@ function forwardRequests(server: Server, name: string, view: () => ServerView, r
     })) as never;
   };
   const exposed = (item: string) => `${view().prefix ?? `${name}__`}${item}`;
-  server.setRequestHandler('tools/call', (request, ctx) =>
-    forwarded(
-      listedAs('tools', request.params.name),
-      'tools/call',
-      exposed(request.params.name),
-      request.params,
-      ctx,
-    ),
-  );
-  server.setRequestHandler('prompts/get', (request, ctx) =>
-    forwarded(
-      listedAs('prompts', request.params.name),
-      'prompts/get',
-      exposed(request.params.name),
-      request.params,
-      ctx,
-    ),
-  );
+  for (const [method, kind] of [
+    ['tools/call', 'tools'],
+    ['prompts/get', 'prompts'],
+  ] as const)
+    server.setRequestHandler(method, (request, ctx) =>
+      forwarded(
+        listedAs(kind, request.params.name),
+        method,
+        exposed(request.params.name),
+        request.params,
+        ctx,
+      ),
+    );
   server.setRequestHandler('resources/read', (request, ctx) =>
     forwarded(view().connection, 'resources/read', request.params.uri, request.params, ctx),
   );
