@@ -26,12 +26,20 @@ const CLIENT_INFO = { name: 'mcpmux', version: '0.1.0' };
  * (an npx download, say), which the start-up deadline bounds (armStartupDeadline).
  */
 const ERA_PROBE_TIMEOUT_MS = 3000;
+/**
+ * The same for a remote server, whose probe has no fallback (no answer is a failed connection):
+ * a server far away, or starting cold, or a loaded machine's, may take longer than a stdio
+ * child to answer its first request; the start-up deadline still bounds the whole start.
+ */
+const REMOTE_ERA_PROBE_TIMEOUT_MS = 30_000;
 
 export interface ChildClientOptions {
   name: string;
   era: ServerSpec['era'];
   upstream: ChildUpstream | undefined;
   logger: Logger;
+  /** A remote (HTTP) server, not a stdio child. */
+  remote?: boolean;
 }
 
 /** The generation's SDK client, told what mcpmux's client can do, with every relay in place. */
@@ -43,7 +51,12 @@ export function newChildClient(sdk: ClientSdk, gen: Generation, options: ChildCl
   const mode = negotiationMode(options.era ?? upstream?.childEra?.());
   const client = new sdk.Client(CLIENT_INFO, {
     capabilities: declared,
-    versionNegotiation: { mode, ...(mode === 'auto' && { probe: { timeoutMs: ERA_PROBE_TIMEOUT_MS } }) },
+    versionNegotiation: {
+      mode,
+      ...(mode === 'auto' && {
+        probe: { timeoutMs: options.remote ? REMOTE_ERA_PROBE_TIMEOUT_MS : ERA_PROBE_TIMEOUT_MS },
+      }),
+    },
   });
   if (upstream) relayToUpstream(gen, client, upstream, declared, options);
   client.onerror = (error) => options.logger.debug(() => `[${options.name}] protocol: ${messageOf(error)}`);

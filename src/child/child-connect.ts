@@ -233,6 +233,7 @@ function newClient(host: ConnectHost, gen: Generation, sdk: ClientSdk): Client {
     era: host.spec.era,
     upstream: host.options.upstream,
     logger: host.log,
+    remote: host.spec.transport === 'http',
   });
   gen.client = client;
   gen.transportClosed = new Promise<void>((resolve) => {
