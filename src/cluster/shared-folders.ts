@@ -106,13 +106,8 @@ export class SharedFolders {
   /** Brings this replica's copy of `path` (a file of a shared folder) in step with the cluster's now. */
   async inStep(path: string): Promise<void> {
     const found = this.#sharedFile(path);
-    if (!found) return;
-    const value = await this.#client.hGet(this.#hash(found.folder), found.file);
-    await this.#reconcileFile(
-      found.folder,
-      found.file,
-      value === null ? undefined : (JSON.parse(value) as KeptFile),
-    );
+    if (found)
+      await this.#reconcileFile(found.folder, found.file, await this.#keptIn(found.folder, found.file));
   }
 
   /** Shares what `path` holds now, without waiting for the folder's watcher. */
@@ -147,7 +142,7 @@ export class SharedFolders {
       if (here !== undefined) await this.#share(folder, name, here);
       return;
     }
-    const there = kept.sealed === undefined ? undefined : this.#open(folder, name, kept.sealed);
+    const there = this.#textOf(folder, name, kept);
     if (there === here) {
       this.#known.set(path, here);
       return this.#ledger(folder).set(name, there === undefined ? undefined : kept.at);
@@ -169,8 +164,7 @@ export class SharedFolders {
     if (by === this.#options.replica || !folder || !SHARED_FILE.test(file)) return;
     try {
       // Compared, not taken: this side may hold a newer copy Redis has not had (it was away).
-      const value = await this.#client.hGet(this.#hash(folder), file);
-      if (value !== null) await this.#reconcileFile(folder, file, JSON.parse(value) as KeptFile);
+      await this.#reconcileFile(folder, file, await this.#keptIn(folder, file));
     } catch (error) {
       this.#warn(error);
     }
@@ -231,15 +225,21 @@ export class SharedFolders {
 
   /** Writes here what Redis holds of a file. */
   async #pull(folder: SharedFolder, file: string): Promise<void> {
+    const kept = await this.#keptIn(folder, file);
+    if (kept) this.#apply(folder, file, kept, this.#textOf(folder, file, kept));
+  }
+
+  /** What Redis holds of a file; undefined when nothing. */
+  async #keptIn(folder: SharedFolder, file: string): Promise<KeptFile | undefined> {
     const value = await this.#client.hGet(this.#hash(folder), file);
-    if (value === null) return;
-    const kept = JSON.parse(value) as KeptFile;
-    this.#apply(
-      folder,
-      file,
-      kept,
-      kept.sealed === undefined ? undefined : this.#open(folder, file, kept.sealed),
-    );
+    return value === null ? undefined : (JSON.parse(value) as KeptFile);
+  }
+
+  /** The file's text as kept; undefined for a tombstone. */
+  #textOf(folder: SharedFolder, file: string, kept: KeptFile): string | undefined {
+    return kept.sealed === undefined
+      ? undefined
+      : this.#options.key.open(folder.purpose, this.#context(folder, file), kept.sealed);
   }
 
   #apply(folder: SharedFolder, file: string, kept: KeptFile, text: string | undefined): void {
@@ -260,10 +260,6 @@ export class SharedFolders {
     let ledger = this.#ledgers.get(folder.name);
     if (!ledger) this.#ledgers.set(folder.name, (ledger = new Ledger(join(folder.dir, LEDGER_FILE))));
     return ledger;
-  }
-
-  #open(folder: SharedFolder, file: string, sealed: string): string {
-    return this.#options.key.open(folder.purpose, this.#context(folder, file), sealed);
   }
 
   #warn(error: unknown): void {
