@@ -197,11 +197,8 @@ export class ClusterServers {
 
   /** Stops following; the replica leaves, so that no change waits for it. */
   async close(): Promise<void> {
-    this.#leaving = true;
-    clearInterval(this.#heartbeat);
     this.#stopFollowing?.();
-    await this.#placed.close();
-    if (this.#ready) await this.#options.registry.leave();
+    await this.handOver();
   }
 
   /**
