@@ -7,13 +7,14 @@ import type { Children } from '../children/children.js';
 import type { ServerView } from '../children/children-snapshot.js';
 import { MuxError } from '../common/errors.js';
 import type { CatalogKind } from '../protocol/capabilities.js';
+import type { CatalogRouter } from '../router/catalog-router.js';
 import { clientRound, type InputCapableMethod, type InputRelay } from './relay/input-relay.js';
 
 /** The hop's server for `name`; undefined when this replica does not run it. */
 export function hopServer(
   children: Children,
   name: string,
-  options: { version: string; relay: InputRelay },
+  options: { version: string; relay: InputRelay; router: CatalogRouter },
 ): Server | undefined {
   if (!children.snapshot.servers.has(name)) return undefined;
   const server = new Server(
@@ -41,7 +42,7 @@ export function hopServer(
   server.setRequestHandler('prompts/list', () => listed('prompts') as never);
   server.setRequestHandler('resources/list', () => listed('resources') as never);
   server.setRequestHandler('resources/templates/list', () => listed('resourceTemplates') as never);
-  forwardRequests(server, name, view, options.relay);
+  forwardRequests(server, name, view, options);
   return server;
 }
 
@@ -53,7 +54,12 @@ export function hopServer(
  * replica's hop for this server reaches this one, a round may come through any of them. What the
  * gate holds is not listed, nor called: a held tool or prompt is refused as unknown.
  */
-function forwardRequests(server: Server, name: string, view: () => ServerView, relay: InputRelay): void {
+function forwardRequests(
+  server: Server,
+  name: string,
+  view: () => ServerView,
+  { relay, router }: { relay: InputRelay; router: CatalogRouter },
+): void {
   const listedAs = (kind: 'tools' | 'prompts', wanted: string) => {
     const current = view();
     if (!current.catalog[kind].some((item) => item.name === wanted))
@@ -77,7 +83,7 @@ function forwardRequests(server: Server, name: string, view: () => ServerView, r
       signal: ctx.mcpReq.signal,
     })) as never;
   };
-  const exposed = (item: string) => `${view().prefix ?? `${name}__`}${item}`;
+  const exposed = (item: string) => router.exposedName(name, item, view().prefix);
   for (const [method, kind] of [
     ['tools/call', 'tools'],
     ['prompts/get', 'prompts'],

@@ -118,7 +118,11 @@ function replicaParts(replica: ReplicaServing, core: Core) {
     hop: {
       ...replica.hop,
       createServer: (name: string) =>
-        hopServer(core.children, name, { version: replica.version, relay: core.inputRelay }),
+        hopServer(core.children, name, {
+          version: replica.version,
+          relay: core.inputRelay,
+          router: core.router,
+        }),
     },
   };
 }
