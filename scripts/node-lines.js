@@ -12,6 +12,7 @@
 //   node scripts/node-lines.js [--all] [--line 22|24] [tap files...]
 import { execFileSync, spawnSync } from 'node:child_process';
 import { installPinned } from './pinned-tools.js';
+import { printFailures } from './tap-failures.js';
 import {
   existsSync,
   readdirSync,
@@ -137,7 +138,10 @@ for (const [line, node] of lines) {
   log(
     `test:node-lines: Node ${version} ${tap.status === 0 ? 'passed' : 'FAILED'} in ${Math.round((Date.now() - started) / 1000)} s`,
   );
-  if (tap.status !== 0) failed.push(version);
+  if (tap.status !== 0) {
+    printFailures(Math.floor(started / 1000) * 1000);
+    failed.push(version);
+  }
 }
 if (failed.length > 0) {
   log(`test:node-lines: failed on ${failed.join(', ')}`);
