@@ -9,6 +9,7 @@ import { spawnSync } from 'node:child_process';
 import { readFileSync, readdirSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { printFailures } from './tap-failures.js';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const SPAWNS =
@@ -32,6 +33,7 @@ if (process.argv.includes('--list')) {
   process.exit(0);
 }
 process.stderr.write(`test:unit: ${unit.length} files that start no process\n`);
+const started = Math.floor(Date.now() / 1000) * 1000;
 const tap = spawnSync(
   process.execPath,
   [
@@ -42,4 +44,5 @@ const tap = spawnSync(
   ],
   { cwd: ROOT, stdio: 'inherit' },
 );
+if (tap.status !== 0) printFailures(started);
 process.exitCode = tap.status ?? 1;

@@ -19,6 +19,7 @@ import { stdioLink } from './process/stdio-link.js';
 import type { ChildProcess } from './process/child-process.js';
 import { bridgeMissingResultType } from './catalog/result-type-bridge.js';
 import { boundedFetch } from './remote/bounded-fetch.js';
+import { openHopLink } from './remote/hop-link.js';
 import { DEFAULT_MAX_MESSAGE_BYTES } from '../protocol/json-line-reader.js';
 import { startPinging, type Pinging } from './liveness.js';
 import { closedByServer, handshakeVerdict } from './start-failure.js';
@@ -55,6 +56,14 @@ async function connectRemote(
   sdk: ClientSdk,
 ): Promise<Client> {
   const url = new URL(spec.url);
+  if (spec.clusterHop) {
+    // Another replica's copy of a server placed on one, over the cluster's hop.
+    const hop = newClient(host, gen, sdk);
+    await hop.connect(await openHopLink(url, spec.headers, host, options), connectOptions(host, options));
+    gen.remote = 'cluster-hop';
+    settleEra(host, gen, hop);
+    return hop;
+  }
   const requestInit: RequestInit = { headers: { ...spec.headers } };
   const signIn = host.memory.signIn;
   const bounded = boundedFetch(signIn?.fetch ?? fetchWithoutSignIn(spec.url), {

@@ -190,7 +190,8 @@ function runningStatus(
   const skipped = CATALOG_KINDS.flatMap((kind) => gen?.skipped?.[kind] ?? []);
   if (skipped.length > 0) out.skipped = skipped;
   out.uptime_seconds = Math.round((now - s.since) / 100) / 10;
-  if (gen?.remote) out.http_transport = gen.remote;
+  // (The cluster's hop to another replica is shown as where the server runs, not as a transport.)
+  if (gen?.remote && gen.remote !== 'cluster-hop') out.http_transport = gen.remote;
   const version = gen?.client?.getNegotiatedProtocolVersion();
   if (version !== undefined) out.protocol_version = version;
   const instructions = gen?.client?.getInstructions()?.trim();

@@ -34,7 +34,7 @@ export interface Generation {
   /** Aborted with that error then: what waits between requests to it (a task's polls) stops waiting. */
   readonly callsEnd: AbortController;
   /** A remote server: which HTTP transport reached it. */
-  remote?: 'streamable-http' | 'sse';
+  remote?: 'streamable-http' | 'sse' | 'cluster-hop';
   /** What a stdio child printed on stdout that is not JSON-RPC, for a failed start's report. */
   noise?: StdoutNoise;
   /** Why the connection was judged lost when no process exit says so (a remote server that stopped answering). */

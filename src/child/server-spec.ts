@@ -62,6 +62,12 @@ export interface RemoteServerSpec {
    * metadata; false: never (a 401 fails the start, saying so).
    */
   readonly oauth?: OAuthSettings | false;
+  /**
+   * Another replica of the cluster, reached over its internal hop (one upgraded connection of
+   * JSON-RPC lines: transport/hop-lines.ts) rather than streamable HTTP. Set by the cluster's
+   * placement only, never read from a config or an add.
+   */
+  readonly clusterHop?: true;
 }
 
 export type ServerSpec = (StdioServerSpec | RemoteServerSpec) & {

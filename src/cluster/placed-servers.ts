@@ -182,12 +182,13 @@ export class PlacedServers {
       await children.remove(name).catch(() => {});
     placed.runsOn = undefined;
     if (owner === undefined || owner === replica || !url) return;
-    const spec = specFromWire({
-      url: `${url}/cluster/servers/${encodeURIComponent(name)}/mcp`,
+    const wire = specFromWire({
+      url: `${url}/cluster/servers/${encodeURIComponent(name)}/lines`,
       headers: { Authorization: `Bearer ${this.#options.hopToken}` },
       era: 'modern',
     });
-    if (typeof spec === 'string') return logger.warn(`cluster: server '${name}': ${spec}`);
+    if (typeof wire === 'string') return logger.warn(`cluster: server '${name}': ${wire}`);
+    const spec = { ...wire, clusterHop: true as const };
     try {
       // Its text passed the owner's gate: trusted as the operator's here.
       await children.add(name, spec, { addedBy: 'operator' });

@@ -1,6 +1,6 @@
 // What the HTTP server is told: where to listen, whom to admit, how many sessions and how
 // large a body, and how to make the MCP server of a session or of one 2026-07-28 request.
-import type { HopOptions } from './hop-requests.js';
+import type { HopOptions } from './hop-lines.js';
 import type { Server } from '@modelcontextprotocol/server';
 import type { Logger } from '../common/log.js';
 import type { HttpSession } from './session-wiring.js';
@@ -45,6 +45,6 @@ export interface HttpServeOptions {
    * that has not seen /readyz fail yet sends them on to another replica.
    */
   joining?: () => boolean;
-  /** A replica of a cluster: the internal hop to the servers it runs for the others (hop-requests.ts). */
+  /** A replica of a cluster: the internal hop to the servers it runs for the others (hop-lines.ts). */
   hop?: HopOptions;
 }

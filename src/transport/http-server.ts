@@ -11,6 +11,7 @@ import {
   type ServerResponse,
 } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { Duplex } from 'node:stream';
 import { isInitializeRequest, type Transport } from '@modelcontextprotocol/server';
 import { NodeStreamableHTTPServerTransport } from '@modelcontextprotocol/node';
 import { messageOf } from '../common/errors.js';
@@ -29,7 +30,7 @@ import {
 import { boundSessionBacklog, type SessionBacklog } from './session-backlog.js';
 import { sendOnlyWritableAnswers, wireSession, type HttpSession } from './session-wiring.js';
 import type { HttpServeOptions } from './http-serve-options.js';
-import { HopRequests } from './hop-requests.js';
+import { HopLines } from './hop-lines.js';
 import { ModernRequests } from './modern-requests.js';
 
 export const MCP_PATH = '/mcp';
@@ -66,7 +67,7 @@ export class McpHttpServer {
     this.#shuttingDown ? 'mcpmux is shutting down' : 'the session ended before this request was answered';
   /** Modern requests, each without a session (legacy ones are served by the sessions above). */
   readonly #modern: ModernRequests | undefined;
-  readonly #hop: HopRequests | undefined;
+  readonly #hop: HopLines | undefined;
 
   private constructor(options: HttpServeOptions, http: HttpServer) {
     this.#options = options;
@@ -82,8 +83,10 @@ export class McpHttpServer {
     const createRequestServer = options.createRequestServer;
     if (createRequestServer)
       this.#modern = new ModernRequests({ ...options, createRequestServer, maxRequestBodySize });
+    const { logger } = options;
+    const idle = () => this.#idleCheck();
     if (options.hop)
-      this.#hop = new HopRequests({ ...options.hop, maxRequestBodySize, logger: options.logger });
+      this.#hop = new HopLines({ ...options.hop, maxMessageBytes: maxRequestBodySize, logger, idle });
     this.#sessions = new SessionTable({
       idleTimeoutMs: options.sessionIdleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS,
       maxSessions: this.#maxSessions,
@@ -111,6 +114,10 @@ export class McpHttpServer {
     const http = createServer({ keepAlive: true, keepAliveInitialDelay: KEEPALIVE_DELAY_MS });
     const server = new McpHttpServer(options, http);
     http.on('request', (req, res) => void server.#handle(req, res));
+    // Another replica's hop, answered while this one drains too (it runs the server until it ends).
+    http.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) =>
+      HopLines.upgrade(server.#hop, req, socket, head),
+    );
     await new Promise<void>((resolve, reject) => {
       http.once('error', reject);
       http.listen(options.port, options.host, () => resolve());
@@ -149,6 +156,7 @@ export class McpHttpServer {
     await Promise.all(
       sessions.map(({ transport, session }) => transport.close().then(() => session.close())),
     );
+    await this.#hop?.close();
     this.#http.closeAllConnections();
     await new Promise((resolve) => this.#http.close(resolve));
   }
@@ -163,9 +171,10 @@ export class McpHttpServer {
   async drain(waitMs: number, minMs = 0): Promise<number> {
     this.#draining = true;
     const started = Date.now();
-    if (this.#inFlight > 0 && waitMs > 0) {
+    const inFlight = () => this.#inFlight + (this.#hop?.openRequests ?? 0);
+    if (inFlight() > 0 && waitMs > 0) {
       this.#options.logger.info(
-        `draining: ${this.#inFlight} request(s) in flight may finish (up to ${waitMs / 1000} s)`,
+        `draining: ${inFlight()} request(s) in flight may finish (up to ${waitMs / 1000} s)`,
       );
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, waitMs);
@@ -177,7 +186,7 @@ export class McpHttpServer {
     }
     const rest = Math.min(minMs, waitMs) - (Date.now() - started);
     if (rest > 0) await new Promise((resolve) => setTimeout(resolve, rest));
-    return this.#inFlight;
+    return inFlight();
   }
 
   /** GET /healthz and /readyz: true when `req` was one (and is answered). */
@@ -200,16 +209,19 @@ export class McpHttpServer {
   #track(res: ServerResponse): void {
     this.#inFlight++;
     res.once('close', () => {
-      if (--this.#inFlight === 0) this.#idle?.();
+      this.#inFlight--;
+      this.#idleCheck();
     });
+  }
+
+  /** Tells a drain once nothing is in flight, on the client door or the cluster's hop. */
+  #idleCheck(): void {
+    if (this.#inFlight === 0 && (this.#hop?.openRequests ?? 0) === 0) this.#idle?.();
   }
 
   async #handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     try {
       if (this.#probe(req, res)) return;
-      // Another replica's hop: answered while this one drains too (it runs the server until it ends).
-      const hopServer = this.#hop && HopRequests.serverOf(req.url);
-      if (hopServer !== undefined) return await this.#hop!.serve(hopServer, req, res, () => this.#track(res));
       if (this.#draining || this.#options.joining?.()) return replyUnavailable(res, this.#draining);
       const verdict = this.#guard.check(req.headers);
       if (!verdict.ok) {

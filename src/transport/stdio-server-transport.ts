@@ -42,6 +42,11 @@ export interface StdioServerTransportOptions {
   claimLine?: (line: string) => boolean;
   /** Told when the client's input stops being read because it does not read its answers, and when it is read again. */
   onInputPaused?: (why: string | undefined) => void;
+  /**
+   * Whether children are not read while this stream is backed up (client-backpressure.ts): so
+   * for mcpmux's one stdio client (the default), not for a connection that is one among many.
+   */
+  pausesChildren?: boolean;
 }
 
 export class StdioServerTransport implements Transport {
@@ -77,10 +82,13 @@ export class StdioServerTransport implements Transport {
     this.#unreadBound = options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
     this.#onInputPaused = options.onInputPaused;
     // While the client reads slower than children write, children are not read (client-backpressure.ts).
+    const pausesChildren = options.pausesChildren ?? true;
     this.#writer = new JsonLineWriter(this.#stdout, {
-      backedUp: clientBackedUp,
+      backedUp: () => {
+        if (pausesChildren) clientBackedUp();
+      },
       drained: () => {
-        clientDrained();
+        if (pausesChildren) clientDrained();
         this.#resumeInputIfRead();
       },
       wrote: () => this.#resumeInputIfRead(),

@@ -4,7 +4,10 @@
 // another takes it over and starts it; remove_server through any replica leaves no process.
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { once } from 'node:events';
+import { connect, type Socket } from 'node:net';
 import { join } from 'node:path';
+import { createInterface } from 'node:readline';
 import t from 'tap';
 import { STATE_KEY, startReplica } from '../helpers/cluster-replicas.js';
 import { StateKey } from '../../src/cluster/state-key.js';
@@ -104,70 +107,101 @@ t.test(
       args: [memoryPath],
       env: { MEMORY_FILE_PATH: join(dir, 'memory.jsonl') },
     });
-    const hop = a.mux.url.replace(/\/mcp$/, '/cluster/servers/memory/mcp');
-    const call = (authorization?: string) =>
-      fetch(hop, {
-        method: 'POST',
-        headers: {
-          'content-type': 'application/json',
-          accept: 'application/json, text/event-stream',
-          ...(authorization && { authorization }),
-        },
-        body: JSON.stringify({
-          jsonrpc: '2.0',
-          id: 1,
-          method: 'tools/call',
-          params: {
-            name: 'create_entities',
-            arguments: { entities: [{ name: 'Mallory', entityType: 'intruder', observations: [] }] },
-            _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28' },
-          },
-        }),
-      });
-    t.equal((await call()).status, 401, 'no token');
-    t.equal((await call('Bearer the-clients-token')).status, 401, "the clients' token is not the hop's");
+    const hop = a.mux.url.replace(/\/mcp$/, '/cluster/servers/memory/lines');
+    const mallory = JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'tools/call',
+      params: {
+        name: 'create_entities',
+        arguments: { entities: [{ name: 'Mallory', entityType: 'intruder', observations: [] }] },
+        _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28' },
+      },
+    });
+    t.equal((await upgrade(hop, undefined, `${mallory}\n`)).status, 401, 'no token');
+    t.equal(
+      (await upgrade(hop, 'Bearer the-clients-token', `${mallory}\n`)).status,
+      401,
+      "the clients' token is not the hop's",
+    );
     const forged = StateKey.from('a-key-that-is-not-the-clusters-0123456789').hopToken();
-    t.equal((await call(`Bearer ${forged}`)).status, 401, 'a token from another key');
+    t.equal((await upgrade(hop, `Bearer ${forged}`, `${mallory}\n`)).status, 401, 'a token from another key');
+    const right = `Bearer ${StateKey.from(STATE_KEY).hopToken()}`;
+    const elsewhere = await upgrade(a.mux.url.replace(/\/mcp$/, '/cluster/servers/other/lines'), right);
+    t.equal(elsewhere.status, 404, 'a server this replica does not run for the cluster');
+    t.equal((await upgrade(a.mux.url, right)).status, 404, 'nothing but the hop upgrades');
+    // With the cluster's token: what the server lists answers, what it does not is refused before reaching it.
+    const opened = await upgrade(hop, right);
+    t.equal(opened.status, 101);
+    const lines = new HopLines(opened.socket!);
+    t.teardown(() => opened.socket!.destroy());
+    const call = (name: string, args: Record<string, unknown>) =>
+      lines.ask('tools/call', { name, arguments: args });
+    t.match(JSON.stringify(await call('read_graph', {})), /entities/, "the replicas' own token reaches it");
+    t.match(JSON.stringify(await call('drop_database', {})), /lists no tool 'drop_database' here/);
+    // What no token could do, the forged ones included, did not reach the server.
     const graph = (await a.client.callTool({ name: 'memory__read_graph', arguments: {} })) as any;
     t.notMatch(graph.content[0].text, /Mallory/, 'nothing reached the server');
-    const right = StateKey.from(STATE_KEY).hopToken();
-    const elsewhere = await fetch(a.mux.url.replace(/\/mcp$/, '/cluster/servers/other/mcp'), {
-      method: 'POST',
-      headers: { authorization: `Bearer ${right}`, 'content-type': 'application/json' },
-      body: '{}',
-    });
-    t.equal(elsewhere.status, 404, 'a server this replica does not run for the cluster');
-    // With the cluster's token: what the server lists answers, what it does not is refused before reaching it.
-    const asReplica = async (tool: string) =>
-      (await fetch(hop, {
-        method: 'POST',
-        headers: {
-          authorization: `Bearer ${right}`,
-          'content-type': 'application/json',
-          accept: 'application/json, text/event-stream',
-          'mcp-protocol-version': '2026-07-28',
-          'mcp-method': 'tools/call',
-          'mcp-name': tool,
-        },
-        body: JSON.stringify({
-          jsonrpc: '2.0',
-          id: 2,
-          method: 'tools/call',
-          params: {
-            name: tool,
-            arguments: {},
-            _meta: {
-              'io.modelcontextprotocol/protocolVersion': '2026-07-28',
-              'io.modelcontextprotocol/clientInfo': { name: 'replica', version: '1' },
-              'io.modelcontextprotocol/clientCapabilities': {},
-            },
-          },
-        }),
-      }).then((r) => r.text())) as string;
-    t.match(await asReplica('read_graph'), /"entities"/, "the replicas' own token reaches it");
-    t.match(await asReplica('drop_database'), /lists no tool 'drop_database' here/);
+    await call('create_entities', { entities: [{ name: 'Trent', entityType: 'replica', observations: [] }] });
+    const seen = (await a.client.callTool({ name: 'memory__read_graph', arguments: {} })) as any;
+    t.match(seen.content[0].text, /Trent/, 'a call on the hop reaches the one copy');
   },
 );
+
+/**
+ * Asks for the hop's upgrade over a bare socket, the line `then` written at once behind the
+ * request (as an attacker would, hoping it is read before the token is): the status it is
+ * answered with, and the socket when it switched.
+ */
+async function upgrade(
+  url: string,
+  authorization?: string,
+  then = '',
+): Promise<{ status: number; socket?: Socket }> {
+  const { hostname, port, pathname } = new URL(url);
+  const socket = connect(Number(port), hostname);
+  await once(socket, 'connect');
+  socket.write(
+    `GET ${pathname} HTTP/1.1\r\nHost: ${hostname}:${port}\r\nConnection: Upgrade\r\nUpgrade: mcpmux-hop\r\n` +
+      (authorization ? `Authorization: ${authorization}\r\n` : '') +
+      `\r\n${then}`,
+  );
+  let head = '';
+  while (!head.includes('\r\n\r\n')) {
+    const [chunk] = (await once(socket, 'data')) as [Buffer];
+    head += chunk.toString('latin1');
+  }
+  const status = Number(/^HTTP\/1\.1 (\d+)/.exec(head)?.[1]);
+  if (status === 101) return { status, socket };
+  socket.destroy();
+  return { status };
+}
+
+/** JSON-RPC lines on the hop, each request with the 2026-07-28 envelope a replica sends. */
+class HopLines {
+  #next = 1;
+  readonly #waiting = new Map<number, (answer: unknown) => void>();
+  constructor(socket: Socket) {
+    this.socket = socket;
+    createInterface({ input: socket }).on('line', (line) => {
+      const answer = JSON.parse(line) as { id?: number };
+      if (answer.id !== undefined) this.#waiting.get(answer.id)?.(answer);
+    });
+  }
+  readonly socket: Socket;
+  ask(method: string, params: Record<string, unknown>): Promise<unknown> {
+    const id = this.#next++;
+    const envelope = {
+      'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+      'io.modelcontextprotocol/clientInfo': { name: 'replica', version: '1' },
+      'io.modelcontextprotocol/clientCapabilities': {},
+    };
+    this.socket.write(
+      JSON.stringify({ jsonrpc: '2.0', id, method, params: { ...params, _meta: envelope } }) + '\n',
+    );
+    return new Promise((resolve) => this.#waiting.set(id, resolve));
+  }
+}
 
 t.test('no process is left', async (t) => {
   await assertNoLeaks(t);

@@ -15,6 +15,9 @@ import { unparsableAnswer, wellFormedAnswer } from '../../protocol/answer-shape.
 import { invalidRequestId } from '../../protocol/request-ids.js';
 import { malformedRequest, notJsonRpcRequest } from '../../protocol/request-shape.js';
 
+/** What the transport uses of a child process: its pipes and its pid (a socket may stand in: child/remote/hop-link.ts). */
+export type ChildPipes = Pick<ChildProcess, 'stdin' | 'stdout' | 'stderr' | 'pid'>;
+
 export interface StdioChildTransportOptions {
   /** Called with each stdout line that is not a JSON-RPC message. */
   onSkippedLine?: (line: string) => void;
@@ -50,7 +53,7 @@ export class StdioChildTransport implements Transport {
   /** Sees each line as bytes before it is decoded (when nothing waits to be handed over): a line it takes is not parsed. */
   takeBytes?: (bytes: Buffer, start: number, end: number) => boolean;
 
-  readonly #process: ChildProcess;
+  readonly #process: ChildPipes;
   readonly #options: StdioChildTransportOptions;
   readonly #reader: JsonLineReader;
   readonly #writer: JsonLineWriter;
@@ -61,7 +64,7 @@ export class StdioChildTransport implements Transport {
   /** Ends the pausing of this child's stdout while the client is backed up. */
   #unthrottle: (() => void) | undefined;
 
-  constructor(process: ChildProcess, options: StdioChildTransportOptions = {}) {
+  constructor(process: ChildPipes, options: StdioChildTransportOptions = {}) {
     this.#process = process;
     this.#options = options;
     this.#writer = new JsonLineWriter(process.stdin);
