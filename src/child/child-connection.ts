@@ -1,14 +1,7 @@
 // One child server across its generations (each start makes one; events of an older one
 // are ignored): its state, start, stop with confirmed death, crash monitor, requests and
 // status. Beside it: child-connect (connecting a generation), child-requests, child-status.
-import type {
-  CallToolRequest,
-  CallToolResult,
-  Client,
-  LoggingLevel,
-  ServerCapabilities,
-  Tool,
-} from '@modelcontextprotocol/client';
+import type { Client, LoggingLevel, ServerCapabilities, Tool } from '@modelcontextprotocol/client';
 import { messageOf } from '../common/errors.js';
 import type { Logger } from '../common/log.js';
 import type { ServerSpec } from './server-spec.js';
@@ -170,12 +163,7 @@ export class ChildConnection {
     return this.#stopping;
   }
 
-  /** Forwards a tools/call with the caller's cancellation and progress. */
-  callTool(params: CallToolRequest['params'], options: CallOptions = {}): Promise<CallToolResult> {
-    return this.request('tools/call', params, options) as Promise<CallToolResult>;
-  }
-
-  /** Forwards one request to the running generation; its result unchecked, errors that say what happened. */
+  /** Forwards one request (a tools/call, …) to the running generation with the caller's cancellation and progress; its result unchecked, errors that say what happened. */
   async request(
     method: string,
     params: Record<string, unknown> | undefined,
@@ -222,6 +210,11 @@ export class ChildConnection {
   /** Aborts, with the error its calls get, once the running generation's calls end (crash, stop, reload). */
   get callsEnd(): AbortSignal | undefined {
     return this.#state.kind === 'running' ? this.#gen?.callsEnd.signal : undefined;
+  }
+
+  /** Requests sent to the current generation and not answered yet (the fast path's not counted). */
+  get requestsInFlight(): number {
+    return this.#gen?.requests ?? 0;
   }
 
   /** The fast path's way to this child: a running child on stdio has one. */

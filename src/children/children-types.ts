@@ -8,6 +8,9 @@ import type { Logger } from '../common/log.js';
 import type { TrustKeeper } from '../trust/trust-keeper.js';
 import type { AddedBy } from '../trust/quarantine.js';
 import type { ToolDiff } from './catalog-diff.js';
+import type { ChildConnection } from '../child/child-connection.js';
+import type { Catalog } from '../protocol/capabilities.js';
+import type { RestartRun } from './restart-run.js';
 
 export interface StartedServer {
   status: ChildStatus;
@@ -54,4 +57,16 @@ export interface AddOptions {
    * it runs: its status then says needs_auth, and its start goes on (a failure is logged).
    */
   returnWhenSigningIn?: boolean;
+}
+
+/** A server in the set: its connection, and what its reloads and restarts keep of it. */
+export interface Entry {
+  readonly connection: ChildConnection;
+  /** Tools of the last running generation, for the diff a reload reports; undefined until one has run. */
+  lastTools: readonly Tool[] | undefined;
+  reloading?: Promise<ReloadedServer> | undefined;
+  /** What stays listed while it restarts: the old catalog, until the new process has listed its own. */
+  shown?: Catalog | undefined;
+  /** Its restart policy at work since its last crash. */
+  restarts?: RestartRun | undefined;
 }

@@ -3,44 +3,35 @@
 // wait on it. Slow work (spawn, handshake, stop) runs outside the lock: a name is reserved
 // under the lock, the child starts outside it, and the result is committed under it again.
 import PQueue from 'p-queue';
-import type { Tool } from '@modelcontextprotocol/server';
 import { ChildConnection } from '../child/child-connection.js';
-import type { ChildEvent } from '../child/child-types.js';
 import type { ChildStatus } from '../child/child-status.js';
-import { telemetry } from '../common/telemetry.js';
 import { serverAttributes, spanned } from './children-spans.js';
 import { MuxError, messageOf } from '../common/errors.js';
+import { delay } from '../common/delay.js';
 import { nameTaken, notFound, removedWhile, shuttingDown } from './children-errors.js';
 import type { Logger } from '../common/log.js';
-import type { RestartPolicy, ServerSpec } from '../child/server-spec.js';
+import type { ServerSpec } from '../child/server-spec.js';
 import type { Approver } from '../trust/pin-store.js';
-import { CATALOG_KINDS, type Catalog } from '../protocol/capabilities.js';
-import { describeRebuild, diffTools, listsDiffer, sameItems } from './catalog-diff.js';
-import { restartRunAfterCrash, restartUntilRunning, type RestartRun } from './restart-run.js';
+import { CATALOG_KINDS } from '../protocol/capabilities.js';
+import { diffTools, listsDiffer } from './catalog-diff.js';
 import {
   nextSnapshot,
   type ChildrenChange,
   type ChildrenSnapshot,
   type ServerView,
 } from './children-snapshot.js';
+import { ChildEvents } from './child-events.js';
 import type {
   AddOptions,
   ChildrenOptions,
+  Entry,
   ReloadedServer,
   RemovedServer,
   StartedServer,
 } from './children-types.js';
 
-interface Entry {
-  readonly connection: ChildConnection;
-  /** Tools of the last running generation, for the diff a reload reports; undefined until one has run. */
-  lastTools: readonly Tool[] | undefined;
-  reloading?: Promise<ReloadedServer> | undefined;
-  /** What stays listed while it restarts: the old catalog, until the new process has listed its own. */
-  shown?: Catalog | undefined;
-  /** Its restart policy at work since its last crash. */
-  restarts?: RestartRun | undefined;
-}
+/** How long calls in flight to a replaced server may take to end before it is stopped. */
+const REPLACED_CALLS_GRACE_MS = 10_000;
 
 export class Children {
   readonly #lock = new PQueue({ concurrency: 1 });
@@ -54,9 +45,20 @@ export class Children {
   #batches = 0;
   #batchFrom: ChildrenSnapshot | undefined;
 
+  /** What a child's own events (a crash, a list change, changed sources) do to its entry. */
+  readonly #events: ChildEvents;
+
   constructor(options: ChildrenOptions) {
     this.#options = options;
     this.#log = options.logger;
+    this.#events = new ChildEvents({
+      current: (name) => this.#entries.get(name),
+      listed: (name) => this.#snapshot.servers.get(name)?.listed,
+      mutate: (fn) => this.#mutate(fn),
+      publish: () => this.#publish(),
+      reload: (name, reloadOptions) => this.reload(name, reloadOptions),
+      log: options.logger,
+    });
     // An approval (here, or by `mcpmux approve`) changes what may pass: built again.
     options.trust?.onChange(() => void this.#mutate(() => this.#publish()));
   }
@@ -115,15 +117,7 @@ export class Children {
       const problem = this.#options.validateName?.(name);
       if (problem) throw new MuxError('INVALID_NAME', problem);
       if (this.#entries.has(name)) throw nameTaken(name);
-      const conn: ChildConnection = new ChildConnection({
-        ...this.#options.connection,
-        name,
-        spec,
-        logger: this.#log,
-        onEvent: (event) => this.#onChildEvent(conn, event),
-        renewSession: () => this.#renewSession(name, conn),
-      });
-      this.#options.trust?.enter(conn, name, spec, options.addedBy ?? 'operator');
+      const conn = this.#connection(name, spec, options.addedBy);
       this.#entries.set(name, { connection: conn, lastTools: undefined });
       this.#publish();
       return conn;
@@ -141,6 +135,65 @@ export class Children {
     if (first) return first;
     started.catch((error: unknown) => this.#log.warn(`server '${name}' did not start: ${messageOf(error)}`));
     return { status: connection.status(), tools: [] };
+  }
+
+  /**
+   * Starts `spec` in the place of server `name` (the cluster moves a server placed on one
+   * replica): the client keeps seeing its catalog, and its calls wait as during a reload, until
+   * the new one has listed its own; the old one is stopped after, once its calls in flight have
+   * ended (within REPLACED_CALLS_GRACE_MS). A name not registered is added.
+   */
+  async replace(name: string, spec: ServerSpec, options: AddOptions = {}): Promise<StartedServer> {
+    const swapped = await this.#mutate(() => {
+      const old = this.#entries.get(name);
+      if (!old) return undefined;
+      old.restarts?.abort.abort();
+      const running = old.connection.state.kind === 'running';
+      const entry: Entry = {
+        connection: this.#connection(name, spec, options.addedBy),
+        lastTools: old.lastTools,
+        shown: old.shown ?? (running ? old.connection.catalog : undefined),
+      };
+      // A new entry: what the old one had under way (a reload, its restart policy) ends with it.
+      this.#entries.set(name, entry);
+      this.#publish();
+      return { entry, old: old.connection };
+    });
+    if (!swapped) return this.add(name, spec, options);
+    const { entry, old } = swapped;
+    const { connection } = entry;
+    const start = connection.start();
+    connection.holdCallsDuring(start);
+    try {
+      await start;
+    } finally {
+      await this.#mutate(() => {
+        if (this.#entries.get(name) !== entry) return;
+        entry.shown = undefined;
+        if (connection.state.kind === 'running') entry.lastTools = connection.tools;
+        else this.#entries.delete(name);
+        this.#publish();
+      });
+      const until = Date.now() + REPLACED_CALLS_GRACE_MS;
+      while (old.requestsInFlight > 0 && Date.now() < until) await delay(20);
+      await old.stop('removed');
+    }
+    if (this.#entries.get(name) !== entry) throw removedWhile('starting', name);
+    return { status: connection.status(), tools: connection.tools };
+  }
+
+  /** A server's connection, entered in the trust gate (not yet registered). */
+  #connection(name: string, spec: ServerSpec, addedBy: AddOptions['addedBy']): ChildConnection {
+    const conn: ChildConnection = new ChildConnection({
+      ...this.#options.connection,
+      name,
+      spec,
+      logger: this.#log,
+      onEvent: (event) => this.#events.onEvent(conn, event),
+      renewSession: () => this.#events.renewSession(name, conn),
+    });
+    this.#options.trust?.enter(conn, name, spec, addedBy ?? 'operator');
+    return conn;
   }
 
   async #started(
@@ -275,90 +328,6 @@ export class Children {
       return all;
     });
     await Promise.all(entries.map((e) => e.connection.stop('shutdown')));
-  }
-
-  /** The author's dev loop: watched sources changed, so build and reload, and say what changed. */
-  async #rebuild(name: string, paths: readonly string[]): Promise<void> {
-    const shown = paths.slice(0, 3).join(', ') + (paths.length > 3 ? ` and ${paths.length - 3} more` : '');
-    const entry = this.#entries.get(name);
-    try {
-      const reloaded = await this.reload(name, { build: entry?.connection.devLoop.canBuild ?? false });
-      this.#log.info(`server '${name}' ${describeRebuild(reloaded, shown)}`);
-    } catch (error) {
-      // Removed meanwhile (its build stopped with it): as asked, not an error.
-      if (this.#entries.get(name) !== entry) return;
-      this.#log.error(`server '${name}' not reloaded after changes to ${shown}: ${messageOf(error)}`);
-    }
-  }
-
-  #onChildEvent(connection: ChildConnection, event: ChildEvent): void {
-    if (event.type === 'sources-changed') {
-      if (this.#entries.get(event.name)?.connection === connection)
-        void this.#rebuild(event.name, event.paths);
-      return;
-    }
-    void this.#mutate(() => {
-      const entry = this.#entries.get(event.name);
-      // A late event of a removed server or of an older generation changes nothing.
-      if (entry?.connection !== connection || event.generation !== connection.generation) return;
-      if (event.type === 'catalog-changed') {
-        const before = entry.lastTools;
-        // Made only at debug level: a server that re-lists often pays no comparison for it.
-        this.#log.debug(
-          () =>
-            `server '${event.name}' sent list_changed; its tools ${sameItems(before ?? [], event.catalog.tools) ? 'did not change' : `changed (${event.catalog.tools.length} now)`}`,
-        );
-        entry.lastTools = event.catalog.tools;
-      }
-      if (event.type === 'crashed')
-        telemetry.event(
-          `server_crashed ${event.name}`,
-          serverAttributes(event.name, connection.spec),
-          'crashed',
-        );
-      const policy = connection.spec.restart;
-      if (event.type === 'crashed' && policy) {
-        // Restarted by its policy: its catalog stays listed (calls wait) until it runs again or gives up.
-        entry.shown = this.#snapshot.servers.get(event.name)?.listed;
-        const run = (entry.restarts = restartRunAfterCrash(entry.restarts));
-        const restarting = this.#restart(event.name, entry, policy, run).catch((error: unknown) =>
-          this.#log.error(`server '${event.name}' restart policy failed: ${messageOf(error)}`),
-        );
-        connection.holdCallsDuring(restarting);
-      }
-      this.#publish();
-    });
-  }
-
-  /** MCP's rule for a session the server ended: the client opens a new one. */
-  async #renewSession(name: string, connection: ChildConnection): Promise<void> {
-    if (this.#entries.get(name)?.connection !== connection) return;
-    try {
-      await this.reload(name);
-      this.#log.info(`server '${name}' has a new session`);
-    } catch (error) {
-      this.#log.warn(`server '${name}': no new session could be opened: ${messageOf(error)}`);
-    }
-  }
-
-  /** The restart policy after a crash: waits, starts, and again, until it runs or the attempts are spent. */
-  #restart(name: string, entry: Entry, policy: RestartPolicy, run: RestartRun): Promise<void> {
-    const { connection } = entry;
-    return restartUntilRunning({
-      name,
-      connection,
-      policy,
-      run,
-      current: () => !run.abort.signal.aborted && this.#entries.get(name) === entry,
-      log: this.#log,
-      settle: (running) =>
-        this.#mutate(() => {
-          entry.shown = undefined;
-          if (!running) entry.restarts = undefined;
-          else if (connection.state.kind === 'running') entry.lastTools = connection.tools;
-          this.#publish();
-        }),
-    });
   }
 
   /** Runs `fn` in the one serialized section. Locked functions never call #mutate. */

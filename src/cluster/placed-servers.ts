@@ -1,9 +1,10 @@
 // The cluster's servers placed on one replica ("placement": "one"): one copy runs, on the replica
-// that holds its lease; every other replica reaches it through the owner's hop (a remote server
-// under the same name, /cluster/servers/NAME/mcp with the cluster's token), so that its state
+// that holds its lease; every other replica reaches it through the owner's hop (a server under
+// the same name, /cluster/servers/NAME/lines with the cluster's token), so that its state
 // (a memory server's graph) is one. When the owner dies or drains, the next replica whose
 // policy admits it takes the lease and starts it (its state in memory starts anew); the others
-// point their hop at the new owner.
+// point their hop at the new owner. A move replaces what reached the server with what reaches
+// it now, as a reload does: the client's calls meanwhile wait for it rather than fail.
 import { messageOf } from '../common/errors.js';
 import type { Logger } from '../common/log.js';
 import { specFromWire, type ServerSpec } from '../child/server-spec.js';
@@ -146,10 +147,11 @@ export class PlacedServers {
     const { children, logger, replica } = this.#options;
     logger.debug(`cluster: server '${name}': this replica took its lease`);
     if (this.#placed.get(name) !== placed || placed.runsOn === replica || !placed.admitted) return;
-    await children.remove(name).catch(() => {});
+    // Its hop answers from now on: the others' requests wait for the copy starting here, as this
+    // replica's own do (it is put in the place of the hop to the last owner), instead of failing.
+    placed.runsOn = replica;
     try {
-      await children.add(name, placed.admitted, { addedBy: 'agent' });
-      placed.runsOn = replica;
+      await children.replace(name, placed.admitted, { addedBy: 'agent' });
       logger.info(`cluster: server '${name}' now runs on this replica (its state in memory starts anew)`);
     } catch (error) {
       logger.warn(`cluster: server '${name}' did not start here: ${messageOf(error)}; giving its lease up`);
@@ -178,10 +180,9 @@ export class PlacedServers {
       owner === undefined
         ? undefined
         : (await registry.liveReplicas().catch(() => undefined))?.get(owner)?.url;
-    if (placed.runsOn !== undefined || children.snapshot.servers.has(name))
-      await children.remove(name).catch(() => {});
-    placed.runsOn = undefined;
-    if (owner === undefined || owner === replica || !url) return;
+    // Nothing to reach (no owner yet, this replica's lease, an owner not announced): what is here
+    // stays — a hop to a draining owner still answers, and the lease's holder starts its copy.
+    if (owner === undefined || owner === replica || url === undefined) return;
     const wire = specFromWire({
       url: `${url}/cluster/servers/${encodeURIComponent(name)}/lines`,
       headers: { Authorization: `Bearer ${this.#options.hopToken}` },
@@ -190,10 +191,12 @@ export class PlacedServers {
     if (typeof wire === 'string') return logger.warn(`cluster: server '${name}': ${wire}`);
     const spec = { ...wire, clusterHop: true as const };
     try {
-      // Its text passed the owner's gate: trusted as the operator's here.
-      await children.add(name, spec, { addedBy: 'operator' });
+      // Its text passed the owner's gate: trusted as the operator's here. In the place of what
+      // reached it before (a hop to the last owner, or this replica's copy): calls wait, not fail.
+      await children.replace(name, spec, { addedBy: 'operator' });
       placed.runsOn = owner;
     } catch (error) {
+      placed.runsOn = undefined; // (what reached it before is gone with the failed start)
       logger.warn(`cluster: server '${name}' on replica ${owner} cannot be reached: ${messageOf(error)}`);
     }
   }

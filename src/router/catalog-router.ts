@@ -110,7 +110,7 @@ export class CatalogRouter {
     const forwarded = forwardedParams(params, route.item.name);
     if (runsOnlyAsTask(route.item))
       return callAsTask(route.connection, forwarded, options) as Promise<CallToolResult>;
-    return route.connection.callTool(forwarded, options);
+    return route.connection.request('tools/call', forwarded, options) as Promise<CallToolResult>;
   }
 
   /** Where a call of an exposed tool or prompt goes: the child, its params (the child's name), what the client named. */
