@@ -175,7 +175,9 @@ export class Children {
         this.#publish();
       });
       const until = Date.now() + REPLACED_CALLS_GRACE_MS;
-      while (old.requestsInFlight > 0 && Date.now() < until) await delay(20);
+      // (Removed meanwhile: stopped at once, as a removed server is.)
+      while (old.requestsInFlight > 0 && Date.now() < until && this.#entries.get(name) === entry)
+        await delay(20);
       await old.stop('removed');
     }
     if (this.#entries.get(name) !== entry) throw removedWhile('starting', name);

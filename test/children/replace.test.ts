@@ -56,6 +56,29 @@ t.test('a replacement that fails to start: nothing registered, nothing running',
   await h.close();
 });
 
+t.test('removed while its replacement starts: both end at once, whatever is in flight', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'mcpmux-replace-'));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  const h = await startHarness(t);
+  await h.children.add('srv', fixtureSpec('slow-start', taggedEnv({ SLOW_START_MS: '0' })));
+  const old = pidOf(h, 'srv')!;
+  const replaced = h.children.replace(
+    'srv',
+    fixtureSpec('slow-start', taggedEnv({ SLOW_START_GATE: join(dir, 'never') })),
+  );
+  replaced.catch(() => {}); // (awaited below, after the remove that fails it)
+  const call = h.call('srv__ready');
+  await waitFor(() => pidOf(h, 'srv') !== undefined && pidOf(h, 'srv') !== old);
+  const started = Date.now();
+  await h.children.remove('srv');
+  await t.rejects(replaced);
+  t.match(textOf(await call), /srv/, 'the waiting call is answered (with an error)');
+  t.ok(await waitFor(() => !isAlive(old), 5000), 'the old one ended');
+  t.ok(Date.now() - started < 5000, 'within the time a remove takes');
+  t.notOk(h.children.snapshot.servers.has('srv'));
+  await h.close();
+});
+
 t.test('a name not registered is added', async (t) => {
   const h = await startHarness(t);
   const started = await h.children.replace(
