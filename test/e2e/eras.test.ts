@@ -117,14 +117,14 @@ t.test(
   },
 );
 
-t.test('a server pinned to 2026-07-28 that takes 4 s to start is waited for, not refused', async (t) => {
+t.test('a server pinned to 2026-07-28 that takes 11 s to start is waited for, not refused', async (t) => {
   // Its discover is answered once it has started (an npx download, say); the start-up deadline
-  // bounds that, not the 3 s after which a server of unknown era is taken for a 2025 one.
+  // bounds that, not the 10 s after which a server of unknown era is taken for a 2025 one.
   const client = new Client({ name: 'era-client', version: '1.0.0' });
   await client.connect(mcpmuxStdioTransport().transport);
   const added = await client.callTool({
     name: 'add_server',
-    arguments: { name: 'slow', ...fixture('modern-v2'), env: { SLOW_START_MS: '4000' }, era: 'modern' },
+    arguments: { name: 'slow', ...fixture('modern-v2'), env: { SLOW_START_MS: '11000' }, era: 'modern' },
   });
   t.notOk(added.isError, 'add_server succeeded', { text: resultText(added) });
   t.match(resultText(added), /"protocol_version": "2026-07-28"/, 'spoken to in 2026-07-28');
