@@ -21,8 +21,8 @@ const CLIENT_INFO = { name: 'mcpmux', version: '0.1.0' };
  * taken for a 2025 server. A 2025 server answers an unknown method at once (or exits on it);
  * this only bounds one that ignores it or is slow to start (then initialize follows the probe
  * on the same pipe), and only on its first start (the verdict is remembered). Long enough for
- * a slow start: a v2 fixture that answers in 0.3 s on an idle machine took over 3 s under a
- * loaded CI's, and a server of both eras taken for a 2025 one stays in 2025 (one of 2026-07-28
+ * a slow start: a v2 server that answers in 0.3 s on an idle machine can take over 3 s on a
+ * loaded one, and a server of both eras taken for a 2025 one stays in 2025 (one of 2026-07-28
  * alone would fail its start). A silent 2025 server pays it once. A stdio child only:
  * for a remote one the SDK takes a probe without answer for a failed connection. Not for a
  * server pinned to 2026-07-28: it has no fallback, and its answer waits only for its start
